@@ -1,0 +1,216 @@
+/**
+ * End to end against a real Rivet Engine (the npm binary) and the real RivetKit
+ * app registered as its runner, over real HTTP on loopback. Small counts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { startLocalRivet, type LocalRivet } from "../workloads/rivet/localRivet";
+import { GatewayClient, type CallResult, type Target } from "../workloads/rivet/gateway";
+import { DEFAULT_ENGINE_SETTINGS } from "../workloads/rivet/engineConfig";
+import { RunDir } from "../workloads/runDir";
+import { createProgress } from "../workloads/progress";
+import { RIVET_METRICS, type SampleCounts } from "../workloads/presets";
+import { measure, RIVET_GROUP_RUNNERS, type RivetStageContext } from "../workloads/rivet/stages";
+import type { Sample } from "../workloads/samples";
+
+const tiny: SampleCounts = {
+  createPing: 3, createRead: 3, createWrite: 3, wake: 2, warm: 10,
+  sqliteRead: 5, sqliteWrite: 5, sqliteScan: 3, burstAttempts: 8, seqWrite: 10,
+};
+
+let rivet: LocalRivet;
+let client: GatewayClient;
+let workDir: string;
+
+const ok = (r: CallResult) => {
+  if (!r.ok) throw new Error(r.error);
+  return r;
+};
+const samplesOf = (path: string): Sample[] =>
+  readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Sample);
+const alive = (pid: number | undefined) => {
+  try {
+    process.kill(pid!, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+beforeAll(async () => {
+  workDir = mkdtempSync(join(tmpdir(), "ab-e2e-"));
+  rivet = await startLocalRivet({ workDir, settings: DEFAULT_ENGINE_SETTINGS });
+  client = new GatewayClient(rivet.gatewayUrl, 20_000);
+});
+
+afterAll(async () => {
+  await client?.close();
+  const pids = [rivet?.engine.child.pid, rivet?.app.child.pid];
+  await rivet?.stop();
+  for (const pid of pids) expect(alive(pid)).toBe(false);
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+function ctxFor(run: RunDir, prefix: string, counts = tiny): RivetStageContext {
+  return {
+    client, run, counts, progress: createProgress(process.stdout, true),
+    keyPrefix: `${prefix}-${Date.now()}`, wakeIdleMs: 500, sleepConfirmTimeoutMs: 30_000,
+  };
+}
+
+describe("the Engine launcher", () => {
+  it("binds only loopback and answers /health", async () => {
+    expect(rivet.gatewayUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(rivet.engineVersion).toMatch(/^\d+\.\d+\.\d+/);
+    const c = rivet.engineConfig as { guard: { host: string }; api_peer: { host: string }; metrics: { host: string } };
+    expect([c.guard.host, c.api_peer.host, c.metrics.host]).toEqual(["127.0.0.1", "127.0.0.1", "127.0.0.1"]);
+  });
+
+  it("refuses a port that is taken, naming it", async () => {
+    const srv = createServer().listen(0, "127.0.0.1");
+    await new Promise((r) => srv.once("listening", r));
+    const port = (srv.address() as { port: number }).port;
+    const dir = mkdtempSync(join(tmpdir(), "ab-port-"));
+    await expect(
+      startLocalRivet({ workDir: dir, settings: DEFAULT_ENGINE_SETTINGS, ports: { gateway: port, apiPeer: port + 1, metrics: port + 2 } }),
+    ).rejects.toThrow(new RegExp(`Engine gateway port 127\\.0\\.0\\.1:${port} is already in use`));
+    srv.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe("the RivetKit actors", () => {
+  it("plain: first request cold, then warm; sleep then wake is a fresh instance", async () => {
+    const k: Target = { kind: "key", actor: "plain", key: `plain-${Date.now()}` };
+    const first = ok(await client.call(k, "ping"));
+    expect(first.reply.cold).toBe(true);
+    expect(first.reply.actorMs).toBeGreaterThanOrEqual(0);
+    expect(first.reply.sqlMs).toBeNull();
+    const byId: Target = { kind: "id", actorId: first.actorId };
+    expect(ok(await client.call(byId, "ping")).reply.cold).toBe(false);
+    expect(ok(await client.call(k, "ping")).reply.cold).toBe(false);
+    ok(await client.call(byId, "sleep"));
+    for (let i = 0; i < 100; i++) {
+      const [a] = await client.actors([first.actorId]);
+      if (a.sleep_ts !== null) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const [a] = await client.actors([first.actorId]);
+    expect(a.sleep_ts).not.toBeNull();
+    const woke = ok(await client.call(byId, "ping"));
+    expect(woke.reply.cold).toBe(true);
+    expect(woke.actorId).toBe(first.actorId);
+  });
+
+  it("store: read, durable write, seed and a 1,000-row scan, with SQL intervals", async () => {
+    const k: Target = { kind: "key", actor: "store", key: `store-${Date.now()}` };
+    const miss = ok(await client.call(k, "read", [1]));
+    expect(miss.reply).toMatchObject({ cold: true, value: null });
+    expect(miss.reply.sqlMs).toBeGreaterThan(0);
+    const w = ok(await client.call(k, "write"));
+    expect(w.reply.cold).toBe(false);
+    expect(w.reply.sqlMs).toBeGreaterThan(0);
+    expect(w.reply.actorMs).toBeGreaterThanOrEqual(w.reply.sqlMs!);
+    expect(ok(await client.call(k, "read", [1])).reply.value).toBe(128);
+    ok(await client.call(k, "seed", [1000]));
+    expect(ok(await client.call(k, "scan")).reply.value).toEqual({ rows: 1000, bytes: 128_000 });
+  });
+});
+
+describe("the Rivet driver stages", () => {
+  let run: RunDir;
+  beforeAll(async () => {
+    run = new RunDir(mkdtempSync(join(tmpdir(), "ab-run-")), "local", "test", {});
+    const ctx = ctxFor(run, "stages");
+    for (const g of Object.keys(RIVET_GROUP_RUNNERS) as Array<keyof typeof RIVET_GROUP_RUNNERS>) {
+      await RIVET_GROUP_RUNNERS[g](ctx);
+    }
+    run.finish("complete");
+  }, 300_000);
+
+  it("writes every Rivet metric of the contract, one sample per attempt", () => {
+    const expected = Object.values(RIVET_METRICS).flat();
+    expect(Object.keys(run.manifest.stages).sort()).toEqual(expected.map((m) => `rivet.${m}`).sort());
+    for (const m of expected) {
+      const st = run.manifest.stages[`rivet.${m}`];
+      const samples = samplesOf(join(run.dir, st.file));
+      expect(samples.length, m).toBe(st.attempts);
+      expect(samples.map((s) => s.seq).sort((a, b) => a - b), m).toEqual(samples.map((_, i) => i));
+      expect(st.errors, m).toBe(0);
+      for (const s of samples) {
+        expect(s.ok).toBe(true);
+        expect(s.ms).toBeGreaterThan(0);
+        expect(typeof s.at).toBe("number");
+      }
+    }
+  });
+
+  it("creates, wakes and burst creates are proven cold; warm requests are not cold", () => {
+    for (const [metric, st] of Object.entries(run.manifest.stages)) {
+      const samples = samplesOf(join(run.dir, st.file));
+      const m = metric.slice("rivet.".length);
+      if (/^(create|wake|burst)\./.test(m)) {
+        expect(samples.every((s) => s.cold === true), metric).toBe(true);
+      } else {
+        expect(samples.every((s) => s.cold === null), metric).toBe(true);
+        expect(st.notes?.unexpectedCold, metric).toBe(0);
+      }
+    }
+  });
+
+  it("records SQL intervals on SQLite rows and the wake idle time", () => {
+    for (const m of ["sqlite.read", "sqlite.write", "sqlite.scan", "create.write", "wake.read"]) {
+      const samples = samplesOf(join(run.dir, `raw/rivet.${m}.jsonl`));
+      expect(samples.every((s) => typeof s.sqlMs === "number" && s.sqlMs > 0), m).toBe(true);
+    }
+    expect(run.manifest.stages["rivet.wake.ping"].notes?.idleAtLeastMs).toBe(500);
+    expect(run.manifest.stages["rivet.burst.c8"].concurrency).toBe(8);
+  });
+
+  it("the manifest's sha256 and line counts match the files", () => {
+    const m = JSON.parse(readFileSync(join(run.dir, "manifest.json"), "utf8"));
+    expect(Object.keys(m.files).length).toBe(Object.keys(run.manifest.stages).length);
+    for (const [file, d] of Object.entries(m.files as Record<string, { sha256: string; lines: number }>)) {
+      const buf = readFileSync(join(run.dir, file));
+      expect(createHash("sha256").update(buf).digest("hex"), file).toBe(d.sha256);
+      expect(buf.toString().split("\n").length - 1, file).toBe(d.lines);
+    }
+  });
+});
+
+describe("failures", () => {
+  it("a SIGKILLed app mid-stage gives counted failures and loses no sample", async () => {
+    const run = new RunDir(mkdtempSync(join(tmpdir(), "ab-kill-")), "local", "test", {});
+    const short = new GatewayClient(rivet.gatewayUrl, 3_000);
+    const k: Target = { kind: "key", actor: "plain", key: `kill-${Date.now()}` };
+    ok(await short.call(k, "ping"));
+    const n = 14;
+    const ctx = { ...ctxFor(run, "kill"), client: short };
+    let killed = false;
+    await measure({
+      ctx, metric: "warm.ping", n, concurrency: 1, coldMetric: false,
+      call: async (i) => {
+        if (i === 10 && !killed) {
+          killed = true;
+          rivet.app.child.kill("SIGKILL");
+          await rivet.app.exited;
+        }
+        return short.call(k, "ping");
+      },
+    });
+    const samples = samplesOf(join(run.dir, "raw/rivet.warm.ping.jsonl"));
+    expect(samples.length).toBe(n);
+    expect(samples.slice(0, 10).every((s) => s.ok)).toBe(true);
+    const failed = samples.filter((s) => !s.ok);
+    expect(failed.length).toBeGreaterThan(0);
+    expect(failed.every((s) => typeof s.error === "string" && s.error.length > 0)).toBe(true);
+    expect(run.manifest.stages["rivet.warm.ping"]).toMatchObject({ attempts: n, errors: failed.length });
+    await short.close();
+    await rivet.restartApp();
+    expect(ok(await client.call({ kind: "key", actor: "plain", key: `after-${Date.now()}` }, "ping")).reply.cold).toBe(true);
+  }, 240_000);
+});

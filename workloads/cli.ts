@@ -1,0 +1,50 @@
+import { parseRunArgs, UsageError } from "./runConfig";
+import { runLocalSuite } from "./run";
+import { headlineTable } from "../analysis/summary";
+import { stopAll } from "./processes";
+import { NETNS_ENV, netnsAvailable, runInNetns } from "./netns";
+
+async function main(): Promise<number> {
+  let cfg;
+  try {
+    cfg = parseRunArgs(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(err.message);
+      return 2;
+    }
+    throw err;
+  }
+  if (cfg.loopback === "quickack" && process.env[NETNS_ENV] !== "1") {
+    const avail = netnsAvailable();
+    if (avail.ok) return runInNetns(process.argv.slice(1));
+    console.error(`--loopback quickack: no private network namespace here (${avail.reason}); measuring on the host loopback`);
+    cfg.loopback = "host";
+  }
+  const out = await runLocalSuite(cfg);
+  console.log(`\nrun directory: ${out.runDir}\n`);
+  console.log(headlineTable(out.rows));
+  if (out.throughput.length > 0) {
+    console.log("\nthroughput (measured: completions / wall time)");
+    for (const t of out.throughput) {
+      console.log(`  ${t.side} ${t.metric.padEnd(12)} ${t.perSecond.toFixed(1).padStart(8)}/s  (${t.errors} errors of ${t.attempts})`);
+    }
+  }
+  if (out.failures.length > 0) {
+    console.error(`\n${out.failures.length} group(s) failed:\n  ${out.failures.join("\n  ")}`);
+    return 1;
+  }
+  return 0;
+}
+
+main().then(
+  async (code) => {
+    await stopAll();
+    process.exit(code);
+  },
+  async (err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    await stopAll();
+    process.exit(1);
+  },
+);

@@ -1,0 +1,50 @@
+/** Sample counts per stage. `full` is the reference's; the others scale it down. */
+export interface SampleCounts {
+  createPing: number;
+  createRead: number;
+  createWrite: number;
+  wake: number;
+  warm: number;
+  sqliteRead: number;
+  sqliteWrite: number;
+  sqliteScan: number;
+  burstAttempts: number;
+  seqWrite: number;
+}
+
+export const PRESETS = {
+  quick: {
+    createPing: 20, createRead: 20, createWrite: 20, wake: 10, warm: 100,
+    sqliteRead: 50, sqliteWrite: 50, sqliteScan: 20, burstAttempts: 128, seqWrite: 100,
+  },
+  local: {
+    createPing: 300, createRead: 240, createWrite: 240, wake: 120, warm: 500,
+    sqliteRead: 300, sqliteWrite: 300, sqliteScan: 200, burstAttempts: 256, seqWrite: 1000,
+  },
+  full: {
+    createPing: 1500, createRead: 1200, createWrite: 1200, wake: 1200, warm: 2000,
+    sqliteRead: 1200, sqliteWrite: 1200, sqliteScan: 1000, burstAttempts: 500, seqWrite: 5000,
+  },
+} as const satisfies Record<string, SampleCounts>;
+
+export type PresetName = keyof typeof PRESETS;
+
+export const GROUPS = ["create", "wake", "warm", "sqlite", "burst", "seqwrite"] as const;
+export type Group = (typeof GROUPS)[number];
+
+export const BURST_CONCURRENCY = [1, 8, 32, 128] as const;
+
+/** Metric ids each group writes on the Rivet side (file names and summary rows). */
+export const RIVET_METRICS: Record<Group, string[]> = {
+  create: ["create.ping", "create.read", "create.write"],
+  wake: ["wake.ping", "wake.read", "wake.write"],
+  warm: ["warm.ping", "warm.getOrCreate"],
+  sqlite: ["sqlite.read", "sqlite.write", "sqlite.scan"],
+  burst: BURST_CONCURRENCY.map((c) => `burst.c${c}`),
+  seqwrite: ["seqwrite"],
+};
+
+/** Metrics whose samples count only with a proven cold start. */
+export function isColdMetric(metric: string): boolean {
+  return metric.startsWith("create.") || metric.startsWith("wake.") || metric.startsWith("burst.");
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_ENGINE_SETTINGS, engineEnv, renderEngineConfig } from "./engineConfig";
+import { loopbackQuickack } from "./network";
+import { actionPath } from "./gateway";
+
+describe("renderEngineConfig", () => {
+  it("binds every port to loopback, keeps its own data dir, telemetry off, guard nodelay", () => {
+    const c = renderEngineConfig("/tmp/x/data", { gateway: 1, apiPeer: 2, metrics: 3 }, DEFAULT_ENGINE_SETTINGS);
+    expect(c).toEqual({
+      file_system: { path: "/tmp/x/data" },
+      telemetry: { enabled: false },
+      guard: { host: "127.0.0.1", port: 1, tcp_nodelay: true },
+      api_peer: { host: "127.0.0.1", port: 2 },
+      metrics: { host: "127.0.0.1", port: 3 },
+    });
+  });
+});
+
+describe("engineEnv", () => {
+  it("removes RUST_BACKTRACE and RUST_LOG unless asked to keep them", () => {
+    const env = engineEnv({ RUST_BACKTRACE: "1", RUST_LOG: "debug", PATH: "/bin" }, DEFAULT_ENGINE_SETTINGS);
+    expect(env).toEqual({ PATH: "/bin", RUST_LIB_BACKTRACE: "0" });
+    const kept = engineEnv({ RUST_BACKTRACE: "1" }, { tcpNodelay: true, keepRustBacktrace: true, rustLog: "warn" });
+    expect(kept).toEqual({ RUST_BACKTRACE: "1", RUST_LOG: "warn" });
+  });
+});
+
+describe("loopbackQuickack", () => {
+  it("finds quickack on the 127.0.0.1 local route only", () => {
+    expect(loopbackQuickack("local 127.0.0.1 dev lo proto kernel scope host src 127.0.0.1 quickack 1 \n")).toBe(true);
+    expect(loopbackQuickack("local 127.0.0.1 dev lo proto kernel scope host src 127.0.0.1 \nlocal 10.0.0.1 dev eth0 quickack 1")).toBe(false);
+  });
+});
+
+describe("actionPath", () => {
+  it("getOrCreate by key and call by id", () => {
+    expect(actionPath({ kind: "key", actor: "plain", key: "a b" }, "ping")).toBe(
+      "/gateway/plain/action/ping?rvt-namespace=default&rvt-method=getOrCreate&rvt-runner=default&rvt-key=a%20b",
+    );
+    expect(actionPath({ kind: "id", actorId: "abc" }, "read")).toBe("/gateway/abc/action/read");
+  });
+});

@@ -1,0 +1,91 @@
+import { Pool } from "undici";
+
+/** Pure URL building for the Engine gateway's action routes. */
+export type Target = { kind: "key"; actor: string; key: string } | { kind: "id"; actorId: string };
+
+export function actionPath(target: Target, action: string): string {
+  if (target.kind === "id") return `/gateway/${encodeURIComponent(target.actorId)}/action/${action}`;
+  return (
+    `/gateway/${encodeURIComponent(target.actor)}/action/${action}` +
+    `?rvt-namespace=default&rvt-method=getOrCreate&rvt-runner=default&rvt-key=${encodeURIComponent(target.key)}`
+  );
+}
+
+export interface ActorReply {
+  cold: boolean;
+  actorMs: number;
+  sqlMs: number | null;
+  value: unknown;
+}
+
+/** One timed call: `ms` is client send to full reply, from process.hrtime.bigint(). */
+export type CallResult =
+  | { ok: true; ms: number; actorId: string; generation: number | null; reply: ActorReply }
+  | { ok: false; ms: number; error: string };
+
+const HEADERS = { "content-type": "application/json", "x-rivet-encoding": "json" };
+
+export class GatewayClient {
+  readonly pool: Pool;
+  constructor(
+    readonly origin: string,
+    readonly timeoutMs: number,
+    connections = 256,
+  ) {
+    this.pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
+  }
+
+  /** Calls `action` with `args`; never throws and never retries: a failure is a result. */
+  async call(target: Target, action: string, args: unknown[] = []): Promise<CallResult> {
+    const body = JSON.stringify({ args });
+    const path = actionPath(target, action);
+    const t0 = process.hrtime.bigint();
+    try {
+      const res = await this.pool.request({
+        method: "POST",
+        path,
+        headers: HEADERS,
+        body,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      const text = await res.body.text();
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (res.statusCode !== 200) {
+        return { ok: false, ms, error: `HTTP ${res.statusCode}: ${text.slice(0, 300)}` };
+      }
+      const parsed = JSON.parse(text) as { output?: ActorReply };
+      if (!parsed.output || typeof parsed.output.cold !== "boolean") {
+        return { ok: false, ms, error: `unexpected reply: ${text.slice(0, 300)}` };
+      }
+      const gen = res.headers["x-rivet-actor-generation"];
+      return {
+        ok: true,
+        ms,
+        actorId: String(res.headers["x-rivet-actor"] ?? ""),
+        generation: gen === undefined ? null : Number(gen),
+        reply: parsed.output,
+      };
+    } catch (err) {
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      const e = err as Error & { code?: string };
+      const name = e.name === "TimeoutError" ? `timeout after ${this.timeoutMs} ms` : e.code ?? e.name;
+      return { ok: false, ms, error: `${name}: ${e.message}` };
+    }
+  }
+
+  /** Actor records from the Engine API (GET /actors), for sleep confirmation. */
+  async actors(ids: string[]): Promise<Array<{ actor_id: string; sleep_ts: number | null; destroy_ts: number | null }>> {
+    const res = await this.pool.request({
+      method: "GET",
+      path: `/actors?namespace=default&actor_ids=${ids.map(encodeURIComponent).join(",")}`,
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`GET /actors: HTTP ${res.statusCode}: ${text.slice(0, 300)}`);
+    return (JSON.parse(text) as { actors: Array<{ actor_id: string; sleep_ts: number | null; destroy_ts: number | null }> }).actors;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

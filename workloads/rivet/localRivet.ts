@@ -1,0 +1,169 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { request } from "undici";
+import { getEnginePath } from "@rivetkit/engine-cli";
+import { spawnManaged, type Managed } from "../processes";
+import { assertPortFree, freePorts } from "../ports";
+import { waitUntil } from "../waitFor";
+import { engineEnv, renderEngineConfig, type EnginePorts, type EngineSettings } from "./engineConfig";
+
+export interface LocalRivetOptions {
+  /** Directory for the engine's data, config and both logs (created). */
+  workDir: string;
+  settings: EngineSettings;
+  /** Fixed ports; free ones are chosen when absent. */
+  ports?: EnginePorts;
+  /** Idle time after which the app's actors sleep on their own (RivetKit's sleepTimeout). */
+  actorSleepTimeoutMs?: number;
+  startTimeoutMs?: number;
+}
+
+export interface LocalRivet {
+  gatewayUrl: string;
+  ports: EnginePorts;
+  engineVersion: string;
+  engineBinary: string;
+  engineConfig: unknown;
+  engine: Managed;
+  app: Managed;
+  engineLog: string;
+  appLog: string;
+  /** Starts the app again (after it was stopped or killed) and waits for it to register. */
+  restartApp(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const APP_READY_LINE = "actor-bench app: registered with the engine";
+
+/** Path of the engine binary shipped in the npm package for this platform, or a clear error. */
+export function engineBinaryPath(): string {
+  let path: string;
+  try {
+    path = getEnginePath();
+  } catch (err) {
+    throw new Error(
+      `No Rivet Engine binary for ${process.platform}/${process.arch}: ${(err as Error).message}\n` +
+        "Install with optional dependencies (npm ci --include=optional) or set RIVET_ENGINE_BINARY to a rivet-engine binary.",
+    );
+  }
+  if (!existsSync(path)) {
+    throw new Error(`Rivet Engine binary not found at ${path}. Reinstall with \`npm ci\`, or set RIVET_ENGINE_BINARY.`);
+  }
+  return path;
+}
+
+/** The compiled app: beside this file when running from dist/, else the build output of `npm run build`. */
+export function appEntryPath(): string {
+  const candidates = [join(__dirname, "app.js"), join(__dirname, "..", "..", "dist", "workloads", "rivet", "app.js")];
+  const found = candidates.find((p) => existsSync(p));
+  if (!found) throw new Error(`The RivetKit app is not built (looked for ${candidates.join(", ")}): run \`npm run build\` first.`);
+  return found;
+}
+
+async function healthy(url: string): Promise<string | null> {
+  try {
+    const res = await request(`${url}/health`, { headersTimeout: 1000, bodyTimeout: 1000 });
+    const body = (await res.body.json()) as { status?: string; version?: string };
+    return res.statusCode === 200 && body.status === "ok" ? (body.version ?? "unknown") : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Environment of the RivetKit app: points it at the engine, no local services, no backtraces. */
+export function appEnv(parent: NodeJS.ProcessEnv, gatewayUrl: string, settings: EngineSettings, sleepTimeoutMs?: number) {
+  const env = engineEnv(parent, settings);
+  env.RIVET_ENDPOINT = gatewayUrl;
+  env.RIVET_NAMESPACE = "default";
+  env.RIVET_RUN_SERVICES = "0";
+  env.RIVET_LOG_LEVEL = env.RIVET_LOG_LEVEL ?? "warn";
+  if (sleepTimeoutMs !== undefined) env.BENCH_ACTOR_SLEEP_TIMEOUT_MS = String(sleepTimeoutMs);
+  return env;
+}
+
+export async function startLocalRivet(opts: LocalRivetOptions): Promise<LocalRivet> {
+  const binary = engineBinaryPath();
+  mkdirSync(opts.workDir, { recursive: true });
+  let ports = opts.ports;
+  if (ports) {
+    await assertPortFree(ports.gateway, "127.0.0.1", "Engine gateway port");
+    await assertPortFree(ports.apiPeer, "127.0.0.1", "Engine api_peer port");
+    await assertPortFree(ports.metrics, "127.0.0.1", "Engine metrics port");
+  } else {
+    const [gateway, apiPeer, metrics] = await freePorts(3);
+    ports = { gateway, apiPeer, metrics };
+  }
+  const config = renderEngineConfig(join(opts.workDir, "engine-data"), ports, opts.settings);
+  const configPath = join(opts.workDir, "engine.json");
+  writeFileSync(configPath, JSON.stringify(config, null, 2));
+  const engineLog = join(opts.workDir, "engine.log");
+  const appLog = join(opts.workDir, "app.log");
+  const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
+  const timeout = opts.startTimeoutMs ?? 60_000;
+
+  const engine = spawnManaged({
+    name: "rivet-engine",
+    command: binary,
+    args: ["start", "--config", configPath],
+    env: engineEnv(process.env, opts.settings),
+    cwd: opts.workDir,
+    logFile: engineLog,
+  });
+  let engineVersion = "unknown";
+  try {
+    await waitUntil("answering /health", engine, engineLog, timeout, async () => {
+      const v = await healthy(gatewayUrl);
+      if (v) engineVersion = v;
+      return v !== null;
+    });
+  } catch (err) {
+    await engine.stop();
+    throw err;
+  }
+
+  const appEntry = appEntryPath();
+  const startApp = async (): Promise<Managed> => {
+    const before = existsSync(appLog) ? readFileSync(appLog, "utf8").length : 0;
+    const app = spawnManaged({
+      name: "rivetkit-app",
+      command: process.execPath,
+      args: [appEntry],
+      env: appEnv(process.env, gatewayUrl, opts.settings, opts.actorSleepTimeoutMs),
+      cwd: opts.workDir,
+      logFile: appLog,
+    });
+    await waitUntil("registering with the engine", app, appLog, timeout, () =>
+      readFileSync(appLog, "utf8").slice(before).includes(APP_READY_LINE),
+    );
+    return app;
+  };
+
+  let app: Managed;
+  try {
+    app = await startApp();
+  } catch (err) {
+    await engine.stop();
+    throw err;
+  }
+
+  const handle: LocalRivet = {
+    gatewayUrl,
+    ports,
+    engineVersion,
+    engineBinary: binary,
+    engineConfig: config,
+    engine,
+    app,
+    engineLog,
+    appLog,
+    async restartApp() {
+      await handle.app.stop();
+      handle.app = await startApp();
+    },
+    async stop() {
+      await handle.app.stop();
+      await engine.stop();
+    },
+  };
+  return handle;
+}

@@ -1,0 +1,241 @@
+import type { RunDir } from "../runDir";
+import type { Sample, SampleFile } from "../samples";
+import type { Progress } from "../progress";
+import { BURST_CONCURRENCY, type Group, type SampleCounts } from "../presets";
+import type { CallResult, GatewayClient, Target } from "./gateway";
+import { SCAN_ROWS } from "./actors";
+
+export interface RivetStageContext {
+  client: GatewayClient;
+  run: RunDir;
+  counts: SampleCounts;
+  progress: Progress;
+  /** Unique per run, so actor keys never collide with an earlier run on the same engine. */
+  keyPrefix: string;
+  /** How long a slept actor must be confirmed asleep before it is woken. */
+  wakeIdleMs: number;
+  /** Upper bound on waiting for the Engine to report actors asleep. */
+  sleepConfirmTimeoutMs: number;
+}
+
+const SIDE = "rivet";
+
+/** Deterministic PRNG (mulberry32) so point-read ids are the same on every run. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The sample line for one call. `coldMetric`: whether the actor's cold flag is the sample's. */
+export function toSample(seq: number, at: number, r: CallResult, coldMetric: boolean): Sample {
+  if (!r.ok) return { seq, at, ok: false, ms: r.ms, cold: null, error: r.error };
+  return {
+    seq,
+    at,
+    ok: true,
+    ms: r.ms,
+    cold: coldMetric ? r.reply.cold : null,
+    actorMs: r.reply.actorMs,
+    sqlMs: r.reply.sqlMs,
+  };
+}
+
+/** Something went wrong outside a measured sample (setup of a stage): the stage cannot run. */
+export class StageSetupError extends Error {}
+
+function must(r: CallResult, what: string): Extract<CallResult, { ok: true }> {
+  if (!r.ok) throw new StageSetupError(`${what} failed: ${r.error}`);
+  return r;
+}
+
+interface MeasureOpts {
+  ctx: RivetStageContext;
+  metric: string;
+  n: number;
+  concurrency: number;
+  coldMetric: boolean;
+  call: (i: number) => Promise<CallResult>;
+  notes?: Record<string, unknown>;
+}
+
+/**
+ * Runs `n` calls with `concurrency` workers, writes each sample as it
+ * completes, and records the stage (wall time from hrtime) in the manifest.
+ */
+export async function measure(o: MeasureOpts): Promise<{ file: SampleFile; unexpectedCold: number }> {
+  const { ctx, metric, n, concurrency } = o;
+  const file = ctx.run.rawFile(SIDE, metric);
+  const startedAt = new Date().toISOString();
+  let next = 0;
+  let unexpectedCold = 0;
+  ctx.progress.start(`${SIDE} ${metric}`, n);
+  const t0 = process.hrtime.bigint();
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= n) return;
+      const at = Date.now();
+      const r = await o.call(i);
+      if (!o.coldMetric && r.ok && r.reply.cold) unexpectedCold++;
+      file.write(toSample(i, at, r, o.coldMetric));
+      ctx.progress.tick(file.lines, file.errors);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+  } finally {
+    const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    file.close();
+    ctx.run.recordStage({
+      side: SIDE,
+      metric,
+      file: `raw/${SIDE}.${metric}.jsonl`,
+      attempts: file.lines,
+      errors: file.errors,
+      wallMs,
+      concurrency,
+      startedAt,
+      notes: { ...o.notes, ...(o.coldMetric ? {} : { unexpectedCold }) },
+    });
+    ctx.progress.end(`${SIDE} ${metric}`, file.lines, file.errors, wallMs);
+  }
+  return { file, unexpectedCold };
+}
+
+const key = (ctx: RivetStageContext, metric: string, i: number): Target => ({
+  kind: "key",
+  actor: metric.endsWith(".ping") || metric.startsWith("burst") ? "plain" : "store",
+  key: `${ctx.keyPrefix}-${metric}-${i}`,
+});
+
+/** Creates: getOrCreate of a new key whose first request is ping, read or write. */
+export async function createStages(ctx: RivetStageContext): Promise<void> {
+  const rows: Array<[string, number, string, unknown[]]> = [
+    ["create.ping", ctx.counts.createPing, "ping", []],
+    ["create.read", ctx.counts.createRead, "read", [1]],
+    ["create.write", ctx.counts.createWrite, "write", []],
+  ];
+  for (const [metric, n, action, args] of rows) {
+    await measure({ ctx, metric, n, concurrency: 1, coldMetric: true, call: (i) => ctx.client.call(key(ctx, metric, i), action, args) });
+  }
+}
+
+/** Sleeps each actor explicitly, then polls the Engine until every one reports a sleep_ts. */
+export async function sleepAndConfirm(ctx: RivetStageContext, actorIds: string[]): Promise<void> {
+  for (const id of actorIds) must(await ctx.client.call({ kind: "id", actorId: id }, "sleep"), `sleep of actor ${id}`);
+  const pending = new Set(actorIds);
+  const deadline = Date.now() + ctx.sleepConfirmTimeoutMs;
+  while (pending.size > 0) {
+    const batch = [...pending].slice(0, 50);
+    for (const a of await ctx.client.actors(batch)) {
+      if (a.sleep_ts !== null && a.destroy_ts === null) pending.delete(a.actor_id);
+    }
+    if (pending.size === 0) break;
+    if (Date.now() > deadline) {
+      throw new StageSetupError(`${pending.size} actors not reported asleep by the Engine within ${ctx.sleepConfirmTimeoutMs} ms`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * Wakes: for each metric, actors are created (the store ones get a row), put
+ * to sleep with c.sleep(), confirmed asleep through the Engine API, left idle
+ * for at least wakeIdleMs, then woken by their first request. The three sets
+ * share one idle wait.
+ */
+export async function wakeStages(ctx: RivetStageContext): Promise<void> {
+  const sets: Array<{ metric: string; action: string; args: unknown[]; ids: string[] }> = [
+    { metric: "wake.ping", action: "ping", args: [], ids: [] },
+    { metric: "wake.read", action: "read", args: [1], ids: [] },
+    { metric: "wake.write", action: "write", args: [], ids: [] },
+  ];
+  ctx.progress.note(`rivet wake: preparing ${sets.length} x ${ctx.counts.wake} actors`);
+  for (const s of sets) {
+    for (let i = 0; i < ctx.counts.wake; i++) {
+      const prep = s.metric === "wake.ping" ? "ping" : "write";
+      s.ids.push(must(await ctx.client.call(key(ctx, s.metric, i), prep), `${s.metric} preparation`).actorId);
+    }
+  }
+  const all = sets.flatMap((s) => s.ids);
+  await sleepAndConfirm(ctx, all);
+  const confirmedAt = Date.now();
+  ctx.progress.note(`rivet wake: ${all.length} actors confirmed asleep; idle ${ctx.wakeIdleMs} ms`);
+  await new Promise((r) => setTimeout(r, ctx.wakeIdleMs));
+  for (const s of sets) {
+    await measure({
+      ctx,
+      metric: s.metric,
+      n: s.ids.length,
+      concurrency: 1,
+      coldMetric: true,
+      call: (i) => ctx.client.call({ kind: "id", actorId: s.ids[i] }, s.action, s.args),
+      notes: { idleAtLeastMs: ctx.wakeIdleMs, confirmedAsleepAt: new Date(confirmedAt).toISOString() },
+    });
+  }
+}
+
+/** An actor that has been created, (for the store) seeded, slept and woken once. */
+async function sleptAndWoken(ctx: RivetStageContext, actor: "plain" | "store", name: string, seedRows: number): Promise<Target> {
+  const first = must(await ctx.client.call({ kind: "key", actor, key: `${ctx.keyPrefix}-${name}` }, "ping"), `${name} create`);
+  const target: Target = { kind: "id", actorId: first.actorId };
+  if (seedRows > 0) must(await ctx.client.call(target, "seed", [seedRows]), `${name} seed`);
+  await sleepAndConfirm(ctx, [first.actorId]);
+  const woke = must(await ctx.client.call(target, "ping"), `${name} wake`);
+  if (!woke.reply.cold) throw new StageSetupError(`${name}: the wake before the series was not a fresh instance`);
+  return target;
+}
+
+const WARMUP_CALLS = 5;
+
+export async function warmStages(ctx: RivetStageContext): Promise<void> {
+  const k: Target = { kind: "key", actor: "plain", key: `${ctx.keyPrefix}-warm` };
+  const first = must(await ctx.client.call(k, "ping"), "warm actor create");
+  const byId: Target = { kind: "id", actorId: first.actorId };
+  for (let i = 0; i < WARMUP_CALLS; i++) must(await ctx.client.call(byId, "ping"), "warm-up");
+  const notes = { warmupCalls: WARMUP_CALLS };
+  await measure({ ctx, metric: "warm.ping", n: ctx.counts.warm, concurrency: 1, coldMetric: false, notes, call: () => ctx.client.call(byId, "ping") });
+  await measure({ ctx, metric: "warm.getOrCreate", n: ctx.counts.warm, concurrency: 1, coldMetric: false, notes, call: () => ctx.client.call(k, "ping") });
+}
+
+export async function sqliteStages(ctx: RivetStageContext): Promise<void> {
+  const t = await sleptAndWoken(ctx, "store", "sqlite", SCAN_ROWS);
+  const rnd = prng(42);
+  const notes = { seededRows: SCAN_ROWS, sleptAndWokenOnce: true };
+  await measure({ ctx, metric: "sqlite.read", n: ctx.counts.sqliteRead, concurrency: 1, coldMetric: false, notes,
+    call: () => ctx.client.call(t, "read", [1 + Math.floor(rnd() * SCAN_ROWS)]) });
+  await measure({ ctx, metric: "sqlite.write", n: ctx.counts.sqliteWrite, concurrency: 1, coldMetric: false, notes,
+    call: () => ctx.client.call(t, "write") });
+  await measure({ ctx, metric: "sqlite.scan", n: ctx.counts.sqliteScan, concurrency: 1, coldMetric: false, notes,
+    call: () => ctx.client.call(t, "scan") });
+}
+
+/** Burst creates: `attempts` new keys per concurrency level; rate = completions / wall time. */
+export async function burstStages(ctx: RivetStageContext): Promise<void> {
+  for (const c of BURST_CONCURRENCY) {
+    const metric = `burst.c${c}`;
+    await measure({ ctx, metric, n: ctx.counts.burstAttempts, concurrency: c, coldMetric: true,
+      call: (i) => ctx.client.call(key(ctx, metric, i), "ping") });
+  }
+}
+
+export async function seqWriteStage(ctx: RivetStageContext): Promise<void> {
+  const t = await sleptAndWoken(ctx, "store", "seqwrite", 0);
+  await measure({ ctx, metric: "seqwrite", n: ctx.counts.seqWrite, concurrency: 1, coldMetric: false,
+    notes: { sleptAndWokenOnce: true }, call: () => ctx.client.call(t, "write") });
+}
+
+export const RIVET_GROUP_RUNNERS: Record<Group, (ctx: RivetStageContext) => Promise<void>> = {
+  create: createStages,
+  wake: wakeStages,
+  warm: warmStages,
+  sqlite: sqliteStages,
+  burst: burstStages,
+  seqwrite: seqWriteStage,
+};

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { parseRunArgs } from "./runConfig";
+import { PRESETS } from "./presets";
+
+describe("parseRunArgs", () => {
+  it("defaults: local preset, both sides, every group, 10 s wake idle", () => {
+    const c = parseRunArgs([]);
+    expect(c.preset).toBe("local");
+    expect(c.counts).toEqual(PRESETS.local);
+    expect(c.sides).toEqual(["rivet", "cloudflare"]);
+    expect(c.groups).toEqual(["create", "wake", "warm", "sqlite", "burst", "seqwrite"]);
+    expect(c.wakeIdleMs).toBe(10_000);
+    expect(c.engine).toEqual({ tcpNodelay: true, keepRustBacktrace: false });
+    expect(c.loopback).toBe("quickack");
+  });
+  it("takes preset, side and groups (in suite order)", () => {
+    const c = parseRunArgs(["--preset", "full", "--side", "rivet", "--groups", "wake,create"]);
+    expect(c.counts.createPing).toBe(1500);
+    expect(c.sides).toEqual(["rivet"]);
+    expect(c.groups).toEqual(["create", "wake"]);
+  });
+  it("names the bad flag and what is allowed", () => {
+    expect(() => parseRunArgs(["--preset", "huge"])).toThrow(/--preset must be one of quick, local, full, got "huge"/);
+    expect(() => parseRunArgs(["--side", "aws"])).toThrow(/--side must be rivet, cloudflare or both/);
+    expect(() => parseRunArgs(["--groups", "create,nap"])).toThrow(/unknown: nap/);
+    expect(() => parseRunArgs(["--wake-idle-ms", "-5"])).toThrow(/--wake-idle-ms needs a positive whole number/);
+    expect(() => parseRunArgs(["--preset"])).toThrow(/--preset needs a value/);
+    expect(() => parseRunArgs(["--loopback", "fast"])).toThrow(/--loopback must be quickack or host/);
+    expect(() => parseRunArgs(["--bogus"])).toThrow(/unknown argument "--bogus"/);
+  });
+  it("engine switches for the latency investigation", () => {
+    const c = parseRunArgs(["--engine-nagle", "--engine-keep-backtrace", "--engine-rust-log", "debug"]);
+    expect(c.engine).toEqual({ tcpNodelay: false, keepRustBacktrace: true, rustLog: "debug" });
+  });
+});

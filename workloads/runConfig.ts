@@ -1,0 +1,128 @@
+import { GROUPS, PRESETS, type Group, type PresetName, type SampleCounts } from "./presets";
+
+export const SIDES = ["rivet", "cloudflare"] as const;
+export type Side = (typeof SIDES)[number];
+/** Sides this build can run locally. The Cloudflare side lands with its own issue. */
+export const AVAILABLE_SIDES: readonly Side[] = ["rivet"];
+
+export interface RunConfig {
+  stack: string;
+  preset: PresetName;
+  counts: SampleCounts;
+  sides: Side[];
+  groups: Group[];
+  resultsDir: string;
+  wakeIdleMs: number;
+  requestTimeoutMs: number;
+  sleepConfirmTimeoutMs: number;
+  actorSleepTimeoutMs: number;
+  engine: { tcpNodelay: boolean; keepRustBacktrace: boolean; rustLog?: string };
+  /**
+   * quickack: run inside a private network namespace whose loopback route has
+   * delayed ACKs off (see workloads/rivet/LATENCY.md); host: the machine's own loopback.
+   */
+  loopback: "quickack" | "host";
+  quiet: boolean;
+}
+
+export class UsageError extends Error {}
+
+const USAGE = `usage: npm start -- [--preset quick|local|full] [--side rivet|cloudflare|both] [--groups ${GROUPS.join(",")}]
+  [--wake-idle-ms N] [--request-timeout-ms N] [--actor-sleep-timeout-ms N] [--results-dir DIR]
+  [--loopback quickack|host] [--engine-nagle] [--engine-keep-backtrace] [--engine-rust-log LEVEL] [--quiet]`;
+
+function positiveInt(flag: string, v: string | undefined): number {
+  const n = Number(v);
+  if (v === undefined || !Number.isInteger(n) || n <= 0) {
+    throw new UsageError(`${flag} needs a positive whole number of milliseconds, got ${v === undefined ? "nothing" : JSON.stringify(v)}`);
+  }
+  return n;
+}
+
+/** Parses `npm start` arguments into the effective run config; throws UsageError naming the bad flag. */
+export function parseRunArgs(argv: readonly string[]): RunConfig {
+  const cfg: RunConfig = {
+    stack: "local",
+    preset: "local",
+    counts: { ...PRESETS.local },
+    sides: ["rivet", "cloudflare"],
+    groups: [...GROUPS],
+    resultsDir: "results",
+    wakeIdleMs: 10_000,
+    requestTimeoutMs: 30_000,
+    sleepConfirmTimeoutMs: 60_000,
+    actorSleepTimeoutMs: 30_000,
+    engine: { tcpNodelay: true, keepRustBacktrace: false },
+    loopback: "quickack",
+    quiet: false,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined || v.startsWith("--")) throw new UsageError(`${flag} needs a value\n${USAGE}`);
+      return v;
+    };
+    switch (flag) {
+      case "--preset": {
+        const v = value();
+        if (!(v in PRESETS)) throw new UsageError(`--preset must be one of ${Object.keys(PRESETS).join(", ")}, got "${v}"`);
+        cfg.preset = v as PresetName;
+        cfg.counts = { ...PRESETS[cfg.preset] };
+        break;
+      }
+      case "--side": {
+        const v = value();
+        if (v === "both") cfg.sides = ["rivet", "cloudflare"];
+        else if ((SIDES as readonly string[]).includes(v)) cfg.sides = [v as Side];
+        else throw new UsageError(`--side must be rivet, cloudflare or both, got "${v}"`);
+        break;
+      }
+      case "--groups": {
+        const names = value().split(",").map((s) => s.trim()).filter(Boolean);
+        const bad = names.filter((g) => !(GROUPS as readonly string[]).includes(g));
+        if (bad.length > 0 || names.length === 0) {
+          throw new UsageError(`--groups takes a comma list of ${GROUPS.join(", ")}; unknown: ${bad.join(", ") || "(empty)"}`);
+        }
+        cfg.groups = GROUPS.filter((g) => names.includes(g));
+        break;
+      }
+      case "--wake-idle-ms":
+        cfg.wakeIdleMs = positiveInt(flag, value());
+        break;
+      case "--request-timeout-ms":
+        cfg.requestTimeoutMs = positiveInt(flag, value());
+        break;
+      case "--actor-sleep-timeout-ms":
+        cfg.actorSleepTimeoutMs = positiveInt(flag, value());
+        break;
+      case "--results-dir":
+        cfg.resultsDir = value();
+        break;
+      case "--engine-nagle":
+        cfg.engine.tcpNodelay = false;
+        break;
+      case "--engine-keep-backtrace":
+        cfg.engine.keepRustBacktrace = true;
+        break;
+      case "--engine-rust-log":
+        cfg.engine.rustLog = value();
+        break;
+      case "--loopback": {
+        const v = value();
+        if (v !== "quickack" && v !== "host") throw new UsageError(`--loopback must be quickack or host, got "${v}"`);
+        cfg.loopback = v;
+        break;
+      }
+      case "--quiet":
+        cfg.quiet = true;
+        break;
+      case "--help":
+      case "-h":
+        throw new UsageError(USAGE);
+      default:
+        throw new UsageError(`unknown argument "${flag}"\n${USAGE}`);
+    }
+  }
+  return cfg;
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { formatRunId, RunDir } from "./runDir";
+
+describe("RunDir", () => {
+  it("names runs by UTC minute and never reuses a directory", () => {
+    const at = new Date(Date.UTC(2026, 11, 2, 13, 5, 59));
+    expect(formatRunId(at)).toBe("20261202T1305Z");
+    const root = mkdtempSync(join(tmpdir(), "ab-rundir-"));
+    const a = new RunDir(root, "local", "quick", {}, at);
+    const b = new RunDir(root, "local", "quick", {}, at);
+    expect(a.manifest.runId).toBe("20261202T1305Z");
+    expect(b.manifest.runId).toBe("20261202T1305Z-2");
+  });
+
+  it("writes samples line by line and lists each raw file with its sha256 and line count", () => {
+    const root = mkdtempSync(join(tmpdir(), "ab-rundir-"));
+    const run = new RunDir(root, "local", "quick", { x: 1 });
+    const f = run.rawFile("rivet", "warm.ping");
+    f.write({ seq: 0, at: 1, ok: true, ms: 1.5, cold: null });
+    // on disk before close: a crash after this line loses nothing
+    expect(readFileSync(f.path, "utf8").split("\n").length).toBe(2);
+    f.write({ seq: 1, at: 2, ok: false, ms: 30000, cold: null, error: "timeout" });
+    f.close();
+    run.recordStage({ side: "rivet", metric: "warm.ping", file: "raw/rivet.warm.ping.jsonl", attempts: 2, errors: 1, wallMs: 3, concurrency: 1, startedAt: "" });
+    run.finish("complete");
+    const m = JSON.parse(readFileSync(join(run.dir, "manifest.json"), "utf8"));
+    const sha = createHash("sha256").update(readFileSync(f.path)).digest("hex");
+    expect(m.files["raw/rivet.warm.ping.jsonl"]).toEqual({ sha256: sha, lines: 2 });
+    expect(m).toMatchObject({ schema: 1, stack: "local", preset: "quick", status: "complete", config: { x: 1 } });
+    expect(Object.keys(m.machine)).toEqual(expect.arrayContaining(["cpus", "memory", "os"]));
+    expect(m.finishedAt).not.toBeNull();
+  });
+});
