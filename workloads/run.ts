@@ -82,6 +82,7 @@ export async function runLocalSuite(cfg: RunConfig, progress: Progress = createP
         keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
         wakeIdleMs: cfg.wakeIdleMs,
         sleepConfirmTimeoutMs: cfg.sleepConfirmTimeoutMs,
+        cpuPids: () => ({ engine: rivet.engine.child.pid, app: rivet.app.child.pid, driver: process.pid }),
       };
       for (const g of cfg.groups) {
         const t0 = process.hrtime.bigint();

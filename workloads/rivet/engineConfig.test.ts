@@ -40,3 +40,11 @@ describe("actionPath", () => {
     expect(actionPath({ kind: "id", actorId: "abc" }, "read")).toBe("/gateway/abc/action/read");
   });
 });
+
+import { parseProcStatCpuMs } from "../cpuTime";
+describe("parseProcStatCpuMs", () => {
+  it("reads utime + stime after a command name with spaces", () => {
+    const line = "123 (rivet engine) S 1 123 123 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 8 0 1000 0 0";
+    expect(parseProcStatCpuMs(line)).toBe(3000);
+  });
+});

@@ -4,6 +4,7 @@ import type { Progress } from "../progress";
 import { BURST_CONCURRENCY, type Group, type SampleCounts } from "../presets";
 import type { CallResult, GatewayClient, Target } from "./gateway";
 import { SCAN_ROWS } from "./actors";
+import { cpuSnapshot } from "../cpuTime";
 
 export interface RivetStageContext {
   client: GatewayClient;
@@ -16,6 +17,8 @@ export interface RivetStageContext {
   wakeIdleMs: number;
   /** Upper bound on waiting for the Engine to report actors asleep. */
   sleepConfirmTimeoutMs: number;
+  /** Pids whose CPU time each stage records (the Engine and the app). */
+  cpuPids?: () => Record<string, number | undefined>;
 }
 
 const SIDE = "rivet";
@@ -75,6 +78,7 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile; unexp
   let next = 0;
   let unexpectedCold = 0;
   ctx.progress.start(`${SIDE} ${metric}`, n);
+  const cpu = cpuSnapshot(ctx.cpuPids?.() ?? {});
   const t0 = process.hrtime.bigint();
   const worker = async () => {
     for (;;) {
@@ -101,7 +105,7 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile; unexp
       wallMs,
       concurrency,
       startedAt,
-      notes: { ...o.notes, ...(o.coldMetric ? {} : { unexpectedCold }) },
+      notes: { ...o.notes, ...(o.coldMetric ? {} : { unexpectedCold }), cpuMs: cpu() },
     });
     ctx.progress.end(`${SIDE} ${metric}`, file.lines, file.errors, wallMs);
   }

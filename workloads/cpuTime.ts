@@ -1,0 +1,31 @@
+import { readFileSync } from "node:fs";
+
+/** utime + stime of a process in ms from /proc/<pid>/stat (Linux); null where it cannot be read. */
+export function processCpuMs(pid: number | undefined, ticksPerSecond = 100): number | null {
+  if (pid === undefined) return null;
+  try {
+    return parseProcStatCpuMs(readFileSync(`/proc/${pid}/stat`, "utf8"), ticksPerSecond);
+  } catch {
+    return null;
+  }
+}
+
+/** Pure: fields 14 and 15 (utime, stime) of a /proc/<pid>/stat line, in ms. The command may contain spaces. */
+export function parseProcStatCpuMs(stat: string, ticksPerSecond = 100): number {
+  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // rest[0] is field 3 (state): utime is field 14, stime field 15
+  return ((Number(rest[11]) + Number(rest[12])) * 1000) / ticksPerSecond;
+}
+
+/** CPU ms used by each named process since the snapshot was taken. */
+export function cpuSnapshot(pids: Record<string, number | undefined>): () => Record<string, number | null> {
+  const start = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, processCpuMs(p)]));
+  return () =>
+    Object.fromEntries(
+      Object.entries(pids).map(([k, p]) => {
+        const now = processCpuMs(p);
+        const s = start[k];
+        return [k, now === null || s === null ? null : now - s];
+      }),
+    );
+}
