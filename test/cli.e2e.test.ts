@@ -60,9 +60,9 @@ describe("npm start", () => {
     expect(cli.output()).toMatch(/--preset must be one of quick, local, full/);
   });
 
-  it("runs a subset, writes a run directory of the contract, prints the headline and leaves no process", async () => {
+  it("runs both sides one after the other into one run directory of the contract, prints the headline and leaves no process", async () => {
     const root = mkdtempSync(join(tmpdir(), "ab-cli-"));
-    const cli = startCli(["--preset", "quick", "--side", "rivet", "--groups", "warm,seqwrite", "--results-dir", root]);
+    const cli = startCli(["--preset", "quick", "--groups", "warm,seqwrite", "--results-dir", root]);
     let kids: number[] = [];
     await waitFor(() => {
       kids = descendants(cli.child.pid!);
@@ -81,26 +81,40 @@ describe("npm start", () => {
     expect(m.settings.rivet).toMatchObject({ guardTcpNodelay: true, engineEnv: { RUST_BACKTRACE: "removed" } });
     const netns = netnsAvailable().ok;
     expect(m.settings.rivet.loopback).toMatchObject({ privateNetns: netns, ...(netns ? { quickack: true } : {}) });
-    expect(Object.keys(m.files).sort()).toEqual(["raw/rivet.seqwrite.jsonl", "raw/rivet.warm.getOrCreate.jsonl", "raw/rivet.warm.ping.jsonl"]);
+    expect(Object.keys(m.files).sort()).toEqual([
+      "raw/cloudflare.baseline.noop.jsonl", "raw/cloudflare.seqwrite.jsonl", "raw/cloudflare.warm.ping.jsonl",
+      "raw/rivet.seqwrite.jsonl", "raw/rivet.warm.getOrCreate.jsonl", "raw/rivet.warm.ping.jsonl",
+    ]);
+    // never at once: the Cloudflare side starts after the Rivet side's last stage ended
+    const rivetEnd = Math.max(...Object.values(m.stages as Record<string, { side: string; startedAt: string; wallMs: number }>)
+      .filter((st) => st.side === "rivet").map((st) => Date.parse(st.startedAt) + st.wallMs));
+    const cfStart = Math.min(...Object.values(m.stages as Record<string, { side: string; startedAt: string }>)
+      .filter((st) => st.side === "cloudflare").map((st) => Date.parse(st.startedAt)));
+    expect(cfStart).toBeGreaterThanOrEqual(rivetEnd - 1);
+    expect(m.versions).toMatchObject({ workerd: expect.stringMatching(/^1\.\d+/), miniflare: expect.stringMatching(/^4\./), wrangler: "4.86.0" });
+    expect(m.settings.cloudflare.workerClock).toMatch(/does not freeze timers and steps in whole ms/);
+    expect(JSON.stringify({ ...m, files: undefined })).not.toMatch(/Bearer|[0-9a-f]{48}/); // the per-run token is 48 hex chars
+    expect(cli.output()).toMatch(/cloudflare\s+seqwrite\s+[\d.]+\/s\s+littles-law/);
     expect(m.files["raw/rivet.warm.ping.jsonl"].lines).toBe(100);
     expect(cli.output()).toMatch(/rivet\s+warm\.ping\s+[\d.]+ \/ [\d.]+ \/ [\d.]+\s+100\s+0\s+0/);
-    expect(cli.output()).toMatch(/rivet seqwrite\s+[\d.]+\/s/);
+    expect(cli.output()).toMatch(/rivet\s+seqwrite\s+[\d.]+\/s\s+measured/);
   });
 
-  for (const signal of ["SIGINT", "SIGKILL"] as const) {
-    it(`${signal} in the middle of a stage leaves no Engine or app behind and keeps the samples`, async () => {
+  for (const [side, signal] of [["rivet", "SIGINT"], ["rivet", "SIGKILL"], ["cloudflare", "SIGKILL"]] as const) {
+    it(`${signal} in the middle of a ${side} stage leaves no process behind and keeps the samples`, async () => {
       const root = mkdtempSync(join(tmpdir(), "ab-sig-"));
-      const cli = startCli(["--preset", "full", "--side", "rivet", "--groups", "warm", "--results-dir", root]);
-      await waitFor(() => existsSync(join(root, "local")) && existsSync(join(onlyRunDir(root), "raw/rivet.warm.ping.jsonl")), 60_000);
+      const raw = `raw/${side}.warm.ping.jsonl`;
+      const cli = startCli(["--preset", "full", "--side", side, "--groups", "warm", "--results-dir", root]);
+      await waitFor(() => existsSync(join(root, "local")) && existsSync(join(onlyRunDir(root), raw)), 60_000);
       const dir = onlyRunDir(root);
-      await waitFor(() => readFileSync(join(dir, "raw/rivet.warm.ping.jsonl"), "utf8").split("\n").length > 20, 30_000);
+      await waitFor(() => readFileSync(join(dir, raw), "utf8").split("\n").length > 20, 30_000);
       const kids = descendants(cli.child.pid!);
       expect(kids.length).toBeGreaterThanOrEqual(2);
       cli.child.kill(signal);
       const { code } = await cli.exited;
       if (signal === "SIGINT") expect(code).toBe(130);
       await waitFor(() => kids.every((k) => !alive(k)), 10_000);
-      const lines = readFileSync(join(dir, "raw/rivet.warm.ping.jsonl"), "utf8").split("\n").filter(Boolean);
+      const lines = readFileSync(join(dir, raw), "utf8").split("\n").filter(Boolean);
       expect(lines.length).toBeGreaterThan(20);
       for (const l of lines) expect(JSON.parse(l)).toHaveProperty("ok", true);
       const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));

@@ -44,6 +44,16 @@ export const RIVET_METRICS: Record<Group, string[]> = {
   seqwrite: ["seqwrite"],
 };
 
+/** Metric ids each group writes on the Cloudflare side. */
+export const CLOUDFLARE_METRICS: Record<Group, string[]> = {
+  create: ["create.ping", "create.read", "create.write", "create.unique"],
+  wake: ["wake.ping", "wake.read", "wake.write"],
+  warm: ["warm.ping", "baseline.noop"],
+  sqlite: ["sqlite.read", "sqlite.write", "sqlite.scan"],
+  burst: BURST_CONCURRENCY.map((c) => `burst.c${c}`),
+  seqwrite: ["seqwrite"],
+};
+
 /** Metrics whose samples count only with a proven cold start. */
 export function isColdMetric(metric: string): boolean {
   return metric.startsWith("create.") || metric.startsWith("wake.") || metric.startsWith("burst.");

@@ -2,132 +2,167 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { RunDir } from "./runDir";
+import { RunDir, type Manifest } from "./runDir";
 import { createProgress, type Progress } from "./progress";
 import { AVAILABLE_SIDES, type RunConfig } from "./runConfig";
-import { isColdMetric, RIVET_METRICS } from "./presets";
+import { CLOUDFLARE_METRICS, isColdMetric, RIVET_METRICS, type Group } from "./presets";
 import { packageVersion } from "./versions";
+import { onInterrupt } from "./processes";
+import { NETNS_ENV } from "./netns";
 import { startLocalRivet } from "./rivet/localRivet";
 import { GatewayClient } from "./rivet/gateway";
 import { RIVET_GROUP_RUNNERS, type RivetStageContext } from "./rivet/stages";
 import { loopbackSettings } from "./rivet/network";
-import { onInterrupt } from "./processes";
-import { NETNS_ENV } from "./netns";
+import { COMPATIBILITY_DATE, startLocalWorker } from "./cloudflare/localWorker";
+import { WorkerClient } from "./cloudflare/workerClient";
+import { CLOUDFLARE_GROUP_RUNNERS, type CloudflareStageContext } from "./cloudflare/stages";
 import { readSamples, summarize, type SummaryRow } from "../analysis/summary";
+
+export interface ThroughputRow {
+  side: string;
+  metric: string;
+  concurrency: number;
+  perSecond: number;
+  errors: number;
+  attempts: number;
+  method: "measured" | "littles-law";
+}
 
 export interface RunOutcome {
   runDir: string;
   rows: SummaryRow[];
-  throughput: Array<{ side: string; metric: string; concurrency: number; perSecond: number; errors: number; attempts: number }>;
+  throughput: ThroughputRow[];
   failures: string[];
 }
 
-function stageMs(t0: bigint): number {
-  return Number(process.hrtime.bigint() - t0) / 1e6;
+/** Runs each selected group against one side; a group whose setup fails is recorded and the rest go on. */
+async function runGroups<C>(side: string, groups: Group[], runners: Record<Group, (ctx: C) => Promise<void>>, ctx: C, progress: Progress, failures: string[]) {
+  for (const g of groups) {
+    const t0 = process.hrtime.bigint();
+    try {
+      await runners[g](ctx);
+    } catch (err) {
+      failures.push(`${side} ${g}: ${(err as Error).message}`);
+      progress.note(`${side} ${g} FAILED: ${(err as Error).message}`);
+    }
+    progress.note(`${side} ${g}: group took ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(1)} s`);
+  }
 }
 
-/** Runs every selected side and group on this machine and writes one run directory. */
+async function runRivet(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[]): Promise<void> {
+  const workDir = mkdtempSync(join(tmpdir(), "actor-bench-rivet-"));
+  const rivet = await startLocalRivet({ workDir, settings: cfg.engine, actorSleepTimeoutMs: cfg.actorSleepTimeoutMs });
+  const before = failures.length;
+  try {
+    run.manifest.versions.engine = rivet.engineVersion;
+    run.manifest.settings.rivet = {
+      engineConfig: { ...(rivet.engineConfig as object), file_system: "(run temp dir)" },
+      engineEnv: {
+        RUST_BACKTRACE: cfg.engine.keepRustBacktrace ? (process.env.RUST_BACKTRACE ?? null) : "removed",
+        RUST_LIB_BACKTRACE: cfg.engine.keepRustBacktrace ? (process.env.RUST_LIB_BACKTRACE ?? null) : "0",
+        RUST_LOG: cfg.engine.rustLog ?? null,
+      },
+      guardTcpNodelay: cfg.engine.tcpNodelay,
+      guardGatewayV3: false,
+      appTcpNodelay: "not settable (RivetKit native module)",
+      actorSleepTimeoutMs: cfg.actorSleepTimeoutMs,
+      loopback: { ...loopbackSettings(), privateNetns: process.env[NETNS_ENV] === "1" },
+      client: "undici Pool, keep-alive, HTTP/1.1, JSON encoding",
+    };
+    run.save();
+    const client = new GatewayClient(rivet.gatewayUrl, cfg.requestTimeoutMs);
+    const ctx: RivetStageContext = {
+      client, run, counts: cfg.counts, progress,
+      keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
+      wakeIdleMs: cfg.wakeIdleMs,
+      sleepConfirmTimeoutMs: cfg.sleepConfirmTimeoutMs,
+      cpuPids: () => ({ engine: rivet.engine.child.pid, app: rivet.app.child.pid, driver: process.pid }),
+    };
+    await runGroups("rivet", cfg.groups, RIVET_GROUP_RUNNERS, ctx, progress, failures);
+    await client.close();
+  } finally {
+    await rivet.stop();
+    if (failures.length === before) rmSync(workDir, { recursive: true, force: true });
+    else progress.note(`engine and app logs kept in ${workDir}`);
+  }
+}
+
+async function runCloudflare(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[]): Promise<void> {
+  const workDir = mkdtempSync(join(tmpdir(), "actor-bench-cf-"));
+  const worker = await startLocalWorker({ workDir });
+  try {
+    run.manifest.versions = { ...run.manifest.versions, ...worker.versions, wrangler: packageVersion("wrangler") };
+    run.manifest.settings.cloudflare = {
+      runtime: "local workerd through Miniflare 4, SQLite-backed DO (useSQLite), persisted in the run's temp dir",
+      compatibilityDate: COMPATIBILITY_DATE,
+      workerClock: "Date.now() around the awaited DO call; local workerd does not freeze timers and steps in whole ms",
+      wakeIdleMs: cfg.cfWakeIdleMs,
+      eviction: "local workerd evicts an idle DO after about 10 s",
+      token: "random per run, a secret binding; never written",
+      client: "undici Pool, keep-alive, HTTP/1.1",
+    };
+    run.save();
+    const client = new WorkerClient(worker.url, worker.token, cfg.requestTimeoutMs);
+    const ctx: CloudflareStageContext = {
+      client, run, counts: cfg.counts, progress,
+      keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
+      wakeIdleMs: cfg.cfWakeIdleMs,
+      cpuPids: () => ({ driver: process.pid }),
+    };
+    await runGroups("cloudflare", cfg.groups, CLOUDFLARE_GROUP_RUNNERS, ctx, progress, failures);
+    await client.close();
+  } finally {
+    await worker.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/** Runs every selected side and group on this machine, one side after the other, into one run directory. */
 export async function runLocalSuite(cfg: RunConfig, progress: Progress = createProgress(process.stdout, cfg.quiet)): Promise<RunOutcome> {
   const run = new RunDir(resolve(cfg.resultsDir), cfg.stack, cfg.preset, { ...cfg, resultsDir: undefined, quiet: undefined });
   const failures: string[] = [];
-  const skipped = cfg.sides.filter((s) => !AVAILABLE_SIDES.includes(s));
-  if (skipped.length > 0) progress.note(`not run: ${skipped.join(", ")} (not built yet in this version of actor-bench)`);
   run.manifest.versions = {
     ...run.manifest.versions,
     rivetkit: packageVersion("rivetkit"),
     "@rivetkit/engine-cli": packageVersion("@rivetkit/engine-cli"),
     undici: packageVersion("undici"),
   };
-  run.manifest.settings = { sidesSkipped: skipped };
   run.save();
   const removeHook = onInterrupt((sig) => run.finish("failed", `interrupted by ${sig}`));
-
-  if (cfg.sides.includes("rivet")) {
-    const workDir = mkdtempSync(join(tmpdir(), "actor-bench-rivet-"));
-    let ok = false;
-    let rivet;
-    try {
-      rivet = await startLocalRivet({ workDir, settings: cfg.engine, actorSleepTimeoutMs: cfg.actorSleepTimeoutMs });
-    } catch (err) {
-      removeHook();
-      run.finish("failed", `rivet startup: ${(err as Error).message}`);
-      throw err;
+  try {
+    for (const side of cfg.sides.filter((s) => AVAILABLE_SIDES.includes(s))) {
+      await (side === "rivet" ? runRivet : runCloudflare)(cfg, run, progress, failures);
     }
-    try {
-      run.manifest.versions.engine = rivet.engineVersion;
-      run.manifest.settings = {
-        ...run.manifest.settings,
-        rivet: {
-          engineConfig: { ...(rivet.engineConfig as object), file_system: "(run temp dir)" },
-          engineEnv: {
-            RUST_BACKTRACE: cfg.engine.keepRustBacktrace ? (process.env.RUST_BACKTRACE ?? null) : "removed",
-            RUST_LIB_BACKTRACE: cfg.engine.keepRustBacktrace ? (process.env.RUST_LIB_BACKTRACE ?? null) : "0",
-            RUST_LOG: cfg.engine.rustLog ?? null,
-          },
-          guardTcpNodelay: cfg.engine.tcpNodelay,
-          guardGatewayV3: false,
-          appTcpNodelay: "not settable (RivetKit native module)",
-          actorSleepTimeoutMs: cfg.actorSleepTimeoutMs,
-          loopback: { ...loopbackSettings(), privateNetns: process.env[NETNS_ENV] === "1" },
-          client: "undici Pool, keep-alive, HTTP/1.1, JSON encoding",
-        },
-      };
-      run.save();
-      const client = new GatewayClient(rivet.gatewayUrl, cfg.requestTimeoutMs);
-      const ctx: RivetStageContext = {
-        client,
-        run,
-        counts: cfg.counts,
-        progress,
-        keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
-        wakeIdleMs: cfg.wakeIdleMs,
-        sleepConfirmTimeoutMs: cfg.sleepConfirmTimeoutMs,
-        cpuPids: () => ({ engine: rivet.engine.child.pid, app: rivet.app.child.pid, driver: process.pid }),
-      };
-      for (const g of cfg.groups) {
-        const t0 = process.hrtime.bigint();
-        try {
-          await RIVET_GROUP_RUNNERS[g](ctx);
-        } catch (err) {
-          failures.push(`rivet ${g}: ${(err as Error).message}`);
-          progress.note(`rivet ${g} FAILED: ${(err as Error).message}`);
-        }
-        progress.note(`rivet ${g}: group took ${(stageMs(t0) / 1000).toFixed(1)} s`);
-      }
-      await client.close();
-      ok = failures.length === 0;
-    } finally {
-      await rivet.stop();
-      if (ok) rmSync(workDir, { recursive: true, force: true });
-      else progress.note(`engine and app logs kept in ${workDir}`);
-    }
+  } catch (err) {
+    removeHook();
+    run.finish("failed", `${(err as Error).message}`);
+    throw err;
   }
-
   removeHook();
   run.finish(failures.length === 0 ? "complete" : "failed", failures.join("\n") || undefined);
   return { runDir: run.dir, failures, ...summarizeRun(run.dir, run.manifest) };
 }
 
-/** Headline rows and measured throughput of the stages a run recorded. */
-export function summarizeRun(dir: string, manifest: RunDir["manifest"]): Pick<RunOutcome, "rows" | "throughput"> {
+const SIDE_METRICS: Record<string, Record<Group, string[]>> = { rivet: RIVET_METRICS, cloudflare: CLOUDFLARE_METRICS };
+
+/**
+ * Headline rows and throughput of the stages a run recorded. Rivet rates are
+ * measured (completions over wall time); DO rates follow the reference: Little's
+ * law on the mean Worker-timed ms, with the driver's measured rate beside them.
+ */
+export function summarizeRun(dir: string, manifest: Manifest): Pick<RunOutcome, "rows" | "throughput"> {
   const rows: SummaryRow[] = [];
-  const throughput: RunOutcome["throughput"] = [];
-  for (const metrics of Object.values(RIVET_METRICS)) {
-    for (const metric of metrics) {
-      const st = manifest.stages[`rivet.${metric}`];
+  const throughput: ThroughputRow[] = [];
+  for (const [side, groups] of Object.entries(SIDE_METRICS)) {
+    for (const metric of Object.values(groups).flat()) {
+      const st = manifest.stages[`${side}.${metric}`];
       if (!st) continue;
-      rows.push(summarize("rivet", metric, readSamples(join(dir, st.file)), isColdMetric(metric)));
-      if (metric.startsWith("burst.") || metric === "seqwrite") {
-        const completions = st.attempts - st.errors;
-        throughput.push({
-          side: "rivet",
-          metric,
-          concurrency: st.concurrency,
-          perSecond: (completions * 1000) / st.wallMs,
-          errors: st.errors,
-          attempts: st.attempts,
-        });
-      }
+      const row = summarize(side, metric, readSamples(join(dir, st.file)), isColdMetric(metric));
+      rows.push(row);
+      if (!metric.startsWith("burst.") && metric !== "seqwrite") continue;
+      const base = { side, metric, concurrency: st.concurrency, errors: st.errors, attempts: st.attempts };
+      if (side === "cloudflare") throughput.push({ ...base, perSecond: (st.concurrency * 1000) / row.mean, method: "littles-law" });
+      throughput.push({ ...base, perSecond: ((st.attempts - st.errors) * 1000) / st.wallMs, method: "measured" });
     }
   }
   return { rows, throughput };

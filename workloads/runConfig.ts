@@ -2,8 +2,8 @@ import { GROUPS, PRESETS, type Group, type PresetName, type SampleCounts } from 
 
 export const SIDES = ["rivet", "cloudflare"] as const;
 export type Side = (typeof SIDES)[number];
-/** Sides this build can run locally. The Cloudflare side lands with its own issue. */
-export const AVAILABLE_SIDES: readonly Side[] = ["rivet"];
+/** Sides this build can run locally. */
+export const AVAILABLE_SIDES: readonly Side[] = ["rivet", "cloudflare"];
 
 export interface RunConfig {
   stack: string;
@@ -13,6 +13,8 @@ export interface RunConfig {
   groups: Group[];
   resultsDir: string;
   wakeIdleMs: number;
+  /** Idle time before a DO wake: must exceed the runtime's eviction (local workerd: ~10 s). */
+  cfWakeIdleMs: number;
   requestTimeoutMs: number;
   sleepConfirmTimeoutMs: number;
   actorSleepTimeoutMs: number;
@@ -28,7 +30,7 @@ export interface RunConfig {
 export class UsageError extends Error {}
 
 const USAGE = `usage: npm start -- [--preset quick|local|full] [--side rivet|cloudflare|both] [--groups ${GROUPS.join(",")}]
-  [--wake-idle-ms N] [--request-timeout-ms N] [--actor-sleep-timeout-ms N] [--results-dir DIR]
+  [--wake-idle-ms N] [--cf-wake-idle-ms N] [--request-timeout-ms N] [--actor-sleep-timeout-ms N] [--results-dir DIR]
   [--loopback quickack|host] [--engine-nagle] [--engine-keep-backtrace] [--engine-rust-log LEVEL] [--quiet]`;
 
 function positiveInt(flag: string, v: string | undefined): number {
@@ -49,6 +51,7 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
     groups: [...GROUPS],
     resultsDir: "results",
     wakeIdleMs: 10_000,
+    cfWakeIdleMs: 15_000,
     requestTimeoutMs: 30_000,
     sleepConfirmTimeoutMs: 60_000,
     actorSleepTimeoutMs: 30_000,
@@ -89,6 +92,9 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
       }
       case "--wake-idle-ms":
         cfg.wakeIdleMs = positiveInt(flag, value());
+        break;
+      case "--cf-wake-idle-ms":
+        cfg.cfWakeIdleMs = positiveInt(flag, value());
         break;
       case "--request-timeout-ms":
         cfg.requestTimeoutMs = positiveInt(flag, value());

@@ -1,115 +1,25 @@
-import type { RunDir } from "../runDir";
-import type { Sample, SampleFile } from "../samples";
-import type { Progress } from "../progress";
+import { prng } from "../prng";
+import { measure as measureShared, must, StageSetupError, type MeasureContext, type MeasureOpts } from "../measure";
 import { BURST_CONCURRENCY, type Group, type SampleCounts } from "../presets";
-import type { CallResult, GatewayClient, Target } from "./gateway";
+import type { GatewayClient, Target } from "./gateway";
 import { SCAN_ROWS } from "./actors";
-import { cpuSnapshot } from "../cpuTime";
 
-export interface RivetStageContext {
+export interface RivetStageContext extends MeasureContext {
   client: GatewayClient;
-  run: RunDir;
   counts: SampleCounts;
-  progress: Progress;
   /** Unique per run, so actor keys never collide with an earlier run on the same engine. */
   keyPrefix: string;
   /** How long a slept actor must be confirmed asleep before it is woken. */
   wakeIdleMs: number;
   /** Upper bound on waiting for the Engine to report actors asleep. */
   sleepConfirmTimeoutMs: number;
-  /** Pids whose CPU time each stage records (the Engine and the app). */
-  cpuPids?: () => Record<string, number | undefined>;
 }
 
 const SIDE = "rivet";
 
-/** Deterministic PRNG (mulberry32) so point-read ids are the same on every run. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** The sample line for one call. `coldMetric`: whether the actor's cold flag is the sample's. */
-export function toSample(seq: number, at: number, r: CallResult, coldMetric: boolean): Sample {
-  if (!r.ok) return { seq, at, ok: false, ms: r.ms, cold: null, error: r.error };
-  return {
-    seq,
-    at,
-    ok: true,
-    ms: r.ms,
-    cold: coldMetric ? r.reply.cold : null,
-    actorMs: r.reply.actorMs,
-    sqlMs: r.reply.sqlMs,
-  };
-}
-
-/** Something went wrong outside a measured sample (setup of a stage): the stage cannot run. */
-export class StageSetupError extends Error {}
-
-function must(r: CallResult, what: string): Extract<CallResult, { ok: true }> {
-  if (!r.ok) throw new StageSetupError(`${what} failed: ${r.error}`);
-  return r;
-}
-
-interface MeasureOpts {
-  ctx: RivetStageContext;
-  metric: string;
-  n: number;
-  concurrency: number;
-  coldMetric: boolean;
-  call: (i: number) => Promise<CallResult>;
-  notes?: Record<string, unknown>;
-}
-
-/**
- * Runs `n` calls with `concurrency` workers, writes each sample as it
- * completes, and records the stage (wall time from hrtime) in the manifest.
- */
-export async function measure(o: MeasureOpts): Promise<{ file: SampleFile; unexpectedCold: number }> {
-  const { ctx, metric, n, concurrency } = o;
-  const file = ctx.run.rawFile(SIDE, metric);
-  const startedAt = new Date().toISOString();
-  let next = 0;
-  let unexpectedCold = 0;
-  ctx.progress.start(`${SIDE} ${metric}`, n);
-  const cpu = cpuSnapshot(ctx.cpuPids?.() ?? {});
-  const t0 = process.hrtime.bigint();
-  const worker = async () => {
-    for (;;) {
-      const i = next++;
-      if (i >= n) return;
-      const at = Date.now();
-      const r = await o.call(i);
-      if (!o.coldMetric && r.ok && r.reply.cold) unexpectedCold++;
-      file.write(toSample(i, at, r, o.coldMetric));
-      ctx.progress.tick(file.lines, file.errors);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
-  } finally {
-    const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
-    file.close();
-    ctx.run.recordStage({
-      side: SIDE,
-      metric,
-      file: `raw/${SIDE}.${metric}.jsonl`,
-      attempts: file.lines,
-      errors: file.errors,
-      wallMs,
-      concurrency,
-      startedAt,
-      notes: { ...o.notes, ...(o.coldMetric ? {} : { unexpectedCold }), cpuMs: cpu() },
-    });
-    ctx.progress.end(`${SIDE} ${metric}`, file.lines, file.errors, wallMs);
-  }
-  return { file, unexpectedCold };
+/** Rivet's measure: the shared one with side "rivet". */
+function measure(o: Omit<MeasureOpts, "side" | "ctx"> & { ctx: RivetStageContext }) {
+  return measureShared({ ...o, side: SIDE });
 }
 
 const key = (ctx: RivetStageContext, metric: string, i: number): Target => ({
@@ -243,3 +153,4 @@ export const RIVET_GROUP_RUNNERS: Record<Group, (ctx: RivetStageContext) => Prom
   burst: burstStages,
   seqwrite: seqWriteStage,
 };
+export { measure };

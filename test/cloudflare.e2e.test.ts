@@ -1,0 +1,165 @@
+/**
+ * End to end on real workerd (Miniflare 4 from npm) over real HTTP on loopback:
+ * the Worker's routes and token check, the DO's cold flag, eviction-based
+ * wakes, persistence across a workerd restart, and every driver stage.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { request } from "undici";
+import { startLocalWorker, type LocalWorker } from "../workloads/cloudflare/localWorker";
+import { WorkerClient, type WorkerResult } from "../workloads/cloudflare/workerClient";
+import { CLOUDFLARE_GROUP_RUNNERS } from "../workloads/cloudflare/stages";
+import { RunDir } from "../workloads/runDir";
+import { createProgress } from "../workloads/progress";
+import { CLOUDFLARE_METRICS, type SampleCounts } from "../workloads/presets";
+import type { Sample } from "../workloads/samples";
+
+const tiny: SampleCounts = {
+  createPing: 3, createRead: 3, createWrite: 3, wake: 2, warm: 10,
+  sqliteRead: 5, sqliteWrite: 5, sqliteScan: 3, burstAttempts: 8, seqWrite: 10,
+};
+
+let workDir: string;
+let worker: LocalWorker;
+let client: WorkerClient;
+const ok = (r: WorkerResult) => {
+  if (!r.ok) throw new Error(r.error);
+  return r;
+};
+const samplesOf = (path: string): Sample[] => readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Sample);
+
+beforeAll(async () => {
+  workDir = mkdtempSync(join(tmpdir(), "ab-cf-"));
+  worker = await startLocalWorker({ workDir });
+  client = new WorkerClient(worker.url, worker.token, 20_000);
+});
+
+afterAll(async () => {
+  await client?.close();
+  await worker?.stop();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+describe("the Worker", () => {
+  it("listens on loopback; /noop needs no token", async () => {
+    expect(worker.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const res = await request(`${worker.url}/noop`);
+    expect(res.statusCode).toBe(200);
+    expect(await res.body.text()).toBe("ok");
+  });
+
+  it("answers 401 without or with a wrong token and never touches the DO", async () => {
+    const name = `guarded-${Date.now()}`;
+    for (const headers of [{}, { authorization: "Bearer wrong" }, { authorization: `Bearer ${worker.token}x` }]) {
+      const res = await request(`${worker.url}/do/write?name=${name}`, { method: "POST", headers });
+      expect(res.statusCode).toBe(401);
+      await res.body.text();
+    }
+    // first request this DO ever served, and no row was written
+    expect(ok(await client.call("read", { name }, 1)).reply).toMatchObject({ cold: true, value: null });
+  });
+
+  it("each route: ping, read, write, seed, scan; by name, by id and by unique id; Worker-timed ms", async () => {
+    const name = `routes-${Date.now()}`;
+    const first = ok(await client.call("ping", { name }));
+    expect(first.reply.cold).toBe(true);
+    expect(Number.isInteger(first.ms)).toBe(true); // local Date.now() steps in whole ms
+    expect(first.clientMs).toBeGreaterThan(0);
+    expect(ok(await client.call("write", { id: first.id })).reply.cold).toBe(false);
+    expect(ok(await client.call("read", { name }, 1)).reply.value).toBe(128);
+    ok(await client.call("seed", { name }, 1000));
+    expect(ok(await client.call("scan", { name })).reply.value).toEqual({ rows: 1000, bytes: 128_000 });
+    const u1 = ok(await client.call("ping", { unique: true }));
+    const u2 = ok(await client.call("ping", { unique: true }));
+    expect(u1.reply.cold && u2.reply.cold).toBe(true);
+    expect(u1.id).not.toBe(u2.id);
+    const bad = await client.call("ping", { id: "not-an-id" });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error).toMatch(/HTTP 400/);
+  });
+
+  it("an idle DO is evicted and its next call is a fresh instance that keeps its rows", async () => {
+    const name = `evict-${Date.now()}`;
+    ok(await client.call("write", { name }));
+    expect(ok(await client.call("ping", { name })).reply.cold).toBe(false);
+    await new Promise((r) => setTimeout(r, 15_000));
+    const woke = ok(await client.call("read", { name }, 1));
+    expect(woke.reply).toMatchObject({ cold: true, value: 128 });
+  }, 60_000);
+});
+
+describe("persistence", () => {
+  it("rows survive a workerd restart on the same data directory", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ab-cf-persist-"));
+    const a = await startLocalWorker({ workDir: dir, token: "t".repeat(32) });
+    const ca = new WorkerClient(a.url, a.token, 20_000);
+    ok(await ca.call("write", { name: "kept" }));
+    await ca.close();
+    await a.stop();
+    const b = await startLocalWorker({ workDir: dir, token: "t".repeat(32) });
+    const cb = new WorkerClient(b.url, b.token, 20_000);
+    expect(ok(await cb.call("read", { name: "kept" }, 1)).reply).toMatchObject({ cold: true, value: 128 });
+    await cb.close();
+    await b.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe("the Cloudflare driver stages", () => {
+  let run: RunDir;
+  beforeAll(async () => {
+    run = new RunDir(mkdtempSync(join(tmpdir(), "ab-cfrun-")), "local", "test", {});
+    const ctx = { client, run, counts: tiny, progress: createProgress(process.stdout, true), keyPrefix: `stages-${Date.now()}`, wakeIdleMs: 15_000 };
+    for (const g of Object.keys(CLOUDFLARE_GROUP_RUNNERS) as Array<keyof typeof CLOUDFLARE_GROUP_RUNNERS>) {
+      await CLOUDFLARE_GROUP_RUNNERS[g](ctx);
+    }
+    run.finish("complete");
+  }, 180_000);
+
+  it("writes every Cloudflare metric of the contract with both clocks", () => {
+    const expected = Object.values(CLOUDFLARE_METRICS).flat();
+    expect(Object.keys(run.manifest.stages).sort()).toEqual(expected.map((m) => `cloudflare.${m}`).sort());
+    for (const m of expected) {
+      const st = run.manifest.stages[`cloudflare.${m}`];
+      const samples = samplesOf(join(run.dir, st.file));
+      expect(samples.length, m).toBe(st.attempts);
+      expect(st.errors, m).toBe(0);
+      for (const s of samples) {
+        expect(s.ok, m).toBe(true);
+        expect(Number.isInteger(s.ms), m).toBe(m === "baseline.noop" ? Number.isInteger(s.ms) : true);
+        expect(typeof s.clientMs, m).toBe("number");
+        if (m !== "baseline.noop") expect(s.clientMs!, m).toBeGreaterThanOrEqual(s.ms - 1);
+      }
+    }
+  });
+
+  it("creates, wakes and bursts are proven cold by the DO; warm rows are not cold", () => {
+    for (const [metric, st] of Object.entries(run.manifest.stages)) {
+      const samples = samplesOf(join(run.dir, st.file));
+      if (/\.(create|wake|burst)\./.test(`.${metric.split(".").slice(1).join(".")}`)) {
+        expect(samples.every((s) => s.cold === true), metric).toBe(true);
+      } else {
+        expect(samples.every((s) => s.cold === null), metric).toBe(true);
+        expect(st.notes?.unexpectedCold, metric).toBe(0);
+      }
+    }
+    expect(run.manifest.stages["cloudflare.wake.read"].notes?.idleAtLeastMs).toBe(15_000);
+  });
+});
+
+describe("wrangler", () => {
+  it("`wrangler deploy --dry-run` bundles the same Worker with its DO binding", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const out = mkdtempSync(join(tmpdir(), "ab-wrangler-"));
+    const root = join(__dirname, "..");
+    const r = spawnSync(join(root, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--outdir", out, "-c", "workloads/cloudflare/wrangler.jsonc"], {
+      cwd: root, encoding: "utf8", timeout: 60_000, env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+    });
+    expect(r.status, r.stderr + r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/env\.BENCH \(BenchObject\)\s+Durable Object/);
+    expect(readFileSync(join(out, "index.js"), "utf8")).toMatch(/(class BenchObject|BenchObject = class) extends DurableObject/);
+    rmSync(out, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,97 @@
+import type { RunDir } from "./runDir";
+import type { Sample, SampleFile } from "./samples";
+import type { Progress } from "./progress";
+import { cpuSnapshot } from "./cpuTime";
+
+/** What one timed call gives, whichever side made it. */
+export type Outcome =
+  | { ok: true; ms: number; clientMs?: number; reply: { cold: boolean; actorMs: number | null; sqlMs: number | null } }
+  | { ok: false; ms: number; clientMs?: number; error: string };
+
+export interface MeasureContext {
+  run: RunDir;
+  progress: Progress;
+  /** Pids whose CPU time each stage records. */
+  cpuPids?: () => Record<string, number | undefined>;
+}
+
+/** The sample line for one call. `coldMetric`: whether the actor's cold flag is the sample's. */
+export function toSample(seq: number, at: number, r: Outcome, coldMetric: boolean): Sample {
+  const clientMs = r.clientMs === undefined ? {} : { clientMs: r.clientMs };
+  if (!r.ok) return { seq, at, ok: false, ms: r.ms, cold: null, ...clientMs, error: r.error };
+  return {
+    seq,
+    at,
+    ok: true,
+    ms: r.ms,
+    cold: coldMetric ? r.reply.cold : null,
+    actorMs: r.reply.actorMs,
+    sqlMs: r.reply.sqlMs,
+    ...clientMs,
+  };
+}
+
+export interface MeasureOpts {
+  ctx: MeasureContext;
+  side: string;
+  metric: string;
+  n: number;
+  concurrency: number;
+  coldMetric: boolean;
+  call: (i: number) => Promise<Outcome>;
+  notes?: Record<string, unknown>;
+}
+
+/**
+ * Runs `n` calls with `concurrency` workers, writes each sample as it
+ * completes, and records the stage (wall time from hrtime, CPU of the
+ * processes under test) in the manifest.
+ */
+export async function measure(o: MeasureOpts): Promise<{ file: SampleFile; unexpectedCold: number }> {
+  const { ctx, side, metric, n, concurrency } = o;
+  const file = ctx.run.rawFile(side, metric);
+  const startedAt = new Date().toISOString();
+  let next = 0;
+  let unexpectedCold = 0;
+  ctx.progress.start(`${side} ${metric}`, n);
+  const cpu = cpuSnapshot(ctx.cpuPids?.() ?? {});
+  const t0 = process.hrtime.bigint();
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= n) return;
+      const at = Date.now();
+      const r = await o.call(i);
+      if (!o.coldMetric && r.ok && r.reply.cold) unexpectedCold++;
+      file.write(toSample(i, at, r, o.coldMetric));
+      ctx.progress.tick(file.lines, file.errors);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+  } finally {
+    const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    file.close();
+    ctx.run.recordStage({
+      side,
+      metric,
+      file: `raw/${side}.${metric}.jsonl`,
+      attempts: file.lines,
+      errors: file.errors,
+      wallMs,
+      concurrency,
+      startedAt,
+      notes: { ...o.notes, ...(o.coldMetric ? {} : { unexpectedCold }), cpuMs: cpu() },
+    });
+    ctx.progress.end(`${side} ${metric}`, file.lines, file.errors, wallMs);
+  }
+  return { file, unexpectedCold };
+}
+
+/** Setup outside a measured sample failed (creating actors to wake, seeding): the group cannot run. */
+export class StageSetupError extends Error {}
+
+export function must<T extends Outcome>(r: T, what: string): Extract<T, { ok: true }> {
+  if (!r.ok) throw new StageSetupError(`${what} failed: ${r.error}`);
+  return r as Extract<T, { ok: true }>;
+}
