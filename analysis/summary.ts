@@ -1,10 +1,17 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { mean, nearestRank } from "./percentiles";
+import { quantileCI } from "./confidence";
+import { isColdMetric, isThroughputMetric, METRIC_ORDER, SIDES } from "./metrics";
+import type { ManifestLike } from "./verify";
 
 export interface RawSample {
   ok: boolean;
   ms: number;
   cold: boolean | null;
+  actorMs?: number | null;
+  sqlMs?: number | null;
+  clientMs?: number | null;
 }
 
 export interface SummaryRow {
@@ -39,17 +46,22 @@ export function readSamples(path: string): RawSample[] {
   return out;
 }
 
+/** The samples a metric's statistics are taken over: successful ones, and for a cold metric only proven-cold ones. */
+export function countedSamples(samples: readonly RawSample[], coldMetric: boolean): RawSample[] {
+  return samples.filter((s) => s.ok && (!coldMetric || s.cold === true));
+}
+
+const ascending = (xs: number[]) => xs.sort((a, b) => a - b);
+
 /** Statistics of one metric. For a cold metric only samples with cold === true count. */
 export function summarize(side: string, metric: string, samples: readonly RawSample[], coldMetric: boolean): SummaryRow {
   let errors = 0;
   let notCold = 0;
-  const xs: number[] = [];
   for (const s of samples) {
     if (!s.ok) errors++;
     else if (coldMetric && s.cold !== true) notCold++;
-    else xs.push(s.ms);
   }
-  xs.sort((a, b) => a - b);
+  const xs = ascending(countedSamples(samples, coldMetric).map((s) => s.ms));
   return {
     side,
     metric,
@@ -72,4 +84,71 @@ export function headlineTable(rows: readonly SummaryRow[]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
   return [line(head), line(widths.map((w) => "-".repeat(w))), ...body.map(line)].join("\n");
+}
+
+export interface Percentiles {
+  n: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  ci: Record<"p50" | "p90" | "p99", { lo: number | null; hi: number | null }>;
+}
+
+/** p50/p90/p99 with their 95% order-statistic intervals, of any series (ms, actorMs, clientMs, ...). */
+export function percentiles(values: readonly number[]): Percentiles {
+  const xs = ascending([...values]);
+  return {
+    n: xs.length,
+    p50: nearestRank(xs, 50),
+    p90: nearestRank(xs, 90),
+    p99: nearestRank(xs, 99),
+    ci: { p50: quantileCI(xs, 50), p90: quantileCI(xs, 90), p99: quantileCI(xs, 99) },
+  };
+}
+
+export interface ThroughputRow {
+  side: string;
+  metric: string;
+  concurrency: number;
+  perSecond: number;
+  errors: number;
+  attempts: number;
+  /** measured: completions / stage wall time; littles-law: concurrency x 1000 / mean Worker ms (DO, as the reference). */
+  method: "measured" | "littles-law";
+}
+
+export interface RunSummary {
+  rows: SummaryRow[];
+  throughput: ThroughputRow[];
+}
+
+/** The stages a run recorded, in canonical order. */
+export function orderedStages(m: ManifestLike): Array<{ side: string; metric: string; file: string }> {
+  const out: Array<{ side: string; metric: string; file: string }> = [];
+  for (const side of SIDES) for (const metric of METRIC_ORDER) {
+    const st = m.stages[`${side}.${metric}`];
+    if (st) out.push({ side, metric, file: st.file });
+  }
+  return out;
+}
+
+/**
+ * Headline rows and throughput of a run. Rivet rates are measured (completions
+ * over wall time); DO rates follow the reference, Little's law on the mean
+ * Worker-timed ms, with the driver's measured rate beside them.
+ */
+export function summarizeRun(dir: string, m: ManifestLike, load = (f: string) => readSamples(join(dir, f))): RunSummary {
+  const rows: SummaryRow[] = [];
+  const throughput: ThroughputRow[] = [];
+  for (const { side, metric, file } of orderedStages(m)) {
+    const st = m.stages[`${side}.${metric}`];
+    const row = summarize(side, metric, load(file), isColdMetric(metric));
+    rows.push(row);
+    if (!isThroughputMetric(metric)) continue;
+    const entry = (perSecond: number, method: ThroughputRow["method"]): ThroughputRow =>
+      ({ side, metric, concurrency: st.concurrency, perSecond, errors: st.errors, attempts: st.attempts, method });
+    if (side === "cloudflare") throughput.push(entry((st.concurrency * 1000) / row.mean, "littles-law"));
+    throughput.push(entry(((st.attempts - st.errors) * 1000) / st.wallMs, "measured"));
+  }
+  return { rows, throughput };
 }

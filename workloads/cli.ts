@@ -1,6 +1,7 @@
 import { parseRunArgs, UsageError } from "./runConfig";
 import { runLocalSuite } from "./run";
 import { headlineTable } from "../analysis/summary";
+import { generateReport } from "../analysis/report";
 import { stopAll } from "./processes";
 import { NETNS_ENV, netnsAvailable, runInNetns } from "./netns";
 
@@ -22,7 +23,8 @@ async function main(): Promise<number> {
     cfg.loopback = "host";
   }
   const out = await runLocalSuite(cfg);
-  console.log(`\nrun directory: ${out.runDir}\n`);
+  await generateReport(out.runDir);
+  console.log(`\nrun directory: ${out.runDir}\nreport: ${out.runDir}/report/results.md (charts, summary.json beside it)\n`);
   console.log(headlineTable(out.rows));
   if (out.throughput.length > 0) {
     console.log("\nthroughput (measured: completions / wall time; littles-law: concurrency x 1000 / mean Worker ms)");

@@ -54,7 +54,4 @@ export const CLOUDFLARE_METRICS: Record<Group, string[]> = {
   seqwrite: ["seqwrite"],
 };
 
-/** Metrics whose samples count only with a proven cold start. */
-export function isColdMetric(metric: string): boolean {
-  return metric.startsWith("create.") || metric.startsWith("wake.") || metric.startsWith("burst.");
-}
+export { isColdMetric } from "../analysis/metrics";

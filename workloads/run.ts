@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { RunDir, type Manifest } from "./runDir";
+import { RunDir } from "./runDir";
 import { createProgress, type Progress } from "./progress";
 import { AVAILABLE_SIDES, type RunConfig } from "./runConfig";
-import { CLOUDFLARE_METRICS, isColdMetric, RIVET_METRICS, type Group } from "./presets";
+import type { Group } from "./presets";
 import { packageVersion } from "./versions";
 import { onInterrupt } from "./processes";
 import { NETNS_ENV } from "./netns";
@@ -16,17 +16,7 @@ import { loopbackSettings } from "./rivet/network";
 import { COMPATIBILITY_DATE, startLocalWorker } from "./cloudflare/localWorker";
 import { WorkerClient } from "./cloudflare/workerClient";
 import { CLOUDFLARE_GROUP_RUNNERS, type CloudflareStageContext } from "./cloudflare/stages";
-import { readSamples, summarize, type SummaryRow } from "../analysis/summary";
-
-export interface ThroughputRow {
-  side: string;
-  metric: string;
-  concurrency: number;
-  perSecond: number;
-  errors: number;
-  attempts: number;
-  method: "measured" | "littles-law";
-}
+import { summarizeRun, type SummaryRow, type ThroughputRow } from "../analysis/summary";
 
 export interface RunOutcome {
   runDir: string;
@@ -141,29 +131,4 @@ export async function runLocalSuite(cfg: RunConfig, progress: Progress = createP
   removeHook();
   run.finish(failures.length === 0 ? "complete" : "failed", failures.join("\n") || undefined);
   return { runDir: run.dir, failures, ...summarizeRun(run.dir, run.manifest) };
-}
-
-const SIDE_METRICS: Record<string, Record<Group, string[]>> = { rivet: RIVET_METRICS, cloudflare: CLOUDFLARE_METRICS };
-
-/**
- * Headline rows and throughput of the stages a run recorded. Rivet rates are
- * measured (completions over wall time); DO rates follow the reference: Little's
- * law on the mean Worker-timed ms, with the driver's measured rate beside them.
- */
-export function summarizeRun(dir: string, manifest: Manifest): Pick<RunOutcome, "rows" | "throughput"> {
-  const rows: SummaryRow[] = [];
-  const throughput: ThroughputRow[] = [];
-  for (const [side, groups] of Object.entries(SIDE_METRICS)) {
-    for (const metric of Object.values(groups).flat()) {
-      const st = manifest.stages[`${side}.${metric}`];
-      if (!st) continue;
-      const row = summarize(side, metric, readSamples(join(dir, st.file)), isColdMetric(metric));
-      rows.push(row);
-      if (!metric.startsWith("burst.") && metric !== "seqwrite") continue;
-      const base = { side, metric, concurrency: st.concurrency, errors: st.errors, attempts: st.attempts };
-      if (side === "cloudflare") throughput.push({ ...base, perSecond: (st.concurrency * 1000) / row.mean, method: "littles-law" });
-      throughput.push({ ...base, perSecond: ((st.attempts - st.errors) * 1000) / st.wallMs, method: "measured" });
-    }
-  }
-  return { rows, throughput };
 }

@@ -48,3 +48,20 @@ describe("parseProcStatCpuMs", () => {
     expect(parseProcStatCpuMs(line)).toBe(3000);
   });
 });
+
+import { engineBinaryPath } from "./localRivet";
+describe("engineBinaryPath", () => {
+  it("finds the binary shipped in the npm package", () => {
+    expect(engineBinaryPath()).toMatch(/rivet-engine(\.exe)?$/);
+  });
+  it("names the problem and the fix when the binary is missing", () => {
+    const before = process.env.RIVET_ENGINE_BINARY;
+    process.env.RIVET_ENGINE_BINARY = "/nonexistent/rivet-engine";
+    try {
+      expect(() => engineBinaryPath()).toThrow(/No Rivet Engine binary for .*does not exist[\s\S]*npm ci --include=optional/);
+    } finally {
+      if (before === undefined) delete process.env.RIVET_ENGINE_BINARY;
+      else process.env.RIVET_ENGINE_BINARY = before;
+    }
+  });
+});

@@ -1,0 +1,159 @@
+import { describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, appendFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { RunDir } from "../workloads/runDir";
+import { generateReport } from "./report";
+import { summarizeRun, type RawSample } from "./summary";
+import { verifyRunDir } from "./verify";
+import { replaceHeadline, README_END, README_START } from "./readme";
+import { intervalsOverlap } from "./compare";
+import { headlineData } from "./charts";
+
+type S = { ms: number; ok?: boolean; cold?: boolean | null; clientMs?: number; actorMs?: number; sqlMs?: number };
+
+/** A run directory written through the same RunDir/SampleFile code the driver uses. */
+function fixture(stages: Record<string, { samples: S[]; concurrency?: number; wallMs?: number }>): string {
+  const root = mkdtempSync(join(tmpdir(), "ab-report-"));
+  const run = new RunDir(root, "local", "quick", { preset: "quick" }, new Date(Date.UTC(2026, 11, 2, 13, 5)));
+  for (const [key, st] of Object.entries(stages)) {
+    const [side, ...rest] = key.split(".");
+    const metric = rest.join(".");
+    const f = run.rawFile(side, metric);
+    st.samples.forEach((s, i) => f.write({ seq: i, at: 1_796_000_000_000 + i, ok: s.ok ?? true, ms: s.ms, cold: s.cold ?? null, clientMs: s.clientMs, actorMs: s.actorMs, sqlMs: s.sqlMs, ...(s.ok === false ? { error: "HTTP 504" } : {}) }));
+    f.close();
+    run.recordStage({ side, metric, file: `raw/${side}.${metric}.jsonl`, attempts: st.samples.length, errors: st.samples.filter((s) => s.ok === false).length, wallMs: st.wallMs ?? 1000, concurrency: st.concurrency ?? 1, startedAt: "2026-12-02T13:05:00.000Z" });
+  }
+  run.manifest.finishedAt = "2026-12-02T13:06:00.000Z";
+  run.manifest.status = "complete";
+  run.rehash();
+  run.save();
+  return run.dir;
+}
+
+const range = (n: number, f: (i: number) => S) => Array.from({ length: n }, (_, i) => f(i));
+
+function sampleRun(): string {
+  return fixture({
+    "rivet.create.ping": { samples: [...range(30, (i) => ({ ms: 40 + i, cold: true, actorMs: 0.2 })), { ms: 5, cold: false }, { ms: 15000, ok: false }] },
+    "rivet.warm.ping": { samples: range(50, (i) => ({ ms: 5 + (i % 10) / 10, actorMs: 0.05 })) },
+    "rivet.sqlite.write": { samples: range(50, (i) => ({ ms: 9 + (i % 5), sqlMs: 1.3 })) },
+    "rivet.burst.c8": { samples: range(16, () => ({ ms: 400, cold: true })), concurrency: 8, wallMs: 800 },
+    "cloudflare.create.unique": { samples: range(20, (i) => ({ ms: 4 + (i % 3), cold: true, clientMs: 8 })) },
+    "cloudflare.warm.ping": { samples: range(50, (i) => ({ ms: i % 2, clientMs: 2 })) },
+    "cloudflare.sqlite.write": { samples: range(50, () => ({ ms: 2, clientMs: 4 })) },
+    "cloudflare.burst.c8": { samples: [10, 20, 30].map((ms) => ({ ms, cold: true, clientMs: ms + 3 })), concurrency: 8, wallMs: 100 },
+    "cloudflare.seqwrite": { samples: [{ ms: 4, clientMs: 6 }, { ms: 4, clientMs: 6 }], wallMs: 20 },
+  });
+}
+
+const allFiles = (dir: string): Record<string, Buffer> => {
+  const out: Record<string, Buffer> = {};
+  const walk = (d: string, rel: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.isDirectory()) walk(join(d, e.name), `${rel}${e.name}/`);
+      else out[`${rel}${e.name}`] = readFileSync(join(d, e.name));
+    }
+  };
+  walk(dir, "");
+  return out;
+};
+
+describe("throughput", () => {
+  it("DO rates by Little's law on the Worker mean, Rivet rates measured, both labelled", () => {
+    const dir = sampleRun();
+    const { throughput, rows } = summarizeRun(dir, verifyRunDir(dir));
+    const find = (side: string, metric: string, method: string) => throughput.find((t) => t.side === side && t.metric === metric && t.method === method)!;
+    expect(find("cloudflare", "burst.c8", "littles-law").perSecond).toBeCloseTo(400, 10); // 8 x 1000 / 20 ms
+    expect(find("cloudflare", "burst.c8", "measured").perSecond).toBeCloseTo(30, 10); // 3 in 100 ms
+    expect(find("cloudflare", "seqwrite", "littles-law").perSecond).toBeCloseTo(250, 10); // 1000 / 4 ms
+    expect(find("rivet", "burst.c8", "measured").perSecond).toBeCloseTo(20, 10); // 16 in 800 ms
+    expect(throughput.some((t) => t.side === "rivet" && t.method === "littles-law")).toBe(false);
+    const create = rows.find((r) => r.side === "rivet" && r.metric === "create.ping")!;
+    expect(create).toMatchObject({ n: 30, errors: 1, notCold: 1, p50: 54, p90: 66, p99: 69 });
+  });
+});
+
+describe("generateReport", () => {
+  it("writes summary.json of the contract, results.md and charts as valid PNG and SVG", async () => {
+    const dir = sampleRun();
+    await generateReport(dir);
+    const summary = JSON.parse(readFileSync(join(dir, "report/summary.json"), "utf8"));
+    expect(Object.keys(summary)).toEqual(["rows", "throughput"]);
+    expect(Object.keys(summary.rows[0])).toEqual(["side", "metric", "n", "errors", "notCold", "p50", "p90", "p99", "mean"]);
+    expect(Object.keys(summary.throughput[0])).toEqual(["side", "metric", "concurrency", "perSecond", "errors", "attempts", "method"]);
+    const md = readFileSync(join(dir, "report/results.md"), "utf8");
+    expect(md).toMatch(/\| Actor create, first request answered \(no storage\) \| 54\.00 \/ 66\.00 \/ 69\.00 \| 30 \| - \| - \|/);
+    expect(md).toMatch(/\| Burst creates at concurrency 8 \| 20\.0\/s \(0 errors of 16\) \| 400\/s \(0 errors of 3\); measured by the driver: 30\.0\/s \|/);
+    expect(md).toMatch(/p50 \[95% CI\]/);
+    expect(md).toMatch(/does not freeze timers/);
+    expect(md).toMatch(/Failures were counted, not retried: rivet create\.ping 1 of 32/);
+    const charts = readdirSync(join(dir, "report/charts"));
+    expect(charts).toEqual(expect.arrayContaining(["headline.png", "headline.svg", "cdf-create.png", "cdf-warm.png"]));
+    for (const c of charts.filter((f) => f.endsWith(".png"))) {
+      const png = readFileSync(join(dir, "report/charts", c));
+      expect(png.subarray(0, 8).toString("hex"), c).toBe("89504e470d0a1a0a");
+      expect(png.subarray(12, 16).toString("ascii"), c).toBe("IHDR");
+      expect(png.readUInt32BE(16), c).toBeGreaterThan(100);
+    }
+    expect(readFileSync(join(dir, "report/charts/headline.svg"), "utf8")).toMatch(/^<svg/);
+  });
+
+  it("the same raw files give a byte-identical report directory", async () => {
+    const dir = sampleRun();
+    await generateReport(dir);
+    const first = allFiles(join(dir, "report"));
+    await generateReport(dir);
+    const second = allFiles(join(dir, "report"));
+    expect(Object.keys(second)).toEqual(Object.keys(first));
+    for (const k of Object.keys(first)) expect(second[k].equals(first[k]), k).toBe(true);
+  });
+
+  it("refuses a tampered raw file, naming it, and writes nothing", async () => {
+    const dir = sampleRun();
+    appendFileSync(join(dir, "raw/rivet.warm.ping.jsonl"), '{"seq":50,"at":1,"ok":true,"ms":0.1,"cold":null}\n');
+    await expect(generateReport(dir)).rejects.toThrow(/raw\/rivet\.warm\.ping\.jsonl: sha256 [0-9a-f]{64} does not match the manifest's/);
+    expect(existsSync(join(dir, "report"))).toBe(false);
+    expect(existsSync(join(dir, "report.tmp"))).toBe(false);
+  });
+
+  it("refuses a missing raw file or run directory with a clear message", async () => {
+    const dir = sampleRun();
+    rmSync(join(dir, "raw/cloudflare.seqwrite.jsonl"));
+    await expect(generateReport(dir)).rejects.toThrow(/raw\/cloudflare\.seqwrite\.jsonl: listed in the manifest but missing/);
+    await expect(generateReport(join(dir, "nope"))).rejects.toThrow(/no such run directory/);
+    await expect(generateReport(join(dir, "raw"))).rejects.toThrow(/no manifest\.json/);
+    expect(existsSync(join(dir, "report"))).toBe(false);
+  });
+});
+
+describe("headline chart data", () => {
+  it("request = median warm; create and write have that median subtracted from every sample", () => {
+    const samples = new Map<string, RawSample[]>([
+      ["rivet.warm.ping", [1, 2, 3].map((ms) => ({ ok: true, ms, cold: null }))],
+      ["rivet.create.ping", [12, 22, 32].map((ms) => ({ ok: true, ms, cold: true }))],
+      ["cloudflare.warm.ping", [10, 11, 12].map((ms) => ({ ok: true, ms, cold: null }))],
+      ["cloudflare.create.unique", [111, 211].map((ms) => ({ ok: true, ms, cold: true }))],
+      ["cloudflare.create.ping", [999].map((ms) => ({ ok: true, ms, cold: true }))],
+    ]);
+    expect(headlineData(samples)).toEqual([
+      { group: "Request from your backend", side: "Rivet Actor", ms: 2, n: 3 },
+      { group: "Create (minus baseline)", side: "Rivet Actor", ms: 20, n: 3 },
+      { group: "Request from your backend", side: "Durable Object", ms: 11, n: 3 },
+      { group: "Create (minus baseline)", side: "Durable Object", ms: 100, n: 2 },
+    ]);
+  });
+});
+
+describe("README and compare helpers", () => {
+  it("replaces only the block between the markers, and says how to add them when absent", () => {
+    const readme = `# x\n\n${README_START}\nold\n${README_END}\n\nrest\n`;
+    expect(replaceHeadline(readme, "label", "| t |")).toBe(`# x\n\n${README_START}\nlabel\n\n| t |\n${README_END}\n\nrest\n`);
+    expect(() => replaceHeadline("# x\n", "l", "h")).toThrow(/no headline markers/);
+  });
+  it("CI overlap treats missing ends as unbounded", () => {
+    expect(intervalsOverlap({ lo: 1, hi: 2 }, { lo: 3, hi: 4 })).toBe(false);
+    expect(intervalsOverlap({ lo: 1, hi: 3 }, { lo: 3, hi: 4 })).toBe(true);
+    expect(intervalsOverlap({ lo: 1, hi: null }, { lo: 30, hi: 40 })).toBe(true);
+  });
+});

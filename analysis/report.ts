@@ -1,0 +1,149 @@
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { verifyRunDir, type ManifestLike } from "./verify";
+import { countedSamples, orderedStages, percentiles, readSamples, summarizeRun, type RawSample, type RunSummary } from "./summary";
+import { HEADLINE_LABELS, isColdMetric, METRIC_ORDER } from "./metrics";
+import { ci, ms, rate, table, triple } from "./format";
+import { renderCharts } from "./charts";
+
+export interface Report {
+  summary: RunSummary;
+  markdown: string;
+  headline: string;
+}
+
+type Loaded = { m: ManifestLike; samples: Map<string, RawSample[]>; summary: RunSummary };
+
+function load(dir: string): Loaded {
+  const m = verifyRunDir(dir);
+  const samples = new Map<string, RawSample[]>();
+  for (const s of orderedStages(m)) samples.set(`${s.side}.${s.metric}`, readSamples(join(dir, s.file)));
+  const summary = summarizeRun(dir, m, (f) => {
+    const st = Object.values(m.stages).find((x) => x.file === f)!;
+    return samples.get(`${st.side}.${st.metric}`)!;
+  });
+  return { m, samples, summary };
+}
+
+const row = (s: RunSummary, side: string, metric: string) => s.rows.find((r) => r.side === side && r.metric === metric);
+
+/** The headline in the reference's shape: raw round trips, p50 / p90 / p99 and n, both sides side by side. */
+export function headlineMarkdown(s: RunSummary): string {
+  const rows: string[][] = [];
+  for (const metric of METRIC_ORDER) {
+    const label = HEADLINE_LABELS[metric];
+    if (!label) continue;
+    const r = row(s, "rivet", metric);
+    const c = row(s, "cloudflare", metric);
+    if (!r && !c) continue;
+    rows.push([label, r ? triple(r.p50, r.p90, r.p99) : "-", r ? String(r.n) : "-", c ? triple(c.p50, c.p90, c.p99) : "-", c ? String(c.n) : "-"]);
+  }
+  const head = table(["Metric", "Rivet Actor", "n", "Durable Object", "n"], rows);
+  const tp: string[][] = [];
+  for (const metric of ["burst.c1", "burst.c8", "burst.c32", "burst.c128", "seqwrite"]) {
+    const r = s.throughput.find((t) => t.side === "rivet" && t.metric === metric);
+    const cl = s.throughput.find((t) => t.side === "cloudflare" && t.metric === metric && t.method === "littles-law");
+    const cm = s.throughput.find((t) => t.side === "cloudflare" && t.metric === metric && t.method === "measured");
+    if (!r && !cl) continue;
+    const label = metric === "seqwrite" ? "Sequential durable writes on one actor" : `Burst creates at concurrency ${metric.slice("burst.c".length)}`;
+    tp.push([
+      label,
+      r ? `${rate(r.perSecond)}/s (${r.errors} errors of ${r.attempts})` : "-",
+      cl && cm ? `${rate(cl.perSecond)}/s (${cl.errors} errors of ${cl.attempts}); measured by the driver: ${rate(cm.perSecond)}/s` : "-",
+    ]);
+  }
+  const tpTable = tp.length ? `\n\n${table(["Throughput", "Rivet (measured)", "Durable Objects (Little's law on Worker ms)"], tp)}` : "";
+  return `Milliseconds, p50 / p90 / p99, nearest rank, no trimming; n is the samples the percentiles are taken over.\n\n${head}${tpTable}`;
+}
+
+function fullTables(l: Loaded): string {
+  const out: string[] = [];
+  for (const side of ["rivet", "cloudflare"]) {
+    const rows: string[][] = [];
+    for (const r of l.summary.rows.filter((x) => x.side === side)) {
+      const p = percentiles(countedSamples(l.samples.get(`${side}.${r.metric}`)!, isColdMetric(r.metric)).map((s) => s.ms));
+      rows.push([r.metric, String(r.n), String(r.errors), String(r.notCold), `${ms(p.p50)} ${ci(p.ci.p50)}`, `${ms(p.p90)} ${ci(p.ci.p90)}`, `${ms(p.p99)} ${ci(p.ci.p99)}`, ms(r.mean)]);
+    }
+    if (rows.length === 0) continue;
+    out.push(`### ${side === "rivet" ? "Rivet Actor" : "Durable Object"}\n\n${table(["metric", "n", "errors", "notCold", "p50 [95% CI]", "p90 [95% CI]", "p99 [95% CI]", "mean"], rows)}`);
+  }
+  return out.join("\n\n");
+}
+
+function intervalTable(l: Loaded, side: string, field: "actorMs" | "sqlMs" | "clientMs", title: string): string {
+  const rows: string[][] = [];
+  for (const { metric } of orderedStages(l.m).filter((s) => s.side === side)) {
+    const xs = countedSamples(l.samples.get(`${side}.${metric}`)!, isColdMetric(metric))
+      .map((s) => s[field])
+      .filter((x): x is number => typeof x === "number");
+    if (xs.length === 0) continue;
+    const p = percentiles(xs);
+    rows.push([metric, String(p.n), `${ms(p.p50)} ${ci(p.ci.p50)}`, `${ms(p.p90)} ${ci(p.ci.p90)}`, `${ms(p.p99)} ${ci(p.ci.p99)}`]);
+  }
+  return rows.length ? `### ${title}\n\n${table(["metric", "n", "p50 [95% CI]", "p90 [95% CI]", "p99 [95% CI]"], rows)}` : "";
+}
+
+/** Caveats that follow from the run's own manifest, nothing typed per run. */
+export function caveats(m: ManifestLike): string[] {
+  const out: string[] = [];
+  const sides = new Set(Object.values(m.stages).map((s) => s.side));
+  if (m.stack === "local") {
+    out.push("A local run: the Rivet Engine, the RivetKit app, workerd and the load driver all ran on this one machine, one side after the other, sharing its cores. These are the software's costs on a small machine, not what either cloud gives.");
+    out.push("No replication: the Engine stores on one local file system and the DO's SQLite is a local file; neither waits for other zones.");
+    if (sides.has("cloudflare")) out.push("The Durable Object side ran on local workerd, which does not freeze timers and whose Date.now() steps in whole milliseconds: DO figures are integers and sub-millisecond calls read 0 or 1. They are not Cloudflare's figures.");
+  }
+  const rivet = (m.settings as { rivet?: { loopback?: { quickack?: boolean | null; privateNetns?: boolean }; engineEnv?: { RUST_BACKTRACE?: string } } } | undefined)?.rivet;
+  if (rivet?.loopback?.quickack) out.push(`Delayed ACKs were off on the loopback route (quickack 1${rivet.loopback.privateNetns ? ", in a private network namespace" : ""}); see workloads/rivet/LATENCY.md.`);
+  else if (rivet) out.push("Delayed ACKs were on (the host's default loopback route): creates include 40 ms delayed-ACK stalls on the app's connection; see workloads/rivet/LATENCY.md.");
+  if (rivet?.engineEnv?.RUST_BACKTRACE === "removed") out.push("The Engine and the app ran without RUST_BACKTRACE.");
+  const errs = Object.values(m.stages).filter((s) => s.errors > 0);
+  if (errs.length) out.push(`Failures were counted, not retried: ${errs.map((s) => `${s.side} ${s.metric} ${s.errors} of ${s.attempts}`).join(", ")}.`);
+  if (m.status && m.status !== "complete") out.push(`The run's status is "${m.status}": only the stages listed were measured.`);
+  if (sides.has("cloudflare")) out.push("Durable Object rates use Little's law on the Worker-timed mean, as the reference does; the driver's measured rate is shown beside them.");
+  return out;
+}
+
+const json = (x: unknown) => "```json\n" + JSON.stringify(x, null, 2) + "\n```";
+
+export function reportMarkdown(l: Loaded, charts: string[]): string {
+  const m = l.m;
+  const mach = m.machine as { cpus?: number; cpuModel?: string; memory?: number; os?: string };
+  const machineLine = `${mach.cpus ?? "?"} x ${mach.cpuModel ?? "?"}, ${mach.memory ? (mach.memory / 2 ** 30).toFixed(1) : "?"} GiB, ${mach.os ?? "?"}`;
+  const parts = [
+    `# actor-bench run ${m.runId} (${m.stack})`,
+    `Started ${m.startedAt}, finished ${m.finishedAt ?? "(not finished)"}, preset \`${m.preset}\`, status \`${m.status ?? "unknown"}\`. Machine: ${machineLine}. Generated from \`raw/\` by \`npm run report\`; every number below comes from the raw samples.`,
+    `## Headline\n\n${headlineMarkdown(l.summary)}`,
+    charts.length ? `## Charts\n\n${charts.map((c) => `![${c}](charts/${c}.png)`).join("\n\n")}\n\nThe headline chart's request group is each side's median warm round trip (warm.ping); the create and write groups subtract that median from every sample first, so they show the work rather than the hop. Its DO create uses the unique-id create.` : "",
+    `## Full tables\n\nFor creates, wakes and bursts only samples whose cold flag proves a fresh instance count (n); the others are \`notCold\`. Brackets: distribution-free 95% confidence intervals from order statistics; \`-\` where n is too small for that bound.\n\n${fullTables(l)}`,
+    [intervalTable(l, "rivet", "actorMs", "In the actor: handler interval (Rivet)"), intervalTable(l, "rivet", "sqlMs", "In the actor: SQL interval around db.execute (Rivet)"), intervalTable(l, "cloudflare", "clientMs", "Third clock: the driver's round trip to the Worker (Durable Object side)")].filter(Boolean).join("\n\n"),
+    `## Caveats\n\n${caveats(m).map((c) => `- ${c}`).join("\n")}`,
+    `## Versions\n\n${table(["component", "version"], Object.entries(m.versions).map(([k, v]) => [k, String(v)]))}`,
+    `## Machine\n\n${json(m.machine)}`,
+    `## Config\n\n${json(m.config)}`,
+    m.settings ? `## Settings\n\n${json(m.settings)}` : "",
+  ];
+  return parts.filter(Boolean).join("\n\n") + "\n";
+}
+
+/**
+ * Regenerates <runDir>/report/ from raw/ alone. Verifies every raw file first
+ * and writes nothing when one fails. The output depends only on the run
+ * directory's files: the same raw files give byte-identical reports.
+ */
+export async function generateReport(dir: string): Promise<Report> {
+  const l = load(dir);
+  const tmp = join(dir, "report.tmp");
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(join(tmp, "charts"), { recursive: true });
+  const charts = await renderCharts(l.m, l.samples, l.summary, join(tmp, "charts"));
+  const markdown = reportMarkdown(l, charts);
+  writeFileSync(join(tmp, "results.md"), markdown);
+  writeFileSync(join(tmp, "summary.json"), JSON.stringify({ rows: l.summary.rows, throughput: l.summary.throughput }, null, 2) + "\n");
+  rmSync(join(dir, "report"), { recursive: true, force: true });
+  renameSync(tmp, join(dir, "report"));
+  return { summary: l.summary, markdown, headline: headlineMarkdown(l.summary) };
+}
+
+export function readManifest(dir: string): ManifestLike {
+  return JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as ManifestLike;
+}
