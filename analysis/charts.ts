@@ -34,7 +34,7 @@ export function headlineData(samples: Map<string, RawSample[]>): Array<{ group: 
     const baseline = nearestRank(base, 50);
     out.push({ group: "Request from your backend", side: SIDE_NAME[side], ms: baseline, n: base.length });
     const createMetric = side === "cloudflare" ? "create.unique" : "create.ping";
-    for (const [group, metric] of [["Create (minus baseline)", createMetric], ["Durable write (minus baseline)", "sqlite.write"]] as const) {
+    for (const [group, metric] of [["Create (minus baseline)", createMetric], ["Write (minus baseline)", "sqlite.write"]] as const) {
       const xs = sortedMs(samples.get(`${side}.${metric}`), metric).map((x) => x - baseline);
       if (xs.length) out.push({ group, side: SIDE_NAME[side], ms: nearestRank(xs, 50), n: xs.length });
     }
@@ -66,12 +66,12 @@ export async function renderCharts(m: ManifestLike, samples: Map<string, RawSamp
       {
         $schema: "https://vega.github.io/schema/vega-lite/v5.json",
         title: `p50 ms, ${m.stack} run ${m.runId}`,
-        width: 420,
+        width: 600,
         height: 260,
         data: { values: head },
         mark: { type: "bar" },
         encoding: {
-          x: { field: "group", type: "nominal", title: null, sort: null, axis: { labelAngle: 0 } },
+          x: { field: "group", type: "nominal", title: null, sort: null, axis: { labelAngle: 0, labelLimit: 240 } },
           xOffset: { field: "side", type: "nominal" },
           y: { field: "ms", type: "quantitative", title: "ms (p50)" },
           color: { field: "side", type: "nominal", title: null },

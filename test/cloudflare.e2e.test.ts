@@ -13,7 +13,7 @@ import { WorkerClient, type WorkerResult } from "../workloads/cloudflare/workerC
 import { CLOUDFLARE_GROUP_RUNNERS } from "../workloads/cloudflare/stages";
 import { RunDir } from "../workloads/runDir";
 import { createProgress } from "../workloads/progress";
-import { CLOUDFLARE_METRICS, type SampleCounts } from "../workloads/presets";
+import { CLOUDFLARE_METRICS, GROUPS, type SampleCounts } from "../workloads/presets";
 import type { Sample } from "../workloads/samples";
 
 const tiny: SampleCounts = {
@@ -112,7 +112,7 @@ describe("the Cloudflare driver stages", () => {
   beforeAll(async () => {
     run = new RunDir(mkdtempSync(join(tmpdir(), "ab-cfrun-")), "local", "test", {});
     const ctx = { client, run, counts: tiny, progress: createProgress(process.stdout, true), keyPrefix: `stages-${Date.now()}`, wakeIdleMs: 15_000 };
-    for (const g of Object.keys(CLOUDFLARE_GROUP_RUNNERS) as Array<keyof typeof CLOUDFLARE_GROUP_RUNNERS>) {
+    for (const g of GROUPS) {
       await CLOUDFLARE_GROUP_RUNNERS[g](ctx);
     }
     run.finish("complete");

@@ -13,7 +13,7 @@ import { GatewayClient, type CallResult, type Target } from "../workloads/rivet/
 import { DEFAULT_ENGINE_SETTINGS } from "../workloads/rivet/engineConfig";
 import { RunDir } from "../workloads/runDir";
 import { createProgress } from "../workloads/progress";
-import { RIVET_METRICS, type SampleCounts } from "../workloads/presets";
+import { GROUPS, RIVET_METRICS, type SampleCounts } from "../workloads/presets";
 import { measure, RIVET_GROUP_RUNNERS, type RivetStageContext } from "../workloads/rivet/stages";
 import type { Sample } from "../workloads/samples";
 
@@ -126,7 +126,7 @@ describe("the Rivet driver stages", () => {
   beforeAll(async () => {
     run = new RunDir(mkdtempSync(join(tmpdir(), "ab-run-")), "local", "test", {});
     const ctx = ctxFor(run, "stages");
-    for (const g of Object.keys(RIVET_GROUP_RUNNERS) as Array<keyof typeof RIVET_GROUP_RUNNERS>) {
+    for (const g of GROUPS) {
       await RIVET_GROUP_RUNNERS[g](ctx);
     }
     run.finish("complete");

@@ -8,7 +8,7 @@ describe("parseRunArgs", () => {
     expect(c.preset).toBe("local");
     expect(c.counts).toEqual(PRESETS.local);
     expect(c.sides).toEqual(["rivet", "cloudflare"]);
-    expect(c.groups).toEqual(["create", "wake", "warm", "sqlite", "burst", "seqwrite"]);
+    expect(c.groups).toEqual(["create", "wake", "warm", "sqlite", "seqwrite", "burst"]);
     expect(c.wakeIdleMs).toBe(10_000);
     expect(c.engine).toEqual({ tcpNodelay: true, keepRustBacktrace: false });
     expect(c.loopback).toBe("quickack");
