@@ -14,7 +14,7 @@ import { DEFAULT_ENGINE_SETTINGS } from "../workloads/rivet/engineConfig";
 import { RunDir } from "../workloads/runDir";
 import { createProgress } from "../workloads/progress";
 import { GROUPS, RIVET_METRICS, type SampleCounts } from "../workloads/presets";
-import { measure, RIVET_GROUP_RUNNERS, type RivetStageContext } from "../workloads/rivet/stages";
+import { ACTORS_PER_QUERY, measure, RIVET_GROUP_RUNNERS, sleepAndConfirm, type RivetStageContext } from "../workloads/rivet/stages";
 import type { Sample } from "../workloads/samples";
 
 const tiny: SampleCounts = {
@@ -182,6 +182,17 @@ describe("the Rivet driver stages", () => {
       expect(createHash("sha256").update(buf).digest("hex"), file).toBe(d.sha256);
       expect(buf.toString().split("\n").length - 1, file).toBe(d.lines);
     }
+  });
+});
+
+describe("sleep confirmation", () => {
+  it("confirms more actors than one Engine query takes (32 ids) asleep", async () => {
+    const run = new RunDir(mkdtempSync(join(tmpdir(), "ab-sleep-")), "local", "test", {});
+    const ids: string[] = [];
+    for (let i = 0; i < ACTORS_PER_QUERY + 8; i++) ids.push(ok(await client.call({ kind: "key", actor: "plain", key: `many-${Date.now()}-${i}` }, "ping")).actorId);
+    await sleepAndConfirm(ctxFor(run, "many"), ids);
+    const asleep = [...(await client.actors(ids.slice(0, 32))), ...(await client.actors(ids.slice(32)))];
+    expect(asleep.filter((a) => a.sleep_ts !== null)).toHaveLength(ids.length);
   });
 });
 

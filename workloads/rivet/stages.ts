@@ -40,13 +40,16 @@ export async function createStages(ctx: RivetStageContext): Promise<void> {
   }
 }
 
+/** The Engine's GET /actors accepts at most 32 actor_ids per request. */
+export const ACTORS_PER_QUERY = 32;
+
 /** Sleeps each actor explicitly, then polls the Engine until every one reports a sleep_ts. */
 export async function sleepAndConfirm(ctx: RivetStageContext, actorIds: string[]): Promise<void> {
   for (const id of actorIds) must(await ctx.client.call({ kind: "id", actorId: id }, "sleep"), `sleep of actor ${id}`);
   const pending = new Set(actorIds);
   const deadline = Date.now() + ctx.sleepConfirmTimeoutMs;
   while (pending.size > 0) {
-    const batch = [...pending].slice(0, 50);
+    const batch = [...pending].slice(0, ACTORS_PER_QUERY);
     for (const a of await ctx.client.actors(batch)) {
       if (a.sleep_ts !== null && a.destroy_ts === null) pending.delete(a.actor_id);
     }
