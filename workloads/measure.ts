@@ -95,3 +95,10 @@ export function must<T extends Outcome>(r: T, what: string): Extract<T, { ok: tr
   if (!r.ok) throw new StageSetupError(`${what} failed: ${r.error}`);
   return r as Extract<T, { ok: true }>;
 }
+
+/** The error text of a failed request: a timeout says so with its limit, others give their code and message. */
+export function describeRequestError(err: unknown, timeoutMs: number): string {
+  const e = err as Error & { code?: string };
+  const name = e.name === "TimeoutError" ? `timeout after ${timeoutMs} ms` : (e.code ?? e.name);
+  return `${name}: ${e.message}`;
+}

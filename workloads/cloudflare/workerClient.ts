@@ -1,5 +1,5 @@
 import { Pool } from "undici";
-import type { Outcome } from "../measure";
+import { describeRequestError, type Outcome } from "../measure";
 
 export type DoOp = "ping" | "read" | "write" | "scan" | "seed";
 /** Which DO a call reaches: by name, by its hex id, or a brand-new unique id. */
@@ -52,9 +52,7 @@ export class WorkerClient {
       return { ok: true, ms: body.ms, clientMs, id: String(body.id), reply: { cold: body.cold, actorMs: null, sqlMs: null, value: body.value } };
     } catch (err) {
       const clientMs = elapsed();
-      const e = err as Error & { code?: string };
-      const name = e.name === "TimeoutError" ? `timeout after ${this.timeoutMs} ms` : (e.code ?? e.name);
-      return { ok: false, ms: clientMs, clientMs, error: `${name}: ${e.message}` };
+      return { ok: false, ms: clientMs, clientMs, error: describeRequestError(err, this.timeoutMs) };
     }
   }
 
@@ -69,7 +67,7 @@ export class WorkerClient {
       return { ok: true, ms, clientMs: ms, reply: { cold: false, actorMs: null, sqlMs: null } };
     } catch (err) {
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-      return { ok: false, ms, clientMs: ms, error: (err as Error).message };
+      return { ok: false, ms, clientMs: ms, error: describeRequestError(err, this.timeoutMs) };
     }
   }
 

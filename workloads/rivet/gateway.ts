@@ -1,4 +1,5 @@
 import { Pool } from "undici";
+import { describeRequestError } from "../measure";
 
 /** Pure URL building for the Engine gateway's action routes. */
 export type Target = { kind: "key"; actor: string; key: string } | { kind: "id"; actorId: string };
@@ -67,9 +68,7 @@ export class GatewayClient {
       };
     } catch (err) {
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-      const e = err as Error & { code?: string };
-      const name = e.name === "TimeoutError" ? `timeout after ${this.timeoutMs} ms` : e.code ?? e.name;
-      return { ok: false, ms, error: `${name}: ${e.message}` };
+      return { ok: false, ms, error: describeRequestError(err, this.timeoutMs) };
     }
   }
 
