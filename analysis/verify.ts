@@ -4,6 +4,22 @@ import { join } from "node:path";
 
 export class RunDirError extends Error {}
 
+/** One measured stage as the manifest records it. */
+export interface StageRecord {
+  side: string;
+  metric: string;
+  file: string;
+  attempts: number;
+  errors: number;
+  /** Wall time of the stage's measured part, hrtime-based. */
+  wallMs: number;
+  concurrency: number;
+  startedAt: string;
+  /** Extra facts a stage reports (e.g. idle time before wakes, CPU of the processes under test). */
+  notes?: Record<string, unknown>;
+}
+
+/** The manifest contract (docs/design.md) as the report reads it. */
 export interface ManifestLike {
   schema: number;
   stack: string;
@@ -16,7 +32,7 @@ export interface ManifestLike {
   machine: Record<string, unknown>;
   config: Record<string, unknown>;
   settings?: Record<string, unknown>;
-  stages: Record<string, { side: string; metric: string; file: string; attempts: number; errors: number; wallMs: number; concurrency: number; startedAt: string; notes?: Record<string, unknown> }>;
+  stages: Record<string, StageRecord>;
   files: Record<string, { sha256: string; lines: number }>;
 }
 

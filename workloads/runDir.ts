@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { cpus, totalmem, release, platform, arch, hostname } from "node:os";
 import { join } from "node:path";
 import { SampleFile } from "./samples";
+import type { ManifestLike, StageRecord } from "../analysis/verify";
 
 export const MANIFEST_SCHEMA = 1;
 
@@ -12,33 +13,11 @@ export function formatRunId(d: Date): string {
   return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}T${p(d.getUTCHours())}${p(d.getUTCMinutes())}Z`;
 }
 
-export interface StageRecord {
-  side: string;
-  metric: string;
-  file: string;
-  attempts: number;
-  errors: number;
-  /** Wall time of the whole stage's measured part, hrtime-based. */
-  wallMs: number;
-  concurrency: number;
-  startedAt: string;
-  /** Extra facts a stage reports (e.g. idle time before wakes). */
-  notes?: Record<string, unknown>;
-}
+export type { StageRecord } from "../analysis/verify";
 
-export interface Manifest {
-  schema: number;
-  stack: string;
-  runId: string;
-  startedAt: string;
-  finishedAt: string | null;
-  preset: string;
-  versions: Record<string, string>;
-  machine: Record<string, unknown>;
-  config: Record<string, unknown>;
+/** The manifest as the driver writes it: the contract's shape, with settings and status always present. */
+export interface Manifest extends ManifestLike {
   settings: Record<string, unknown>;
-  stages: Record<string, StageRecord>;
-  files: Record<string, { sha256: string; lines: number }>;
   status: "running" | "complete" | "failed";
   failure?: string;
 }
