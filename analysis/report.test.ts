@@ -2,34 +2,13 @@ import { describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, appendFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RunDir } from "../workloads/runDir";
-import { generateReport } from "./report";
+import { fixture, type S } from "./testFixtures";
+import { caveats, generateReport } from "./report";
 import { summarizeRun, type RawSample } from "./summary";
 import { verifyRunDir } from "./verify";
 import { replaceHeadline, README_END, README_START } from "./readme";
 import { intervalsOverlap } from "./compare";
 import { headlineData } from "./charts";
-
-type S = { ms: number; ok?: boolean; cold?: boolean | null; clientMs?: number; actorMs?: number; sqlMs?: number };
-
-/** A run directory written through the same RunDir/SampleFile code the driver uses. */
-function fixture(stages: Record<string, { samples: S[]; concurrency?: number; wallMs?: number }>): string {
-  const root = mkdtempSync(join(tmpdir(), "ab-report-"));
-  const run = new RunDir(root, "local", "quick", { preset: "quick" }, new Date(Date.UTC(2026, 11, 2, 13, 5)));
-  for (const [key, st] of Object.entries(stages)) {
-    const [side, ...rest] = key.split(".");
-    const metric = rest.join(".");
-    const f = run.rawFile(side, metric);
-    st.samples.forEach((s, i) => f.write({ seq: i, at: 1_796_000_000_000 + i, ok: s.ok ?? true, ms: s.ms, cold: s.cold ?? null, clientMs: s.clientMs, actorMs: s.actorMs, sqlMs: s.sqlMs, ...(s.ok === false ? { error: "HTTP 504" } : {}) }));
-    f.close();
-    run.recordStage({ side, metric, file: `raw/${side}.${metric}.jsonl`, attempts: st.samples.length, errors: st.samples.filter((s) => s.ok === false).length, wallMs: st.wallMs ?? 1000, concurrency: st.concurrency ?? 1, startedAt: "2026-12-02T13:05:00.000Z" });
-  }
-  run.manifest.finishedAt = "2026-12-02T13:06:00.000Z";
-  run.manifest.status = "complete";
-  run.rehash();
-  run.save();
-  return run.dir;
-}
 
 const range = (n: number, f: (i: number) => S) => Array.from({ length: n }, (_, i) => f(i));
 
@@ -155,5 +134,18 @@ describe("README and compare helpers", () => {
     expect(intervalsOverlap({ lo: 1, hi: 2 }, { lo: 3, hi: 4 })).toBe(false);
     expect(intervalsOverlap({ lo: 1, hi: 3 }, { lo: 3, hi: 4 })).toBe(true);
     expect(intervalsOverlap({ lo: 1, hi: null }, { lo: 30, hi: 40 })).toBe(true);
+  });
+});
+
+describe("caveats", () => {
+  it("name the actors a stage could not prepare and what failed in a failed run", () => {
+    const dir = fixture({ "rivet.wake.read": { samples: [{ ms: 30, cold: true }] } });
+    const m = verifyRunDir(dir);
+    m.stages["rivet.wake.read"].notes = { preparationFailures: 1, preparationErrors: ["HTTP 504: route_resolve_query_timeout"] };
+    m.status = "failed";
+    m.failure = "rivet burst: setup failed\nsecond line";
+    const text = caveats(m).join("\n");
+    expect(text).toContain("Actors that could not be prepared were left out of their stage, not retried: rivet wake.read 1 (e.g. HTTP 504: route_resolve_query_timeout)");
+    expect(text).toContain('The run\'s status is "failed": only the stages listed were measured. What failed: rivet burst: setup failed; second line');
   });
 });

@@ -101,7 +101,13 @@ export function caveats(m: ManifestLike): string[] {
   if (rivet?.engineEnv?.RUST_BACKTRACE === "removed") out.push("The Engine and the app ran without RUST_BACKTRACE.");
   const errs = Object.values(m.stages).filter((s) => s.errors > 0);
   if (errs.length) out.push(`Failures were counted, not retried: ${errs.map((s) => `${s.side} ${s.metric} ${s.errors} of ${s.attempts}`).join(", ")}.`);
-  if (m.status && m.status !== "complete") out.push(`The run's status is "${m.status}": only the stages listed were measured.`);
+  const prep = Object.values(m.stages).filter((s) => Number(s.notes?.preparationFailures ?? 0) > 0);
+  if (prep.length) {
+    out.push(`Actors that could not be prepared were left out of their stage, not retried: ${prep.map((s) => `${s.side} ${s.metric} ${String(s.notes!.preparationFailures)} (e.g. ${String((s.notes!.preparationErrors as string[] | undefined)?.[0] ?? "?").slice(0, 160)})`).join(", ")}.`);
+  }
+  if (m.status && m.status !== "complete") {
+    out.push(`The run's status is "${m.status}": only the stages listed were measured.${m.failure ? ` What failed: ${m.failure.split("\n").join("; ").slice(0, 600)}` : ""}`);
+  }
   if (sides.has("cloudflare")) out.push("Durable Object rates use Little's law on the Worker-timed mean, as the reference does; the driver's measured rate is shown beside them.");
   return out;
 }

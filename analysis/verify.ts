@@ -28,6 +28,8 @@ export interface ManifestLike {
   finishedAt: string | null;
   preset: string;
   status?: string;
+  /** What failed, when status is "failed". */
+  failure?: string;
   versions: Record<string, string>;
   machine: Record<string, unknown>;
   config: Record<string, unknown>;

@@ -74,11 +74,19 @@ export async function wakeStages(ctx: RivetStageContext): Promise<void> {
     { metric: "wake.write", action: "write", args: [], ids: [] },
   ];
   ctx.progress.note(`rivet wake: preparing ${sets.length} x ${ctx.counts.wake} actors`);
+  // A create that fails here (the Engine's 15 s route timeout, say) leaves one
+  // actor fewer to wake: it is recorded in the stage's notes and not retried.
+  // Only when most fail is the group's setup a failure.
+  const prepFailures = new Map<string, string[]>();
   for (const s of sets) {
+    const errors: string[] = [];
     for (let i = 0; i < ctx.counts.wake; i++) {
-      const prep = s.metric === "wake.ping" ? "ping" : "write";
-      s.ids.push(must(await ctx.client.call(key(ctx, s.metric, i), prep), `${s.metric} preparation`).actorId);
+      const r = await ctx.client.call(key(ctx, s.metric, i), s.metric === "wake.ping" ? "ping" : "write");
+      if (r.ok) s.ids.push(r.actorId);
+      else errors.push(r.error);
     }
+    if (errors.length * 2 > ctx.counts.wake) throw new StageSetupError(`${s.metric} preparation: ${errors.length} of ${ctx.counts.wake} creates failed, e.g. ${errors[0]}`);
+    prepFailures.set(s.metric, errors);
   }
   const all = sets.flatMap((s) => s.ids);
   await sleepAndConfirm(ctx, all);
@@ -93,7 +101,12 @@ export async function wakeStages(ctx: RivetStageContext): Promise<void> {
       concurrency: 1,
       coldMetric: true,
       call: (i) => ctx.client.call({ kind: "id", actorId: s.ids[i] }, s.action, s.args),
-      notes: { idleAtLeastMs: ctx.wakeIdleMs, confirmedAsleepAt: new Date(confirmedAt).toISOString() },
+      notes: {
+        idleAtLeastMs: ctx.wakeIdleMs,
+        confirmedAsleepAt: new Date(confirmedAt).toISOString(),
+        preparationFailures: prepFailures.get(s.metric)!.length,
+        ...(prepFailures.get(s.metric)!.length > 0 ? { preparationErrors: prepFailures.get(s.metric)!.slice(0, 3) } : {}),
+      },
     });
   }
 }
