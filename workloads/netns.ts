@@ -9,13 +9,21 @@ export const NETNS_ENV = "ACTOR_BENCH_NETNS";
  * workloads/rivet/LATENCY.md), then exec the command under a parent-death
  * signal so that killing the outer CLI kills the inner one too.
  */
-export function netnsScript(): string {
+export function netnsScript(opts: { pdeathsig?: boolean } = {}): string {
   return [
     "set -e",
     "ip link set lo up",
     "ip route change local 127.0.0.1 dev lo proto kernel scope host src 127.0.0.1 table local quickack 1",
-    'exec setpriv --pdeathsig KILL -- "$@"',
+    opts.pdeathsig === false ? 'exec "$@"' : 'exec setpriv --pdeathsig KILL -- "$@"',
   ].join("; ");
+}
+
+/**
+ * argv that runs a command inside the network namespace of process `pid` (one
+ * made by `unshare -rn`, so its user namespace too). The caller owns both.
+ */
+export function nsenterArgv(pid: number, argv: readonly string[]): string[] {
+  return ["nsenter", "-t", String(pid), "-U", "-n", "--preserve-credentials", "--", ...argv];
 }
 
 /** Whether this machine lets an unprivileged user namespace with its own network run the script's tools. */

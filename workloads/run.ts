@@ -39,37 +39,101 @@ async function runGroups<C>(side: string, groups: Group[], runners: Record<Group
   }
 }
 
+/** A running Engine + app the Rivet stages measure against, however it was started. */
+export interface RivetTarget {
+  gatewayUrl: string;
+  engineVersion: string;
+  engineConfig: unknown;
+  enginePid?: number;
+  appPid?: number;
+  /** How the processes were started, for the manifest. */
+  startedBy: string;
+}
+
+/** A running Worker + DO the Cloudflare stages measure against. */
+export interface CloudflareTarget {
+  url: string;
+  token: string;
+  versions: Record<string, string>;
+  startedBy: string;
+}
+
+/** Measures the selected groups against a running Engine + app, into `run`. */
+export async function measureRivet(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], target: RivetTarget): Promise<void> {
+  run.manifest.versions.engine = target.engineVersion;
+  run.manifest.settings.rivet = {
+    startedBy: target.startedBy,
+    engineConfig: { ...(target.engineConfig as object), file_system: "(run temp dir)" },
+    engineEnv: {
+      RUST_BACKTRACE: cfg.engine.keepRustBacktrace ? (process.env.RUST_BACKTRACE ?? null) : "removed",
+      RUST_LIB_BACKTRACE: cfg.engine.keepRustBacktrace ? (process.env.RUST_LIB_BACKTRACE ?? null) : "0",
+      RUST_LOG: cfg.engine.rustLog ?? null,
+    },
+    guardTcpNodelay: cfg.engine.tcpNodelay,
+    guardGatewayV3: false,
+    appTcpNodelay: "not settable (RivetKit native module)",
+    actorSleepTimeoutMs: cfg.actorSleepTimeoutMs,
+    loopback: { ...loopbackSettings(), privateNetns: process.env[NETNS_ENV] === "1" },
+    client: "undici Pool, keep-alive, HTTP/1.1, JSON encoding",
+  };
+  run.save();
+  const client = new GatewayClient(target.gatewayUrl, cfg.requestTimeoutMs);
+  const ctx: RivetStageContext = {
+    client, run, counts: cfg.counts, progress,
+    keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
+    wakeIdleMs: cfg.wakeIdleMs,
+    sleepConfirmTimeoutMs: cfg.sleepConfirmTimeoutMs,
+    cpuPids: () => ({ engine: target.enginePid, app: target.appPid, driver: process.pid }),
+  };
+  try {
+    await runGroups("rivet", cfg.groups, RIVET_GROUP_RUNNERS, ctx, progress, failures);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Measures the selected groups against a running Worker, into `run`. */
+export async function measureCloudflare(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], target: CloudflareTarget): Promise<void> {
+  run.manifest.versions = { ...run.manifest.versions, ...target.versions, wrangler: packageVersion("wrangler") };
+  run.manifest.settings.cloudflare = {
+    startedBy: target.startedBy,
+    runtime: "local workerd through Miniflare 4, SQLite-backed DO (useSQLite)",
+    compatibilityDate: COMPATIBILITY_DATE,
+    workerClock: "Date.now() around the awaited DO call; local workerd does not freeze timers and steps in whole ms",
+    wakeIdleMs: cfg.cfWakeIdleMs,
+    eviction: "local workerd evicts an idle DO after about 10 s",
+    token: "random per Worker, a secret binding; never written",
+    loopback: { ...loopbackSettings(), privateNetns: process.env[NETNS_ENV] === "1" },
+    client: "undici Pool, keep-alive, HTTP/1.1",
+  };
+  run.save();
+  const client = new WorkerClient(target.url, target.token, cfg.requestTimeoutMs);
+  const ctx: CloudflareStageContext = {
+    client, run, counts: cfg.counts, progress,
+    keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
+    wakeIdleMs: cfg.cfWakeIdleMs,
+    cpuPids: () => ({ driver: process.pid }),
+  };
+  try {
+    await runGroups("cloudflare", cfg.groups, CLOUDFLARE_GROUP_RUNNERS, ctx, progress, failures);
+  } finally {
+    await client.close();
+  }
+}
+
 async function runRivet(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[]): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), "actor-bench-rivet-"));
   const rivet = await startLocalRivet({ workDir, settings: cfg.engine, actorSleepTimeoutMs: cfg.actorSleepTimeoutMs });
   const before = failures.length;
   try {
-    run.manifest.versions.engine = rivet.engineVersion;
-    run.manifest.settings.rivet = {
-      engineConfig: { ...(rivet.engineConfig as object), file_system: "(run temp dir)" },
-      engineEnv: {
-        RUST_BACKTRACE: cfg.engine.keepRustBacktrace ? (process.env.RUST_BACKTRACE ?? null) : "removed",
-        RUST_LIB_BACKTRACE: cfg.engine.keepRustBacktrace ? (process.env.RUST_LIB_BACKTRACE ?? null) : "0",
-        RUST_LOG: cfg.engine.rustLog ?? null,
-      },
-      guardTcpNodelay: cfg.engine.tcpNodelay,
-      guardGatewayV3: false,
-      appTcpNodelay: "not settable (RivetKit native module)",
-      actorSleepTimeoutMs: cfg.actorSleepTimeoutMs,
-      loopback: { ...loopbackSettings(), privateNetns: process.env[NETNS_ENV] === "1" },
-      client: "undici Pool, keep-alive, HTTP/1.1, JSON encoding",
-    };
-    run.save();
-    const client = new GatewayClient(rivet.gatewayUrl, cfg.requestTimeoutMs);
-    const ctx: RivetStageContext = {
-      client, run, counts: cfg.counts, progress,
-      keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
-      wakeIdleMs: cfg.wakeIdleMs,
-      sleepConfirmTimeoutMs: cfg.sleepConfirmTimeoutMs,
-      cpuPids: () => ({ engine: rivet.engine.child.pid, app: rivet.app.child.pid, driver: process.pid }),
-    };
-    await runGroups("rivet", cfg.groups, RIVET_GROUP_RUNNERS, ctx, progress, failures);
-    await client.close();
+    await measureRivet(cfg, run, progress, failures, {
+      gatewayUrl: rivet.gatewayUrl,
+      engineVersion: rivet.engineVersion,
+      engineConfig: rivet.engineConfig,
+      enginePid: rivet.engine.child.pid,
+      appPid: rivet.app.child.pid,
+      startedBy: "npm start: Engine and app started for this run, stopped after it",
+    });
   } finally {
     await rivet.stop();
     if (failures.length === before) rmSync(workDir, { recursive: true, force: true });
@@ -81,42 +145,32 @@ async function runCloudflare(cfg: RunConfig, run: RunDir, progress: Progress, fa
   const workDir = mkdtempSync(join(tmpdir(), "actor-bench-cf-"));
   const worker = await startLocalWorker({ workDir });
   try {
-    run.manifest.versions = { ...run.manifest.versions, ...worker.versions, wrangler: packageVersion("wrangler") };
-    run.manifest.settings.cloudflare = {
-      runtime: "local workerd through Miniflare 4, SQLite-backed DO (useSQLite), persisted in the run's temp dir",
-      compatibilityDate: COMPATIBILITY_DATE,
-      workerClock: "Date.now() around the awaited DO call; local workerd does not freeze timers and steps in whole ms",
-      wakeIdleMs: cfg.cfWakeIdleMs,
-      eviction: "local workerd evicts an idle DO after about 10 s",
-      token: "random per run, a secret binding; never written",
-      client: "undici Pool, keep-alive, HTTP/1.1",
-    };
-    run.save();
-    const client = new WorkerClient(worker.url, worker.token, cfg.requestTimeoutMs);
-    const ctx: CloudflareStageContext = {
-      client, run, counts: cfg.counts, progress,
-      keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
-      wakeIdleMs: cfg.cfWakeIdleMs,
-      cpuPids: () => ({ driver: process.pid }),
-    };
-    await runGroups("cloudflare", cfg.groups, CLOUDFLARE_GROUP_RUNNERS, ctx, progress, failures);
-    await client.close();
+    await measureCloudflare(cfg, run, progress, failures, {
+      url: worker.url,
+      token: worker.token,
+      versions: worker.versions,
+      startedBy: "npm start: workerd started for this run, DO SQLite in its temp dir, stopped after it",
+    });
   } finally {
     await worker.stop();
     rmSync(workDir, { recursive: true, force: true });
   }
 }
 
-/** Runs every selected side and group on this machine, one side after the other, into one run directory. */
-export async function runLocalSuite(cfg: RunConfig, progress: Progress = createProgress(process.stdout, cfg.quiet)): Promise<RunOutcome> {
-  const run = new RunDir(resolve(cfg.resultsDir), cfg.stack, cfg.preset, { ...cfg, resultsDir: undefined, quiet: undefined });
-  const failures: string[] = [];
-  run.manifest.versions = {
-    ...run.manifest.versions,
+/** The versions every run records, whichever side it measures. */
+export function driverVersions(): Record<string, string> {
+  return {
     rivetkit: packageVersion("rivetkit"),
     "@rivetkit/engine-cli": packageVersion("@rivetkit/engine-cli"),
     undici: packageVersion("undici"),
   };
+}
+
+/** Runs every selected side and group on this machine, one side after the other, into one run directory. */
+export async function runLocalSuite(cfg: RunConfig, progress: Progress = createProgress(process.stdout, cfg.quiet)): Promise<RunOutcome> {
+  const run = new RunDir(resolve(cfg.resultsDir), cfg.stack, cfg.preset, { ...cfg, resultsDir: undefined, quiet: undefined });
+  const failures: string[] = [];
+  run.manifest.versions = { ...run.manifest.versions, ...driverVersions() };
   run.save();
   const removeHook = onInterrupt((sig) => run.finish("failed", `interrupted by ${sig}`));
   try {

@@ -33,3 +33,17 @@ describe("parseRunArgs", () => {
     expect(c.engine).toEqual({ tcpNodelay: false, keepRustBacktrace: true, rustLog: "debug" });
   });
 });
+
+describe("--samples", () => {
+  it("overrides the preset's counts, wherever it stands", () => {
+    const c = parseRunArgs(["--samples", "createPing=7,warm=9", "--preset", "quick"]);
+    expect(c.counts.createPing).toBe(7);
+    expect(c.counts.warm).toBe(9);
+    expect(c.counts.wake).toBe(PRESETS.quick.wake);
+  });
+  it("refuses unknown names and counts that are not whole and positive", () => {
+    expect(() => parseRunArgs(["--samples", "pings=3"])).toThrow(/--samples takes name=count pairs with names createPing, .* got "pings=3"/);
+    expect(() => parseRunArgs(["--samples", "warm=0"])).toThrow(/got "warm=0"/);
+    expect(() => parseRunArgs(["--samples", "warm=1.5"])).toThrow(/got "warm=1.5"/);
+  });
+});

@@ -30,7 +30,7 @@ export interface RunConfig {
 export class UsageError extends Error {}
 
 const USAGE = `usage: npm start -- [--preset quick|local|full] [--side rivet|cloudflare|both] [--groups ${GROUPS.join(",")}]
-  [--wake-idle-ms N] [--cf-wake-idle-ms N] [--request-timeout-ms N] [--actor-sleep-timeout-ms N] [--results-dir DIR]
+  [--wake-idle-ms N] [--cf-wake-idle-ms N] [--request-timeout-ms N] [--actor-sleep-timeout-ms N] [--samples name=N,...] [--results-dir DIR]
   [--loopback quickack|host] [--engine-nagle] [--engine-keep-backtrace] [--engine-rust-log LEVEL] [--quiet]`;
 
 function positiveInt(flag: string, v: string | undefined): number {
@@ -39,6 +39,22 @@ function positiveInt(flag: string, v: string | undefined): number {
     throw new UsageError(`${flag} needs a positive whole number of milliseconds, got ${v === undefined ? "nothing" : JSON.stringify(v)}`);
   }
   return n;
+}
+
+/** `createPing=100,warm=500`: sample counts that override the preset's. */
+export function parseSampleCounts(v: string): Partial<SampleCounts> {
+  const known = Object.keys(PRESETS.quick);
+  const out: Partial<SampleCounts> = {};
+  for (const item of v.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const [k, n, extra] = item.split("=");
+    const count = Number(n);
+    if (extra !== undefined || !known.includes(k) || !Number.isInteger(count) || count <= 0) {
+      throw new UsageError(`--samples takes name=count pairs with names ${known.join(", ")} and whole counts above 0, got "${item}"`);
+    }
+    out[k as keyof SampleCounts] = count;
+  }
+  if (Object.keys(out).length === 0) throw new UsageError(`--samples takes name=count pairs, got "${v}"`);
+  return out;
 }
 
 /** Parses `npm start` arguments into the effective run config; throws UsageError naming the bad flag. */
@@ -59,6 +75,7 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
     loopback: "quickack",
     quiet: false,
   };
+  let overrides: Partial<SampleCounts> = {};
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = () => {
@@ -102,6 +119,9 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
       case "--actor-sleep-timeout-ms":
         cfg.actorSleepTimeoutMs = positiveInt(flag, value());
         break;
+      case "--samples":
+        overrides = { ...overrides, ...parseSampleCounts(value()) };
+        break;
       case "--results-dir":
         cfg.resultsDir = value();
         break;
@@ -130,5 +150,6 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
         throw new UsageError(`unknown argument "${flag}"\n${USAGE}`);
     }
   }
+  cfg.counts = { ...cfg.counts, ...overrides };
   return cfg;
 }

@@ -1,0 +1,114 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseRunArgs, type Side } from "../runConfig";
+import { RunDir } from "../runDir";
+import { createProgress } from "../progress";
+import { onInterrupt } from "../processes";
+import { NETNS_ENV } from "../netns";
+import { driverVersions, measureCloudflare, measureRivet, type CloudflareTarget, type RivetTarget } from "../run";
+import { summarizeRun, type SummaryRow, type ThroughputRow } from "../../analysis/summary";
+import { reachArgv, type DaemonHandle } from "./daemons";
+
+/** One BenchmarkRun: a side's selected groups against a running target, into a run directory of its own. */
+export interface GroupRunRequest {
+  side: Side;
+  /** `npm start` flags (preset, groups, timeouts...): the same rules as a laptop run. */
+  runArgs: string[];
+  stack: string;
+  /** The run directory is made at <blobRoot>/<stack>/<runId>/. */
+  blobRoot: string;
+  rivet?: RivetTarget;
+  cloudflare?: CloudflareTarget;
+}
+
+export interface GroupRunResult {
+  runId: string;
+  runDir: string;
+  /** sha256 of the finished manifest.json, which pins every raw file's own sha256. */
+  sha256: string;
+  status: "complete" | "failed";
+  failures: string[];
+  summary: { rows: SummaryRow[]; throughput: ThroughputRow[] };
+}
+
+/** The digest of a result blob: its manifest's bytes (the manifest lists each raw file's sha256). */
+export function blobDigest(runDir: string): string {
+  return createHash("sha256").update(readFileSync(join(runDir, "manifest.json"))).digest("hex");
+}
+
+/** Runs the request in this process. */
+export async function runGroupRequest(req: GroupRunRequest, logTo: NodeJS.WriteStream = process.stderr): Promise<GroupRunResult> {
+  const cfg = { ...parseRunArgs(req.runArgs), stack: req.stack, sides: [req.side] };
+  const run = new RunDir(req.blobRoot, req.stack, cfg.preset, { ...cfg, resultsDir: undefined, quiet: undefined });
+  run.manifest.versions = { ...run.manifest.versions, ...driverVersions() };
+  run.save();
+  const failures: string[] = [];
+  const progress = createProgress(logTo, cfg.quiet);
+  const removeHook = onInterrupt((sig) => run.finish("failed", `interrupted by ${sig}`));
+  try {
+    if (req.side === "rivet") {
+      if (!req.rivet) throw new Error("a rivet group run needs request.rivet (the Engine's endpoints)");
+      await measureRivet(cfg, run, progress, failures, req.rivet);
+    } else {
+      if (!req.cloudflare) throw new Error("a cloudflare group run needs request.cloudflare (the Worker's endpoint)");
+      await measureCloudflare(cfg, run, progress, failures, req.cloudflare);
+    }
+  } catch (err) {
+    failures.push(`${req.side}: ${(err as Error).message}`);
+  } finally {
+    removeHook();
+  }
+  const status = failures.length === 0 ? "complete" : "failed";
+  run.finish(status, failures.join("\n") || undefined);
+  const { rows, throughput } = summarizeRun(run.dir, run.manifest);
+  return { runId: run.manifest.runId, runDir: run.dir, sha256: blobDigest(run.dir), status, failures, summary: { rows, throughput } };
+}
+
+/**
+ * Runs the request in a child process (`groupRun.js`) where the target's
+ * endpoints are reachable: inside the daemon's network namespace when it has
+ * one. The request (with the Worker's token) goes over stdin; the child's
+ * progress goes to `logFile`. The child dies with the caller.
+ */
+export async function runGroupInChild(req: GroupRunRequest, target: Pick<DaemonHandle, "pid" | "netns">, logFile: string): Promise<GroupRunResult> {
+  const entry = join(__dirname, "groupRun.js");
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first.`);
+  mkdirSync(req.blobRoot, { recursive: true });
+  const resultFile = join(req.blobRoot, `result-${process.pid}-${Date.now()}.json`);
+  const inner = existsSync("/usr/bin/setpriv") ? ["/usr/bin/setpriv", "--pdeathsig", "KILL", "--", process.execPath, entry, resultFile] : [process.execPath, entry, resultFile];
+  const argv = reachArgv(target, inner);
+  const fd = openSync(logFile, "a");
+  const env = { ...process.env, ...(target.netns ? { [NETNS_ENV]: "1" } : {}) };
+  const child = spawn(argv[0], argv.slice(1), { stdio: ["pipe", fd, fd], env });
+  closeSync(fd);
+  child.stdin!.end(JSON.stringify(req));
+  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once("exit", (c, s) => resolve({ code: c, signal: s }));
+    child.once("error", () => resolve({ code: -1, signal: null }));
+  });
+  if (code !== 0 || !existsSync(resultFile)) {
+    const logTail = readFileSync(logFile, "utf8").trimEnd().split("\n").slice(-20).join("\n");
+    throw new Error(`the ${req.side} group run failed (exit code ${code}, signal ${signal}); ${logFile}:\n${logTail}`);
+  }
+  const result = JSON.parse(readFileSync(resultFile, "utf8")) as GroupRunResult;
+  rmSync(resultFile, { force: true });
+  return result;
+}
+
+if (require.main === module) {
+  const resultFile = process.argv[2];
+  const req = JSON.parse(readFileSync(0, "utf8")) as GroupRunRequest;
+  runGroupRequest(req).then(
+    (result) => {
+      writeFileSync(`${resultFile}.tmp`, JSON.stringify(result));
+      renameSync(`${resultFile}.tmp`, resultFile);
+      process.exit(0);
+    },
+    (err: unknown) => {
+      console.error(err instanceof Error ? err.stack ?? err.message : err);
+      process.exit(1);
+    },
+  );
+}
