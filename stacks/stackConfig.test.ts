@@ -1,16 +1,84 @@
 import { describe, expect, it } from "vitest";
-import { validateStackConfig } from "./stackConfig";
+import { validateStackConfig, validateSshSource, validateZones, type StackKey } from "./stackConfig";
 
-describe("validateStackConfig", () => {
-  it("maps keys onto the run config", () => {
-    const c = validateStackConfig("local", { preset: "quick", groups: "create,wake", wakeIdleMs: "15000" });
-    expect(c).toMatchObject({ stack: "local", preset: "quick", groups: ["create", "wake"], wakeIdleMs: 15000 });
+const facts = { installedEngineVersion: "2.3.19", hasCloudflareApiToken: true };
+const azure = {
+  target: "azure",
+  region: "eastus2",
+  sshSourceAddress: "203.0.113.7",
+  cloudflareAccountId: "0123456789abcdef0123456789abcdef",
+};
+const v = (raw: Partial<Record<StackKey, string>>, stack = "local", f = facts) => validateStackConfig(stack, raw, f);
+
+describe("validateStackConfig: run keys (the same rules as npm start)", () => {
+  it("maps keys onto the run config and keeps the flags for the runs", () => {
+    const c = v({ preset: "quick", groups: "create,wake", wakeIdleMs: "15000", samples: "warm=7" });
+    expect(c.run).toMatchObject({ stack: "local", preset: "quick", groups: ["create", "wake"], wakeIdleMs: 15000 });
+    expect(c.run.counts.warm).toBe(7);
+    expect(c.runArgs).toEqual(["--preset", "quick", "--groups", "create,wake", "--samples", "warm=7", "--wake-idle-ms", "15000"]);
+    expect(c).toMatchObject({ target: "local", engineVersion: "2.3.19", runTrigger: null, azure: null, cloudflare: null });
   });
-  it("names the config key, the value and what is allowed", () => {
-    expect(() => validateStackConfig("local", { preset: "huge" })).toThrow(
-      /^config actor-bench:preset: must be one of quick, local, full, got "huge"$/,
-    );
-    expect(() => validateStackConfig("local", { wakeIdleMs: "soon" })).toThrow(/^config actor-bench:wakeIdleMs: needs a positive whole number/);
-    expect(() => validateStackConfig("local", { nope: "1" } as never)).toThrow(/unknown config key actor-bench:nope/);
+  it("preset", () => expect(() => v({ preset: "huge" })).toThrow(/^config actor-bench:preset: must be one of quick, local, full, got "huge"$/));
+  it("side", () => expect(() => v({ side: "aws" })).toThrow(/^config actor-bench:side: must be rivet, cloudflare or both, got "aws"$/));
+  it("groups", () => expect(() => v({ groups: "create,nap" })).toThrow(/^config actor-bench:groups: takes a comma list of create, .*unknown: nap$/));
+  it("samples", () => expect(() => v({ samples: "pings=3" })).toThrow(/^config actor-bench:samples: takes name=count pairs .* got "pings=3"$/));
+  it("wakeIdleMs", () => expect(() => v({ wakeIdleMs: "soon" })).toThrow(/^config actor-bench:wakeIdleMs: needs a positive whole number of milliseconds, got "soon"$/));
+  it("cfWakeIdleMs", () => expect(() => v({ cfWakeIdleMs: "-1" })).toThrow(/^config actor-bench:cfWakeIdleMs: needs a positive whole number/));
+  it("requestTimeoutMs", () => expect(() => v({ requestTimeoutMs: "0" })).toThrow(/^config actor-bench:requestTimeoutMs: needs a positive whole number/));
+  it("actorSleepTimeoutMs", () => expect(() => v({ actorSleepTimeoutMs: "1.5" })).toThrow(/^config actor-bench:actorSleepTimeoutMs: needs a positive/));
+  it("loopback", () => expect(() => v({ loopback: "fast" })).toThrow(/^config actor-bench:loopback: must be quickack or host, got "fast"$/));
+});
+
+describe("validateStackConfig: stack keys", () => {
+  it("refuses an unknown key, listing the known ones", () => {
+    expect(() => v({ nope: "1" } as never)).toThrow(/^unknown config key actor-bench:nope; known keys: preset, side, /);
+  });
+  it("target", () => expect(() => v({ target: "gcp" })).toThrow(/^config actor-bench:target: "gcp" is not allowed; one of local, azure$/));
+  it("engineVersion: a release version", () => expect(() => v({ engineVersion: "latest" })).toThrow(/^config actor-bench:engineVersion: "latest" is not allowed; a release version/));
+  it("engineVersion: a local stack runs only the installed Engine", () => {
+    expect(() => v({ engineVersion: "2.4.0" })).toThrow(/engineVersion: "2.4.0" is not allowed; a local stack runs the Engine installed from npm, 2.3.19; install another with `npm install @rivetkit\/engine-cli@2.4.0`/);
+    expect(v({ ...azure, engineVersion: "2.4.0" }, "eastus2").engineVersion).toBe("2.4.0");
+  });
+  it("runId trigger", () => {
+    expect(v({ runId: "rerun-2" }).runTrigger).toBe("rerun-2");
+    expect(() => v({ runId: "two words" })).toThrow(/^config actor-bench:runId: "two words" is not allowed; 1 to 64 letters/);
+  });
+  it("cloud keys are refused on a local stack", () => {
+    expect(() => v({ region: "eastus2" })).toThrow(/^config actor-bench:region: "eastus2" is not allowed; it applies to actor-bench:target azure only/);
+  });
+});
+
+describe("validateStackConfig: azure stacks", () => {
+  it("takes the defaults for zones and VM sizes", () => {
+    const c = v(azure, "eastus2");
+    expect(c.azure).toEqual({ region: "eastus2", zones: [1, 2, 3], engineVmSize: "Standard_L8as_v5", runnerVmSize: "Standard_D16as_v7", sshSourceAddress: "203.0.113.7" });
+    expect(c.cloudflare).toEqual({ accountId: azure.cloudflareAccountId });
+  });
+  it("region is required and lower case", () => {
+    expect(() => v({ ...azure, region: undefined }, "eastus2")).toThrow(/^config actor-bench:region: "" is not allowed; an azure stack needs its Azure region/);
+    expect(() => v({ ...azure, region: "East US 2" }, "eastus2")).toThrow(/region: "East US 2" is not allowed; an Azure region name in lower case/);
+  });
+  it("zones: Azure's are 1 to 3, so the reference's zone 4 is refused", () => {
+    expect(() => v({ ...azure, zones: "1,2,4" }, "eastus2")).toThrow(/^config actor-bench:zones: "1,2,4" is not allowed; Azure's logical zones are 1, 2 and 3 \(zone 4 does not exist there/);
+    expect(() => v({ ...azure, zones: "1,1,2" }, "eastus2")).toThrow(/zones: "1,1,2" is not allowed; the Engine cluster needs three distinct zones/);
+    expect(validateZones("3,1,2")).toEqual([3, 1, 2]);
+  });
+  it("VM sizes", () => {
+    expect(() => v({ ...azure, engineVmSize: "L8as" }, "eastus2")).toThrow(/^config actor-bench:engineVmSize: "L8as" is not allowed; an Azure VM size/);
+    expect(() => v({ ...azure, runnerVmSize: "big" }, "eastus2")).toThrow(/^config actor-bench:runnerVmSize: "big" is not allowed/);
+  });
+  it("sshSourceAddress is required and never the whole Internet", () => {
+    expect(() => v({ ...azure, sshSourceAddress: undefined }, "eastus2")).toThrow(/sshSourceAddress: "" is not allowed; an azure stack needs the address SSH is open to/);
+    for (const open of ["*", "0.0.0.0/0", "Internet", "any"]) {
+      expect(() => validateSshSource(open)).toThrow(/SSH must not be open to the whole Internet/);
+    }
+    expect(() => validateSshSource("10.0.0.0/4")).toThrow(/one IPv4 address or a CIDR from \/8 to \/32/);
+    expect(() => validateSshSource("300.1.1.1")).toThrow(/one IPv4 address/);
+    expect(validateSshSource("203.0.113.0/24")).toBe("203.0.113.0/24");
+  });
+  it("cloudflareAccountId and the secret API token are required while the Cloudflare side runs", () => {
+    expect(() => v({ ...azure, cloudflareAccountId: "xyz" }, "eastus2")).toThrow(/^config actor-bench:cloudflareAccountId: "xyz" is not allowed; the 32-character hex account id/);
+    expect(() => v(azure, "eastus2", { ...facts, hasCloudflareApiToken: false })).toThrow(/cloudflareApiToken: not set; set it as a secret: `pulumi config set --secret/);
+    expect(v({ ...azure, side: "rivet", cloudflareAccountId: undefined }, "eastus2", { ...facts, hasCloudflareApiToken: false }).cloudflare).toBeNull();
   });
 });

@@ -1,34 +1,170 @@
 import { parseRunArgs, UsageError, type RunConfig } from "../workloads/runConfig";
 
-/** Stack config keys (Pulumi.<stack>.yaml, namespace `actor-bench`) and the run flag each one sets. */
-export const STACK_KEYS = {
+/**
+ * The one config schema every stack shares (namespace `actor-bench`, set in
+ * Pulumi.<stack>.yaml). Keys that shape the measurement map onto `npm start`'s
+ * flags and are checked by the same parser, so a stack and a laptop run mean
+ * the same thing; the rest describe where the runtimes run.
+ */
+export const RUN_KEYS = {
   preset: "--preset",
   side: "--side",
   groups: "--groups",
+  samples: "--samples",
   wakeIdleMs: "--wake-idle-ms",
+  cfWakeIdleMs: "--cf-wake-idle-ms",
   requestTimeoutMs: "--request-timeout-ms",
   actorSleepTimeoutMs: "--actor-sleep-timeout-ms",
+  loopback: "--loopback",
 } as const;
 
-export type StackKey = keyof typeof STACK_KEYS;
+export const CLOUD_KEYS = ["region", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "cloudflareAccountId"] as const;
+export const STACK_KEYS = [...(Object.keys(RUN_KEYS) as Array<keyof typeof RUN_KEYS>), "target", "engineVersion", "runId", ...CLOUD_KEYS] as const;
+export type StackKey = (typeof STACK_KEYS)[number];
+
+export const TARGETS = ["local", "azure"] as const;
+export type Target = (typeof TARGETS)[number];
+
+export const DEFAULTS = {
+  target: "local",
+  zones: "1,2,3",
+  engineVmSize: "Standard_L8as_v5",
+  runnerVmSize: "Standard_D16as_v7",
+} as const;
+
+export interface AzureConfig {
+  region: string;
+  zones: number[];
+  engineVmSize: string;
+  runnerVmSize: string;
+  /** The one address (or CIDR) SSH is open to. */
+  sshSourceAddress: string;
+}
+
+export interface StackConfig {
+  stack: string;
+  target: Target;
+  /** The effective run config, as `npm start` would have it. */
+  run: RunConfig;
+  /** The flags that give `run` (without --side and --groups, which each BenchmarkRun adds). */
+  runArgs: string[];
+  engineVersion: string;
+  /** A free-form trigger: changing it re-runs every BenchmarkRun; null when unset. */
+  runTrigger: string | null;
+  azure: AzureConfig | null;
+  cloudflare: { accountId: string } | null;
+}
+
+/** What the validator needs to know besides the raw values. */
+export interface StackFacts {
+  /** The Engine version installed from npm (@rivetkit/engine-cli): the only one a local stack can run. */
+  installedEngineVersion: string;
+  /** Whether the stack has the secret actor-bench:cloudflareApiToken (its value is never read here). */
+  hasCloudflareApiToken: boolean;
+}
+
+const fail = (key: StackKey, value: string, allowed: string): never => {
+  throw new UsageError(`config actor-bench:${key}: ${JSON.stringify(value)} is not allowed; ${allowed}`);
+};
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/** SSH source: one IPv4 address or a CIDR of /8 or narrower; the whole Internet is refused. */
+export function validateSshSource(v: string): string {
+  const open = ["*", "0.0.0.0/0", "internet", "any", "::/0", "0.0.0.0"];
+  if (open.includes(v.trim().toLowerCase())) {
+    fail("sshSourceAddress", v, "SSH must not be open to the whole Internet: give your own address, e.g. 203.0.113.7 or 203.0.113.0/24");
+  }
+  const [addr, prefix, extra] = v.split("/");
+  const bits = prefix === undefined ? 32 : Number(prefix);
+  if (extra !== undefined || !IPV4.test(addr) || !Number.isInteger(bits) || bits < 8 || bits > 32) {
+    fail("sshSourceAddress", v, "give one IPv4 address or a CIDR from /8 to /32, e.g. 203.0.113.7 or 203.0.113.0/24");
+  }
+  return v;
+}
+
+/** Three distinct Azure logical zones. Azure numbers them 1 to 3. */
+export function validateZones(v: string): number[] {
+  const items = v.split(",").map((s) => s.trim());
+  const zones = items.map(Number);
+  const bad = items.find((s, i) => !/^\d+$/.test(s) || zones[i] < 1 || zones[i] > 3);
+  if (bad !== undefined) {
+    fail("zones", v, `Azure's logical zones are 1, 2 and 3 (zone ${bad} does not exist there; the reference's zone 4 maps to none of them)`);
+  }
+  if (zones.length !== 3 || new Set(zones).size !== 3) fail("zones", v, "the Engine cluster needs three distinct zones, e.g. 1,2,3");
+  return zones;
+}
 
 /**
- * Validates a stack's raw config with the same rules as `npm start`'s flags, so
- * a stack and a laptop run mean the same thing. Errors name the config key.
+ * Validates a stack's raw config (strings, as Pulumi holds them) before any
+ * resource is declared. Each error is one message naming the key, the value
+ * and what is allowed.
  */
-export function validateStackConfig(stack: string, raw: Partial<Record<StackKey, string>>): RunConfig {
-  const argv: string[] = [];
-  for (const key of Object.keys(raw) as StackKey[]) {
-    const flag = STACK_KEYS[key];
-    if (!flag) throw new UsageError(`unknown config key actor-bench:${key}; known keys: ${Object.keys(STACK_KEYS).join(", ")}`);
-    const v = raw[key];
-    if (v !== undefined) argv.push(flag, v);
+export function validateStackConfig(stack: string, raw: Partial<Record<StackKey, string>>, facts: StackFacts): StackConfig {
+  for (const key of Object.keys(raw)) {
+    if (!(STACK_KEYS as readonly string[]).includes(key)) {
+      throw new UsageError(`unknown config key actor-bench:${key}; known keys: ${STACK_KEYS.join(", ")}`);
+    }
   }
+  const target = (raw.target ?? DEFAULTS.target) as Target;
+  if (!(TARGETS as readonly string[]).includes(target)) fail("target", target, `one of ${TARGETS.join(", ")}`);
+
+  const runArgs: string[] = [];
+  for (const [key, flag] of Object.entries(RUN_KEYS) as Array<[keyof typeof RUN_KEYS, string]>) {
+    const v = raw[key];
+    if (v !== undefined) runArgs.push(flag, v);
+  }
+  let run: RunConfig;
   try {
-    return { ...parseRunArgs(argv), stack };
+    run = { ...parseRunArgs(runArgs), stack };
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    const key = (Object.keys(STACK_KEYS) as StackKey[]).find((k) => err.message.startsWith(STACK_KEYS[k]));
-    throw new UsageError(key ? `config actor-bench:${key}: ${err.message.slice(STACK_KEYS[key].length + 1)}` : err.message);
+    const hit = (Object.entries(RUN_KEYS) as Array<[StackKey, string]>).find(([, flag]) => err.message.startsWith(`${flag} `));
+    throw new UsageError(hit ? `config actor-bench:${hit[0]}: ${err.message.slice(hit[1].length + 1)}` : err.message);
   }
+
+  const engineVersion = raw.engineVersion ?? facts.installedEngineVersion;
+  if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(engineVersion)) fail("engineVersion", engineVersion, "a release version such as 2.3.19");
+  if (target === "local" && engineVersion !== facts.installedEngineVersion) {
+    fail("engineVersion", engineVersion, `a local stack runs the Engine installed from npm, ${facts.installedEngineVersion}; install another with \`npm install @rivetkit/engine-cli@${engineVersion}\` or remove the key`);
+  }
+
+  const runTrigger = raw.runId ?? null;
+  if (runTrigger !== null && !/^[A-Za-z0-9._-]{1,64}$/.test(runTrigger)) fail("runId", runTrigger, "1 to 64 letters, digits, dots, dashes or underscores");
+
+  if (target === "local") {
+    const cloudOnly = CLOUD_KEYS.find((k) => raw[k] !== undefined);
+    if (cloudOnly) fail(cloudOnly, raw[cloudOnly]!, "it applies to actor-bench:target azure only; remove it from this stack or set the target");
+    return { stack, target, run, runArgs, engineVersion, runTrigger, azure: null, cloudflare: null };
+  }
+
+  const region = raw.region;
+  if (region === undefined) fail("region", "", "an azure stack needs its Azure region, e.g. eastus2");
+  if (!/^[a-z][a-z0-9]{2,30}$/.test(region!)) fail("region", region!, "an Azure region name in lower case, e.g. eastus2");
+  const size = (key: "engineVmSize" | "runnerVmSize") => {
+    const v = raw[key] ?? DEFAULTS[key];
+    if (!/^Standard_[A-Za-z0-9_]+$/.test(v)) fail(key, v, "an Azure VM size such as Standard_L8as_v5");
+    return v;
+  };
+  if (raw.sshSourceAddress === undefined) fail("sshSourceAddress", "", "an azure stack needs the address SSH is open to, e.g. 203.0.113.7");
+  const azure: AzureConfig = {
+    region: region!,
+    zones: validateZones(raw.zones ?? DEFAULTS.zones),
+    engineVmSize: size("engineVmSize"),
+    runnerVmSize: size("runnerVmSize"),
+    sshSourceAddress: validateSshSource(raw.sshSourceAddress!),
+  };
+
+  let cloudflare: StackConfig["cloudflare"] = null;
+  if (run.sides.includes("cloudflare")) {
+    const accountId = raw.cloudflareAccountId;
+    if (accountId === undefined || !/^[0-9a-f]{32}$/.test(accountId)) {
+      fail("cloudflareAccountId", accountId ?? "", "the 32-character hex account id from the Cloudflare dashboard (or set actor-bench:side rivet)");
+    }
+    if (!facts.hasCloudflareApiToken) {
+      throw new UsageError("config actor-bench:cloudflareApiToken: not set; set it as a secret: `pulumi config set --secret actor-bench:cloudflareApiToken <token>`");
+    }
+    cloudflare = { accountId: accountId! };
+  }
+  return { stack, target, run, runArgs, engineVersion, runTrigger, azure, cloudflare };
 }

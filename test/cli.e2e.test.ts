@@ -1,32 +1,13 @@
 /** `npm start` as a user runs it: the compiled CLI in its own process, real Engine and app. */
 import { describe, expect, it } from "vitest";
-import { spawn, execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
+import { alive, descendants } from "./processTree";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { netnsAvailable } from "../workloads/netns";
 
 const CLI = resolve(__dirname, "../dist/workloads/cli.js");
-
-function descendants(pid: number): number[] {
-  let out = "";
-  try {
-    out = execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" });
-  } catch {
-    return [];
-  }
-  const kids = out.split("\n").filter(Boolean).map(Number);
-  return kids.flatMap((k) => [k, ...descendants(k)]);
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 function startCli(args: string[]) {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });

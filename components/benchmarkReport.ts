@@ -1,0 +1,28 @@
+import * as pulumi from "@pulumi/pulumi";
+import { delegatingProvider, withOutputs } from "./delegatingProvider";
+import type { RunSummaryOut } from "./benchmarkRun";
+
+export interface BenchmarkReportArgs {
+  stack: pulumi.Input<string>;
+  /** Absolute; the merged run directory is results/<stack>/<runId>/ under it. */
+  resultsRoot: pulumi.Input<string>;
+  /** Every BenchmarkRun's blob, verified by sha256 before it is merged. */
+  parts: pulumi.Input<Array<pulumi.Input<{ label: string; runDir: pulumi.Input<string>; sha256: pulumi.Input<string> }>>>;
+}
+
+const provider = delegatingProvider("benchmarkReport");
+
+/** The pass's run directory and report, made from every BenchmarkRun's blob. Destroy keeps the results. */
+export class BenchmarkReport extends pulumi.dynamic.Resource {
+  declare readonly runId: pulumi.Output<string>;
+  declare readonly runDir: pulumi.Output<string>;
+  declare readonly status: pulumi.Output<string>;
+  declare readonly failure: pulumi.Output<string | null>;
+  declare readonly report: pulumi.Output<string>;
+  declare readonly summary: pulumi.Output<RunSummaryOut>;
+
+  constructor(name: string, args: BenchmarkReportArgs, opts?: pulumi.CustomResourceOptions) {
+    const outputs = ["runId", "runDir", "status", "failure", "report", "summary"];
+    super(provider, name, withOutputs(args, outputs), opts, "actor-bench", "BenchmarkReport");
+  }
+}

@@ -1,0 +1,46 @@
+import * as pulumi from "@pulumi/pulumi";
+import { delegatingProvider, withOutputs } from "./delegatingProvider";
+import type { DaemonOut } from "./localEngine";
+
+export interface BenchmarkRunArgs {
+  stack: pulumi.Input<string>;
+  side: pulumi.Input<"rivet" | "cloudflare">;
+  group: pulumi.Input<string>;
+  /** `npm start` flags for preset, counts and timeouts (the stack config's run keys). */
+  runArgs: pulumi.Input<pulumi.Input<string>[]>;
+  /** The stack's actor-bench:runId, or null: changing it re-runs. */
+  trigger: pulumi.Input<string | null>;
+  /** Absolute; the run directory (the result blob) is made under it. */
+  blobRoot: pulumi.Input<string>;
+  /** The running Engine (gatewayUrl) or Worker (url, versions), with its daemon. */
+  target: pulumi.Input<{ daemon: pulumi.Input<DaemonOut>; gatewayUrl?: pulumi.Input<string>; url?: pulumi.Input<string>; versions?: pulumi.Input<Record<string, string>> }>;
+  /** The Worker's bench token (a secret); Cloudflare runs only. */
+  token?: pulumi.Input<string>;
+}
+
+export interface RunSummaryOut {
+  rows: Array<Record<string, unknown>>;
+  throughput: Array<Record<string, unknown>>;
+}
+
+const provider = delegatingProvider("benchmarkRun");
+
+/**
+ * One side's stage group, measured when the resource is created. Its outputs
+ * are the result blob's path and sha256 and a summary, never the samples.
+ * Preview never runs it; an unchanged `up` does not re-run it; a changed run
+ * config, target or trigger replaces it (a new measurement).
+ */
+export class BenchmarkRun extends pulumi.dynamic.Resource {
+  declare readonly runId: pulumi.Output<string>;
+  declare readonly blob: pulumi.Output<string>;
+  declare readonly sha256: pulumi.Output<string>;
+  declare readonly status: pulumi.Output<"complete" | "failed">;
+  declare readonly failures: pulumi.Output<string[]>;
+  declare readonly summary: pulumi.Output<RunSummaryOut>;
+
+  constructor(name: string, args: BenchmarkRunArgs, opts?: pulumi.CustomResourceOptions) {
+    const outputs = ["runId", "blob", "sha256", "status", "failures", "summary"];
+    super(provider, name, withOutputs(args, outputs), opts, "actor-bench", "BenchmarkRun");
+  }
+}

@@ -1,0 +1,41 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { DaemonHandle } from "../workloads/local/daemons";
+import { delegatingProvider, withOutputs } from "./delegatingProvider";
+
+export interface EngineSettingsArgs {
+  tcpNodelay: boolean;
+  keepRustBacktrace: boolean;
+  rustLog?: string;
+}
+
+export interface LocalEngineArgs {
+  stack: pulumi.Input<string>;
+  /** Absolute; the Engine's data, config and logs. Removed by destroy. */
+  stateDir: pulumi.Input<string>;
+  loopback: pulumi.Input<"quickack" | "host">;
+  /** Must be the version installed from npm: check() refuses another. */
+  engineVersion: pulumi.Input<string>;
+  settings: pulumi.Input<EngineSettingsArgs>;
+  actorSleepTimeoutMs: pulumi.Input<number>;
+}
+
+/** A running daemon as the providers record it. */
+export type DaemonOut = DaemonHandle;
+
+const provider = delegatingProvider("localEngine");
+
+/**
+ * The local Rivet Engine and its RivetKit app as one resource: `up` starts them
+ * in a background daemon and waits for the gateway's health and the app's
+ * registration; refresh finds a dead one gone; destroy stops both and removes
+ * their data.
+ */
+export class LocalEngine extends pulumi.dynamic.Resource {
+  declare readonly gatewayUrl: pulumi.Output<string>;
+  declare readonly runningEngineVersion: pulumi.Output<string>;
+  declare readonly daemon: pulumi.Output<DaemonOut>;
+
+  constructor(name: string, args: LocalEngineArgs, opts?: pulumi.CustomResourceOptions) {
+    super(provider, name, withOutputs(args, ["gatewayUrl", "runningEngineVersion", "daemon"]), opts, "actor-bench", "LocalEngine");
+  }
+}

@@ -1,0 +1,45 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { mergeRunParts, type RunPart } from "../../workloads/mergeRuns";
+import { generateReport } from "../../analysis/report";
+import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
+
+const INPUT_KEYS = ["stack", "resultsRoot", "parts"];
+
+export async function check(_olds: Props, news: Props) {
+  const failures: CheckFailure[] = [];
+  requireString(news, "stack", failures);
+  requireString(news, "resultsRoot", failures, /^\//);
+  if (!Array.isArray(news.parts)) failures.push({ property: "parts", reason: "parts must be the list of BenchmarkRun results" });
+  return { inputs: news, failures };
+}
+
+export async function diff(_id: string, olds: Props, news: Props) {
+  return replaceDiff(olds, news, INPUT_KEYS);
+}
+
+/** Merges every run's blob into results/<stack>/<runId>/ and writes its report there, as `npm run report` does. */
+export async function create(inputs: Props) {
+  const run = mergeRunParts(inputs.parts as RunPart[], inputs.resultsRoot as string, inputs.stack as string);
+  const report = await generateReport(run.dir);
+  return {
+    id: `${inputs.stack}-report-${run.manifest.runId}`,
+    outs: {
+      ...inputs,
+      runId: run.manifest.runId,
+      runDir: run.dir,
+      status: run.manifest.status,
+      failure: run.manifest.failure ?? null,
+      report: readFileSync(join(run.dir, "report", "results.md"), "utf8"),
+      summary: { rows: report.summary.rows, throughput: report.summary.throughput },
+    },
+  };
+}
+
+export async function read(id: string, props: Props) {
+  if (typeof props.runDir !== "string" || !existsSync(join(props.runDir, "manifest.json"))) return { id: "", props: {} };
+  return { id, props };
+}
+
+/** The merged run directory is the pass's result and is kept: destroy does not delete measurements. */
+export async function remove(): Promise<void> {}

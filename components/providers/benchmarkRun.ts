@@ -1,0 +1,95 @@
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { parseRunArgs, SIDES, UsageError } from "../../workloads/runConfig";
+import { GROUPS } from "../../workloads/presets";
+import { blobDigest, runGroupInChild, type GroupRunRequest } from "../../workloads/local/groupRun";
+import type { DaemonHandle } from "../../workloads/local/daemons";
+import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
+
+/**
+ * Inputs whose change re-runs the measurement: what is measured, with which
+ * settings, against which running target, and the stack's runId trigger.
+ */
+const INPUT_KEYS = ["stack", "side", "group", "runArgs", "trigger", "blobRoot", "target"];
+
+export async function check(_olds: Props, news: Props) {
+  const failures: CheckFailure[] = [];
+  requireString(news, "stack", failures);
+  requireString(news, "blobRoot", failures, /^\//);
+  if (!(SIDES as readonly string[]).includes(news.side as string)) failures.push({ property: "side", reason: `side must be one of ${SIDES.join(", ")}, got ${JSON.stringify(news.side)}` });
+  if (!(GROUPS as readonly string[]).includes(news.group as string)) failures.push({ property: "group", reason: `group must be one of ${GROUPS.join(", ")}, got ${JSON.stringify(news.group)}` });
+  if (!Array.isArray(news.runArgs) || news.runArgs.some((a) => typeof a !== "string")) {
+    failures.push({ property: "runArgs", reason: "runArgs must be a list of `npm start` flags" });
+  } else {
+    try {
+      parseRunArgs(news.runArgs as string[]);
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      failures.push({ property: "runArgs", reason: err.message });
+    }
+  }
+  const t = news.target as Props | undefined;
+  if (!t || typeof t !== "object" || !t.daemon) failures.push({ property: "target", reason: "target must name the running Engine or Worker (its daemon and endpoints)" });
+  return { inputs: news, failures };
+}
+
+export async function diff(_id: string, olds: Props, news: Props) {
+  return replaceDiff(olds, news, INPUT_KEYS);
+}
+
+/** Runs the side's group against the target and keeps the run directory as the result blob. */
+export async function create(inputs: Props) {
+  const side = inputs.side as GroupRunRequest["side"];
+  const group = inputs.group as string;
+  const target = inputs.target as { daemon: DaemonHandle } & Props;
+  const blobRoot = inputs.blobRoot as string;
+  mkdirSync(blobRoot, { recursive: true });
+  const req: GroupRunRequest = {
+    side,
+    runArgs: [...(inputs.runArgs as string[]), "--side", side, "--groups", group],
+    stack: inputs.stack as string,
+    blobRoot,
+  };
+  if (side === "rivet") {
+    const r = target.daemon.ready;
+    req.rivet = {
+      gatewayUrl: target.gatewayUrl as string,
+      engineVersion: r.engineVersion as string,
+      engineConfig: r.engineConfig,
+      enginePid: r.enginePid as number,
+      appPid: r.appPid as number,
+      startedBy: "pulumi up: the stack's LocalEngine resource (Engine + app kept running between runs)",
+    };
+  } else {
+    req.cloudflare = {
+      url: target.url as string,
+      token: inputs.token as string,
+      versions: target.versions as Record<string, string>,
+      startedBy: "pulumi up: the stack's LocalWorker resource (workerd kept running between runs)",
+    };
+  }
+  const result = await runGroupInChild(req, target.daemon, join(blobRoot, `${side}.${group}.driver.log`));
+  return {
+    id: `${inputs.stack}-${side}-${group}-${result.runId}`,
+    outs: {
+      ...inputs,
+      runId: result.runId,
+      blob: result.runDir,
+      sha256: result.sha256,
+      status: result.status,
+      failures: result.failures,
+      summary: result.summary,
+    },
+  };
+}
+
+/** Refresh: the run exists while its blob does and still has the digest it was stored with. */
+export async function read(id: string, props: Props) {
+  const blob = props.blob as string | undefined;
+  if (!blob || !existsSync(join(blob, "manifest.json")) || blobDigest(blob) !== props.sha256) return { id: "", props: {} };
+  return { id, props };
+}
+
+export async function remove(_id: string, props: Props) {
+  if (typeof props.blob === "string") rmSync(props.blob, { recursive: true, force: true });
+}

@@ -1,0 +1,44 @@
+import { rmSync } from "node:fs";
+import { daemonAnswers, stopDaemon, type DaemonHandle } from "../../workloads/local/daemons";
+
+/** Shapes shared by the dynamic providers' implementations (plain code: no Pulumi import). */
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+
+export type Props = Record<string, unknown>;
+
+/** The input keys whose values differ between two property bags (deep, by JSON). */
+export function changedKeys(olds: Props, news: Props, keys: readonly string[]): string[] {
+  return keys.filter((k) => JSON.stringify(olds[k] ?? null) !== JSON.stringify(news[k] ?? null));
+}
+
+/** A replace-on-any-change diff over `keys`, as every provider here wants. */
+export function replaceDiff(olds: Props, news: Props, keys: readonly string[], deleteBeforeReplace = false) {
+  const replaces = changedKeys(olds, news, keys);
+  return { changes: replaces.length > 0, replaces, deleteBeforeReplace: replaces.length > 0 && deleteBeforeReplace };
+}
+
+export function requireString(news: Props, key: string, failures: CheckFailure[], pattern?: RegExp): void {
+  const v = news[key];
+  if (typeof v !== "string" || v.length === 0 || (pattern && !pattern.test(v))) {
+    failures.push({ property: key, reason: `${key} must be a string${pattern ? ` matching ${pattern}` : ""}, got ${JSON.stringify(v)}` });
+  }
+}
+
+export const LOOPBACKS = ["quickack", "host"];
+
+/** Refresh of a daemon-backed resource: it exists while its daemon is the same process and `url` answers. */
+export function readDaemon(id: string, props: Props, url: string) {
+  const h = props.daemon as DaemonHandle | undefined;
+  if (!h || !daemonAnswers(h, url)) return { id: "", props: {} };
+  return { id, props };
+}
+
+/** Delete of a daemon-backed resource: stop the daemon (its children die with it), remove its state. */
+export async function removeDaemon(props: Props): Promise<void> {
+  const h = props.daemon as DaemonHandle | undefined;
+  if (h) await stopDaemon(h);
+  rmSync(props.stateDir as string, { recursive: true, force: true });
+}

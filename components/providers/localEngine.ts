@@ -1,0 +1,54 @@
+import { packageVersion } from "../../workloads/versions";
+import { startDaemon, type DaemonHandle } from "../../workloads/local/daemons";
+import { LOOPBACKS, readDaemon, removeDaemon, replaceDiff, requireString, type CheckFailure, type Props } from "./common";
+
+/** Inputs of a LocalEngine: where its data lives and how the Engine + app are set up. */
+const INPUT_KEYS = ["stack", "stateDir", "loopback", "engineVersion", "settings", "actorSleepTimeoutMs"];
+
+export async function check(_olds: Props, news: Props) {
+  const failures: CheckFailure[] = [];
+  requireString(news, "stack", failures);
+  requireString(news, "stateDir", failures, /^\//);
+  if (!LOOPBACKS.includes(news.loopback as string)) failures.push({ property: "loopback", reason: `loopback must be quickack or host, got ${JSON.stringify(news.loopback)}` });
+  const installed = packageVersion("@rivetkit/engine-cli");
+  if (news.engineVersion !== installed) {
+    failures.push({ property: "engineVersion", reason: `the local Engine is the one installed from npm, ${installed}; got ${JSON.stringify(news.engineVersion)}` });
+  }
+  if (!Number.isInteger(news.actorSleepTimeoutMs) || (news.actorSleepTimeoutMs as number) <= 0) {
+    failures.push({ property: "actorSleepTimeoutMs", reason: `a positive whole number of ms, got ${JSON.stringify(news.actorSleepTimeoutMs)}` });
+  }
+  return { inputs: news, failures };
+}
+
+export async function diff(_id: string, olds: Props, news: Props) {
+  // One state directory per stack: the old Engine must be gone before the new one starts there.
+  return replaceDiff(olds, news, INPUT_KEYS, true);
+}
+
+export async function create(inputs: Props) {
+  const h = await startDaemon({
+    kind: "rivet",
+    stateDir: inputs.stateDir as string,
+    loopback: inputs.loopback as "quickack" | "host",
+    options: { settings: inputs.settings, actorSleepTimeoutMs: inputs.actorSleepTimeoutMs },
+  });
+  return { id: `${inputs.stack}-engine-${h.pid}`, outs: { ...inputs, ...handleOuts(h) } };
+}
+
+function handleOuts(h: DaemonHandle) {
+  const r = h.ready;
+  return {
+    daemon: { kind: h.kind, pid: h.pid, startTime: h.startTime, netns: h.netns, stateDir: h.stateDir, log: h.log, ready: r },
+    gatewayUrl: r.gatewayUrl as string,
+    runningEngineVersion: r.engineVersion as string,
+  };
+}
+
+/** Refresh: gone when the daemon is dead or the gateway does not answer /health. */
+export async function read(id: string, props: Props) {
+  return readDaemon(id, props, `${props.gatewayUrl as string}/health`);
+}
+
+export async function remove(_id: string, props: Props) {
+  await removeDaemon(props);
+}

@@ -1,0 +1,110 @@
+import { createRequire } from "node:module";
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parse } from "yaml";
+
+/** Loads the compiled program (what `pulumi up` runs: dist/index.js) under the Pulumi SDK's mocks. */
+const requireNative = createRequire(resolve("package.json"));
+const DIST = resolve("dist");
+type Pulumi = typeof import("@pulumi/pulumi");
+export const pulumi = requireNative("@pulumi/pulumi") as Pulumi;
+
+export interface Registered {
+  type: string;
+  name: string;
+  urn: string;
+  parent: string;
+  custom: boolean;
+  inputs: Record<string, unknown>;
+  dependencies: string[];
+  additionalSecretOutputs: string[];
+  /** Input property names the SDK sent as secrets. */
+  secretInputs: string[];
+}
+
+/** The config the CLI would give a stack: Pulumi.yaml's defaults, then Pulumi.<stack>.yaml. */
+export function stackConfigFromFiles(stack: string): Record<string, string> {
+  const project = parse(readFileSync("Pulumi.yaml", "utf8")) as { config: Record<string, { default?: unknown }> };
+  const out: Record<string, string> = {};
+  for (const [k, spec] of Object.entries(project.config)) if (spec.default !== undefined) out[`actor-bench:${k}`] = String(spec.default);
+  const file = `Pulumi.${stack}.yaml`;
+  if (existsSync(file)) {
+    const s = parse(readFileSync(file, "utf8")) as { config?: Record<string, unknown> };
+    for (const [k, v] of Object.entries(s.config ?? {})) out[k] = String(v);
+  }
+  return out;
+}
+
+/** How the SDK marks a secret value on the wire (sdk/nodejs/runtime/rpc.ts: specialSigKey, specialSecretSig). */
+const SIG_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+
+/** State a mocked engine gives back: for an `up`, plausible outputs; for a preview, the inputs only (outputs unknown). */
+function mockState(type: string, inputs: Record<string, unknown>, preview: boolean): Record<string, unknown> {
+  if (preview) return inputs;
+  const daemon = { kind: "mock", pid: 1, startTime: "0", netns: false, stateDir: "/mock", log: "/mock/log", ready: {} };
+  if (type.endsWith(":LocalEngine")) return { ...inputs, gatewayUrl: "http://127.0.0.1:1", runningEngineVersion: "mock", daemon };
+  if (type.endsWith(":LocalWorker")) return { ...inputs, url: "http://127.0.0.1:2", token: "mock-token", versions: {}, daemon };
+  if (type.endsWith(":BenchmarkRun")) return { ...inputs, runId: "mock", blob: `/mock/${inputs.side}.${inputs.group}`, sha256: "0".repeat(64), status: "complete", failures: [], summary: { rows: [], throughput: [] } };
+  if (type.endsWith(":BenchmarkReport")) return { ...inputs, runId: "mock", runDir: "/mock/run", status: "complete", failure: null, report: "# mocked report", summary: { rows: [], throughput: [] } };
+  return inputs;
+}
+
+/**
+ * Runs dist/index.js for `stack` with `config` under setMocks and returns what
+ * it registered (with the dependencies and secret options the SDK sent) and its
+ * exports. A config error surfaces as the rejection.
+ */
+export async function runProgram(stack: string, config: Record<string, string>, preview: boolean, secretKeys: string[] = []) {
+  for (const k of Object.keys(requireNative.cache)) if (k.startsWith(DIST + "/")) delete requireNative.cache[k];
+  const registered: Registered[] = [];
+  pulumi.runtime.setAllConfig(config, secretKeys);
+  await pulumi.runtime.setMocks(
+    {
+      newResource: (args) => ({ id: args.custom ? `${args.name}-id` : undefined, state: mockState(args.type, args.inputs, preview) }),
+      call: (args) => args.inputs,
+    },
+    "actor-bench",
+    stack,
+    preview,
+  );
+  const state = requireNative("@pulumi/pulumi/runtime/state") as { getStore(): { settings: { monitor: Record<string, unknown> } } };
+  const monitor = state.getStore().settings.monitor as { registerResource: (req: any, cb: any) => void };
+  const original = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (req: any, cb: any) => {
+    const obj = req.getObject()?.toJavaScript() ?? {};
+    registered.push({
+      type: req.getType(),
+      name: req.getName(),
+      urn: "",
+      parent: req.getParent(),
+      custom: req.getCustom(),
+      inputs: obj,
+      dependencies: req.getDependenciesList(),
+      additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
+      secretInputs: Object.entries(obj).filter(([, v]) => (v as { [k: string]: unknown } | null)?.[SIG_KEY] === SECRET_SIG).map(([k]) => k),
+    });
+    original(req, (err: unknown, resp: { getUrn(): string } | undefined) => {
+      if (resp) registered.find((r) => r.name === req.getName() && r.type === req.getType())!.urn = resp.getUrn();
+      cb(err, resp);
+    });
+  };
+  const exports = requireNative(join(DIST, "index.js")) as Record<string, unknown>;
+  // Let every registration reach the mock monitor.
+  let n = -1;
+  while (n !== registered.length) {
+    n = registered.length;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { registered, exports };
+}
+
+/** Whether an Output is known (false for a preview's not-yet-computed values). */
+export async function isKnown(o: unknown): Promise<boolean> {
+  return (o as { isKnown: Promise<boolean> }).isKnown;
+}
+
+/** An Output's value (plain values are returned as they are). */
+export async function valueOf<T>(o: unknown): Promise<T> {
+  return pulumi.Output.isInstance(o) ? (o as unknown as { promise(): Promise<T> }).promise() : (o as T);
+}
