@@ -27,9 +27,14 @@ export const HEADLINE_LABELS: Record<string, string> = {
 
 /** Metrics whose samples count only with a proven cold start. */
 export function isColdMetric(metric: string): boolean {
-  return metric.startsWith("create.") || metric.startsWith("wake.") || metric.startsWith("burst.");
+  return metric.startsWith("create.") || metric.startsWith("wake.") || metric.startsWith("burst.") || isOpenModelMetric(metric);
+}
+
+/** Open-model stages (`open.r<rate>`): creates at a constant arrival rate, latency from the intended send. */
+export function isOpenModelMetric(metric: string): boolean {
+  return metric.startsWith("open.");
 }
 
 export function isThroughputMetric(metric: string): boolean {
-  return metric.startsWith("burst.") || metric === "seqwrite";
+  return metric.startsWith("burst.") || metric === "seqwrite" || isOpenModelMetric(metric);
 }

@@ -52,20 +52,38 @@ export function headlineMarkdown(s: RunSummary): string {
       cl && cm ? `${rate(cl.perSecond)}/s (${cl.errors} errors of ${cl.attempts}); measured by the driver: ${rate(cm.perSecond)}/s` : "-",
     ]);
   }
-  const tpTable = tp.length ? `\n\n${table(["Throughput", "Rivet (measured)", "Durable Objects (Little's law on Worker ms)"], tp)}` : "";
-  return `Milliseconds, p50 / p90 / p99, nearest rank, no trimming; n is the samples the percentiles are taken over.\n\n${head}${tpTable}`;
+  const tpTable = tp.length ? `\n\n${table(["Throughput (closed loop, the reference's bursts)", "Rivet (measured)", "Durable Objects (Little's law on Worker ms)"], tp)}` : "";
+  return `Milliseconds, p50 / p90 / p99, nearest rank, no trimming; n is the samples the percentiles are taken over.\n\n${head}${tpTable}${openModelMarkdown(s)}`;
+}
+
+/** Open-model rows: creates sent at a constant rate, latency from each one's intended send time. */
+export function openModelMarkdown(s: RunSummary): string {
+  const rows: string[][] = [];
+  for (const t of s.throughput.filter((x) => x.method === "open-model")) {
+    const r = row(s, t.side, t.metric);
+    rows.push([
+      t.side === "rivet" ? "Rivet Actor" : t.side === "cloudflare" ? "Durable Object" : t.side,
+      `${rate(t.targetPerSecond ?? NaN)}/s`,
+      `${rate(t.perSecond)}/s`,
+      `${t.errors} of ${t.attempts}`,
+      r ? triple(r.p50, r.p90, r.p99) : "-",
+      r ? String(r.n) : "-",
+    ]);
+  }
+  if (rows.length === 0) return "";
+  return `\n\n${table(["Open model: creates at a constant arrival rate", "sent at", "completed", "errors", "ms from the intended send, p50 / p90 / p99", "n"], rows)}\n\nIn the open model a request goes out at its scheduled time whether or not earlier ones have answered, and its latency counts from that time (as wrk2 does), so a runtime that cannot keep up shows growing latency instead of a lower send rate. Client clock on both sides.`;
 }
 
 function fullTables(l: Loaded): string {
   const out: string[] = [];
-  for (const side of ["rivet", "cloudflare"]) {
+  for (const side of [...new Set(orderedStages(l.m).map((st) => st.side))]) {
     const rows: string[][] = [];
     for (const r of l.summary.rows.filter((x) => x.side === side)) {
       const p = percentiles(countedSamples(l.samples.get(`${side}.${r.metric}`)!, isColdMetric(r.metric)).map((s) => s.ms));
       rows.push([r.metric, String(r.n), String(r.errors), String(r.notCold), `${ms(p.p50)} ${ci(p.ci.p50)}`, `${ms(p.p90)} ${ci(p.ci.p90)}`, `${ms(p.p99)} ${ci(p.ci.p99)}`, ms(r.mean)]);
     }
     if (rows.length === 0) continue;
-    out.push(`### ${side === "rivet" ? "Rivet Actor" : "Durable Object"}\n\n${table(["metric", "n", "errors", "notCold", "p50 [95% CI]", "p90 [95% CI]", "p99 [95% CI]", "mean"], rows)}`);
+    out.push(`### ${side === "rivet" ? "Rivet Actor" : side === "cloudflare" ? "Durable Object" : side}\n\n${table(["metric", "n", "errors", "notCold", "p50 [95% CI]", "p90 [95% CI]", "p99 [95% CI]", "mean"], rows)}`);
   }
   return out.join("\n\n");
 }

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { mean, nearestRank } from "./percentiles";
 import { quantileCI } from "./confidence";
-import { isColdMetric, isThroughputMetric, METRIC_ORDER, SIDES } from "./metrics";
+import { isColdMetric, isOpenModelMetric, isThroughputMetric, METRIC_ORDER, SIDES } from "./metrics";
 import type { ManifestLike } from "./verify";
 
 export interface RawSample {
@@ -113,8 +113,13 @@ export interface ThroughputRow {
   perSecond: number;
   errors: number;
   attempts: number;
-  /** measured: completions / stage wall time; littles-law: concurrency x 1000 / mean Worker ms (DO, as the reference). */
-  method: "measured" | "littles-law";
+  /**
+   * measured: completions / stage wall time (closed loop); littles-law: concurrency x 1000 / mean
+   * Worker ms (DO, as the reference); open-model: completions / wall time at a constant arrival
+   * rate, with `targetPerSecond` the rate requests were sent at.
+   */
+  method: "measured" | "littles-law" | "open-model";
+  targetPerSecond?: number;
 }
 
 export interface RunSummary {
@@ -122,14 +127,19 @@ export interface RunSummary {
   throughput: ThroughputRow[];
 }
 
-/** The stages a run recorded, in canonical order. */
+/**
+ * The stages a run recorded: the design's sides and metric ids in canonical
+ * order first, then any others (open-model rates, the driver benchmark's
+ * tools) by name, numbers in numeric order.
+ */
 export function orderedStages(m: ManifestLike): Array<{ side: string; metric: string; file: string }> {
-  const out: Array<{ side: string; metric: string; file: string }> = [];
-  for (const side of SIDES) for (const metric of METRIC_ORDER) {
-    const st = m.stages[`${side}.${metric}`];
-    if (st) out.push({ side, metric, file: st.file });
-  }
-  return out;
+  const rank = (list: readonly string[], x: string) => (list.includes(x) ? list.indexOf(x) : list.length);
+  const byName = (a: string, b: string) => a.localeCompare(b, "en", { numeric: true });
+  return Object.values(m.stages)
+    .map((st) => ({ side: st.side, metric: st.metric, file: st.file }))
+    .sort((a, b) =>
+      rank(SIDES, a.side) - rank(SIDES, b.side) || byName(a.side, b.side) ||
+      rank(METRIC_ORDER, a.metric) - rank(METRIC_ORDER, b.metric) || byName(a.metric, b.metric));
 }
 
 /**
@@ -147,8 +157,13 @@ export function summarizeRun(dir: string, m: ManifestLike, load = (f: string) =>
     if (!isThroughputMetric(metric)) continue;
     const entry = (perSecond: number, method: ThroughputRow["method"]): ThroughputRow =>
       ({ side, metric, concurrency: st.concurrency, perSecond, errors: st.errors, attempts: st.attempts, method });
+    const completions = ((st.attempts - st.errors) * 1000) / st.wallMs;
+    if (isOpenModelMetric(metric)) {
+      throughput.push({ ...entry(completions, "open-model"), targetPerSecond: Number(st.notes?.ratePerSecond) });
+      continue;
+    }
     if (side === "cloudflare") throughput.push(entry((st.concurrency * 1000) / row.mean, "littles-law"));
-    throughput.push(entry(((st.attempts - st.errors) * 1000) / st.wallMs, "measured"));
+    throughput.push(entry(completions, "measured"));
   }
   return { rows, throughput };
 }

@@ -19,7 +19,7 @@ import type { Sample } from "../workloads/samples";
 
 const tiny: SampleCounts = {
   createPing: 3, createRead: 3, createWrite: 3, wake: 2, warm: 10,
-  sqliteRead: 5, sqliteWrite: 5, sqliteScan: 3, burstAttempts: 8, seqWrite: 10,
+  sqliteRead: 5, sqliteWrite: 5, sqliteScan: 3, burstAttempts: 8, seqWrite: 10, openSeconds: 1,
 };
 
 let rivet: LocalRivet;
@@ -156,7 +156,7 @@ describe("the Rivet driver stages", () => {
     for (const [metric, st] of Object.entries(run.manifest.stages)) {
       const samples = samplesOf(join(run.dir, st.file));
       const m = metric.slice("rivet.".length);
-      if (/^(create|wake|burst)\./.test(m)) {
+      if (/^(create|wake|burst|open)\./.test(m)) {
         expect(samples.every((s) => (s.ok ? s.cold === true : s.cold === null)), metric).toBe(true);
       } else {
         expect(samples.every((s) => s.cold === null), metric).toBe(true);
@@ -172,6 +172,17 @@ describe("the Rivet driver stages", () => {
     }
     expect(run.manifest.stages["rivet.wake.ping"].notes?.idleAtLeastMs).toBe(500);
     expect(run.manifest.stages["rivet.burst.c8"].concurrency).toBe(8);
+  });
+
+  it("open-model stages send at their rate, time from the intended send and say so", () => {
+    const st = run.manifest.stages["rivet.open.r5"];
+    expect(st.notes).toMatchObject({ mode: "open", ratePerSecond: 5 });
+    expect(st.attempts).toBe(5);
+    const samples = samplesOf(join(run.dir, st.file));
+    // Sends 200 ms apart (the samples' `at` is the intended send time).
+    const at = samples.map((s) => s.at).sort((a, b) => a - b);
+    for (let i = 1; i < at.length; i++) expect(at[i] - at[i - 1]).toBeGreaterThanOrEqual(199);
+    for (const s of samples.filter((x) => x.ok)) expect(s.ms).toBeGreaterThanOrEqual(s.clientMs as number);
   });
 
   it("the manifest's sha256 and line counts match the files", () => {

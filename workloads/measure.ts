@@ -2,6 +2,7 @@ import type { RunDir } from "./runDir";
 import type { Sample, SampleFile } from "./samples";
 import type { Progress } from "./progress";
 import { cpuSnapshot } from "./cpuTime";
+import { hrClock, openLoop } from "./openModel";
 
 /** What one timed call gives, whichever side made it. */
 export type Outcome =
@@ -13,6 +14,16 @@ export interface MeasureContext {
   progress: Progress;
   /** Pids whose CPU time each stage records. */
   cpuPids?: () => Record<string, number | undefined>;
+  /**
+   * Waits at least `ms` with no CPU of its own (the idle time before wakes).
+   * Under a CpuLock, other groups measure meanwhile; alone, a plain timer.
+   */
+  idle?: (ms: number) => Promise<void>;
+}
+
+/** ctx.idle, or a timer when the context has none. */
+export function idleFor(ctx: MeasureContext, ms: number): Promise<void> {
+  return ctx.idle ? ctx.idle(ms) : new Promise((r) => setTimeout(r, ms));
 }
 
 /** The sample line for one call. `coldMetric`: whether the actor's cold flag is the sample's. */
@@ -96,9 +107,58 @@ export function must<T extends Outcome>(r: T, what: string): Extract<T, { ok: tr
   return r as Extract<T, { ok: true }>;
 }
 
-/** The error text of a failed request: a timeout says so with its limit, others give their code and message. */
-export function describeRequestError(err: unknown, timeoutMs: number): string {
-  const e = err as Error & { code?: string };
-  const name = e.name === "TimeoutError" ? `timeout after ${timeoutMs} ms` : (e.code ?? e.name);
-  return `${name}: ${e.message}`;
+
+export interface MeasureOpenOpts {
+  ctx: MeasureContext;
+  side: string;
+  metric: string;
+  ratePerSecond: number;
+  n: number;
+  maxInFlight: number;
+  coldMetric: boolean;
+  call: (i: number) => Promise<Outcome>;
+}
+
+/**
+ * An open-model stage: `n` requests at a constant arrival rate (openModel.ts).
+ * A sample's `ms` is from the request's intended send time to its reply, on the
+ * client's clock, whichever side; `clientMs` is from its actual send. Each
+ * sample is written as it completes; none is retried.
+ */
+export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
+  const { ctx, side, metric } = o;
+  const file = ctx.run.rawFile(side, metric);
+  const startedAt = new Date().toISOString();
+  const epochAtZero = Date.now() - hrClock.now();
+  ctx.progress.start(`${side} ${metric} (open model, ${o.ratePerSecond}/s)`, o.n);
+  const cpu = cpuSnapshot(ctx.cpuPids?.() ?? {});
+  let lateSends = 0;
+  let wallMs = 0;
+  try {
+    const out = await openLoop({
+      n: o.n,
+      ratePerSecond: o.ratePerSecond,
+      maxInFlight: o.maxInFlight,
+      clock: hrClock,
+      call: o.call,
+      onDone: (d) => {
+        const r = { ...d.result, ms: d.latencyMs, clientMs: d.doneAt - d.sentAt };
+        file.write(toSample(d.i, Math.round(epochAtZero + d.intendedAt), r, o.coldMetric));
+        ctx.progress.tick(file.lines, file.errors);
+      },
+    });
+    lateSends = out.lateSends;
+    wallMs = out.wallMs;
+  } finally {
+    file.close();
+    ctx.run.recordStage({
+      side, metric, file: `raw/${side}.${metric}.jsonl`, attempts: file.lines, errors: file.errors, wallMs,
+      concurrency: o.maxInFlight, startedAt,
+      notes: {
+        mode: "open", ratePerSecond: o.ratePerSecond, maxInFlight: o.maxInFlight, lateSends, cpuMs: cpu(),
+        clock: "client hrtime from the intended send time (wrk2's rule); clientMs from the actual send",
+      },
+    });
+    ctx.progress.end(`${side} ${metric}`, file.lines, file.errors, wallMs);
+  }
 }

@@ -8,6 +8,8 @@ import { AVAILABLE_SIDES, type RunConfig } from "./runConfig";
 import type { Group } from "./presets";
 import { packageVersion } from "./versions";
 import { onInterrupt } from "./processes";
+import { CpuLock, runOverlapped } from "./cpuLock";
+import type { MeasureContext } from "./measure";
 import { NETNS_ENV } from "./netns";
 import { startLocalRivet } from "./rivet/localRivet";
 import { GatewayClient } from "./rivet/gateway";
@@ -25,18 +27,34 @@ export interface RunOutcome {
   failures: string[];
 }
 
-/** Runs each selected group against one side; a group whose setup fails is recorded and the rest go on. */
-async function runGroups<C>(side: string, groups: Group[], runners: Record<Group, (ctx: C) => Promise<void>>, ctx: C, progress: Progress, failures: string[]) {
-  for (const g of groups) {
-    const t0 = process.hrtime.bigint();
-    try {
-      await runners[g](ctx);
-    } catch (err) {
-      failures.push(`${side} ${g}: ${(err as Error).message}`);
-      progress.note(`${side} ${g} FAILED: ${(err as Error).message}`);
-    }
-    progress.note(`${side} ${g}: group took ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(1)} s`);
-  }
+/** Groups whose idle wait lets later groups run meanwhile, and groups that still run last and alone. */
+export const OVERLAPPING_GROUPS: ReadonlySet<Group> = new Set(["wake"]);
+export const LAST_GROUPS: ReadonlySet<Group> = new Set(["burst"]);
+
+/**
+ * Runs each selected group against one side, one measurement at a time (a
+ * CpuLock), with the wakes' idle waits overlapping the next groups; a group
+ * whose setup fails is recorded and the rest go on.
+ */
+async function runGroups<C extends MeasureContext>(side: string, groups: Group[], runners: Record<Group, (ctx: C) => Promise<void>>, ctx: C, progress: Progress, failures: string[]) {
+  const lock = new CpuLock();
+  const locked = { ...ctx, idle: (ms: number) => lock.idle(ms) };
+  await runOverlapped(
+    groups,
+    async (g) => {
+      const t0 = process.hrtime.bigint();
+      try {
+        await runners[g](locked);
+      } catch (err) {
+        failures.push(`${side} ${g}: ${(err as Error).message}`);
+        progress.note(`${side} ${g} FAILED: ${(err as Error).message}`);
+      }
+      progress.note(`${side} ${g}: group took ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(1)} s${OVERLAPPING_GROUPS.has(g) ? " (its idle wait overlapped the next groups)" : ""}`);
+    },
+    lock,
+    OVERLAPPING_GROUPS,
+    LAST_GROUPS,
+  );
 }
 
 /** A running Engine + app the Rivet stages measure against, however it was started. */

@@ -1,6 +1,6 @@
-import { measure as measureShared, must, type MeasureContext, type MeasureOpts } from "../measure";
+import { idleFor, measure as measureShared, measureOpen, must, type MeasureContext, type MeasureOpts } from "../measure";
 import { prng } from "../prng";
-import { BURST_CONCURRENCY, type Group, type SampleCounts } from "../presets";
+import { BURST_CONCURRENCY, OPEN_MAX_IN_FLIGHT, OPEN_RATES, type Group, type SampleCounts } from "../presets";
 import type { DoOp, DoTarget, WorkerClient } from "./workerClient";
 
 export interface CloudflareStageContext extends MeasureContext {
@@ -55,10 +55,11 @@ export async function wakeStages(ctx: CloudflareStageContext): Promise<void> {
   }
   const idleSince = Date.now();
   ctx.progress.note(`cloudflare wake: DOs idle for ${ctx.wakeIdleMs} ms`);
-  await new Promise((r) => setTimeout(r, ctx.wakeIdleMs));
+  await idleFor(ctx, ctx.wakeIdleMs);
+  const idleMs = Date.now() - idleSince;
   for (const s of sets) {
     await measure({ ctx, metric: s.metric, n: s.ids.length, concurrency: 1, coldMetric: true,
-      notes: { idleAtLeastMs: ctx.wakeIdleMs, idleSince: new Date(idleSince).toISOString() },
+      notes: { idleAtLeastMs: ctx.wakeIdleMs, idleSince: new Date(idleSince).toISOString(), idleBeforeFirstWakeMs: idleMs },
       call: (i) => ctx.client.call(s.op, { id: s.ids[i] }, s.arg) });
   }
 }
@@ -87,11 +88,20 @@ export async function sqliteStages(ctx: CloudflareStageContext): Promise<void> {
     call: () => ctx.client.call("scan", t) });
 }
 
-/** Burst creates of new named DOs at each concurrency. The report's rate is Little's law on Worker ms. */
+/**
+ * Burst creates of new named DOs at each concurrency, closed loop (the report's
+ * rate is Little's law on Worker ms, as the reference's); then the same creates
+ * in an open model at each of OPEN_RATES.cloudflare, timed on the client.
+ */
 export async function burstStages(ctx: CloudflareStageContext): Promise<void> {
   for (const c of BURST_CONCURRENCY) {
     const metric = `burst.c${c}`;
     await measure({ ctx, metric, n: ctx.counts.burstAttempts, concurrency: c, coldMetric: true,
+      call: (i) => ctx.client.call("ping", named(ctx, metric, i)) });
+  }
+  for (const rate of OPEN_RATES.cloudflare) {
+    const metric = `open.r${rate}`;
+    await measureOpen({ ctx, side: SIDE, metric, ratePerSecond: rate, n: rate * ctx.counts.openSeconds, maxInFlight: OPEN_MAX_IN_FLIGHT, coldMetric: true,
       call: (i) => ctx.client.call("ping", named(ctx, metric, i)) });
   }
 }

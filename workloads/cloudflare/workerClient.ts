@@ -1,5 +1,6 @@
 import { Pool } from "undici";
-import { describeRequestError, type Outcome } from "../measure";
+import type { Outcome } from "../measure";
+import { timedRequest } from "../timedRequest";
 
 export type DoOp = "ping" | "read" | "write" | "scan" | "seed";
 /** Which DO a call reaches: by name, by its hex id, or a brand-new unique id. */
@@ -19,7 +20,7 @@ export type WorkerResult =
 
 export class WorkerClient {
   readonly pool: Pool;
-  private readonly auth: string;
+  private readonly headers: Record<string, string>;
   constructor(
     readonly origin: string,
     token: string,
@@ -27,48 +28,33 @@ export class WorkerClient {
     connections = 256,
   ) {
     this.pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
-    this.auth = `Bearer ${token}`;
+    this.headers = { authorization: `Bearer ${token}` };
   }
 
   /** One Worker invocation that makes one DO call. Never throws, never retries. */
   async call(op: DoOp, target: DoTarget, arg?: number): Promise<WorkerResult> {
-    const t0 = process.hrtime.bigint();
-    const elapsed = () => Number(process.hrtime.bigint() - t0) / 1e6;
+    const r = await timedRequest(this.pool, { method: "POST", path: workerPath(op, target, arg), headers: this.headers }, this.timeoutMs);
+    // A failed sample's ms is the client's: the Worker may not have timed anything.
+    if (!r.ok) return { ok: false, ms: r.ms, clientMs: r.ms, error: r.error };
+    if (r.status !== 200) return { ok: false, ms: r.ms, clientMs: r.ms, error: `HTTP ${r.status}: ${r.body.slice(0, 300)}` };
+    let body: { ms?: number; cold?: boolean; value?: unknown; id?: string } = {};
     try {
-      const res = await this.pool.request({
-        method: "POST",
-        path: workerPath(op, target, arg),
-        headers: { authorization: this.auth },
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      const text = await res.body.text();
-      const clientMs = elapsed();
-      // A failed sample's ms is the client's: the Worker may not have timed anything.
-      if (res.statusCode !== 200) return { ok: false, ms: clientMs, clientMs, error: `HTTP ${res.statusCode}: ${text.slice(0, 300)}` };
-      const body = JSON.parse(text) as { ms?: number; cold?: boolean; value?: unknown; id?: string };
-      if (typeof body.ms !== "number" || typeof body.cold !== "boolean") {
-        return { ok: false, ms: clientMs, clientMs, error: `unexpected reply: ${text.slice(0, 300)}` };
-      }
-      return { ok: true, ms: body.ms, clientMs, id: String(body.id), reply: { cold: body.cold, actorMs: null, sqlMs: null, value: body.value } };
-    } catch (err) {
-      const clientMs = elapsed();
-      return { ok: false, ms: clientMs, clientMs, error: describeRequestError(err, this.timeoutMs) };
+      body = JSON.parse(r.body) as typeof body;
+    } catch {
+      // reported below
     }
+    if (typeof body.ms !== "number" || typeof body.cold !== "boolean") {
+      return { ok: false, ms: r.ms, clientMs: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
+    }
+    return { ok: true, ms: body.ms, clientMs: r.ms, id: String(body.id), reply: { cold: body.cold, actorMs: null, sqlMs: null, value: body.value } };
   }
 
   /** Client to Worker with no DO call: the third clock's baseline. `ms` and `clientMs` are both the client's. */
   async noop(): Promise<Outcome> {
-    const t0 = process.hrtime.bigint();
-    try {
-      const res = await this.pool.request({ method: "GET", path: "/noop", signal: AbortSignal.timeout(this.timeoutMs) });
-      await res.body.text();
-      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-      if (res.statusCode !== 200) return { ok: false, ms, clientMs: ms, error: `HTTP ${res.statusCode}` };
-      return { ok: true, ms, clientMs: ms, reply: { cold: false, actorMs: null, sqlMs: null } };
-    } catch (err) {
-      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-      return { ok: false, ms, clientMs: ms, error: describeRequestError(err, this.timeoutMs) };
-    }
+    const r = await timedRequest(this.pool, { method: "GET", path: "/noop" }, this.timeoutMs);
+    if (!r.ok) return { ok: false, ms: r.ms, clientMs: r.ms, error: r.error };
+    if (r.status !== 200) return { ok: false, ms: r.ms, clientMs: r.ms, error: `HTTP ${r.status}` };
+    return { ok: true, ms: r.ms, clientMs: r.ms, reply: { cold: false, actorMs: null, sqlMs: null } };
   }
 
   close(): Promise<void> {

@@ -1,5 +1,5 @@
 import { Pool } from "undici";
-import { describeRequestError } from "../measure";
+import { timedRequest } from "../timedRequest";
 
 /** Pure URL building for the Engine gateway's action routes. */
 export type Target = { kind: "key"; actor: string; key: string } | { kind: "id"; actorId: string };
@@ -38,38 +38,18 @@ export class GatewayClient {
 
   /** Calls `action` with `args`; never throws and never retries: a failure is a result. */
   async call(target: Target, action: string, args: unknown[] = []): Promise<CallResult> {
-    const body = JSON.stringify({ args });
-    const path = actionPath(target, action);
-    const t0 = process.hrtime.bigint();
+    const r = await timedRequest(this.pool, { method: "POST", path: actionPath(target, action), headers: HEADERS, body: JSON.stringify({ args }) }, this.timeoutMs);
+    if (!r.ok) return r;
+    if (r.status !== 200) return { ok: false, ms: r.ms, error: `HTTP ${r.status}: ${r.body.slice(0, 300)}` };
+    let parsed: { output?: ActorReply };
     try {
-      const res = await this.pool.request({
-        method: "POST",
-        path,
-        headers: HEADERS,
-        body,
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      const text = await res.body.text();
-      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-      if (res.statusCode !== 200) {
-        return { ok: false, ms, error: `HTTP ${res.statusCode}: ${text.slice(0, 300)}` };
-      }
-      const parsed = JSON.parse(text) as { output?: ActorReply };
-      if (!parsed.output || typeof parsed.output.cold !== "boolean") {
-        return { ok: false, ms, error: `unexpected reply: ${text.slice(0, 300)}` };
-      }
-      const gen = res.headers["x-rivet-actor-generation"];
-      return {
-        ok: true,
-        ms,
-        actorId: String(res.headers["x-rivet-actor"] ?? ""),
-        generation: gen === undefined ? null : Number(gen),
-        reply: parsed.output,
-      };
-    } catch (err) {
-      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-      return { ok: false, ms, error: describeRequestError(err, this.timeoutMs) };
+      parsed = JSON.parse(r.body) as { output?: ActorReply };
+    } catch {
+      return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
     }
+    if (!parsed.output || typeof parsed.output.cold !== "boolean") return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
+    const gen = r.header("x-rivet-actor-generation");
+    return { ok: true, ms: r.ms, actorId: r.header("x-rivet-actor") ?? "", generation: gen === undefined ? null : Number(gen), reply: parsed.output };
   }
 
   /** Actor records from the Engine API (GET /actors), for sleep confirmation. */

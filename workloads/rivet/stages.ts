@@ -1,6 +1,6 @@
 import { prng } from "../prng";
-import { measure as measureShared, must, StageSetupError, type MeasureContext, type MeasureOpts } from "../measure";
-import { BURST_CONCURRENCY, type Group, type SampleCounts } from "../presets";
+import { idleFor, measure as measureShared, measureOpen, must, StageSetupError, type MeasureContext, type MeasureOpts } from "../measure";
+import { BURST_CONCURRENCY, OPEN_MAX_IN_FLIGHT, OPEN_RATES, type Group, type SampleCounts } from "../presets";
 import type { GatewayClient, Target } from "./gateway";
 import { SCAN_ROWS } from "./actors";
 
@@ -24,7 +24,7 @@ function measure(o: Omit<MeasureOpts, "side" | "ctx"> & { ctx: RivetStageContext
 
 const key = (ctx: RivetStageContext, metric: string, i: number): Target => ({
   kind: "key",
-  actor: metric.endsWith(".ping") || metric.startsWith("burst") ? "plain" : "store",
+  actor: metric.endsWith(".ping") || metric.startsWith("burst") || metric.startsWith("open") ? "plain" : "store",
   key: `${ctx.keyPrefix}-${metric}-${i}`,
 });
 
@@ -92,7 +92,8 @@ export async function wakeStages(ctx: RivetStageContext): Promise<void> {
   await sleepAndConfirm(ctx, all);
   const confirmedAt = Date.now();
   ctx.progress.note(`rivet wake: ${all.length} actors confirmed asleep; idle ${ctx.wakeIdleMs} ms`);
-  await new Promise((r) => setTimeout(r, ctx.wakeIdleMs));
+  await idleFor(ctx, ctx.wakeIdleMs);
+  const idleMs = Date.now() - confirmedAt;
   for (const s of sets) {
     await measure({
       ctx,
@@ -104,6 +105,7 @@ export async function wakeStages(ctx: RivetStageContext): Promise<void> {
       notes: {
         idleAtLeastMs: ctx.wakeIdleMs,
         confirmedAsleepAt: new Date(confirmedAt).toISOString(),
+        idleBeforeFirstWakeMs: idleMs,
         preparationFailures: prepFailures.get(s.metric)!.length,
         ...(prepFailures.get(s.metric)!.length > 0 ? { preparationErrors: prepFailures.get(s.metric)!.slice(0, 3) } : {}),
       },
@@ -146,11 +148,20 @@ export async function sqliteStages(ctx: RivetStageContext): Promise<void> {
     call: () => ctx.client.call(t, "scan") });
 }
 
-/** Burst creates: `attempts` new keys per concurrency level; rate = completions / wall time. */
+/**
+ * Burst creates: `attempts` new keys per concurrency level, closed loop (the
+ * reference's; rate = completions / wall time); then the same creates in an
+ * open model at each of OPEN_RATES.rivet.
+ */
 export async function burstStages(ctx: RivetStageContext): Promise<void> {
   for (const c of BURST_CONCURRENCY) {
     const metric = `burst.c${c}`;
     await measure({ ctx, metric, n: ctx.counts.burstAttempts, concurrency: c, coldMetric: true,
+      call: (i) => ctx.client.call(key(ctx, metric, i), "ping") });
+  }
+  for (const rate of OPEN_RATES.rivet) {
+    const metric = `open.r${rate}`;
+    await measureOpen({ ctx, side: SIDE, metric, ratePerSecond: rate, n: rate * ctx.counts.openSeconds, maxInFlight: OPEN_MAX_IN_FLIGHT, coldMetric: true,
       call: (i) => ctx.client.call(key(ctx, metric, i), "ping") });
   }
 }

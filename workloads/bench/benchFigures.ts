@@ -1,0 +1,28 @@
+/** One compared figure of the driver benchmark. */
+export interface Figure {
+  name: string;
+  lowerIsBetter: boolean;
+  driver: number;
+  autocannon: number;
+  wrk: number | null;
+}
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+const fmt = (x: number | null) => (x === null ? "-" : x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toFixed(3));
+
+/** driver / reference; for a latency above 1 means the driver is slower, for a rate below 1. */
+export const ratio = (driver: number, ref: number | null) => (ref === null || ref === 0 ? null : driver / ref);
+
+export function benchTable(figures: readonly Figure[]): string {
+  const rows = [["figure", "driver", "autocannon", "wrk", "driver/autocannon", "driver/wrk"]];
+  for (const f of figures) {
+    rows.push([f.name, fmt(f.driver), fmt(f.autocannon), fmt(f.wrk), fmt(ratio(f.driver, f.autocannon)), fmt(ratio(f.driver, f.wrk))]);
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ")).join("\n");
+}

@@ -1,0 +1,156 @@
+/**
+ * `npm run bench:driver`: how much the load driver adds. The driver's own
+ * request path (GatewayClient over undici, the measure loop, a sample written
+ * per request) against a no-op Node http server on loopback, side by side in
+ * the same run with autocannon and, when installed, wrk. Prints the figures and
+ * the ratios driver/reference, and writes a run directory (stack
+ * "driver-bench") so `npm run report` and `npm run compare` apply.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import autocannon from "autocannon";
+import { RunDir } from "../runDir";
+import { measure } from "../measure";
+import { createProgress } from "../progress";
+import { freePort } from "../ports";
+import { spawnManaged, stopAll } from "../processes";
+import { waitUntil } from "../waitFor";
+import { packageVersion } from "../versions";
+import { GatewayClient } from "../rivet/gateway";
+import { readSamples, percentiles } from "../../analysis/summary";
+import { runWrk, wrkVersion, type WrkResult } from "./wrk";
+import { benchTable, median, type Figure } from "./benchFigures";
+
+export const RATE_LEVELS = [8, 32, 128] as const;
+
+interface BenchArgs {
+  rounds: number;
+  c1Requests: number;
+  rateRequests: number;
+  wrkSeconds: number;
+  resultsDir: string;
+  useWrk: boolean;
+}
+
+function parseArgs(argv: string[]): BenchArgs {
+  const a: BenchArgs = { rounds: 3, c1Requests: 5000, rateRequests: 20000, wrkSeconds: 2, resultsDir: "results", useWrk: true };
+  for (let i = 0; i < argv.length; i++) {
+    const f = argv[i];
+    const num = () => {
+      const n = Number(argv[++i]);
+      if (!Number.isInteger(n) || n <= 0) throw new Error(`${f} needs a positive whole number`);
+      return n;
+    };
+    if (f === "--rounds") a.rounds = num();
+    else if (f === "--c1-requests") a.c1Requests = num();
+    else if (f === "--rate-requests") a.rateRequests = num();
+    else if (f === "--wrk-seconds") a.wrkSeconds = num();
+    else if (f === "--results-dir") a.resultsDir = argv[++i];
+    else if (f === "--no-wrk") a.useWrk = false;
+    else throw new Error(`unknown argument ${f}; usage: npm run bench:driver -- [--rounds N] [--c1-requests N] [--rate-requests N] [--wrk-seconds N] [--no-wrk] [--results-dir DIR]`);
+  }
+  return a;
+}
+
+/** One autocannon run with a sample written per response, as the driver writes its own. */
+async function autocannonRun(run: RunDir, url: string, metric: string, connections: number, amount: number): Promise<void> {
+  const file = run.rawFile("autocannon", metric);
+  const startedAt = new Date().toISOString();
+  let seq = 0;
+  const t0 = process.hrtime.bigint();
+  await new Promise<void>((res, rej) => {
+    const inst = autocannon(
+      { url, connections, pipelining: 1, amount, method: "POST", body: '{"args":[]}', headers: { "content-type": "application/json" }, timeout: 10 },
+      (err: Error | null) => (err ? rej(err) : res()),
+    );
+    inst.on("response", (_client: unknown, status: number, _bytes: number, ms: number) => {
+      file.write({ seq: seq++, at: Date.now(), ok: status === 200, ms, cold: null, ...(status === 200 ? {} : { error: `HTTP ${status}` }) });
+    });
+  });
+  const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  file.close();
+  run.recordStage({ side: "autocannon", metric, file: `raw/autocannon.${metric}.jsonl`, attempts: file.lines, errors: file.errors, wallMs, concurrency: connections, startedAt });
+}
+
+/** Figures of one stage from its raw samples: p50/p99 over successes, completions per second over the stage's wall time. */
+function stageFigures(run: RunDir, side: string, metric: string): { p50: number; p99: number; perSecond: number; errors: number } {
+  const st = run.manifest.stages[`${side}.${metric}`];
+  const samples = readSamples(join(run.dir, st.file));
+  const p = percentiles(samples.filter((s) => s.ok).map((s) => s.ms));
+  return { p50: p.p50, p99: p.p99, perSecond: ((st.attempts - st.errors) * 1000) / st.wallMs, errors: st.errors };
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const wrk = args.useWrk ? wrkVersion() : null;
+  const run = new RunDir(resolve(args.resultsDir), "driver-bench", "bench", { ...args });
+  run.manifest.versions = { ...run.manifest.versions, undici: packageVersion("undici"), autocannon: packageVersion("autocannon"), ...(wrk ? { wrk } : {}) };
+  const work = mkdtempSync(join(tmpdir(), "actor-bench-driver-"));
+  const port = await freePort();
+  const server = spawnManaged({ name: "noop-server", command: process.execPath, args: [join(__dirname, "noopServer.js"), String(port)], env: process.env, logFile: join(work, "server.log") });
+  await waitUntil("listening", server, join(work, "server.log"), 10_000, () => readFileSync(join(work, "server.log"), "utf8").includes("listening"));
+  const url = `http://127.0.0.1:${port}/gateway/noop/action/ping`;
+  run.manifest.settings.bench = {
+    server: "Node http server, one process, 127.0.0.1, fixed 62-byte JSON reply",
+    driver: "GatewayClient.call (undici Pool, keep-alive) in the shared measure loop, one sample written per request",
+    autocannon: "programmatic, pipelining 1, one sample written per response event (its own hrtime latency)",
+    wrk: wrk ? "one thread, latency percentiles from its done() hook; no per-request samples" : "not installed (apt-get install wrk)",
+    order: "each round: every tool at c1, then every tool at each rate level, tools interleaved",
+  };
+  run.save();
+
+  const progress = createProgress(process.stderr, true);
+  const client = new GatewayClient(`http://127.0.0.1:${port}`, 10_000);
+  const ctx = { run, progress };
+  const call = () => client.call({ kind: "id", actorId: "noop" }, "ping");
+  const wrkFigures: Record<string, WrkResult[]> = {};
+  // Warm-up for every tool: connections open, JIT warm. Not recorded.
+  await measure({ ctx, side: "warmup", metric: "driver", n: 2000, concurrency: 8, coldMetric: false, call });
+  await autocannonRun(run, url, "warmup", 8, 2000);
+  if (wrk) runWrk(url, 8, 1, work);
+  for (const k of ["warmup.driver", "autocannon.warmup"]) delete run.manifest.stages[k];
+
+  for (let r = 1; r <= args.rounds; r++) {
+    for (const c of [1, ...RATE_LEVELS]) {
+      const metric = `${c === 1 ? "rtt" : "rate"}.c${c}.r${r}`;
+      const n = c === 1 ? args.c1Requests : args.rateRequests;
+      await measure({ ctx, side: "driver", metric, n, concurrency: c, coldMetric: false, call });
+      await autocannonRun(run, url, metric, c, n);
+      if (wrk) (wrkFigures[`c${c}`] ??= []).push(runWrk(url, c, args.wrkSeconds, work));
+      process.stderr.write(`round ${r} c${c} done\n`);
+    }
+  }
+  await client.close();
+  await stopAll();
+  rmSync(work, { recursive: true, force: true });
+
+  const figures: Figure[] = [];
+  for (const c of [1, ...RATE_LEVELS]) {
+    const per = (side: string) => Array.from({ length: args.rounds }, (_, i) => stageFigures(run, side, `${c === 1 ? "rtt" : "rate"}.c${c}.r${i + 1}`));
+    const d = per("driver");
+    const a = per("autocannon");
+    const w = wrkFigures[`c${c}`] ?? [];
+    const wRate = w.map((x) => (x.requests * 1000) / x.durationMs);
+    if (c === 1) {
+      figures.push({ name: "c1 round trip p50 (ms)", lowerIsBetter: true, driver: median(d.map((x) => x.p50)), autocannon: median(a.map((x) => x.p50)), wrk: w.length ? median(w.map((x) => x.p50)) : null });
+      figures.push({ name: "c1 round trip p99 (ms)", lowerIsBetter: true, driver: median(d.map((x) => x.p99)), autocannon: median(a.map((x) => x.p99)), wrk: w.length ? median(w.map((x) => x.p99)) : null });
+    }
+    figures.push({ name: `c${c} completions per second`, lowerIsBetter: false, driver: median(d.map((x) => x.perSecond)), autocannon: median(a.map((x) => x.perSecond)), wrk: w.length ? median(wRate) : null });
+  }
+  run.manifest.settings.benchFigures = figures;
+  run.manifest.settings.wrkRuns = wrkFigures;
+  run.finish("complete");
+  console.log(`driver benchmark, median of ${args.rounds} rounds, ${run.manifest.machine.cpus} x ${run.manifest.machine.cpuModel}:\n`);
+  console.log(benchTable(figures));
+  console.log(`\nrun directory: ${run.dir}`);
+}
+
+main().then(
+  () => process.exit(0),
+  async (err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    await stopAll();
+    process.exit(1);
+  },
+);

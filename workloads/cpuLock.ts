@@ -1,0 +1,69 @@
+/**
+ * One measurement at a time on this machine. A group holds the lock while it
+ * runs (setup and measured stages alike, since setup loads the same CPUs);
+ * only an idle wait gives it up, so another group's stages can use the time
+ * an actor spends asleep. FIFO: a group that finishes its idle wait measures
+ * before any group that asks later.
+ */
+export class CpuLock {
+  private held = false;
+  private readonly queue: Array<() => void> = [];
+
+  constructor(private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms))) {}
+
+  async acquire(): Promise<void> {
+    if (!this.held) {
+      this.held = true;
+      return;
+    }
+    await new Promise<void>((r) => this.queue.push(r));
+  }
+
+  release(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.held = false;
+  }
+
+  async exclusive<T>(f: () => Promise<T>): Promise<T> {
+    await this.acquire();
+    try {
+      return await f();
+    } finally {
+      this.release();
+    }
+  }
+
+  /** Called by a holder: lets others run for `ms`, then waits its turn again. Resolves holding the lock. */
+  async idle(ms: number): Promise<void> {
+    this.release();
+    try {
+      await this.sleep(ms);
+    } finally {
+      await this.acquire();
+    }
+  }
+}
+
+/**
+ * Runs groups in suite order under one CpuLock. Groups in `overlapping` (the
+ * wakes, whose idle wait needs no CPU) are started and not awaited, so the next
+ * groups run during their idle wait; `last` groups (bursts) wait for every
+ * group before them, so they still run last and alone.
+ */
+export async function runOverlapped<G extends string>(
+  groups: readonly G[],
+  run: (g: G) => Promise<void>,
+  lock: CpuLock,
+  overlapping: ReadonlySet<G>,
+  last: ReadonlySet<G>,
+): Promise<void> {
+  const pending: Promise<void>[] = [];
+  for (const g of groups) {
+    if (last.has(g)) await Promise.all(pending);
+    const task = lock.exclusive(() => run(g));
+    if (overlapping.has(g)) pending.push(task);
+    else await task;
+  }
+  await Promise.all(pending);
+}
