@@ -1,12 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { DaemonHandle } from "../workloads/local/daemons";
+import type { EngineSettings } from "../workloads/rivet/engineConfig";
 import { delegatingProvider, withOutputs } from "./delegatingProvider";
-
-export interface EngineSettingsArgs {
-  tcpNodelay: boolean;
-  keepRustBacktrace: boolean;
-  rustLog?: string;
-}
 
 export interface LocalEngineArgs {
   stack: pulumi.Input<string>;
@@ -15,7 +10,7 @@ export interface LocalEngineArgs {
   loopback: pulumi.Input<"quickack" | "host">;
   /** Must be the version installed from npm: check() refuses another. */
   engineVersion: pulumi.Input<string>;
-  settings: pulumi.Input<EngineSettingsArgs>;
+  settings: pulumi.Input<EngineSettings>;
   actorSleepTimeoutMs: pulumi.Input<number>;
 }
 

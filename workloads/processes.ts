@@ -68,11 +68,14 @@ function installHooks(): void {
   }
 }
 
+/** argv that runs `argv` under `setpriv --pdeathsig KILL` where it exists, so the child dies with its parent. */
+export function withPdeathsig(argv: readonly string[]): string[] {
+  return process.platform === "linux" && existsSync(SETPRIV) ? [SETPRIV, "--pdeathsig", "KILL", "--", ...argv] : [...argv];
+}
+
 export function spawnManaged(opts: SpawnOptions): Managed {
   installHooks();
-  const usePdeathsig = process.platform === "linux" && existsSync(SETPRIV);
-  const command = usePdeathsig ? SETPRIV : opts.command;
-  const args = usePdeathsig ? ["--pdeathsig", "KILL", "--", opts.command, ...opts.args] : opts.args;
+  const [command, ...args] = withPdeathsig([opts.command, ...opts.args]);
   const fd = openSync(opts.logFile, "a");
   const child = spawn(command, args, { env: opts.env, cwd: opts.cwd, stdio: ["ignore", fd, fd] });
   closeSync(fd);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { mergeRunParts, type RunPart } from "../../workloads/mergeRuns";
 import { generateReport } from "../../analysis/report";
@@ -30,7 +30,7 @@ export async function create(inputs: Props) {
       runDir: run.dir,
       status: run.manifest.status,
       failure: run.manifest.failure ?? null,
-      report: readFileSync(join(run.dir, "report", "results.md"), "utf8"),
+      report: report.markdown,
       summary: { rows: report.summary.rows, throughput: report.summary.throughput },
     },
   };

@@ -1,5 +1,5 @@
 import { packageVersion } from "../../workloads/versions";
-import { startDaemon, type DaemonHandle } from "../../workloads/local/daemons";
+import { startDaemon } from "../../workloads/local/daemons";
 import { LOOPBACKS, readDaemon, removeDaemon, replaceDiff, requireString, type CheckFailure, type Props } from "./common";
 
 /** Inputs of a LocalEngine: where its data lives and how the Engine + app are set up. */
@@ -32,16 +32,8 @@ export async function create(inputs: Props) {
     loopback: inputs.loopback as "quickack" | "host",
     options: { settings: inputs.settings, actorSleepTimeoutMs: inputs.actorSleepTimeoutMs },
   });
-  return { id: `${inputs.stack}-engine-${h.pid}`, outs: { ...inputs, ...handleOuts(h) } };
-}
-
-function handleOuts(h: DaemonHandle) {
-  const r = h.ready;
-  return {
-    daemon: { kind: h.kind, pid: h.pid, startTime: h.startTime, netns: h.netns, stateDir: h.stateDir, log: h.log, ready: r },
-    gatewayUrl: r.gatewayUrl as string,
-    runningEngineVersion: r.engineVersion as string,
-  };
+  const outs = { ...inputs, daemon: h, gatewayUrl: h.ready.gatewayUrl as string, runningEngineVersion: h.ready.engineVersion as string };
+  return { id: `${inputs.stack}-engine-${h.pid}`, outs };
 }
 
 /** Refresh: gone when the daemon is dead or the gateway does not answer /health. */

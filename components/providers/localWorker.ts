@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { startDaemon, type DaemonHandle } from "../../workloads/local/daemons";
+import { startDaemon } from "../../workloads/local/daemons";
 import { LOOPBACKS, readDaemon, removeDaemon, replaceDiff, requireString, type CheckFailure, type Props } from "./common";
 
 const INPUT_KEYS = ["stack", "stateDir", "loopback"];
@@ -25,7 +25,7 @@ export async function create(inputs: Props) {
     id: `${inputs.stack}-worker-${h.pid}`,
     outs: {
       ...inputs,
-      daemon: { kind: h.kind, pid: h.pid, startTime: h.startTime, netns: h.netns, stateDir: h.stateDir, log: h.log, ready: r } satisfies DaemonHandle,
+      daemon: h,
       url: r.url as string,
       versions: r.versions as Record<string, string>,
       token,

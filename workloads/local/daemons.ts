@@ -2,6 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { netnsAvailable, netnsScript, nsenterArgv } from "../netns";
+import { logTail } from "../waitFor";
 
 /** The kinds of local runtime a daemon holds. */
 export type DaemonKind = "rivet" | "cloudflare";
@@ -22,28 +23,33 @@ export interface DaemonHandle {
 
 export class DaemonError extends Error {}
 
-/** Start time of a live process, or null when there is none with that pid. */
-export function processStartTime(pid: number): string | null {
+/** State (R, S, Z, ...) and start time (field 22) of a process from /proc/<pid>/stat, or null when there is none. */
+function procStat(pid: number): { state: string; startTime: string } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // The command name (field 2) may hold spaces; fields after it are space-separated.
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { state: fields[0], startTime: fields[19] };
   } catch {
     return null;
   }
 }
 
-/** Whether the process a handle names is still the same one, and not a zombie. */
-export function daemonAlive(h: Pick<DaemonHandle, "pid" | "startTime">): boolean {
-  return processStartTime(h.pid) === h.startTime && !isZombie(h.pid);
+/** Start time of a process, or null when there is none with that pid. */
+export function processStartTime(pid: number): string | null {
+  return procStat(pid)?.startTime ?? null;
 }
 
-function tail(path: string, lines = 30): string {
-  try {
-    return readFileSync(path, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
-  } catch {
-    return "(no log)";
-  }
+/** Whether a process with this pid exists and has not exited (a zombie has). */
+function running(pid: number): boolean {
+  const st = procStat(pid);
+  return st !== null && st.state !== "Z";
+}
+
+/** Whether the process a handle names is still the same one, and not a zombie. */
+export function daemonAlive(h: Pick<DaemonHandle, "pid" | "startTime">): boolean {
+  const st = procStat(h.pid);
+  return st !== null && st.startTime === h.startTime && st.state !== "Z";
 }
 
 export function daemonEntryPath(): string {
@@ -93,15 +99,15 @@ export async function startDaemon(o: StartDaemonOptions): Promise<DaemonHandle> 
   const readyPath = join(o.stateDir, "ready.json");
   const deadline = Date.now() + (o.timeoutMs ?? 120_000);
   while (!existsSync(readyPath)) {
-    if (exit !== null || pid === undefined) throw new DaemonError(`${o.kind} daemon failed to start (${exit}); ${log}:\n${tail(log)}`);
+    if (exit !== null || pid === undefined) throw new DaemonError(`${o.kind} daemon failed to start (${exit}); ${log}:\n${logTail(log, 30)}`);
     if (Date.now() > deadline) {
       if (pid !== undefined) process.kill(-pid, "SIGKILL");
-      throw new DaemonError(`${o.kind} daemon not ready within ${o.timeoutMs ?? 120_000} ms; ${log}:\n${tail(log)}`);
+      throw new DaemonError(`${o.kind} daemon not ready within ${o.timeoutMs ?? 120_000} ms; ${log}:\n${logTail(log, 30)}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
   const startTime = processStartTime(pid!);
-  if (startTime === null) throw new DaemonError(`${o.kind} daemon exited right after reporting ready; ${log}:\n${tail(log)}`);
+  if (startTime === null) throw new DaemonError(`${o.kind} daemon exited right after reporting ready; ${log}:\n${logTail(log, 30)}`);
   const ready = JSON.parse(readFileSync(readyPath, "utf8")) as Record<string, unknown>;
   return { kind: o.kind, pid: pid!, startTime, netns, stateDir: o.stateDir, log, ready };
 }
@@ -130,19 +136,10 @@ export async function stopDaemon(h: DaemonHandle, graceMs = 15_000): Promise<voi
     }
   }
   const deadline = Date.now() + 10_000;
-  const alive = () => ownedPids(h).filter((p) => p !== h.pid && processStartTime(p) !== null && !isZombie(p));
+  const alive = () => ownedPids(h).filter((p) => p !== h.pid && running(p));
   while ((daemonAlive(h) || alive().length > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   const left = alive();
   if (daemonAlive(h) || left.length > 0) throw new DaemonError(`${h.kind} daemon ${h.pid} left processes running: ${[h.pid, ...left].join(", ")}`);
-}
-
-function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z";
-  } catch {
-    return true;
-  }
 }
 
 /** argv that runs a command where the daemon's endpoints are reachable. */

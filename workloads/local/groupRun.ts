@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { parseRunArgs, type Side } from "../runConfig";
 import { RunDir } from "../runDir";
 import { createProgress } from "../progress";
-import { onInterrupt } from "../processes";
+import { onInterrupt, withPdeathsig } from "../processes";
+import { logTail } from "../waitFor";
 import { NETNS_ENV } from "../netns";
 import { driverVersions, measureCloudflare, measureRivet, type CloudflareTarget, type RivetTarget } from "../run";
 import { summarizeRun, type SummaryRow, type ThroughputRow } from "../../analysis/summary";
@@ -77,8 +78,7 @@ export async function runGroupInChild(req: GroupRunRequest, target: Pick<DaemonH
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first.`);
   mkdirSync(req.blobRoot, { recursive: true });
   const resultFile = join(req.blobRoot, `result-${process.pid}-${Date.now()}.json`);
-  const inner = existsSync("/usr/bin/setpriv") ? ["/usr/bin/setpriv", "--pdeathsig", "KILL", "--", process.execPath, entry, resultFile] : [process.execPath, entry, resultFile];
-  const argv = reachArgv(target, inner);
+  const argv = reachArgv(target, withPdeathsig([process.execPath, entry, resultFile]));
   const fd = openSync(logFile, "a");
   const env = { ...process.env, ...(target.netns ? { [NETNS_ENV]: "1" } : {}) };
   const child = spawn(argv[0], argv.slice(1), { stdio: ["pipe", fd, fd], env });
@@ -89,8 +89,7 @@ export async function runGroupInChild(req: GroupRunRequest, target: Pick<DaemonH
     child.once("error", () => resolve({ code: -1, signal: null }));
   });
   if (code !== 0 || !existsSync(resultFile)) {
-    const logTail = readFileSync(logFile, "utf8").trimEnd().split("\n").slice(-20).join("\n");
-    throw new Error(`the ${req.side} group run failed (exit code ${code}, signal ${signal}); ${logFile}:\n${logTail}`);
+    throw new Error(`the ${req.side} group run failed (exit code ${code}, signal ${signal}); ${logFile}:\n${logTail(logFile, 20)}`);
   }
   const result = JSON.parse(readFileSync(resultFile, "utf8")) as GroupRunResult;
   rmSync(resultFile, { force: true });
