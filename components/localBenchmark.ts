@@ -45,6 +45,7 @@ export class LocalBenchmark extends pulumi.ComponentResource {
           engineVersion: cfg.engineVersion,
           settings: { ...cfg.run.engine },
           actorSleepTimeoutMs: cfg.run.actorSleepTimeoutMs,
+          topology: cfg.run.engineTopology,
         },
         { parent: this },
       );

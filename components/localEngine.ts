@@ -12,6 +12,8 @@ export interface LocalEngineArgs {
   engineVersion: pulumi.Input<string>;
   settings: pulumi.Input<EngineSettings>;
   actorSleepTimeoutMs: pulumi.Input<number>;
+  /** single Engine, or the cloud's three-node topology (Postgres + NATS + haproxy) on this machine. */
+  topology: pulumi.Input<"single" | "cluster">;
 }
 
 /** A running daemon as the providers record it. */

@@ -16,6 +16,7 @@ export const RUN_KEYS = {
   requestTimeoutMs: "--request-timeout-ms",
   actorSleepTimeoutMs: "--actor-sleep-timeout-ms",
   loopback: "--loopback",
+  engineTopology: "--engine-topology",
 } as const;
 
 export const CLOUD_KEYS = ["region", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "cloudflareAccountId"] as const;

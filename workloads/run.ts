@@ -11,7 +11,7 @@ import { onInterrupt } from "./processes";
 import { CpuLock, runOverlapped } from "./cpuLock";
 import type { MeasureContext } from "./measure";
 import { NETNS_ENV } from "./netns";
-import { startLocalRivet } from "./rivet/localRivet";
+import { startEngineTopology } from "../cluster/localCluster";
 import { GatewayClient } from "./rivet/gateway";
 import { RIVET_GROUP_RUNNERS, type RivetStageContext } from "./rivet/stages";
 import { loopbackSettings } from "./rivet/network";
@@ -141,7 +141,7 @@ export async function measureCloudflare(cfg: RunConfig, run: RunDir, progress: P
 
 async function runRivet(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[]): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), "actor-bench-rivet-"));
-  const rivet = await startLocalRivet({ workDir, settings: cfg.engine, actorSleepTimeoutMs: cfg.actorSleepTimeoutMs });
+  const rivet = await startEngineTopology(cfg.engineTopology, { workDir, settings: cfg.engine, actorSleepTimeoutMs: cfg.actorSleepTimeoutMs });
   const before = failures.length;
   try {
     await measureRivet(cfg, run, progress, failures, {
@@ -150,7 +150,7 @@ async function runRivet(cfg: RunConfig, run: RunDir, progress: Progress, failure
       engineConfig: rivet.engineConfig,
       enginePid: rivet.engine.child.pid,
       appPid: rivet.app.child.pid,
-      startedBy: "npm start: Engine and app started for this run, stopped after it",
+      startedBy: `npm start: ${cfg.engineTopology === "cluster" ? "three Engines (Postgres + NATS, haproxy in front)" : "Engine"} and app started for this run, stopped after it`,
     });
   } finally {
     await rivet.stop();

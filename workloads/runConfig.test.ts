@@ -27,6 +27,12 @@ describe("parseRunArgs", () => {
     expect(() => parseRunArgs(["--preset"])).toThrow(/--preset needs a value/);
     expect(() => parseRunArgs(["--loopback", "fast"])).toThrow(/--loopback must be quickack or host/);
     expect(() => parseRunArgs(["--bogus"])).toThrow(/unknown argument "--bogus"/);
+    expect(() => parseRunArgs(["--engine-topology", "mesh"])).toThrow(/--engine-topology must be single or cluster, got "mesh"/);
+  });
+  it("runs the three-node topology on the host's loopback only", () => {
+    expect(parseRunArgs([]).engineTopology).toBe("single");
+    expect(parseRunArgs(["--engine-topology", "cluster", "--loopback", "host"]).engineTopology).toBe("cluster");
+    expect(() => parseRunArgs(["--engine-topology", "cluster"])).toThrow(/--engine-topology cluster needs --loopback host/);
   });
   it("engine switches for the latency investigation", () => {
     const c = parseRunArgs(["--engine-nagle", "--engine-keep-backtrace", "--engine-rust-log", "debug"]);

@@ -24,6 +24,8 @@ export interface RunConfig {
    * delayed ACKs off (see workloads/rivet/LATENCY.md); host: the machine's own loopback.
    */
   loopback: "quickack" | "host";
+  /** single: one Engine on its file system; cluster: three Engines on Postgres + NATS behind haproxy, as in the cloud. */
+  engineTopology: "single" | "cluster";
   quiet: boolean;
 }
 
@@ -31,7 +33,7 @@ export class UsageError extends Error {}
 
 const USAGE = `usage: npm start -- [--preset quick|local|full] [--side rivet|cloudflare|both] [--groups ${GROUPS.join(",")}]
   [--wake-idle-ms N] [--cf-wake-idle-ms N] [--request-timeout-ms N] [--actor-sleep-timeout-ms N] [--samples name=N,...] [--results-dir DIR]
-  [--loopback quickack|host] [--engine-nagle] [--engine-keep-backtrace] [--engine-rust-log LEVEL] [--quiet]`;
+  [--loopback quickack|host] [--engine-topology single|cluster] [--engine-nagle] [--engine-keep-backtrace] [--engine-rust-log LEVEL] [--quiet]`;
 
 function positiveInt(flag: string, v: string | undefined): number {
   const n = Number(v);
@@ -73,6 +75,7 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
     actorSleepTimeoutMs: 30_000,
     engine: { tcpNodelay: true, keepRustBacktrace: false },
     loopback: "quickack",
+    engineTopology: "single",
     quiet: false,
   };
   let overrides: Partial<SampleCounts> = {};
@@ -134,6 +137,12 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
       case "--engine-rust-log":
         cfg.engine.rustLog = value();
         break;
+      case "--engine-topology": {
+        const v = value();
+        if (v !== "single" && v !== "cluster") throw new UsageError(`--engine-topology must be single or cluster, got "${v}"`);
+        cfg.engineTopology = v;
+        break;
+      }
       case "--loopback": {
         const v = value();
         if (v !== "quickack" && v !== "host") throw new UsageError(`--loopback must be quickack or host, got "${v}"`);
@@ -151,5 +160,9 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
     }
   }
   cfg.counts = { ...cfg.counts, ...overrides };
+  if (cfg.engineTopology === "cluster" && cfg.loopback === "quickack") {
+    // The quickack namespace is a user namespace too, where only root is mapped, and Postgres refuses to run as root.
+    throw new UsageError("--engine-topology cluster needs --loopback host: its Postgres cannot run inside the quickack namespace (a user namespace with root as its only user)");
+  }
   return cfg;
 }

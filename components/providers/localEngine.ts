@@ -3,7 +3,7 @@ import { startDaemon } from "../../workloads/local/daemons";
 import { LOOPBACKS, readDaemon, removeDaemon, replaceDiff, requireString, type CheckFailure, type Props } from "./common";
 
 /** Inputs of a LocalEngine: where its data lives and how the Engine + app are set up. */
-const INPUT_KEYS = ["stack", "stateDir", "loopback", "engineVersion", "settings", "actorSleepTimeoutMs"];
+const INPUT_KEYS = ["stack", "stateDir", "loopback", "engineVersion", "settings", "actorSleepTimeoutMs", "topology"];
 
 export async function check(_olds: Props, news: Props) {
   const failures: CheckFailure[] = [];
@@ -17,6 +17,7 @@ export async function check(_olds: Props, news: Props) {
   if (!Number.isInteger(news.actorSleepTimeoutMs) || (news.actorSleepTimeoutMs as number) <= 0) {
     failures.push({ property: "actorSleepTimeoutMs", reason: `a positive whole number of ms, got ${JSON.stringify(news.actorSleepTimeoutMs)}` });
   }
+  if (news.topology !== "single" && news.topology !== "cluster") failures.push({ property: "topology", reason: `topology must be single or cluster, got ${JSON.stringify(news.topology)}` });
   return { inputs: news, failures };
 }
 
@@ -30,7 +31,7 @@ export async function create(inputs: Props) {
     kind: "rivet",
     stateDir: inputs.stateDir as string,
     loopback: inputs.loopback as "quickack" | "host",
-    options: { settings: inputs.settings, actorSleepTimeoutMs: inputs.actorSleepTimeoutMs },
+    options: { settings: inputs.settings, actorSleepTimeoutMs: inputs.actorSleepTimeoutMs, topology: inputs.topology },
   });
   const outs = { ...inputs, daemon: h, gatewayUrl: h.ready.gatewayUrl as string, runningEngineVersion: h.ready.engineVersion as string };
   return { id: `${inputs.stack}-engine-${h.pid}`, outs };

@@ -12,7 +12,7 @@
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startLocalRivet } from "../rivet/localRivet";
+import { startEngineTopology } from "../../cluster/localCluster";
 import { startLocalWorker } from "../cloudflare/localWorker";
 import { stopAll } from "../processes";
 import type { EngineSettings } from "../rivet/engineConfig";
@@ -20,6 +20,7 @@ import type { EngineSettings } from "../rivet/engineConfig";
 export interface RivetDaemonOptions {
   settings: EngineSettings;
   actorSleepTimeoutMs: number;
+  topology?: "single" | "cluster";
 }
 
 export interface CloudflareDaemonOptions {
@@ -39,7 +40,7 @@ async function main(kind: string | undefined, stateDir: string | undefined): Pro
   const options = JSON.parse(readFileSync(0, "utf8"));
   if (kind === "rivet") {
     const o = options as RivetDaemonOptions;
-    const rivet = await startLocalRivet({ workDir: stateDir, settings: o.settings, actorSleepTimeoutMs: o.actorSleepTimeoutMs });
+    const rivet = await startEngineTopology(o.topology ?? "single", { workDir: stateDir, settings: o.settings, actorSleepTimeoutMs: o.actorSleepTimeoutMs });
     let stopping = false;
     for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => (stopping = true));
     for (const m of [rivet.engine, rivet.app]) {

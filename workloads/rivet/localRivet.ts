@@ -60,7 +60,8 @@ export function appEntryPath(): string {
   return found;
 }
 
-async function healthy(url: string): Promise<string | null> {
+/** The Engine's version when `url`/health answers ok, else null. */
+export async function healthy(url: string): Promise<string | null> {
   try {
     const res = await request(`${url}/health`, { headersTimeout: 1000, bodyTimeout: 1000 });
     const body = (await res.body.json()) as { status?: string; version?: string };
@@ -79,6 +80,23 @@ export function appEnv(parent: NodeJS.ProcessEnv, gatewayUrl: string, settings: 
   env.RIVET_LOG_LEVEL = env.RIVET_LOG_LEVEL ?? "warn";
   if (sleepTimeoutMs !== undefined) env.BENCH_ACTOR_SLEEP_TIMEOUT_MS = String(sleepTimeoutMs);
   return env;
+}
+
+/** Starts the RivetKit app against `gatewayUrl` and waits until it has registered with the Engine. */
+export async function startRivetApp(o: { gatewayUrl: string; workDir: string; appLog: string; settings: EngineSettings; actorSleepTimeoutMs?: number; timeoutMs: number }): Promise<Managed> {
+  const before = existsSync(o.appLog) ? readFileSync(o.appLog, "utf8").length : 0;
+  const app = spawnManaged({
+    name: "rivetkit-app",
+    command: process.execPath,
+    args: [appEntryPath()],
+    env: appEnv(process.env, o.gatewayUrl, o.settings, o.actorSleepTimeoutMs),
+    cwd: o.workDir,
+    logFile: o.appLog,
+  });
+  await waitUntil("registering with the engine", app, o.appLog, o.timeoutMs, () =>
+    readFileSync(o.appLog, "utf8").slice(before).includes(APP_READY_LINE),
+  );
+  return app;
 }
 
 export async function startLocalRivet(opts: LocalRivetOptions): Promise<LocalRivet> {
@@ -121,22 +139,7 @@ export async function startLocalRivet(opts: LocalRivetOptions): Promise<LocalRiv
     throw err;
   }
 
-  const appEntry = appEntryPath();
-  const startApp = async (): Promise<Managed> => {
-    const before = existsSync(appLog) ? readFileSync(appLog, "utf8").length : 0;
-    const app = spawnManaged({
-      name: "rivetkit-app",
-      command: process.execPath,
-      args: [appEntry],
-      env: appEnv(process.env, gatewayUrl, opts.settings, opts.actorSleepTimeoutMs),
-      cwd: opts.workDir,
-      logFile: appLog,
-    });
-    await waitUntil("registering with the engine", app, appLog, timeout, () =>
-      readFileSync(appLog, "utf8").slice(before).includes(APP_READY_LINE),
-    );
-    return app;
-  };
+  const startApp = () => startRivetApp({ gatewayUrl, workDir: opts.workDir, appLog, settings: opts.settings, actorSleepTimeoutMs: opts.actorSleepTimeoutMs, timeoutMs: timeout });
 
   let app: Managed;
   try {

@@ -1,0 +1,100 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { engineBinaryPath } from "../workloads/rivet/localRivet";
+import { engineRelease } from "./engineRelease";
+import { engineVmFiles, renderEngineCloudInit, renderRunnerCloudInit, runnerVmFiles, scriptsOf, ENGINE_PATHS } from "./cloudInit";
+import { cloudClusterPlan, CLOUD_NETWORK } from "./topology";
+
+// cloud-init, shellcheck and nats-server come from Debian (.ci/run installs them).
+function tool(name: string): string {
+  const r = spawnSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`${name} is not installed: apt-get install ${name === "nats-server" ? "nats-server" : name}`);
+  return r.stdout.trim();
+}
+
+const plan = cloudClusterPlan();
+const release = engineRelease("2.3.19");
+const PG_URL = "postgresql://rivet:s3cret-pw@bench-pg.private.postgres.database.azure.com:5432/rivet?sslmode=require";
+const dir = mkdtempSync(join(tmpdir(), "cloud-init-"));
+
+function validate(name: string, userData: string): void {
+  const file = join(dir, name);
+  writeFileSync(file, userData);
+  const r = spawnSync(tool("cloud-init"), ["schema", "-c", file], { encoding: "utf8" });
+  expect(`${r.stdout}${r.stderr}`, `cloud-init schema on ${name}`).toMatch(/Valid (cloud-config|schema)/);
+  expect(r.status).toBe(0);
+}
+
+describe("Engine VM user data", () => {
+  it("passes cloud-init's schema for each of the three nodes", () => {
+    for (let i = 0; i < 3; i++) validate(`engine-${i + 1}.yaml`, renderEngineCloudInit(plan, i, release, PG_URL));
+  });
+
+  it("decodes to the files the boot needs, the secret config root-only, and one boot command", () => {
+    const doc = parse(renderEngineCloudInit(plan, 1, release, PG_URL)) as { write_files: Array<{ path: string; permissions: string; content: string }>; runcmd: string[][] };
+    const byPath = new Map(doc.write_files.map((f) => [f.path, f]));
+    expect(byPath.get(ENGINE_PATHS.engineConfig)!.permissions).toBe("0600");
+    const config = JSON.parse(byPath.get(ENGINE_PATHS.engineConfig)!.content);
+    expect(config.postgres.url).toBe(PG_URL);
+    expect(config.nats.addresses[0]).toBe(`${CLOUD_NETWORK.engineAddresses[1]}:4222`);
+    expect(config.guard).toEqual({ host: CLOUD_NETWORK.engineAddresses[1], port: 6420, tcp_nodelay: true });
+    expect(config.topology.datacenters.default.public_url).toBe(`http://${CLOUD_NETWORK.loadBalancerAddress}:6420`);
+    expect(byPath.get("/etc/systemd/system/rivet-engine.service")!.content).toContain(`ExecStartPre=${ENGINE_PATHS.installScript} --verify`);
+    expect(doc.runcmd).toEqual([[ENGINE_PATHS.bootScript]]);
+  });
+
+  it("renders an Engine config the 2.3.19 binary reads as Postgres + NATS + one datacenter", () => {
+    const file = join(dir, "engine.json");
+    writeFileSync(file, engineVmFiles(plan, 0, release, PG_URL).find((f) => f.path === ENGINE_PATHS.engineConfig)!.content);
+    // `config show` ignores unknown keys silently, so check that every block we wrote was understood.
+    const shown = execFileSync(engineBinaryPath(), ["config", "show", "--config", file], { encoding: "utf8", env: { ...process.env, RUST_LOG: "error" } });
+    expect(shown).toMatch(/database: Some\(\s*Postgres\(/);
+    expect(shown).toMatch(/url: Secret/);
+    for (const a of CLOUD_NETWORK.engineAddresses) expect(shown).toContain(`"${a}:4222"`);
+    expect(shown).toMatch(/pubsub: Some\(\s*Nats\(/);
+    expect(shown).toMatch(/datacenter_label: 1,/);
+    expect(shown).toMatch(/is_leader: true/);
+    expect(shown).toMatch(/tcp_nodelay: Some\(\s*true/);
+    expect(shown).toMatch(/port: Some\(\s*6421/);
+  });
+
+  it("renders NATS configs nats-server accepts", () => {
+    for (let i = 0; i < 3; i++) {
+      const file = join(dir, `nats-${i}.conf`);
+      writeFileSync(file, engineVmFiles(plan, i, release, PG_URL).find((f) => f.path === ENGINE_PATHS.natsConfig)!.content);
+      const r = spawnSync(tool("nats-server"), ["-t", "-c", file], { encoding: "utf8" });
+      expect(`${r.stdout}${r.stderr}`).toMatch(/configuration file .* is valid/);
+      expect(r.status).toBe(0);
+      expect(readFileSync(file, "utf8").match(/nats:\/\/10\.40\.1\.\d+:6222/g)).toHaveLength(2);
+    }
+  });
+});
+
+describe("runner VM user data", () => {
+  it("passes cloud-init's schema and points the app at the load balancer", () => {
+    const userData = renderRunnerCloudInit("v20.20.2", plan.gatewayUrl, "bench");
+    validate("runner.yaml", userData);
+    const env = runnerVmFiles("v20.20.2", plan.gatewayUrl, "bench").find((f) => f.path.endsWith("app.env"))!;
+    expect(env.content).toContain(`RIVET_ENDPOINT=http://${CLOUD_NETWORK.loadBalancerAddress}:6420`);
+  });
+});
+
+describe("every rendered script", () => {
+  it("passes shellcheck", () => {
+    const scripts = [...scriptsOf(engineVmFiles(plan, 0, release, PG_URL)), ...scriptsOf(runnerVmFiles("v20.20.2", plan.gatewayUrl, "bench"))];
+    expect(scripts.map((s) => s.path).sort()).toEqual(
+      ["/opt/actor-bench/boot.sh", "/opt/actor-bench/install-engine.sh", "/opt/actor-bench/install-node.sh", "/opt/actor-bench/nvme-mount.sh"],
+    );
+    for (const s of scripts) {
+      const file = join(dir, s.path.split("/").pop()!);
+      writeFileSync(file, s.content);
+      const r = spawnSync(tool("shellcheck"), ["--severity=style", file], { encoding: "utf8" });
+      expect(r.stdout, `shellcheck ${s.path}`).toBe("");
+      expect(r.status).toBe(0);
+    }
+  });
+});

@@ -1,0 +1,32 @@
+import { UsageError } from "../workloads/runConfig";
+
+/**
+ * Engine builds the cloud VMs may run, pinned by the sha256 of the
+ * `rivet-engine` binary inside npm's `@rivetkit/engine-cli-linux-x64-musl`
+ * tarball. A test checks the entry of the installed version against the binary
+ * in node_modules, so a pin cannot drift from what the local runs measure.
+ */
+export const ENGINE_BINARY_SHA256: Record<string, string> = {
+  "2.3.19": "52cd39b79bfb448ebaea776bc351e4caa7b30ca61732d45ec08ee9b3e108a3ff",
+};
+
+export interface EngineRelease {
+  version: string;
+  tarballUrl: string;
+  binarySha256: string;
+}
+
+export function engineRelease(version: string): EngineRelease {
+  const binarySha256 = ENGINE_BINARY_SHA256[version];
+  if (!binarySha256) {
+    throw new UsageError(
+      `config actor-bench:engineVersion: "${version}" has no pinned binary sha256; pinned: ${Object.keys(ENGINE_BINARY_SHA256).join(", ")}. ` +
+        "Install that version locally, check it, and add its hash to cluster/engineRelease.ts",
+    );
+  }
+  return {
+    version,
+    tarballUrl: `https://registry.npmjs.org/@rivetkit/engine-cli-linux-x64-musl/-/engine-cli-linux-x64-musl-${version}.tgz`,
+    binarySha256,
+  };
+}

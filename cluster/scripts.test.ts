@@ -1,0 +1,144 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, appendFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { packageVersion } from "../workloads/versions";
+import { engineBinaryPath } from "../workloads/rivet/localRivet";
+import { ENGINE_BINARY_SHA256, engineRelease } from "./engineRelease";
+import { renderEngineInstallScript, renderNodeInstallScript, renderNvmeMountScript, LOCAL_NVME_MODEL } from "./scripts";
+
+const dir = mkdtempSync(join(tmpdir(), "vm-scripts-"));
+
+function runScript(content: string, env: Record<string, string>, args: string[] = []) {
+  const file = join(dir, `script-${Math.random().toString(36).slice(2)}.sh`);
+  writeFileSync(file, content, { mode: 0o755 });
+  return spawnSync("bash", [file, ...args], { encoding: "utf8", env: { ...process.env, ...env } });
+}
+
+/** An npm-shaped tarball (package/rivet-engine) holding `binary`. */
+function tarball(name: string, binary: string): string {
+  const root = join(dir, name);
+  mkdirSync(join(root, "package"), { recursive: true });
+  copyFileSync(binary, join(root, "package", "rivet-engine"));
+  const tgz = join(dir, `${name}.tgz`);
+  execFileSync("sh", ["-c", `tar -cf - -C "${root}" package | gzip -1 > "${tgz}"`]);
+  return tgz;
+}
+
+describe("the Engine install", () => {
+  const version = packageVersion("@rivetkit/engine-cli");
+
+  it("pins the sha256 of the binary the local runs use", () => {
+    const actual = createHash("sha256").update(readFileSync(engineBinaryPath())).digest("hex");
+    expect(ENGINE_BINARY_SHA256[version]).toBe(actual);
+  });
+
+  it("installs the binary whose sha256 matches, and --verify passes", () => {
+    const installDir = join(dir, "good");
+    const script = renderEngineInstallScript(engineRelease(version), installDir);
+    const r = runScript(script, { ENGINE_TARBALL_URL: `file://${tarball("good", engineBinaryPath())}` });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(execFileSync(join(installDir, "rivet-engine"), ["--version"], { encoding: "utf8" })).toContain(version);
+    expect(runScript(script, {}, ["--verify"]).status).toBe(0);
+  });
+
+  it("refuses a tampered binary with one clear line and installs nothing", () => {
+    const tampered = join(dir, "tampered-engine");
+    copyFileSync(engineBinaryPath(), tampered);
+    appendFileSync(tampered, "x");
+    const installDir = join(dir, "bad");
+    const r = runScript(renderEngineInstallScript(engineRelease(version), installDir), { ENGINE_TARBALL_URL: `file://${tarball("bad", tampered)}` });
+    expect(r.status).toBe(3);
+    expect(r.stderr).toMatch(/^actor-bench: rivet-engine sha256 mismatch for .*: expected [0-9a-f]{64}, got [0-9a-f]{64}; refusing to run it\n$/);
+    expect(existsSync(join(installDir, "rivet-engine"))).toBe(false);
+  });
+
+  it("--verify stops a binary changed after install (systemd's ExecStartPre)", () => {
+    const installDir = join(dir, "good");
+    appendFileSync(join(installDir, "rivet-engine"), "x");
+    const r = runScript(renderEngineInstallScript(engineRelease(version), installDir), {}, ["--verify"]);
+    expect(r.status).toBe(3);
+    expect(r.stderr).toContain("sha256 mismatch");
+  });
+});
+
+describe("the Node install on the runner", () => {
+  function release(name: string, corrupt: boolean) {
+    const base = join(dir, name);
+    const stage = join(base, "stage", "node-v20.0.0-linux-x64", "bin");
+    mkdirSync(stage, { recursive: true });
+    writeFileSync(join(stage, "node"), "#!/bin/sh\necho v20.0.0\n", { mode: 0o755 });
+    const file = "node-v20.0.0-linux-x64.tar.xz";
+    execFileSync("tar", ["-cJf", join(base, file), "-C", join(base, "stage"), "node-v20.0.0-linux-x64"]);
+    const sum = createHash("sha256").update(readFileSync(join(base, file))).digest("hex");
+    writeFileSync(join(base, "SHASUMS256.txt"), `${corrupt ? "0".repeat(64) : sum}  ${file}\n`);
+    return base;
+  }
+
+  it("installs when the tarball matches SHASUMS256.txt and refuses it otherwise", () => {
+    const ok = runScript(renderNodeInstallScript("v20.0.0", join(dir, "node-ok")), { NODE_BASE_URL: `file://${release("rel-ok", false)}` });
+    expect(ok.status).toBe(0);
+    expect(execFileSync(join(dir, "node-ok", "bin", "node"), { encoding: "utf8" })).toBe("v20.0.0\n");
+    const bad = runScript(renderNodeInstallScript("v20.0.0", join(dir, "node-bad")), { NODE_BASE_URL: `file://${release("rel-bad", true)}` });
+    expect(bad.status).toBe(3);
+    expect(bad.stderr).toContain("sha256 mismatch");
+    expect(existsSync(join(dir, "node-bad", "bin", "node"))).toBe(false);
+  });
+});
+
+// A loop device stands in for the NVMe disk: needs root and /dev/loop-control.
+const canLoop = process.getuid?.() === 0 && existsSync("/dev/loop-control") && spawnSync("losetup", ["-f"]).status === 0;
+
+describe.skipIf(!canLoop)("the NVMe mount, on a loop device", () => {
+  const image = join(dir, "nvme.img");
+  let loop = "";
+  const mountPoint = join(dir, "mnt");
+  afterAll(() => {
+    spawnSync("umount", [mountPoint]);
+    if (loop) spawnSync("losetup", ["-d", loop]);
+  });
+
+  /** A sysfs-shaped tree: nvme0n1 is the OS disk, nvme1n1 (the loop device) the local disk. */
+  function fakeSys(localModel: string) {
+    const sys = join(dir, `sys-${Math.random().toString(36).slice(2)}`);
+    const dev = join(sys, "dev");
+    for (const [name, model] of [["nvme0n1", "MSFT NVMe Accelerator v1.0              "], ["nvme1n1", `${localModel}          `]]) {
+      mkdirSync(join(sys, "block", name, "device"), { recursive: true });
+      writeFileSync(join(sys, "block", name, "device", "model"), `${model}\n`);
+    }
+    mkdirSync(dev);
+    symlinkSync("/dev/null", join(dev, "nvme0n1"));
+    symlinkSync(loop, join(dev, "nvme1n1"));
+    return { SYS_BLOCK: join(sys, "block"), DEV_DIR: dev, MOUNT_POINT: mountPoint };
+  }
+
+  it("formats the local disk (not the OS disk) ext4, mounts it noatime, and keeps data on a second boot", () => {
+    execFileSync("truncate", ["-s", "64M", image]);
+    loop = execFileSync("losetup", ["--find", "--show", image], { encoding: "utf8" }).trim();
+    const env = fakeSys(`${LOCAL_NVME_MODEL} v2`);
+    const first = runScript(renderNvmeMountScript("/var/lib/rivet"), env);
+    expect(first.stderr).toBe("");
+    expect(first.status).toBe(0);
+    const mount = readFileSync("/proc/mounts", "utf8").split("\n").find((l) => l.split(" ")[1] === mountPoint)!;
+    expect(mount.split(" ")[0]).toBe(loop);
+    expect(mount.split(" ")[2]).toBe("ext4");
+    expect(mount.split(" ")[3].split(",")).toContain("noatime");
+
+    writeFileSync(join(mountPoint, "kept"), "rows");
+    execFileSync("umount", [mountPoint]);
+    expect(runScript(renderNvmeMountScript("/var/lib/rivet"), env).status).toBe(0);
+    expect(readFileSync(join(mountPoint, "kept"), "utf8")).toBe("rows");
+  });
+
+  it("stops with a clear line when no disk has the local NVMe model", () => {
+    const r = runScript(renderNvmeMountScript("/var/lib/rivet"), { ...fakeSys("Some Other Disk"), MOUNT_POINT: join(dir, "never") });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("no local NVMe disk (model 'Microsoft NVMe Direct Disk')");
+    expect(existsSync(join(dir, "never"))).toBe(false);
+  });
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));

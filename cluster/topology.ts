@@ -1,0 +1,136 @@
+/**
+ * The Engine cluster as data: which topology an Engine version needs, the
+ * address plan, and the rendered config of each Engine, NATS member and (for
+ * the local twin) the TCP load balancer. Pure: the Azure component and the
+ * local three-node run render from the same functions.
+ */
+import { UsageError } from "../workloads/runConfig";
+import type { EnginePorts, EngineSettings } from "../workloads/rivet/engineConfig";
+
+/** 2.3.x: several Engines share one Postgres and talk through NATS. */
+export type Topology = "postgres-nats";
+
+export function topologyFor(engineVersion: string): Topology {
+  const major = Number(engineVersion.split(".")[0]);
+  if (major === 2) return "postgres-nats";
+  throw new UsageError(
+    `config actor-bench:engineVersion: "${engineVersion}" has no cluster topology here; 2.x runs on Postgres + NATS. ` +
+      "The reference's 3.x engine (partitions replicated on local NVMe, Blob cold tier) is not published on npm and its config schema could not be verified (README: Engine cluster)",
+  );
+}
+
+export interface ClusterNode {
+  name: string;
+  /** Address the node's Engine and NATS member listen on. */
+  host: string;
+  ports: EnginePorts;
+  natsClientPort: number;
+  natsClusterPort: number;
+}
+
+export interface ClusterPlan {
+  nodes: ClusterNode[];
+  /** What the app and the driver use: the load balancer in front of the gateways. */
+  gatewayUrl: string;
+  /** The load balancer in front of api_peer. */
+  peerUrl: string;
+  datacenter: { name: string; label: number };
+}
+
+/** Ports the cloud VMs use: one Engine and one NATS member per VM, so every VM has the same. */
+export const CLOUD_PORTS = { gateway: 6420, apiPeer: 6421, metrics: 6430, natsClient: 4222, natsCluster: 6222, postgres: 5432 } as const;
+
+/** The VNet plan of the Azure stack: static addresses, so every config can be rendered before a VM exists. */
+export const CLOUD_NETWORK = {
+  vnet: "10.40.0.0/16",
+  subnet: "10.40.1.0/24",
+  postgresSubnet: "10.40.2.0/24",
+  engineAddresses: ["10.40.1.11", "10.40.1.12", "10.40.1.13"],
+  loadBalancerAddress: "10.40.1.100",
+  runnerAddress: "10.40.1.50",
+} as const;
+
+export function cloudClusterPlan(): ClusterPlan {
+  const p = CLOUD_PORTS;
+  return {
+    nodes: CLOUD_NETWORK.engineAddresses.map((host, i) => ({
+      name: `engine-${i + 1}`,
+      host,
+      ports: { gateway: p.gateway, apiPeer: p.apiPeer, metrics: p.metrics },
+      natsClientPort: p.natsClient,
+      natsClusterPort: p.natsCluster,
+    })),
+    gatewayUrl: `http://${CLOUD_NETWORK.loadBalancerAddress}:${p.gateway}`,
+    peerUrl: `http://${CLOUD_NETWORK.loadBalancerAddress}:${p.apiPeer}`,
+    datacenter: { name: "default", label: 1 },
+  };
+}
+
+/**
+ * The config of node `index`: shared Postgres, NATS (its own member first),
+ * one datacenter whose public and peer URLs are the load balancer's.
+ */
+export function renderClusterEngineConfig(plan: ClusterPlan, index: number, postgresUrl: string, settings: EngineSettings) {
+  const node = plan.nodes[index];
+  if (!node) throw new Error(`no node ${index} in a ${plan.nodes.length}-node plan`);
+  const own = `${node.host}:${node.natsClientPort}`;
+  const others = plan.nodes.filter((n) => n !== node).map((n) => `${n.host}:${n.natsClientPort}`);
+  return {
+    postgres: { url: postgresUrl },
+    nats: { addresses: [own, ...others] },
+    telemetry: { enabled: false },
+    topology: {
+      datacenter_label: plan.datacenter.label,
+      datacenters: {
+        [plan.datacenter.name]: { datacenter_label: plan.datacenter.label, is_leader: true, public_url: plan.gatewayUrl, peer_url: plan.peerUrl },
+      },
+    },
+    guard: { host: node.host, port: node.ports.gateway, tcp_nodelay: settings.tcpNodelay },
+    api_peer: { host: node.host, port: node.ports.apiPeer },
+    metrics: { host: node.host, port: node.ports.metrics },
+  };
+}
+
+/** nats-server config of node `index`: a member of one cluster with routes to the others. */
+export function renderNatsConfig(plan: ClusterPlan, index: number): string {
+  const node = plan.nodes[index];
+  if (!node) throw new Error(`no node ${index} in a ${plan.nodes.length}-node plan`);
+  const routes = plan.nodes.filter((n) => n !== node).map((n) => `    nats://${n.host}:${n.natsClusterPort}`);
+  return [
+    `server_name: ${node.name}`,
+    `listen: "${node.host}:${node.natsClientPort}"`,
+    "cluster {",
+    "  name: actor-bench",
+    `  listen: "${node.host}:${node.natsClusterPort}"`,
+    "  routes: [",
+    ...routes,
+    "  ]",
+    "}",
+    "",
+  ].join("\n");
+}
+
+export interface TcpFrontend {
+  name: string;
+  bind: string;
+  port: number;
+  backends: Array<{ host: string; port: number }>;
+  /** HTTP path the health check asks (a TCP connect check when absent). */
+  healthPath?: string;
+}
+
+/**
+ * haproxy in TCP mode: the local stand-in for Azure's internal load balancer
+ * (layer 4, health-probed backends, round robin).
+ */
+export function renderHaproxyConfig(frontends: TcpFrontend[]): string {
+  const lines = ["global", "  maxconn 8192", "defaults", "  mode tcp", "  timeout connect 2s", "  timeout client 120s", "  timeout server 120s", ""];
+  for (const f of frontends) {
+    lines.push(`frontend ${f.name}`, `  bind ${f.bind}:${f.port}`, `  default_backend ${f.name}_nodes`, "");
+    lines.push(`backend ${f.name}_nodes`, "  balance roundrobin");
+    if (f.healthPath) lines.push("  option httpchk", `  http-check send meth GET uri ${f.healthPath}`, "  http-check expect status 200");
+    f.backends.forEach((b, i) => lines.push(`  server n${i + 1} ${b.host}:${b.port} check inter 500ms fall 2 rise 2`));
+    lines.push("");
+  }
+  return lines.join("\n");
+}
