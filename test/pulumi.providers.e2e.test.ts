@@ -39,8 +39,8 @@ describe("dynamic providers in the real provider host", () => {
   const withProvider = (type: string, p: Props) => ({ ...p, __provider: providers[type] });
 
   it("Check refuses bad inputs with the property and the reason", async () => {
-    const bad = await host.check(urnOf(T("LocalEngine"), "e"), {}, withProvider("LocalEngine", { stack: "t", stateDir: "relative", loopback: "fast", engineVersion: "0.0.1", settings: {}, actorSleepTimeoutMs: 0 }));
-    expect(bad.failures.map((f) => f.property).sort()).toEqual(["actorSleepTimeoutMs", "engineVersion", "loopback", "stateDir"]);
+    const bad = await host.check(urnOf(T("LocalEngine"), "e"), {}, withProvider("LocalEngine", { stack: "t", stateDir: "relative", loopback: "fast", engineVersion: "0.0.1", settings: {}, actorSleepTimeoutMs: 0, topology: "ring" }));
+    expect(bad.failures.map((f) => f.property).sort()).toEqual(["actorSleepTimeoutMs", "engineVersion", "loopback", "stateDir", "topology"]);
     expect(bad.failures.find((f) => f.property === "engineVersion")!.reason).toMatch(/the local Engine is the one installed from npm, 2\.3\.19/);
     const run = await host.check(urnOf(T("BenchmarkRun"), "r"), {}, withProvider("BenchmarkRun", { stack: "t", side: "rivet", group: "nap", runArgs: ["--preset", "huge"], blobRoot: "/x", target: {} }));
     expect(run.failures.map((f) => f.property).sort()).toEqual(["group", "runArgs", "target"]);
@@ -51,7 +51,7 @@ describe("dynamic providers in the real provider host", () => {
     const engineUrn = urnOf(T("LocalEngine"), "local-engine");
     const engineIn = withProvider("LocalEngine", {
       stack: "t", stateDir: join(work, "engine"), loopback, engineVersion: "2.3.19",
-      settings: { tcpNodelay: true, keepRustBacktrace: false }, actorSleepTimeoutMs: 30000,
+      settings: { tcpNodelay: true, keepRustBacktrace: false }, actorSleepTimeoutMs: 30000, topology: "single",
     });
     const checked = await host.check(engineUrn, {}, engineIn);
     expect(checked.failures).toEqual([]);
