@@ -53,7 +53,7 @@ describe("Engine VM user data", () => {
     // `config show` ignores unknown keys silently, so check that every block we wrote was understood.
     const shown = execFileSync(engineBinaryPath(), ["config", "show", "--config", file], { encoding: "utf8", env: { ...process.env, RUST_LOG: "error" } });
     expect(shown).toMatch(/database: Some\(\s*Postgres\(/);
-    expect(shown).toMatch(/url: Secret/);
+    expect(shown).toMatch(/url: Secret,\s*ssl: Some\(\s*PostgresSsl \{\s*root_cert_path: Some\(\s*"\/etc\/ssl\/certs\/ca-certificates.crt"/);
     for (const a of CLOUD_NETWORK.engineAddresses) expect(shown).toContain(`"${a}:4222"`);
     expect(shown).toMatch(/pubsub: Some\(\s*Nats\(/);
     expect(shown).toMatch(/datacenter_label: 1,/);

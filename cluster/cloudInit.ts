@@ -49,7 +49,8 @@ function cloudConfig(packages: string[], files: WrittenFile[], runcmd: string[][
 
 export function engineVmFiles(plan: ClusterPlan, index: number, release: EngineRelease, postgresUrl: string): WrittenFile[] {
   const p = ENGINE_PATHS;
-  const config = renderClusterEngineConfig(plan, index, postgresUrl, DEFAULT_ENGINE_SETTINGS);
+  // Azure's Flexible Server requires TLS; Debian's CA bundle holds its root.
+  const config = renderClusterEngineConfig(plan, index, postgresUrl, DEFAULT_ENGINE_SETTINGS, "/etc/ssl/certs/ca-certificates.crt");
   const engineUnit = `[Unit]
 Description=Rivet Engine ${release.version} (actor-bench)
 After=network-online.target actor-bench-nats.service

@@ -70,13 +70,13 @@ export function cloudClusterPlan(): ClusterPlan {
  * The config of node `index`: shared Postgres, NATS (its own member first),
  * one datacenter whose public and peer URLs are the load balancer's.
  */
-export function renderClusterEngineConfig(plan: ClusterPlan, index: number, postgresUrl: string, settings: EngineSettings) {
+export function renderClusterEngineConfig(plan: ClusterPlan, index: number, postgresUrl: string, settings: EngineSettings, postgresRootCert?: string) {
   const node = plan.nodes[index];
   if (!node) throw new Error(`no node ${index} in a ${plan.nodes.length}-node plan`);
   const own = `${node.host}:${node.natsClientPort}`;
   const others = plan.nodes.filter((n) => n !== node).map((n) => `${n.host}:${n.natsClientPort}`);
   return {
-    postgres: { url: postgresUrl },
+    postgres: { url: postgresUrl, ...(postgresRootCert ? { ssl: { root_cert_path: postgresRootCert } } : {}) },
     nats: { addresses: [own, ...others] },
     telemetry: { enabled: false },
     topology: {

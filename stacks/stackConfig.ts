@@ -19,7 +19,7 @@ export const RUN_KEYS = {
   engineTopology: "--engine-topology",
 } as const;
 
-export const CLOUD_KEYS = ["region", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "cloudflareAccountId"] as const;
+export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "cloudflareAccountId"] as const;
 export const STACK_KEYS = [...(Object.keys(RUN_KEYS) as Array<keyof typeof RUN_KEYS>), "target", "engineVersion", "runId", ...CLOUD_KEYS] as const;
 export type StackKey = (typeof STACK_KEYS)[number];
 
@@ -40,6 +40,8 @@ export interface AzureConfig {
   runnerVmSize: string;
   /** The one address (or CIDR) SSH is open to. */
   sshSourceAddress: string;
+  /** An existing resource group to build in; null: the stack makes (and destroy removes) its own. */
+  resourceGroup: string | null;
 }
 
 export interface StackConfig {
@@ -154,7 +156,11 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
     engineVmSize: size("engineVmSize"),
     runnerVmSize: size("runnerVmSize"),
     sshSourceAddress: validateSshSource(raw.sshSourceAddress!),
+    resourceGroup: raw.resourceGroup ?? null,
   };
+  if (azure.resourceGroup !== null && !/^[-\w._()]{1,89}[-\w_()]$/.test(azure.resourceGroup)) {
+    fail("resourceGroup", azure.resourceGroup, "an Azure resource group name: letters, digits, - _ . ( ), not ending in a dot");
+  }
 
   let cloudflare: StackConfig["cloudflare"] = null;
   if (run.sides.includes("cloudflare")) {

@@ -15,7 +15,7 @@ import { startEngineTopology } from "../cluster/localCluster";
 import { GatewayClient } from "./rivet/gateway";
 import { RIVET_GROUP_RUNNERS, type RivetStageContext } from "./rivet/stages";
 import { loopbackSettings } from "./rivet/network";
-import { COMPATIBILITY_DATE, startLocalWorker } from "./cloudflare/localWorker";
+import { COMPATIBILITY_DATE } from "./cloudflare/compatibility";
 import { WorkerClient } from "./cloudflare/workerClient";
 import { CLOUDFLARE_GROUP_RUNNERS, type CloudflareStageContext } from "./cloudflare/stages";
 import { summarizeRun, type SummaryRow, type ThroughputRow } from "../analysis/summary";
@@ -161,6 +161,8 @@ async function runRivet(cfg: RunConfig, run: RunDir, progress: Progress, failure
 
 async function runCloudflare(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[]): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), "actor-bench-cf-"));
+  // Loaded here: miniflare and workerd are dev dependencies, absent on the runner VM, which measures deployed targets only.
+  const { startLocalWorker } = require("./cloudflare/localWorker") as typeof import("./cloudflare/localWorker");
   const worker = await startLocalWorker({ workDir });
   try {
     await measureCloudflare(cfg, run, progress, failures, {

@@ -7,7 +7,9 @@ import { WORKER_BUNDLE, WORKER_BUNDLE_DIR } from "./bundle";
 import { assertPortFree, freePort } from "../ports";
 import { packageVersion } from "../versions";
 
-export const COMPATIBILITY_DATE = "2026-04-01";
+import { COMPATIBILITY_DATE } from "./compatibility";
+
+export { COMPATIBILITY_DATE };
 
 export interface LocalWorkerOptions {
   /** Directory for the DO SQLite files and the workerd wrapper (created). */

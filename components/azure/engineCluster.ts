@@ -1,0 +1,102 @@
+import * as pulumi from "@pulumi/pulumi";
+import * as compute from "@pulumi/azure-native/compute";
+import * as dbforpostgresql from "@pulumi/azure-native/dbforpostgresql";
+import * as privatedns from "@pulumi/azure-native/privatedns";
+import * as random from "@pulumi/random";
+import { renderEngineCloudInit } from "../../cluster/cloudInit";
+import { engineRelease } from "../../cluster/engineRelease";
+import { cloudClusterPlan, topologyFor, CLOUD_PORTS } from "../../cluster/topology";
+import { engineVmPlan } from "./networkRules";
+import { linuxVm } from "./linuxVm";
+
+export interface EngineClusterArgs {
+  resourceGroupName: pulumi.Input<string>;
+  location: string;
+  zones: number[];
+  vmSize: string;
+  engineVersion: string;
+  subnetId: pulumi.Input<string>;
+  postgresSubnetId: pulumi.Input<string>;
+  vnetId: pulumi.Input<string>;
+  backendPoolId: pulumi.Input<string>;
+  sshPublicKey: pulumi.Input<string>;
+}
+
+/** The managed Postgres of the 2.3.x topology: General Purpose, zone-redundant HA across the first two zones. */
+export const POSTGRES_SETTINGS = {
+  version: "15",
+  sku: { name: "Standard_D4ds_v5", tier: "GeneralPurpose" },
+  storage: { storageSizeGB: 128, autoGrow: "Disabled" },
+  backup: { backupRetentionDays: 7, geoRedundantBackup: "Disabled" },
+} as const;
+
+/**
+ * Three Engine VMs, one per zone, each with its local NVMe mounted, an Engine
+ * of the stack's pinned version (sha256-checked) and a NATS member, behind
+ * the network's internal load balancer; for 2.3.x, a zone-redundant Postgres
+ * Flexible Server reachable only from the VNet (delegated subnet, private DNS).
+ */
+export class EngineCluster extends pulumi.ComponentResource {
+  readonly vms: compute.VirtualMachine[] = [];
+  readonly postgres: dbforpostgresql.Server;
+  readonly gatewayUrl: pulumi.Output<string>;
+  readonly engineVersion: string;
+
+  constructor(name: string, args: EngineClusterArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("actor-bench:azure:EngineCluster", name, {}, opts);
+    const parent = { parent: this };
+    topologyFor(args.engineVersion);
+    const release = engineRelease(args.engineVersion);
+    const vmPlan = engineVmPlan(args.zones);
+    const plan = cloudClusterPlan();
+    this.engineVersion = release.version;
+
+    const zone = new privatedns.PrivateZone(`${name}-pg-dns`, { resourceGroupName: args.resourceGroupName, location: "global", privateZoneName: "actor-bench.private.postgres.database.azure.com" }, parent);
+    const link = new privatedns.VirtualNetworkLink(
+      `${name}-pg-dns-link`,
+      { resourceGroupName: args.resourceGroupName, location: "global", privateZoneName: zone.name, registrationEnabled: false, virtualNetwork: { id: args.vnetId } },
+      parent,
+    );
+    // Letters and digits only: it goes into a URL unescaped.
+    const password = new random.RandomPassword(`${name}-pg-password`, { length: 32, special: false }, parent);
+    this.postgres = new dbforpostgresql.Server(
+      `${name}-pg`,
+      {
+        resourceGroupName: args.resourceGroupName,
+        location: args.location,
+        ...POSTGRES_SETTINGS,
+        administratorLogin: "rivet",
+        administratorLoginPassword: password.result,
+        availabilityZone: vmPlan[0].zone,
+        highAvailability: { mode: "ZoneRedundant", standbyAvailabilityZone: vmPlan[1].zone },
+        network: { delegatedSubnetResourceId: args.postgresSubnetId, privateDnsZoneArmResourceId: zone.id, publicNetworkAccess: "Disabled" },
+      },
+      { ...parent, dependsOn: [link] },
+    );
+    const database = new dbforpostgresql.Database(`${name}-pg-rivet`, { resourceGroupName: args.resourceGroupName, serverName: this.postgres.name, databaseName: "rivet" }, parent);
+    const postgresUrl = pulumi.secret(
+      pulumi.interpolate`postgresql://rivet:${password.result}@${this.postgres.fullyQualifiedDomainName}:${CLOUD_PORTS.postgres}/${database.name}?sslmode=require`,
+    );
+
+    vmPlan.forEach((node, i) => {
+      const { vm } = linuxVm(
+        `${name}-${node.name}`,
+        {
+          resourceGroupName: args.resourceGroupName,
+          location: args.location,
+          zone: node.zone,
+          size: args.vmSize,
+          subnetId: args.subnetId,
+          privateAddress: node.address,
+          backendPoolId: args.backendPoolId,
+          userData: postgresUrl.apply((url) => renderEngineCloudInit(plan, i, release, url)),
+          sshPublicKey: args.sshPublicKey,
+        },
+        { ...parent, dependsOn: [database] },
+      );
+      this.vms.push(vm);
+    });
+    this.gatewayUrl = pulumi.output(plan.gatewayUrl);
+    this.registerOutputs({ gatewayUrl: this.gatewayUrl, postgresFqdn: this.postgres.fullyQualifiedDomainName });
+  }
+}

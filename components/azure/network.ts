@@ -1,0 +1,110 @@
+import * as pulumi from "@pulumi/pulumi";
+import * as network from "@pulumi/azure-native/network";
+import * as resources from "@pulumi/azure-native/resources";
+import { CLOUD_NETWORK, CLOUD_PORTS } from "../../cluster/topology";
+import { securityRules } from "./networkRules";
+
+export interface BenchNetworkArgs {
+  location: string;
+  /** Build in this existing group; when absent the component makes its own. */
+  resourceGroupName?: string;
+  sshSourceAddress: string;
+  zones: number[];
+  subscriptionId: pulumi.Input<string>;
+}
+
+const LB_NAME = "actor-bench-engines";
+
+/**
+ * The stack's network: a VNet with the bench subnet and a subnet delegated to
+ * Postgres, one NSG on both (rules in networkRules.ts), a NAT gateway for the
+ * VMs' outbound installs, and a zone-redundant internal load balancer in
+ * front of the Engine gateways and api_peer.
+ */
+export class BenchNetwork extends pulumi.ComponentResource {
+  readonly resourceGroupName: pulumi.Output<string>;
+  readonly vnetId: pulumi.Output<string>;
+  readonly subnetId: pulumi.Output<string>;
+  readonly postgresSubnetId: pulumi.Output<string>;
+  readonly backendPoolId: pulumi.Output<string>;
+  readonly loadBalancer: network.LoadBalancer;
+  readonly securityGroup: network.NetworkSecurityGroup;
+
+  constructor(name: string, args: BenchNetworkArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("actor-bench:azure:Network", name, {}, opts);
+    const parent = { parent: this };
+    const location = args.location;
+    this.resourceGroupName = args.resourceGroupName
+      ? pulumi.output(args.resourceGroupName)
+      : new resources.ResourceGroup(`${name}-rg`, { location }, parent).name;
+    const resourceGroupName = this.resourceGroupName;
+
+    this.securityGroup = new network.NetworkSecurityGroup(`${name}-nsg`, { resourceGroupName, location, securityRules: securityRules(args.sshSourceAddress) }, parent);
+    const vnet = new network.VirtualNetwork(`${name}-vnet`, { resourceGroupName, location, addressSpace: { addressPrefixes: [CLOUD_NETWORK.vnet] } }, { ...parent, ignoreChanges: ["subnets"] });
+    this.vnetId = vnet.id;
+
+    const natIp = new network.PublicIPAddress(`${name}-nat-ip`, { resourceGroupName, location, sku: { name: "Standard" }, publicIPAllocationMethod: "Static" }, parent);
+    const nat = new network.NatGateway(`${name}-nat`, { resourceGroupName, location, sku: { name: "Standard" }, publicIpAddresses: [{ id: natIp.id }] }, parent);
+
+    const subnet = new network.Subnet(
+      `${name}-bench`,
+      { resourceGroupName, virtualNetworkName: vnet.name, addressPrefix: CLOUD_NETWORK.subnet, networkSecurityGroup: { id: this.securityGroup.id }, natGateway: { id: nat.id } },
+      parent,
+    );
+    this.subnetId = subnet.id;
+    const pgSubnet = new network.Subnet(
+      `${name}-postgres`,
+      {
+        resourceGroupName,
+        virtualNetworkName: vnet.name,
+        addressPrefix: CLOUD_NETWORK.postgresSubnet,
+        networkSecurityGroup: { id: this.securityGroup.id },
+        delegations: [{ name: "postgres-flexible", serviceName: "Microsoft.DBforPostgreSQL/flexibleServers" }],
+      },
+      { ...parent, dependsOn: [subnet] },
+    );
+    this.postgresSubnetId = pgSubnet.id;
+
+    const lbId = pulumi.interpolate`/subscriptions/${args.subscriptionId}/resourceGroups/${resourceGroupName}/providers/Microsoft.Network/loadBalancers/${LB_NAME}`;
+    const frontend = { id: pulumi.interpolate`${lbId}/frontendIPConfigurations/engines` };
+    const pool = { id: pulumi.interpolate`${lbId}/backendAddressPools/engines` };
+    const probe = { id: pulumi.interpolate`${lbId}/probes/engine-health` };
+    const lbRule = (ruleName: string, port: number) => ({
+      name: ruleName,
+      protocol: "Tcp",
+      frontendPort: port,
+      backendPort: port,
+      frontendIPConfiguration: frontend,
+      backendAddressPool: pool,
+      probe,
+      idleTimeoutInMinutes: 30,
+      enableTcpReset: true,
+      loadDistribution: "Default",
+    });
+    this.loadBalancer = new network.LoadBalancer(
+      `${name}-lb`,
+      {
+        resourceGroupName,
+        location,
+        loadBalancerName: LB_NAME,
+        sku: { name: "Standard", tier: "Regional" },
+        frontendIPConfigurations: [
+          {
+            name: "engines",
+            subnet: { id: subnet.id },
+            privateIPAllocationMethod: "Static",
+            privateIPAddress: CLOUD_NETWORK.loadBalancerAddress,
+            // A frontend in every configured zone: zone-redundant.
+            zones: args.zones.map(String),
+          },
+        ],
+        backendAddressPools: [{ name: "engines" }],
+        probes: [{ name: "engine-health", protocol: "Http", port: CLOUD_PORTS.gateway, requestPath: "/health", intervalInSeconds: 5, numberOfProbes: 2 }],
+        loadBalancingRules: [lbRule("gateway", CLOUD_PORTS.gateway), lbRule("api-peer", CLOUD_PORTS.apiPeer)],
+      },
+      parent,
+    );
+    this.backendPoolId = pulumi.all([this.loadBalancer.id]).apply(([id]) => `${id}/backendAddressPools/engines`);
+    this.registerOutputs({ resourceGroupName, vnetId: this.vnetId, subnetId: this.subnetId, loadBalancerId: this.loadBalancer.id });
+  }
+}

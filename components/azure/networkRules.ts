@@ -1,0 +1,59 @@
+/**
+ * The Azure stack's network rules as data: who may reach what. Pure, so the
+ * rules are tested without Azure: SSH from the one configured source to the
+ * runner only; Engine, NATS and Postgres ports from inside the VNet only; the
+ * load balancer's health probe; everything else denied.
+ */
+import { validateSshSource } from "../../stacks/stackConfig";
+import { CLOUD_NETWORK, CLOUD_PORTS } from "../../cluster/topology";
+
+export interface SecurityRule {
+  name: string;
+  priority: number;
+  direction: "Inbound";
+  access: "Allow" | "Deny";
+  protocol: "Tcp" | "*";
+  sourceAddressPrefix: string;
+  sourcePortRange: "*";
+  destinationAddressPrefix: string;
+  destinationPortRanges: string[];
+}
+
+function rule(name: string, priority: number, access: SecurityRule["access"], source: string, destination: string, ports: Array<number | string>, protocol: SecurityRule["protocol"] = "Tcp"): SecurityRule {
+  return {
+    name,
+    priority,
+    direction: "Inbound",
+    access,
+    protocol,
+    sourceAddressPrefix: source,
+    sourcePortRange: "*",
+    destinationAddressPrefix: destination,
+    destinationPortRanges: ports.map(String),
+  };
+}
+
+/** The NSG of both subnets. `sshSource` is validated again here: this is where it would open a port. */
+export function securityRules(sshSource: string): SecurityRule[] {
+  const source = validateSshSource(sshSource);
+  const n = CLOUD_NETWORK;
+  const p = CLOUD_PORTS;
+  return [
+    rule("ssh-to-runner-from-operator", 100, "Allow", source, `${n.runnerAddress}/32`, [22]),
+    rule("engine-from-vnet", 200, "Allow", n.vnet, n.subnet, [p.gateway, p.apiPeer, p.metrics]),
+    rule("nats-from-vnet", 210, "Allow", n.vnet, n.subnet, [p.natsClient, p.natsCluster]),
+    rule("postgres-from-bench-subnet", 220, "Allow", n.subnet, n.postgresSubnet, [p.postgres]),
+    rule("ssh-within-vnet", 230, "Allow", n.subnet, n.subnet, [22]),
+    rule("lb-health-probe", 240, "Allow", "AzureLoadBalancer", "*", [p.gateway]),
+    // Replaces Azure's default AllowVnetInBound: inside the VNet only the ports above are open.
+    rule("deny-everything-else", 4000, "Deny", "*", "*", ["*"], "*"),
+  ];
+}
+
+/** Engine VM i of three: its zone and its static address. */
+export function engineVmPlan(zones: number[]): Array<{ name: string; zone: string; address: string }> {
+  if (zones.length !== 3 || new Set(zones).size !== 3 || zones.some((z) => z < 1 || z > 3)) {
+    throw new Error(`the Engine cluster needs three distinct Azure zones from 1 to 3, got ${zones.join(",")}`);
+  }
+  return zones.map((z, i) => ({ name: `engine-${i + 1}`, zone: String(z), address: CLOUD_NETWORK.engineAddresses[i] }));
+}

@@ -1,0 +1,89 @@
+import { mkdirSync, writeFileSync, appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseRunArgs, UsageError } from "../../workloads/runConfig";
+import { GROUPS } from "../../workloads/presets";
+import type { GroupRunRequest } from "../../workloads/local/groupRun";
+import { downloadRunDir, withoutSas, blobUrl } from "../../workloads/remote/blobStore";
+import { parseResultLine, type RemoteRunRequest, type RemoteRunResult } from "../../workloads/remote/runner";
+import { runnerCommand } from "../../workloads/remote/bundle";
+import { sshExec } from "../../workloads/remote/ssh";
+import { checkSsh, sshTargetOf } from "./remote";
+import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
+
+/** What is measured and against what; the SSH key and the SAS are credentials, not reasons to re-run. */
+const INPUT_KEYS = ["stack", "side", "group", "runArgs", "trigger", "blobRoot", "target", "appDir", "deployId"];
+
+export async function check(_olds: Props, news: Props) {
+  const failures: CheckFailure[] = [];
+  requireString(news, "stack", failures);
+  requireString(news, "blobRoot", failures, /^\//);
+  if (news.side !== "rivet") failures.push({ property: "side", reason: `a remote run measures the rivet side (the Cloudflare deployment is issue 8), got ${JSON.stringify(news.side)}` });
+  if (!(GROUPS as readonly string[]).includes(news.group as string)) failures.push({ property: "group", reason: `group must be one of ${GROUPS.join(", ")}, got ${JSON.stringify(news.group)}` });
+  try {
+    parseRunArgs(news.runArgs as string[]);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    failures.push({ property: "runArgs", reason: err.message });
+  }
+  checkSsh(news, failures);
+  const c = news.container as Props | undefined;
+  if (!c || typeof c.url !== "string" || !/^https?:\/\//.test(c.url) || typeof c.sas !== "string") failures.push({ property: "container", reason: "container must be {url, sas} of the result container" });
+  const t = news.target as Props | undefined;
+  if (!t || typeof t.gatewayUrl !== "string") failures.push({ property: "target", reason: "target must give the Engine's gatewayUrl as the runner reaches it" });
+  return { inputs: news, failures };
+}
+
+export async function diff(_id: string, olds: Props, news: Props) {
+  return replaceDiff(olds, news, INPUT_KEYS);
+}
+
+/**
+ * Runs the group on the runner VM over SSH. The runner writes the run
+ * directory there, uploads it to the result container and reports the
+ * manifest's sha256; the run is then downloaded into blobRoot and checked
+ * against that digest and the manifest's raw-file hashes.
+ */
+export async function create(inputs: Props) {
+  const t = sshTargetOf(inputs);
+  const side = inputs.side as "rivet";
+  const group = inputs.group as string;
+  const stack = inputs.stack as string;
+  const appDir = inputs.appDir as string;
+  const blobRoot = inputs.blobRoot as string;
+  const target = inputs.target as { gatewayUrl: string; engineVersion: string; engineConfig: unknown; startedBy: string };
+  const container = inputs.container as { url: string; sas: string };
+  mkdirSync(blobRoot, { recursive: true });
+  const request: GroupRunRequest = {
+    side,
+    runArgs: [...(inputs.runArgs as string[]), "--side", side, "--groups", group],
+    stack,
+    blobRoot: `${appDir}/runs`,
+    rivet: { gatewayUrl: target.gatewayUrl, engineVersion: target.engineVersion, engineConfig: target.engineConfig, startedBy: target.startedBy },
+  };
+  const remote: RemoteRunRequest = { request, container, prefix: `${stack}/${side}.${group}` };
+  const log = join(blobRoot, `${side}.${group}.driver.log`);
+  writeFileSync(log, "");
+  const r = await sshExec(t, runnerCommand(appDir, inputs.nodeBin as string, ["run"]), { stdin: JSON.stringify(remote), onStderr: (s) => appendFileSync(log, s) });
+  const result = parseResultLine<RemoteRunResult>(r.stdout);
+  if (r.code !== 0 || !result) {
+    throw new Error(`the ${side} ${group} run on ${t.host} failed (exit ${r.code}); its log is in ${log}:\n${r.stderr.trim().split("\n").slice(-15).join("\n")}`);
+  }
+  const local = join(blobRoot, stack, result.runId);
+  await downloadRunDir(container, result.blobPrefix, local, result.sha256);
+  return {
+    id: `${stack}-${side}-${group}-${result.runId}`,
+    outs: {
+      ...inputs,
+      runId: result.runId,
+      blob: local,
+      sha256: result.sha256,
+      remoteBlob: withoutSas(blobUrl(container, `${result.blobPrefix}/manifest.json`)),
+      status: result.status,
+      failures: result.failures,
+      summary: result.summary,
+    },
+  };
+}
+
+// Refresh and delete work on the local copy exactly as for a local run.
+export { read, remove } from "./benchmarkRun";

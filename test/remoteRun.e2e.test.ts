@@ -1,0 +1,138 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnManaged, type Managed } from "../workloads/processes";
+import { freePorts } from "../workloads/ports";
+import { waitUntil } from "../workloads/waitFor";
+import { DEFAULT_ENGINE_SETTINGS, engineEnv, renderEngineConfig } from "../workloads/rivet/engineConfig";
+import { engineBinaryPath, healthy } from "../workloads/rivet/localRivet";
+import { bundleDigest } from "../workloads/remote/bundle";
+import { downloadRunDir } from "../workloads/remote/blobStore";
+import { verifyRunDir } from "../analysis/verify";
+import * as runnerDeploy from "../components/providers/runnerDeploy";
+import * as remoteRun from "../components/providers/remoteBenchmarkRun";
+import { alive } from "./processTree";
+import { detachedAppCommand, startAzurite, startSshd, type Azurite, type Sshd } from "./remotePeers";
+
+// The remote path for real, with the runner VM played by this machine over
+// SSH (Debian's sshd on loopback) and the result container by Azurite: the
+// bundle streamed and installed from the lock, the app started and probed,
+// a group run on the "runner", uploaded, brought home and checked.
+const projectDir = join(__dirname, "..");
+let dir: string;
+let engine: Managed;
+let gatewayUrl: string;
+let sshd: Sshd;
+let azurite: Azurite;
+let appDir: string;
+let deployOuts: Record<string, unknown>;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "remote-run-"));
+  appDir = join(dir, "runner-app");
+  const [gateway, apiPeer, metrics] = await freePorts(3);
+  const conf = join(dir, "engine.json");
+  writeFileSync(conf, JSON.stringify(renderEngineConfig(join(dir, "engine-data"), { gateway, apiPeer, metrics }, DEFAULT_ENGINE_SETTINGS)));
+  gatewayUrl = `http://127.0.0.1:${gateway}`;
+  engine = spawnManaged({ name: "rivet-engine", command: engineBinaryPath(), args: ["start", "--config", conf], env: engineEnv(process.env, DEFAULT_ENGINE_SETTINGS), logFile: join(dir, "engine.log") });
+  await waitUntil("answering /health", engine, join(dir, "engine.log"), 60_000, async () => (await healthy(gatewayUrl)) !== null);
+  sshd = await startSshd(join(dir, "sshd"));
+  azurite = await startAzurite(join(dir, "azurite"), "results");
+}, 120_000);
+
+afterAll(async () => {
+  await azurite?.proc.stop();
+  await sshd?.proc.stop();
+  await engine?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const ssh = () => ({ host: "127.0.0.1", port: sshd.port, user: sshd.user, privateKey: sshd.privateKey });
+
+describe("a run on the runner over SSH", () => {
+  it("deploys the bundle, starts the app and probes the gateway before moving on", async () => {
+    const inputs = {
+      stack: "eastus2-test",
+      projectDir,
+      ssh: ssh(),
+      knownHostsFile: join(dir, "state", "known_hosts"),
+      appDir,
+      nodeBin: process.execPath,
+      gatewayUrl,
+      bundleDigest: bundleDigest(projectDir),
+      readyCommand: "true",
+      startAppCommand: detachedAppCommand(appDir, process.execPath, gatewayUrl),
+      stopAppCommand: `kill $(cat '${appDir}/app.pid')`,
+    };
+    const checked = await runnerDeploy.check({}, inputs);
+    expect(checked.failures).toEqual([]);
+    const { outs } = await runnerDeploy.create(checked.inputs);
+    deployOuts = outs;
+    const probe = outs.probe as { ok: boolean; ms: number; actorId: string };
+    expect(probe.ok).toBe(true);
+    expect(probe.actorId).toMatch(/\w+/);
+    expect(readFileSync(join(dir, "state", "known_hosts"), "utf8")).toContain("ssh-ed25519");
+    expect(readFileSync(join(appDir, "package-lock.json"), "utf8")).toBe(readFileSync(join(projectDir, "package-lock.json"), "utf8"));
+  }, 480_000);
+
+  it("runs a group there, uploads it to the container and brings home a checked copy", async () => {
+    const inputs = {
+      stack: "eastus2-test",
+      side: "rivet",
+      group: "create",
+      runArgs: ["--preset", "quick"],
+      trigger: null,
+      blobRoot: join(dir, "blobs"),
+      ssh: ssh(),
+      knownHostsFile: join(dir, "state", "known_hosts"),
+      appDir,
+      nodeBin: process.execPath,
+      deployId: "runner-1",
+      target: { gatewayUrl, engineVersion: "2.3.19", engineConfig: { topology: "single (test)" }, startedBy: "remote-run test: one local Engine" },
+      container: { url: azurite.containerUrl, sas: azurite.sas },
+    };
+    const checked = await remoteRun.check({}, inputs);
+    expect(checked.failures).toEqual([]);
+    const { outs } = await remoteRun.create(checked.inputs);
+    expect(outs.status).toBe("complete");
+    const m = verifyRunDir(outs.blob as string);
+    expect(m.stages["rivet.create.ping"]).toMatchObject({ attempts: 20, errors: 0 });
+    const rows = (outs.summary as { rows: Array<{ metric: string; n: number; notCold: number }> }).rows;
+    expect(rows.find((r) => r.metric === "create.ping")).toMatchObject({ n: 20, notCold: 0 });
+    expect(outs.remoteBlob).toMatch(/\/results\/eastus2-test\/rivet\.create\/.+\/manifest\.json$/);
+    expect(JSON.stringify(outs.remoteBlob)).not.toContain("sig=");
+
+    // The container holds the run; the driver's progress came home as a log.
+    const names: string[] = [];
+    for await (const b of azurite.container.listBlobsFlat({ prefix: `eastus2-test/rivet.create/${outs.runId as string}/` })) names.push(b.name);
+    expect(names.length).toBe(Object.keys(m.files).length + 1);
+    expect(readFileSync(join(dir, "blobs", "rivet.create.driver.log"), "utf8")).toContain("create.ping");
+
+    // A stored run that no longer matches what the runner reported is refused.
+    const prefix = `eastus2-test/rivet.create/${outs.runId as string}`;
+    const raw = Object.keys(m.files)[0];
+    await azurite.container.getBlockBlobClient(`${prefix}/${raw}`).upload("tampered\n", 9);
+    await expect(downloadRunDir({ url: azurite.containerUrl, sas: azurite.sas }, prefix, join(dir, "tampered"), outs.sha256 as string)).rejects.toThrow(/sha256 .* does not match the manifest/);
+    await expect(downloadRunDir({ url: azurite.containerUrl, sas: azurite.sas }, prefix, join(dir, "tampered2"), "0".repeat(64))).rejects.toThrow(/the runner reported 0{64}/);
+
+    // An unchanged config plans nothing; a changed SAS (a credential) does not re-run either.
+    expect((await remoteRun.diff("x", outs, { ...inputs, container: { ...inputs.container, sas: "sv=other" } })).changes).toBe(false);
+    expect((await remoteRun.diff("x", outs, { ...inputs, runArgs: ["--preset", "local"] })).replaces).toEqual(["runArgs"]);
+  }, 300_000);
+
+  it("stops the app on delete", async () => {
+    const pid = Number(readFileSync(join(appDir, "app.pid"), "utf8"));
+    expect(alive(pid)).toBe(true);
+    await runnerDeploy.remove("x", deployOuts);
+    await waitFor(() => !alive(pid), 10_000);
+  });
+});
+
+async function waitFor(cond: () => boolean, ms: number) {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
