@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { validateStackConfig, type StackKey } from "./stacks/stackConfig";
 import { packageVersion } from "./workloads/versions";
 import { LocalBenchmark } from "./components/localBenchmark";
+import { AzureBenchmark, weekFromToday } from "./components/azure/azureBenchmark";
 
 // Every key in the actor-bench namespace is validated before any resource is
 // declared, so a typo fails the preview instead of being ignored.
@@ -20,14 +21,19 @@ const stackConfig = validateStackConfig(pulumi.getStack(), raw, {
   hasCloudflareApiToken: config.getSecret("cloudflareApiToken") !== undefined,
 });
 
-if (stackConfig.target !== "local") {
+if (stackConfig.target === "azure" && stackConfig.run.sides.includes("cloudflare")) {
   throw new pulumi.RunError(
-    `stack ${stackConfig.stack}: its config is valid, but the ${stackConfig.target} components (Engine cluster, runner VM, cold store, ` +
-      "Cloudflare Worker) are not built yet; nothing was declared. Use the local stack (`pulumi up -s local`) or `npm start`.",
+    `stack ${stackConfig.stack}: the Cloudflare deployment (Worker, Durable Object, analytics) is not built yet; nothing was declared. ` +
+      "Set `pulumi config set actor-bench:side rivet` to run the Azure side alone, or use the local stack for both sides.",
   );
 }
 
-const bench = new LocalBenchmark(stackConfig.stack, { config: stackConfig, projectDir: process.cwd() });
+const bench =
+  stackConfig.target === "azure"
+    ? new AzureBenchmark(stackConfig.stack, { config: stackConfig, projectDir: process.cwd(), sasExpiry: weekFromToday(new Date()) })
+    : new LocalBenchmark(stackConfig.stack, { config: stackConfig, projectDir: process.cwd() });
+const local = bench instanceof LocalBenchmark ? bench : undefined;
+const cloud = bench instanceof AzureBenchmark ? bench : undefined;
 
 export const stack = stackConfig.stack;
 export const preset = stackConfig.run.preset;
@@ -36,5 +42,7 @@ export const groups = stackConfig.run.groups;
 export const report = bench.report;
 export const runDir = bench.runDir;
 export const summary = bench.summary;
-export const gatewayUrl = bench.engine?.gatewayUrl;
-export const workerUrl = bench.worker?.url;
+export const gatewayUrl = local?.engine?.gatewayUrl ?? cloud?.cluster.gatewayUrl;
+export const workerUrl = local?.worker?.url;
+/** The runner VM's public address (SSH from sshSourceAddress only). */
+export const runnerIp = cloud?.runner.publicIp;

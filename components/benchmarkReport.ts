@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { join } from "node:path";
 import { delegatingProvider, withOutputs } from "./delegatingProvider";
 import type { RunSummaryOut } from "./benchmarkRun";
 
@@ -25,4 +26,19 @@ export class BenchmarkReport extends pulumi.dynamic.Resource {
     const outputs = ["runId", "runDir", "status", "failure", "report", "summary"];
     super(provider, name, withOutputs(args, outputs), opts, "actor-bench", "BenchmarkReport");
   }
+}
+
+/** The report of a pass: every run's blob, labelled, merged into results/<stack>/ after the last run. */
+export function passReport(
+  name: string,
+  stack: string,
+  projectDir: string,
+  runs: Array<{ run: pulumi.Resource & { blob: pulumi.Output<string>; sha256: pulumi.Output<string> }; label: string }>,
+  parent: pulumi.Resource,
+): BenchmarkReport {
+  return new BenchmarkReport(
+    name,
+    { stack, resultsRoot: join(projectDir, "results"), parts: runs.map(({ run, label }) => ({ label, runDir: run.blob, sha256: run.sha256 })) },
+    { parent, dependsOn: runs.map((r) => r.run) },
+  );
 }

@@ -4,7 +4,7 @@ import type { StackConfig } from "../stacks/stackConfig";
 import { LocalEngine } from "./localEngine";
 import { LocalWorker } from "./localWorker";
 import { BenchmarkRun } from "./benchmarkRun";
-import { BenchmarkReport } from "./benchmarkReport";
+import { passReport, type BenchmarkReport } from "./benchmarkReport";
 
 export interface LocalBenchmarkArgs {
   config: StackConfig;
@@ -82,15 +82,7 @@ export class LocalBenchmark extends pulumi.ComponentResource {
       }
     }
 
-    this.reportResource = new BenchmarkReport(
-      `${name}-report`,
-      {
-        stack: cfg.stack,
-        resultsRoot: join(args.projectDir, "results"),
-        parts: this.runs.map((r, i) => ({ label: labels[i], runDir: r.blob, sha256: r.sha256 })),
-      },
-      { parent: this, dependsOn: this.runs },
-    );
+    this.reportResource = passReport(`${name}-report`, cfg.stack, args.projectDir, this.runs.map((run, i) => ({ run, label: labels[i] })), this);
     this.report = this.reportResource.report;
     this.runDir = this.reportResource.runDir;
     this.summary = this.reportResource.summary;

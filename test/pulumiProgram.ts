@@ -45,8 +45,21 @@ function mockState(type: string, inputs: Record<string, unknown>, preview: boole
   const daemon = { kind: "mock", pid: 1, startTime: "0", netns: false, stateDir: "/mock", log: "/mock/log", ready: {} };
   if (type.endsWith(":LocalEngine")) return { ...inputs, gatewayUrl: "http://127.0.0.1:1", runningEngineVersion: "mock", daemon };
   if (type.endsWith(":LocalWorker")) return { ...inputs, url: "http://127.0.0.1:2", token: "mock-token", versions: {}, daemon };
-  if (type.endsWith(":BenchmarkRun")) return { ...inputs, runId: "mock", blob: `/mock/${inputs.side}.${inputs.group}`, sha256: "0".repeat(64), status: "complete", failures: [], summary: { rows: [], throughput: [] } };
+  if (type === "tls:index/privateKey:PrivateKey") return { ...inputs, privateKeyOpenssh: "-----BEGIN OPENSSH PRIVATE KEY-----\nmock-private-key\n-----END OPENSSH PRIVATE KEY-----\n", publicKeyOpenssh: "ssh-ed25519 AAAAmock actor-bench" };
+  if (type === "random:index/randomPassword:RandomPassword") return { ...inputs, result: "mockpgpassword0123456789abcdefgh" };
+  if (type === "azure-native:network:PublicIPAddress") return { ...inputs, ipAddress: "198.51.100.10" };
+  if (type === "azure-native:dbforpostgresql:Server") return { ...inputs, name: inputs.serverName ?? "pg", fullyQualifiedDomainName: "pg.actor-bench.private.postgres.database.azure.com" };
+  if (type === "azure-native:storage:StorageAccount") return { ...inputs, name: "actorbenchsa" };
+  if (type.endsWith(":RunnerDeploy")) return { ...inputs, probe: { ok: true, ms: 1, actorId: "mock" } };
+  if (/:(Remote)?BenchmarkRun$/.test(type)) return { ...inputs, runId: "mock", blob: `/mock/${inputs.side}.${inputs.group}`, sha256: "0".repeat(64), status: "complete", failures: [], summary: { rows: [], throughput: [] } };
   if (type.endsWith(":BenchmarkReport")) return { ...inputs, runId: "mock", runDir: "/mock/run", status: "complete", failure: null, report: "# mocked report", summary: { rows: [], throughput: [] } };
+  return inputs;
+}
+
+/** Invokes: Azure's client config and the result container's SAS. */
+function mockCall(token: string, inputs: Record<string, unknown>): Record<string, unknown> {
+  if (token === "azure-native:authorization:getClientConfig") return { subscriptionId: "00000000-0000-0000-0000-000000000000", tenantId: "t", clientId: "c", objectId: "o" };
+  if (token === "azure-native:storage:listStorageAccountServiceSAS") return { serviceSasToken: "sv=2022-11-02&sr=c&sp=rwlc&sig=mock-sas-signature" };
   return inputs;
 }
 
@@ -62,7 +75,7 @@ export async function runProgram(stack: string, config: Record<string, string>, 
   await pulumi.runtime.setMocks(
     {
       newResource: (args) => ({ id: args.custom ? `${args.name}-id` : undefined, state: mockState(args.type, args.inputs, preview) }),
-      call: (args) => args.inputs,
+      call: (args) => mockCall(args.token, args.inputs),
     },
     "actor-bench",
     stack,

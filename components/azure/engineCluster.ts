@@ -66,7 +66,7 @@ export class EngineCluster extends pulumi.ComponentResource {
         location: args.location,
         ...POSTGRES_SETTINGS,
         administratorLogin: "rivet",
-        administratorLoginPassword: password.result,
+        administratorLoginPassword: pulumi.secret(password.result),
         availabilityZone: vmPlan[0].zone,
         highAvailability: { mode: "ZoneRedundant", standbyAvailabilityZone: vmPlan[1].zone },
         network: { delegatedSubnetResourceId: args.postgresSubnetId, privateDnsZoneArmResourceId: zone.id, publicNetworkAccess: "Disabled" },

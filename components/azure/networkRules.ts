@@ -43,6 +43,8 @@ export function securityRules(sshSource: string): SecurityRule[] {
     rule("engine-from-vnet", 200, "Allow", n.vnet, n.subnet, [p.gateway, p.apiPeer, p.metrics]),
     rule("nats-from-vnet", 210, "Allow", n.vnet, n.subnet, [p.natsClient, p.natsCluster]),
     rule("postgres-from-bench-subnet", 220, "Allow", n.subnet, n.postgresSubnet, [p.postgres]),
+    // Zone-redundant HA: the primary and its standby replicate inside their delegated subnet.
+    rule("postgres-ha-within-subnet", 225, "Allow", n.postgresSubnet, n.postgresSubnet, ["*"], "*"),
     rule("ssh-within-vnet", 230, "Allow", n.subnet, n.subnet, [22]),
     rule("lb-health-probe", 240, "Allow", "AzureLoadBalancer", "*", [p.gateway]),
     // Replaces Azure's default AllowVnetInBound: inside the VNet only the ports above are open.

@@ -23,7 +23,8 @@ export async function diff(_id: string, olds: Props, news: Props) {
   return replaceDiff(olds, news, INPUT_KEYS);
 }
 
-const PROBE_TIMEOUT_MS = 180_000;
+// The Engine VMs may still be in their first boot when the runner is up.
+const PROBE_TIMEOUT_MS = 600_000;
 
 /**
  * Waits for the VM (SSH, then its readiness command), streams the bundle,

@@ -1,0 +1,142 @@
+import * as pulumi from "@pulumi/pulumi";
+import * as authorization from "@pulumi/azure-native/authorization";
+import * as tls from "@pulumi/tls";
+import { join } from "node:path";
+import type { StackConfig } from "../../stacks/stackConfig";
+import { bundleDigest } from "../../workloads/remote/bundle";
+import { passReport, type BenchmarkReport } from "../benchmarkReport";
+import { RemoteBenchmarkRun } from "../remoteRunner";
+import { BenchNetwork } from "./network";
+import { ColdStore } from "./coldStore";
+import { EngineCluster, POSTGRES_SETTINGS } from "./engineCluster";
+import { RunnerVm, RUNNER_NODE_BIN } from "./runnerVm";
+import { RUNNER_PATHS } from "../../cluster/cloudInit";
+
+export interface AzureBenchmarkArgs {
+  config: StackConfig;
+  projectDir: string;
+  /** When the result container's SAS expires; the pass must end before it. */
+  sasExpiry: string;
+}
+
+/** A SAS valid for a week from today (whole days, so a second `up` the same day asks for the same one). */
+export function weekFromToday(now: Date): string {
+  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 7));
+  return d.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/**
+ * The Azure side of a cloud stack: network, cold store, the three-zone Engine
+ * cluster, the runner VM with the app and driver, one remote run per stage
+ * group (one after another), and the report in results/<stack>/.
+ */
+export class AzureBenchmark extends pulumi.ComponentResource {
+  readonly network: BenchNetwork;
+  readonly coldStore: ColdStore;
+  readonly cluster: EngineCluster;
+  readonly runner: RunnerVm;
+  readonly runs: RemoteBenchmarkRun[] = [];
+  readonly reportResource: BenchmarkReport;
+  readonly report: pulumi.Output<string>;
+  readonly runDir: pulumi.Output<string>;
+  readonly summary: pulumi.Output<unknown>;
+
+  constructor(name: string, args: AzureBenchmarkArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("actor-bench:azure:Benchmark", name, {}, opts);
+    const parent = { parent: this };
+    const cfg = args.config;
+    const azure = cfg.azure;
+    if (!azure) throw new Error(`stack ${cfg.stack}: AzureBenchmark needs an azure target`);
+    const stateRoot = join(args.projectDir, ".actor-bench", cfg.stack);
+    const location = azure.region;
+
+    const key = new tls.PrivateKey(`${name}-ssh-key`, { algorithm: "ED25519" }, { ...parent, additionalSecretOutputs: ["privateKeyOpenssh", "privateKeyPem", "privateKeyPemPkcs8"] });
+    const client = authorization.getClientConfigOutput(parent);
+    this.network = new BenchNetwork(
+      `${name}-net`,
+      { location, resourceGroupName: azure.resourceGroup ?? undefined, sshSourceAddress: azure.sshSourceAddress, zones: azure.zones, subscriptionId: client.subscriptionId },
+      parent,
+    );
+    const resourceGroupName = this.network.resourceGroupName;
+    this.coldStore = new ColdStore(`${name}cold`, { resourceGroupName, location, sasExpiry: args.sasExpiry }, parent);
+    this.cluster = new EngineCluster(
+      `${name}-engines`,
+      {
+        resourceGroupName,
+        location,
+        zones: azure.zones,
+        vmSize: azure.engineVmSize,
+        engineVersion: cfg.engineVersion,
+        subnetId: this.network.subnetId,
+        postgresSubnetId: this.network.postgresSubnetId,
+        vnetId: this.network.vnetId,
+        backendPoolId: this.network.backendPoolId,
+        sshPublicKey: key.publicKeyOpenssh,
+      },
+      parent,
+    );
+    const knownHostsFile = join(stateRoot, "known_hosts");
+    this.runner = new RunnerVm(
+      `${name}-runner`,
+      {
+        stack: cfg.stack,
+        resourceGroupName,
+        location,
+        zone: azure.zones[0],
+        size: azure.runnerVmSize,
+        subnetId: this.network.subnetId,
+        gatewayUrl: this.cluster.gatewayUrl,
+        sshPublicKey: key.publicKeyOpenssh,
+        sshPrivateKey: pulumi.secret(key.privateKeyOpenssh),
+        knownHostsFile,
+        projectDir: args.projectDir,
+        bundleDigest: bundleDigest(args.projectDir),
+        nodeVersion: process.version,
+      },
+      { parent: this, dependsOn: [this.cluster] },
+    );
+
+    const target = {
+      gatewayUrl: this.cluster.gatewayUrl,
+      engineVersion: this.cluster.engineVersion,
+      engineConfig: {
+        topology: "postgres-nats: 3 Engines + NATS members, one per zone, behind an internal load balancer",
+        zones: azure.zones,
+        engineVmSize: azure.engineVmSize,
+        runnerVmSize: azure.runnerVmSize,
+        postgres: { version: POSTGRES_SETTINGS.version, sku: POSTGRES_SETTINGS.sku.name, highAvailability: "ZoneRedundant" },
+        region: location,
+      },
+      startedBy: `pulumi up -s ${cfg.stack}: EngineCluster on Azure`,
+    };
+    let previous: pulumi.Resource = this.runner.deploy;
+    for (const group of cfg.run.groups) {
+      const run = new RemoteBenchmarkRun(
+        `${name}-rivet-${group}`,
+        {
+          stack: cfg.stack,
+          side: "rivet",
+          group,
+          runArgs: cfg.runArgs,
+          trigger: cfg.runTrigger,
+          blobRoot: join(stateRoot, "blobs", `rivet.${group}`),
+          ssh: this.runner.ssh,
+          knownHostsFile,
+          appDir: RUNNER_PATHS.appDir,
+          nodeBin: RUNNER_NODE_BIN,
+          deployId: this.runner.deploy.id,
+          target,
+          container: pulumi.secret({ url: this.coldStore.resultContainerUrl, sas: this.coldStore.resultSas }),
+        },
+        { parent: this, dependsOn: [previous] },
+      );
+      this.runs.push(run);
+      previous = run;
+    }
+    this.reportResource = passReport(`${name}-report`, cfg.stack, args.projectDir, this.runs.map((run, i) => ({ run, label: `rivet ${cfg.run.groups[i]}` })), this);
+    this.report = this.reportResource.report;
+    this.runDir = this.reportResource.runDir;
+    this.summary = this.reportResource.summary;
+    this.registerOutputs({ report: this.report, runDir: this.runDir, summary: this.summary, runnerIp: this.runner.publicIp, gatewayUrl: this.cluster.gatewayUrl });
+  }
+}

@@ -1,0 +1,142 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { runProgram, stackConfigFromFiles, valueOf, type Registered } from "./pulumiProgram";
+import { CLOUD_NETWORK } from "../cluster/topology";
+
+// The eastus2 stack under the SDK's mocks (no Azure account can be used here):
+// what `pulumi up -s eastus2` would ask Azure for, checked input by input.
+const SIG_KEY = "4dabf18193072939515e22adb298388d";
+const unwrap = (v: unknown): any => ((v as Record<string, unknown> | null)?.[SIG_KEY] ? (v as { value: unknown }).value : v);
+const cfg = { ...stackConfigFromFiles("eastus2"), "actor-bench:sshSourceAddress": "203.0.113.7" };
+
+let registered: Registered[];
+let exports: Record<string, unknown>;
+const of = (type: string) => registered.filter((r) => r.type === type);
+
+beforeAll(async () => {
+  ({ registered, exports } = await runProgram("eastus2", cfg, false));
+});
+
+describe("index.ts under setMocks: the eastus2 stack (Rivet side)", () => {
+  it("three Engine VMs of the configured size, one in each zone, and the runner in the first zone", () => {
+    const vms = of("azure-native:compute:VirtualMachine");
+    const engines = vms.filter((v) => v.name.includes("-engines-"));
+    const runner = vms.filter((v) => v.name.endsWith("-runner"));
+    expect(engines).toHaveLength(3);
+    expect(engines.map((v) => (v.inputs.hardwareProfile as { vmSize: string }).vmSize)).toEqual(Array(3).fill("Standard_L8as_v5"));
+    expect(new Set(engines.map((v) => (v.inputs.zones as string[])[0]))).toEqual(new Set(["1", "2", "3"]));
+    expect(runner).toHaveLength(1);
+    expect(runner[0].inputs).toMatchObject({ zones: ["1"], hardwareProfile: { vmSize: "Standard_D16as_v7" } });
+    for (const vm of vms) {
+      const os = vm.inputs.osProfile as { linuxConfiguration: { disablePasswordAuthentication: boolean } };
+      expect(os.linuxConfiguration.disablePasswordAuthentication).toBe(true);
+    }
+    const nics = of("azure-native:network:NetworkInterface");
+    const address = (n: Registered) => (n.inputs.ipConfigurations as Array<{ privateIPAddress: string }>)[0].privateIPAddress;
+    expect(nics.map(address).sort()).toEqual([...CLOUD_NETWORK.engineAddresses, CLOUD_NETWORK.runnerAddress].sort());
+    // Two public addresses: the NAT gateway's (outbound installs) and the runner's (SSH); the Engines have none.
+    const ips = of("azure-native:network:PublicIPAddress");
+    expect(ips).toHaveLength(2);
+    const runnerIp = ips.find((i) => i.name.endsWith("-runner-ip"))!;
+    for (const nic of nics) expect(JSON.stringify(nic.inputs.ipConfigurations).includes("publicIPAddress")).toBe(nic.name.includes("-runner-"));
+    expect(runnerIp.inputs).toMatchObject({ zones: ["1"], sku: { name: "Standard" }, publicIPAllocationMethod: "Static" });
+  });
+
+  it("the NSG opens SSH to the configured source alone, and Engine, NATS, Postgres ports only inside the VNet", () => {
+    const [nsg] = of("azure-native:network:NetworkSecurityGroup");
+    const rules = nsg.inputs.securityRules as Array<{ name: string; access: string; sourceAddressPrefix: string; destinationPortRanges: string[] }>;
+    const fromOutside = rules.filter((r) => r.access === "Allow" && !r.sourceAddressPrefix.startsWith("10.40.") && r.sourceAddressPrefix !== "AzureLoadBalancer");
+    expect(fromOutside).toEqual([expect.objectContaining({ sourceAddressPrefix: "203.0.113.7", destinationPortRanges: ["22"] })]);
+    expect(rules.at(-1)).toMatchObject({ access: "Deny", sourceAddressPrefix: "*" });
+  });
+
+  it("a zone-redundant internal load balancer fronts the gateways, with a health probe", () => {
+    const [lb] = of("azure-native:network:LoadBalancer");
+    expect(lb.inputs.sku).toMatchObject({ name: "Standard" });
+    const [fe] = lb.inputs.frontendIPConfigurations as Array<Record<string, unknown>>;
+    expect(fe).toMatchObject({ privateIPAddress: CLOUD_NETWORK.loadBalancerAddress, privateIPAllocationMethod: "Static" });
+    expect(fe.publicIPAddress).toBeUndefined();
+    expect(new Set(fe.zones as string[])).toEqual(new Set(["1", "2", "3"]));
+    expect(lb.inputs.probes).toEqual([expect.objectContaining({ protocol: "Http", requestPath: "/health" })]);
+    expect((lb.inputs.loadBalancingRules as Array<{ frontendPort: number }>).map((r) => r.frontendPort).sort()).toEqual([6420, 6421]);
+    for (const nic of of("azure-native:network:NetworkInterface").filter((n) => n.name.includes("-engines-"))) {
+      expect(JSON.stringify(nic.inputs.ipConfigurations)).toContain("backendAddressPools/engines");
+    }
+  });
+
+  it("Postgres 15 Flexible Server, zone-redundant HA across two of the zones, reachable only from the VNet", () => {
+    const [pg] = of("azure-native:dbforpostgresql:Server");
+    expect(pg.inputs).toMatchObject({
+      version: "15",
+      availabilityZone: "1",
+      highAvailability: { mode: "ZoneRedundant", standbyAvailabilityZone: "2" },
+      network: { publicNetworkAccess: "Disabled" },
+    });
+    expect(pg.secretInputs).toContain("administratorLoginPassword");
+  });
+
+  it("the cold store: StorageV2, Standard LRS, Hot, no public access, HTTPS only, TLS 1.2, two private containers", () => {
+    const [sa] = of("azure-native:storage:StorageAccount");
+    expect(sa.inputs).toMatchObject({ kind: "StorageV2", sku: { name: "Standard_LRS" }, accessTier: "Hot", allowBlobPublicAccess: false, enableHttpsTrafficOnly: true, minimumTlsVersion: "TLS1_2" });
+    const containers = of("azure-native:storage:BlobContainer");
+    expect(containers.map((c) => c.inputs.containerName).sort()).toEqual(["engine-cold", "results"]);
+    expect(containers.every((c) => c.inputs.publicAccess === "None")).toBe(true);
+  });
+
+  it("the SSH key, the Postgres password and the SAS are secrets, and no export holds them", async () => {
+    const [key] = of("tls:index/privateKey:PrivateKey");
+    expect(key.inputs.algorithm).toBe("ED25519");
+    expect(key.additionalSecretOutputs).toContain("privateKeyOpenssh");
+    const deploy = of("pulumi-nodejs:dynamic/actor-bench:RunnerDeploy");
+    const runs = of("pulumi-nodejs:dynamic/actor-bench:RemoteBenchmarkRun");
+    expect(deploy).toHaveLength(1);
+    expect(deploy[0].secretInputs).toContain("ssh");
+    expect(runs.length).toBeGreaterThan(0);
+    for (const r of runs) {
+      expect(r.secretInputs).toEqual(expect.arrayContaining(["ssh", "container"]));
+      expect(r.additionalSecretOutputs).toEqual(expect.arrayContaining(["ssh", "container"]));
+    }
+    for (const vm of of("azure-native:compute:VirtualMachine")) {
+      expect(JSON.stringify(vm.inputs.osProfile)).toContain(SIG_KEY); // customData is sent as a secret
+    }
+    for (const [name, value] of Object.entries(exports)) {
+      const text = JSON.stringify((await valueOf(value)) ?? null);
+      for (const secret of ["mock-private-key", "mockpgpassword", "mock-sas-signature"]) expect(text, `export ${name}`).not.toContain(secret);
+    }
+  });
+
+  it("each VM's customData decodes to cloud-config that cloud-init's own schema validator accepts", () => {
+    const dir = mkdtempSync(join(tmpdir(), "eastus2-user-data-"));
+    for (const vm of of("azure-native:compute:VirtualMachine")) {
+      const os = vm.inputs.osProfile as { customData: unknown };
+      const text = Buffer.from(unwrap(os.customData) as string, "base64").toString("utf8");
+      expect(text.startsWith("#cloud-config\n"), vm.name).toBe(true);
+      const doc = parse(text) as { write_files: Array<{ path: string }> };
+      expect(doc.write_files.length).toBeGreaterThan(0);
+      const file = join(dir, `${vm.name}.yaml`);
+      writeFileSync(file, text);
+      const r = spawnSync("cloud-init", ["schema", "-c", file], { encoding: "utf8" });
+      expect(`${r.stdout}${r.stderr}`, vm.name).toMatch(/Valid (cloud-config|schema)/);
+    }
+  });
+
+  it("runs every group on the runner one after another, after the deploy, and reports them", () => {
+    const [deploy] = of("pulumi-nodejs:dynamic/actor-bench:RunnerDeploy");
+    const runs = of("pulumi-nodejs:dynamic/actor-bench:RemoteBenchmarkRun");
+    expect(runs[0].dependencies).toContain(deploy.urn);
+    for (let i = 1; i < runs.length; i++) expect(runs[i].dependencies).toContain(runs[i - 1].urn);
+    for (const r of runs) {
+      expect(r.inputs).toMatchObject({ side: "rivet", appDir: "/opt/actor-bench/app", nodeBin: "/opt/node/bin/node" });
+      expect(r.inputs.runArgs).toEqual(expect.arrayContaining(["--preset", "full"]));
+      expect((r.inputs.target as { gatewayUrl: string }).gatewayUrl).toBe(`http://${CLOUD_NETWORK.loadBalancerAddress}:6420`);
+      expect(r.inputs.blobRoot).toBe(`${process.cwd()}/.actor-bench/eastus2/blobs/rivet.${r.inputs.group as string}`);
+    }
+    const [report] = of("pulumi-nodejs:dynamic/actor-bench:BenchmarkReport");
+    expect(report.inputs.resultsRoot).toBe(`${process.cwd()}/results`);
+    for (const r of runs) expect(report.dependencies).toContain(r.urn);
+  });
+});
