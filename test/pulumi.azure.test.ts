@@ -14,11 +14,11 @@ const unwrap = (v: unknown): any => ((v as Record<string, unknown> | null)?.[SIG
 const cfg = { ...stackConfigFromFiles("eastus2"), "actor-bench:sshSourceAddress": "203.0.113.7" };
 
 let registered: Registered[];
-let exports: Record<string, unknown>;
+let programExports: Record<string, unknown>;
 const of = (type: string) => registered.filter((r) => r.type === type);
 
 beforeAll(async () => {
-  ({ registered, exports } = await runProgram("eastus2", cfg, false));
+  ({ registered, exports: programExports } = await runProgram("eastus2", cfg, false));
 });
 
 describe("index.ts under setMocks: the eastus2 stack (Rivet side)", () => {
@@ -103,7 +103,7 @@ describe("index.ts under setMocks: the eastus2 stack (Rivet side)", () => {
     for (const vm of of("azure-native:compute:VirtualMachine")) {
       expect(JSON.stringify(vm.inputs.osProfile)).toContain(SIG_KEY); // customData is sent as a secret
     }
-    for (const [name, value] of Object.entries(exports)) {
+    for (const [name, value] of Object.entries(programExports)) {
       const text = JSON.stringify((await valueOf(value)) ?? null);
       for (const secret of ["mock-private-key", "mockpgpassword", "mock-sas-signature"]) expect(text, `export ${name}`).not.toContain(secret);
     }
