@@ -51,8 +51,12 @@ describe("validateStackConfig: stack keys", () => {
 describe("validateStackConfig: azure stacks", () => {
   it("takes the defaults for zones and VM sizes", () => {
     const c = v(azure, "eastus2");
-    expect(c.azure).toEqual({ region: "eastus2", zones: [1, 2, 3], engineVmSize: "Standard_L8as_v5", runnerVmSize: "Standard_D16as_v7", sshSourceAddress: "203.0.113.7" });
+    expect(c.azure).toEqual({ region: "eastus2", zones: [1, 2, 3], engineVmSize: "Standard_L8as_v5", runnerVmSize: "Standard_D16as_v7", sshSourceAddress: "203.0.113.7", resourceGroup: null });
     expect(c.cloudflare).toEqual({ accountId: azure.cloudflareAccountId });
+  });
+  it("builds into a given resource group, whose name must be one Azure accepts", () => {
+    expect(v({ ...azure, resourceGroup: "bench-rg" }, "eastus2").azure!.resourceGroup).toBe("bench-rg");
+    expect(() => v({ ...azure, resourceGroup: "bad name." }, "eastus2")).toThrow(/config actor-bench:resourceGroup: "bad name\." is not allowed; an Azure resource group name/);
   });
   it("region is required and lower case", () => {
     expect(() => v({ ...azure, region: undefined }, "eastus2")).toThrow(/^config actor-bench:region: "" is not allowed; an azure stack needs its Azure region/);
