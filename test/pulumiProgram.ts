@@ -50,6 +50,7 @@ function mockState(type: string, inputs: Record<string, unknown>, preview: boole
   if (type === "azure-native:network:PublicIPAddress") return { ...inputs, ipAddress: "198.51.100.10" };
   if (type === "azure-native:dbforpostgresql:Server") return { ...inputs, name: inputs.serverName ?? "pg", fullyQualifiedDomainName: "pg.actor-bench.private.postgres.database.azure.com" };
   if (type === "azure-native:storage:StorageAccount") return { ...inputs, name: "actorbenchsa" };
+  if (type === "cloudflare:index/workersScriptSubdomain:WorkersScriptSubdomain") return { ...inputs };
   if (type.endsWith(":RunnerDeploy")) return { ...inputs, probe: { ok: true, ms: 1, actorId: "mock" } };
   if (/:(Remote)?BenchmarkRun$/.test(type)) return { ...inputs, runId: "mock", blob: `/mock/${inputs.side}.${inputs.group}`, sha256: "0".repeat(64), status: "complete", failures: [], summary: { rows: [], throughput: [] } };
   if (type.endsWith(":BenchmarkReport")) return { ...inputs, runId: "mock", runDir: "/mock/run", status: "complete", failure: null, report: "# mocked report", summary: { rows: [], throughput: [] } };
@@ -68,7 +69,13 @@ function mockCall(token: string, inputs: Record<string, unknown>): Record<string
  * it registered (with the dependencies and secret options the SDK sent) and its
  * exports. A config error surfaces as the rejection.
  */
-export async function runProgram(stack: string, config: Record<string, string>, preview: boolean, secretKeys: string[] = []) {
+export async function runProgram(
+  stack: string,
+  config: Record<string, string>,
+  preview: boolean,
+  secretKeys: string[] = [],
+  entry: (load: NodeRequire) => Record<string, unknown> = (load) => load(join(DIST, "index.js")) as Record<string, unknown>,
+) {
   for (const k of Object.keys(requireNative.cache)) if (k.startsWith(DIST + "/")) delete requireNative.cache[k];
   const registered: Registered[] = [];
   pulumi.runtime.setAllConfig(config, secretKeys);
@@ -102,7 +109,7 @@ export async function runProgram(stack: string, config: Record<string, string>, 
       cb(err, resp);
     });
   };
-  const exports = requireNative(join(DIST, "index.js")) as Record<string, unknown>;
+  const exports = entry(requireNative);
   // Let every registration reach the mock monitor.
   let n = -1;
   while (n !== registered.length) {

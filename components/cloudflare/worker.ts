@@ -1,0 +1,67 @@
+import * as pulumi from "@pulumi/pulumi";
+import * as cloudflare from "@pulumi/cloudflare";
+import * as random from "@pulumi/random";
+import { COMPATIBILITY_DATE } from "../../workloads/cloudflare/compatibility";
+
+/** The Durable Object class and binding the Worker's code exports and uses (wrangler.jsonc says the same). */
+export const DO_CLASS = "BenchObject";
+export const DO_BINDING = "BENCH";
+export const TOKEN_BINDING = "BENCH_TOKEN";
+/**
+ * The one migration: it creates the SQLite-backed class. The tag is a constant,
+ * so a second `up` sends the same migration and plans no change to it.
+ */
+export const MIGRATION = { newTag: "v1", newSqliteClasses: [DO_CLASS] } as const;
+
+/** The WorkersScript's inputs, as a pure function of the bundle and the token. */
+export function workerScriptInputs(accountId: string, scriptName: string, bundle: string, token: pulumi.Input<string>): cloudflare.WorkersScriptArgs {
+  if (!/^[0-9a-f]{32}$/.test(accountId)) throw new Error(`config actor-bench:cloudflareAccountId: "${accountId}" is not a 32-character hex account id`);
+  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(scriptName)) throw new Error(`Worker script name "${scriptName}": lower-case letters, digits and dashes, at most 63`);
+  return {
+    accountId,
+    scriptName,
+    content: bundle,
+    mainModule: "index.js",
+    compatibilityDate: COMPATIBILITY_DATE,
+    bindings: [
+      { name: DO_BINDING, type: "durable_object_namespace", className: DO_CLASS },
+      { name: TOKEN_BINDING, type: "secret_text", text: pulumi.secret(token) },
+    ],
+    migrations: { ...MIGRATION, newSqliteClasses: [...MIGRATION.newSqliteClasses] },
+  };
+}
+
+export interface CloudflareWorkerArgs {
+  stack: string;
+  accountId: string;
+  /** The account's API token: a secret (config actor-bench:cloudflareApiToken). */
+  apiToken: pulumi.Input<string>;
+  /** The bundled Worker (dist/worker/index.js, ES module). */
+  bundle: string;
+  /** The account's workers.dev subdomain (dashboard: Workers & Pages, Subdomain). */
+  workersDevSubdomain: string;
+}
+
+/**
+ * The bench Worker with its SQLite Durable Object on the account's
+ * workers.dev route, and a bench token that only the stack knows.
+ */
+export class CloudflareWorker extends pulumi.ComponentResource {
+  readonly scriptName: string;
+  readonly url: pulumi.Output<string>;
+  /** The bench token: a secret, never a plain output. */
+  readonly token: pulumi.Output<string>;
+
+  constructor(name: string, args: CloudflareWorkerArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("actor-bench:cloudflare:Worker", name, {}, opts);
+    const provider = new cloudflare.Provider(`${name}-provider`, { apiToken: pulumi.secret(args.apiToken) }, { parent: this });
+    const parent = { parent: this, provider };
+    this.scriptName = `actor-bench-${args.stack}`;
+    const token = new random.RandomPassword(`${name}-token`, { length: 48, special: false }, { parent: this, additionalSecretOutputs: ["result"] });
+    this.token = pulumi.secret(token.result);
+    const script = new cloudflare.WorkersScript(`${name}-script`, workerScriptInputs(args.accountId, this.scriptName, args.bundle, this.token), parent);
+    const route = new cloudflare.WorkersScriptSubdomain(`${name}-workers-dev`, { accountId: args.accountId, scriptName: script.scriptName, enabled: true, previewsEnabled: false }, parent);
+    this.url = pulumi.interpolate`https://${route.scriptName}.${args.workersDevSubdomain}.workers.dev`;
+    this.registerOutputs({ url: this.url, token: this.token });
+  }
+}
