@@ -1,10 +1,15 @@
 import { readFileSync } from "node:fs";
 import type { Managed } from "./processes";
 
+/** Last `lines` lines of some output, for error messages. */
+export function textTail(text: string, lines = 15): string {
+  return text.trim().split("\n").slice(-lines).join("\n");
+}
+
 /** Last `lines` lines of a log file, for error messages. */
 export function logTail(file: string, lines = 15): string {
   try {
-    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+    return textTail(readFileSync(file, "utf8"), lines);
   } catch {
     return "(no log)";
   }

@@ -104,7 +104,7 @@ export class BenchNetwork extends pulumi.ComponentResource {
       },
       parent,
     );
-    this.backendPoolId = pulumi.all([this.loadBalancer.id]).apply(([id]) => `${id}/backendAddressPools/engines`);
+    this.backendPoolId = pulumi.interpolate`${this.loadBalancer.id}/backendAddressPools/engines`;
     this.registerOutputs({ resourceGroupName, vnetId: this.vnetId, subnetId: this.subnetId, loadBalancerId: this.loadBalancer.id });
   }
 }

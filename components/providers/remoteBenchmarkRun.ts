@@ -7,6 +7,7 @@ import { downloadRunDir, withoutSas, blobUrl } from "../../workloads/remote/blob
 import { parseResultLine, type RemoteRunRequest, type RemoteRunResult } from "../../workloads/remote/runner";
 import { runnerCommand } from "../../workloads/remote/bundle";
 import { sshExec } from "../../workloads/remote/ssh";
+import { textTail } from "../../workloads/waitFor";
 import { checkSsh, sshTargetOf } from "./remote";
 import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
 
@@ -66,7 +67,7 @@ export async function create(inputs: Props) {
   const r = await sshExec(t, runnerCommand(appDir, inputs.nodeBin as string, ["run"]), { stdin: JSON.stringify(remote), onStderr: (s) => appendFileSync(log, s) });
   const result = parseResultLine<RemoteRunResult>(r.stdout);
   if (r.code !== 0 || !result) {
-    throw new Error(`the ${side} ${group} run on ${t.host} failed (exit ${r.code}); its log is in ${log}:\n${r.stderr.trim().split("\n").slice(-15).join("\n")}`);
+    throw new Error(`the ${side} ${group} run on ${t.host} failed (exit ${r.code}); its log is in ${log}:\n${textTail(r.stderr)}`);
   }
   const local = join(blobRoot, stack, result.runId);
   await downloadRunDir(container, result.blobPrefix, local, result.sha256);

@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import { parseResultLine, type ProbeResult } from "../../workloads/remote/runner";
 import { bundleTarArgv, installCommand, runnerCommand } from "../../workloads/remote/bundle";
 import { sshExec, sshRun, waitForSsh } from "../../workloads/remote/ssh";
+import { textTail } from "../../workloads/waitFor";
 import { checkSsh, sshTargetOf } from "./remote";
 import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
 
@@ -53,9 +54,9 @@ export async function create(inputs: Props) {
     last = parseResultLine<ProbeResult>(r.stdout);
     if (r.code === 0 && last?.ok) break;
     // No result line: the runner's code itself failed (not a request not answered yet); waiting will not help.
-    if (!last) throw new Error(`the probe on the runner failed to run (exit ${r.code}):\n${r.stderr.trim().split("\n").slice(-15).join("\n")}`);
+    if (!last) throw new Error(`the probe on the runner failed to run (exit ${r.code}):\n${textTail(r.stderr)}`);
     if (Date.now() > deadline) {
-      throw new Error(`the probe through ${inputs.gatewayUrl as string} from the runner failed for ${PROBE_TIMEOUT_MS / 1000} s: ${last?.error ?? r.stderr.trim().slice(-500)}`);
+      throw new Error(`the probe through ${inputs.gatewayUrl as string} from the runner failed for ${PROBE_TIMEOUT_MS / 1000} s: ${last.error ?? r.stderr.trim().slice(-500)}`);
     }
     await new Promise((res) => setTimeout(res, 3000));
   }

@@ -6,10 +6,7 @@ import workerdPath, { version as workerdVersion } from "workerd";
 import { WORKER_BUNDLE, WORKER_BUNDLE_DIR } from "./bundle";
 import { assertPortFree, freePort } from "../ports";
 import { packageVersion } from "../versions";
-
 import { COMPATIBILITY_DATE } from "./compatibility";
-
-export { COMPATIBILITY_DATE };
 
 export interface LocalWorkerOptions {
   /** Directory for the DO SQLite files and the workerd wrapper (created). */

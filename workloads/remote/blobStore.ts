@@ -47,15 +47,15 @@ export async function getBlob(c: BlobContainer, name: string): Promise<Buffer> {
   return body;
 }
 
-function listedFiles(runDir: string): string[] {
-  const m = JSON.parse(readFileSync(join(runDir, "manifest.json"), "utf8")) as { files: Record<string, unknown> };
-  return [...Object.keys(m.files), "manifest.json"];
+/** The raw files a manifest lists. */
+function listedFiles(manifest: string): string[] {
+  return Object.keys((JSON.parse(manifest) as { files: Record<string, unknown> }).files);
 }
 
 /** Uploads the run directory under `prefix/`; the manifest goes last, so a listed manifest means a whole run. */
 export async function uploadRunDir(c: BlobContainer, runDir: string, prefix: string): Promise<string[]> {
   const names: string[] = [];
-  for (const file of listedFiles(runDir)) {
+  for (const file of [...listedFiles(readFileSync(join(runDir, "manifest.json"), "utf8")), "manifest.json"]) {
     await putBlob(c, `${prefix}/${file}`, readFileSync(join(runDir, file)));
     names.push(`${prefix}/${file}`);
   }
@@ -75,7 +75,7 @@ export async function downloadRunDir(c: BlobContainer, prefix: string, dest: str
   }
   mkdirSync(dest, { recursive: true });
   writeFileSync(join(dest, "manifest.json"), manifest);
-  for (const file of listedFiles(dest).filter((f) => f !== "manifest.json")) {
+  for (const file of listedFiles(manifest.toString("utf8"))) {
     const body = await getBlob(c, `${prefix}/${file}`);
     mkdirSync(dirname(join(dest, file)), { recursive: true });
     writeFileSync(join(dest, file), body);

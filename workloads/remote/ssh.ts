@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { textTail } from "../waitFor";
 
 export interface SshTarget {
   host: string;
@@ -97,7 +98,7 @@ export function sshExec(t: SshTarget, command: string, opts: { stdin?: string | 
 export async function sshRun(t: SshTarget, what: string, command: string, opts: Parameters<typeof sshExec>[2] = {}): Promise<SshResult> {
   const r = await sshExec(t, command, opts);
   if (r.code !== 0) {
-    throw new Error(`${what} on ${t.user}@${t.host}:${t.port} failed (exit ${r.code}):\n${r.stderr.trim().split("\n").slice(-15).join("\n")}`);
+    throw new Error(`${what} on ${t.user}@${t.host}:${t.port} failed (exit ${r.code}):\n${textTail(r.stderr)}`);
   }
   return r;
 }
