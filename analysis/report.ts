@@ -5,6 +5,7 @@ import { countedSamples, orderedStages, percentiles, readSamples, summarizeRun, 
 import { HEADLINE_LABELS, isColdMetric, METRIC_ORDER } from "./metrics";
 import { ci, ms, rate, table, triple } from "./format";
 import { renderCharts } from "./charts";
+import { ANALYTICS_FILE, inDoBlocks, readAnalyticsLines, type InDoBlock } from "./inDo";
 
 export interface Report {
   summary: RunSummary;
@@ -12,7 +13,7 @@ export interface Report {
   headline: string;
 }
 
-type Loaded = { m: ManifestLike; samples: Map<string, RawSample[]>; summary: RunSummary };
+type Loaded = { m: ManifestLike; samples: Map<string, RawSample[]>; summary: RunSummary; inDo: InDoBlock[] };
 
 function load(dir: string): Loaded {
   const m = verifyRunDir(dir);
@@ -22,7 +23,10 @@ function load(dir: string): Loaded {
     const st = Object.values(m.stages).find((x) => x.file === f)!;
     return samples.get(`${st.side}.${st.metric}`)!;
   });
-  return { m, samples, summary };
+  const inDo = Object.keys(m.files)
+    .filter((f) => ANALYTICS_FILE.test(f))
+    .flatMap((f) => inDoBlocks(readAnalyticsLines(readFileSync(join(dir, f), "utf8"), f)));
+  return { m, samples, summary, inDo };
 }
 
 const row = (s: RunSummary, side: string, metric: string) => s.rows.find((r) => r.side === side && r.metric === metric);
@@ -101,6 +105,44 @@ function intervalTable(l: Loaded, side: string, field: "actorMs" | "sqlMs" | "cl
   return rows.length ? `### ${title}\n\n${table(["metric", "n", "p50 [95% CI]", "p90 [95% CI]", "p99 [95% CI]"], rows)}` : "";
 }
 
+/** The third clock: the driver's own round trip to the Worker, beside the /noop round trip (client to Worker, no DO call). */
+function thirdClockTable(l: Loaded): string {
+  const noop = l.samples.get("cloudflare.baseline.noop");
+  const base = noop ? percentiles(noop.filter((s) => s.ok).map((s) => s.ms)).p50 : NaN;
+  const rows: string[][] = [];
+  for (const { metric } of orderedStages(l.m).filter((s) => s.side === "cloudflare" && s.metric !== "baseline.noop")) {
+    const counted = countedSamples(l.samples.get(`cloudflare.${metric}`)!, isColdMetric(metric));
+    const xs = counted.map((s) => s.clientMs).filter((x): x is number => typeof x === "number");
+    if (xs.length === 0) continue;
+    const p = percentiles(xs);
+    const worker = percentiles(counted.map((s) => s.ms)).p50;
+    rows.push([metric, String(p.n), `${ms(p.p50)} ${ci(p.ci.p50)}`, `${ms(p.p90)} ${ci(p.ci.p90)}`, `${ms(p.p99)} ${ci(p.ci.p99)}`, ms(worker), Number.isNaN(base) ? "-" : ms(p.p50 - base)]);
+  }
+  if (rows.length === 0) return "";
+  const baseLine = Number.isNaN(base) ? "No /noop baseline in this run (it is taken by the warm group)." : `/noop baseline (client to Worker, no DO call): p50 ${ms(base)} ms over ${noop!.filter((s) => s.ok).length} calls.`;
+  return `### Third clock: the driver's round trip to the Worker (Durable Object side)\n\n${baseLine}\n\n${table(["metric", "n", "p50 [95% CI]", "p90 [95% CI]", "p99 [95% CI]", "Worker-timed p50", "p50 minus /noop p50"], rows)}`;
+}
+
+/** Cloudflare's own wall time inside the DO, per block of calls (one stage), from the stored analytics responses. */
+export function inDoTable(blocks: readonly InDoBlock[]): string {
+  if (blocks.length === 0) return "";
+  const rows: string[][] = [];
+  for (const b of blocks) {
+    const window = `${b.window.from.slice(11, 19)}-${b.window.to.slice(11, 19)}`;
+    if (b.groups.length === 0) rows.push([b.block.replace(/^cloudflare\./, ""), window, String(b.calls), "0", "-", "-", "-", "-", "-", "-"]);
+    for (const g of b.groups) {
+      rows.push([b.block.replace(/^cloudflare\./, ""), window, String(b.calls), String(g.requests), String(g.errors), g.colo, ms(g.meanMs), ms(g.p50Ms), ms(g.p90Ms), ms(g.p99Ms)]);
+    }
+  }
+  const short = blocks.filter((b) => b.groups.reduce((s, g) => s + g.requests, 0) < b.calls).map((b) => b.block);
+  return (
+    "### In the DO: Cloudflare's wall time per block of calls (GraphQL analytics)\n\n" +
+    "One block is one stage. Cloudflare aggregates each block's DO invocations over its window (UTC, widened to whole seconds, so calls made just before or after the stage in the same second are counted too) and reports the quantiles itself; they are its figures, not nearest rank over our samples.\n\n" +
+    table(["metric", "window (UTC)", "Worker-timed calls", "DO invocations", "errors", "colo", "mean", "p50", "p90", "p99"], rows) +
+    (short.length ? `\n\nAnalytics counted fewer invocations than the Worker made calls for ${short.join(", ")} when they were last asked.` : "")
+  );
+}
+
 /** Caveats that follow from the run's own manifest, nothing typed per run. */
 export function caveats(m: ManifestLike): string[] {
   const out: string[] = [];
@@ -112,6 +154,10 @@ export function caveats(m: ManifestLike): string[] {
       out.push("The Durable Object side ran on local workerd, which does not freeze timers and whose Date.now() steps in whole milliseconds: DO figures are integers and sub-millisecond calls read 0 or 1. They are not Cloudflare's figures.");
       out.push("No in-DO wall times: they come from Cloudflare's analytics on a cloud stack; local workerd has none. The DO side's in-system figure is the Worker-timed call, with the driver's own round trip (third clock) beside it.");
     }
+  }
+  if (m.stack !== "local" && sides.has("cloudflare")) {
+    out.push("On Cloudflare a Worker's Date.now() advances only across I/O, so the Worker-timed figure is the awaited DO round trip at whole-millisecond resolution; the Worker's own CPU time is not in it.");
+    if (!Object.keys(m.files).some((f) => ANALYTICS_FILE.test(f))) out.push("No in-DO wall times in this run: Cloudflare's analytics were not stored with it.");
   }
   const rivet = (m.settings as { rivet?: { loopback?: { quickack?: boolean | null; privateNetns?: boolean }; engineEnv?: { RUST_BACKTRACE?: string } } } | undefined)?.rivet;
   if (rivet?.loopback?.quickack) out.push(`Delayed ACKs were off on the loopback route (quickack 1${rivet.loopback.privateNetns ? ", in a private network namespace" : ""}); see workloads/rivet/LATENCY.md.`);
@@ -142,7 +188,7 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
     `## Headline\n\n${headlineMarkdown(l.summary)}`,
     charts.length ? `## Charts\n\n${charts.map((c) => `![${c}](charts/${c}.png)`).join("\n\n")}\n\nThe headline chart's request group is each side's median warm round trip (warm.ping); the create and write groups subtract that median from every sample first, so they show the work rather than the hop. Its DO create uses the unique-id create.` : "",
     `## Full tables\n\nFor creates, wakes and bursts only samples whose cold flag proves a fresh instance count (n); the others are \`notCold\`. Brackets: distribution-free 95% confidence intervals from order statistics; \`-\` where n is too small for that bound.\n\n${fullTables(l)}`,
-    [intervalTable(l, "rivet", "actorMs", "In the actor: handler interval (Rivet)"), intervalTable(l, "rivet", "sqlMs", "In the actor: SQL interval around db.execute (Rivet)"), intervalTable(l, "cloudflare", "clientMs", "Third clock: the driver's round trip to the Worker (Durable Object side)")].filter(Boolean).join("\n\n"),
+    [intervalTable(l, "rivet", "actorMs", "In the actor: handler interval (Rivet)"), intervalTable(l, "rivet", "sqlMs", "In the actor: SQL interval around db.execute (Rivet)"), thirdClockTable(l), inDoTable(l.inDo)].filter(Boolean).join("\n\n"),
     `## Caveats\n\n${caveats(m).map((c) => `- ${c}`).join("\n")}`,
     `## Versions\n\n${table(["component", "version"], Object.entries(m.versions).map(([k, v]) => [k, String(v)]))}`,
     `## Machine\n\n${json(m.machine)}`,

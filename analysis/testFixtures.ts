@@ -8,11 +8,11 @@ export type S = { ms: number; ok?: boolean; cold?: boolean | null; clientMs?: nu
 /** A run directory written through the same RunDir/SampleFile code the driver uses. */
 export function fixture(
   stages: Record<string, { samples: S[]; concurrency?: number; wallMs?: number }>,
-  o: { root?: string; preset?: string; at?: Date } = {},
+  o: { root?: string; preset?: string; at?: Date; config?: Record<string, unknown> } = {},
 ): string {
   const root = o.root ?? mkdtempSync(join(tmpdir(), "ab-report-"));
   const preset = o.preset ?? "quick";
-  const run = new RunDir(root, "local", preset, { preset, sides: [...new Set(Object.keys(stages).map((k) => k.split(".")[0]))] }, o.at ?? new Date(Date.UTC(2026, 11, 2, 13, 5)));
+  const run = new RunDir(root, "local", preset, { preset, sides: [...new Set(Object.keys(stages).map((k) => k.split(".")[0]))], ...o.config }, o.at ?? new Date(Date.UTC(2026, 11, 2, 13, 5)));
   for (const [key, st] of Object.entries(stages)) {
     const [side, ...rest] = key.split(".");
     const metric = rest.join(".");

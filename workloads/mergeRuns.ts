@@ -41,6 +41,11 @@ export function mergeRunParts(parts: readonly RunPart[], resultsRoot: string, st
       if (other) throw new RunDirError(`stage ${key} is in two parts (${other} and ${parts[i].label})`);
       seen.set(key, parts[i].label);
     }
+    for (const file of Object.keys(m.files)) {
+      const other = seen.get(file);
+      if (other) throw new RunDirError(`${file} is in two parts (${other} and ${parts[i].label})`);
+      seen.set(file, parts[i].label);
+    }
   }
 
   const first = manifests[0];
@@ -49,10 +54,9 @@ export function mergeRunParts(parts: readonly RunPart[], resultsRoot: string, st
   const run = new RunDir(resultsRoot, stack, first.preset, { ...first.config, sides, groups }, now);
   const mm = run.manifest;
   for (const [i, m] of manifests.entries()) {
-    for (const [key, st] of Object.entries(m.stages)) {
-      copyFileSync(join(parts[i].runDir, st.file), join(run.dir, st.file));
-      mm.stages[key] = st;
-    }
+    // Every listed file, stage samples and others (the analytics' stored responses).
+    for (const file of Object.keys(m.files)) copyFileSync(join(parts[i].runDir, file), join(run.dir, file));
+    Object.assign(mm.stages, m.stages);
     mm.versions = { ...mm.versions, ...m.versions };
     for (const [side, s] of Object.entries(m.settings ?? {})) mm.settings[side] = s;
   }
