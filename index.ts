@@ -21,16 +21,9 @@ const stackConfig = validateStackConfig(pulumi.getStack(), raw, {
   hasCloudflareApiToken: config.getSecret("cloudflareApiToken") !== undefined,
 });
 
-if (stackConfig.target === "azure" && stackConfig.run.sides.includes("cloudflare")) {
-  throw new pulumi.RunError(
-    `stack ${stackConfig.stack}: the Cloudflare deployment (Worker, Durable Object, analytics) is not built yet; nothing was declared. ` +
-      "Set `pulumi config set actor-bench:side rivet` to run the Azure side alone, or use the local stack for both sides.",
-  );
-}
-
 const bench =
   stackConfig.target === "azure"
-    ? new AzureBenchmark(stackConfig.stack, { config: stackConfig, projectDir: process.cwd(), sasExpiry: weekFromToday(new Date()) })
+    ? new AzureBenchmark(stackConfig.stack, { config: stackConfig, projectDir: process.cwd(), sasExpiry: weekFromToday(new Date()), cloudflareApiToken: config.getSecret("cloudflareApiToken") })
     : new LocalBenchmark(stackConfig.stack, { config: stackConfig, projectDir: process.cwd() });
 const local = bench instanceof LocalBenchmark ? bench : undefined;
 const cloud = bench instanceof AzureBenchmark ? bench : undefined;
@@ -43,6 +36,6 @@ export const report = bench.report;
 export const runDir = bench.runDir;
 export const summary = bench.summary;
 export const gatewayUrl = local?.engine?.gatewayUrl ?? cloud?.cluster.gatewayUrl;
-export const workerUrl = local?.worker?.url;
+export const workerUrl = local?.worker?.url ?? cloud?.worker?.url;
 /** The runner VM's public address (SSH from sshSourceAddress only). */
 export const runnerIp = cloud?.runner.publicIp;

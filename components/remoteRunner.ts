@@ -29,7 +29,7 @@ export interface RunnerDeployArgs {
   stopAppCommand: pulumi.Input<string>;
 }
 
-const SECRET_OUTPUTS = ["ssh", "container"];
+const SECRET_OUTPUTS = ["ssh", "container", "workerToken"];
 
 /**
  * The RivetKit app and the driver on the runner: shipped over SSH, installed
@@ -46,7 +46,7 @@ export class RunnerDeploy extends pulumi.dynamic.Resource {
 
 export interface RemoteBenchmarkRunArgs {
   stack: pulumi.Input<string>;
-  side: pulumi.Input<"rivet">;
+  side: pulumi.Input<"rivet" | "cloudflare">;
   group: pulumi.Input<string>;
   runArgs: pulumi.Input<pulumi.Input<string>[]>;
   trigger: pulumi.Input<string | null>;
@@ -58,7 +58,13 @@ export interface RemoteBenchmarkRunArgs {
   nodeBin: pulumi.Input<string>;
   /** The RunnerDeploy's id: a redeployed runner re-runs. */
   deployId: pulumi.Input<string>;
-  target: pulumi.Input<{ gatewayUrl: pulumi.Input<string>; engineVersion: pulumi.Input<string>; engineConfig: pulumi.Input<unknown>; startedBy: pulumi.Input<string> }>;
+  /** Rivet: the Engine as the runner reaches it. Cloudflare: the deployed Worker, its versions and runtime notes. */
+  target: pulumi.Input<
+    | { gatewayUrl: pulumi.Input<string>; engineVersion: pulumi.Input<string>; engineConfig: pulumi.Input<unknown>; startedBy: pulumi.Input<string> }
+    | { url: pulumi.Input<string>; versions: pulumi.Input<Record<string, string>>; runtime: { runtime: string; workerClock: string; eviction: string }; startedBy: pulumi.Input<string> }
+  >;
+  /** The Worker's bench token (a secret); Cloudflare runs only. Not a reason to re-run: a new Worker has a new url. */
+  workerToken?: pulumi.Input<string>;
   /** The result container and its SAS (a secret). */
   container: pulumi.Input<{ url: pulumi.Input<string>; sas: pulumi.Input<string> }>;
 }

@@ -7,6 +7,7 @@ const azure = {
   region: "eastus2",
   sshSourceAddress: "203.0.113.7",
   cloudflareAccountId: "0123456789abcdef0123456789abcdef",
+  cloudflareWorkersSubdomain: "bench-account",
 };
 const v = (raw: Partial<Record<StackKey, string>>, stack = "local", f = facts) => validateStackConfig(stack, raw, f);
 
@@ -52,7 +53,7 @@ describe("validateStackConfig: azure stacks", () => {
   it("takes the defaults for zones and VM sizes", () => {
     const c = v(azure, "eastus2");
     expect(c.azure).toEqual({ region: "eastus2", zones: [1, 2, 3], engineVmSize: "Standard_L8as_v5", runnerVmSize: "Standard_D16as_v7", sshSourceAddress: "203.0.113.7", resourceGroup: null });
-    expect(c.cloudflare).toEqual({ accountId: azure.cloudflareAccountId });
+    expect(c.cloudflare).toEqual({ accountId: azure.cloudflareAccountId, workersSubdomain: "bench-account" });
   });
   it("builds into a given resource group, whose name must be one Azure accepts", () => {
     expect(v({ ...azure, resourceGroup: "bench-rg" }, "eastus2").azure!.resourceGroup).toBe("bench-rg");
@@ -83,6 +84,8 @@ describe("validateStackConfig: azure stacks", () => {
   it("cloudflareAccountId and the secret API token are required while the Cloudflare side runs", () => {
     expect(() => v({ ...azure, cloudflareAccountId: "xyz" }, "eastus2")).toThrow(/^config actor-bench:cloudflareAccountId: "xyz" is not allowed; the 32-character hex account id/);
     expect(() => v(azure, "eastus2", { ...facts, hasCloudflareApiToken: false })).toThrow(/cloudflareApiToken: not set; set it as a secret: `pulumi config set --secret/);
-    expect(v({ ...azure, side: "rivet", cloudflareAccountId: undefined }, "eastus2", { ...facts, hasCloudflareApiToken: false }).cloudflare).toBeNull();
+    expect(() => v({ ...azure, cloudflareWorkersSubdomain: undefined }, "eastus2")).toThrow(/^config actor-bench:cloudflareWorkersSubdomain: "" is not allowed; the account's workers.dev subdomain/);
+    expect(() => v({ ...azure, cloudflareWorkersSubdomain: "Bench.workers.dev" }, "eastus2")).toThrow(/cloudflareWorkersSubdomain: "Bench.workers.dev" is not allowed/);
+    expect(v({ ...azure, side: "rivet", cloudflareAccountId: undefined, cloudflareWorkersSubdomain: undefined }, "eastus2", { ...facts, hasCloudflareApiToken: false }).cloudflare).toBeNull();
   });
 });

@@ -19,7 +19,7 @@ export const RUN_KEYS = {
   engineTopology: "--engine-topology",
 } as const;
 
-export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "cloudflareAccountId"] as const;
+export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "cloudflareAccountId", "cloudflareWorkersSubdomain"] as const;
 export const STACK_KEYS = [...(Object.keys(RUN_KEYS) as Array<keyof typeof RUN_KEYS>), "target", "engineVersion", "runId", ...CLOUD_KEYS] as const;
 export type StackKey = (typeof STACK_KEYS)[number];
 
@@ -55,7 +55,8 @@ export interface StackConfig {
   /** A free-form trigger: changing it re-runs every BenchmarkRun; null when unset. */
   runTrigger: string | null;
   azure: AzureConfig | null;
-  cloudflare: { accountId: string } | null;
+  /** The Cloudflare account the Worker deploys to, and its workers.dev subdomain (<subdomain>.workers.dev). */
+  cloudflare: { accountId: string; workersSubdomain: string } | null;
 }
 
 /** What the validator needs to know besides the raw values. */
@@ -171,7 +172,11 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
     if (!facts.hasCloudflareApiToken) {
       throw new UsageError("config actor-bench:cloudflareApiToken: not set; set it as a secret: `pulumi config set --secret actor-bench:cloudflareApiToken <token>`");
     }
-    cloudflare = { accountId: accountId! };
+    const sub = raw.cloudflareWorkersSubdomain;
+    if (sub === undefined || !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(sub)) {
+      fail("cloudflareWorkersSubdomain", sub ?? "", "the account's workers.dev subdomain, the <name> in <name>.workers.dev (dashboard: Workers & Pages, Account details); lower-case letters, digits and dashes");
+    }
+    cloudflare = { accountId: accountId!, workersSubdomain: sub! };
   }
   return { stack, target, run, runArgs, engineVersion, runTrigger, azure, cloudflare };
 }

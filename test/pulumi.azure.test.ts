@@ -11,17 +11,24 @@ import { CLOUD_NETWORK } from "../cluster/topology";
 // what `pulumi up -s eastus2` would ask Azure for, checked input by input.
 const SIG_KEY = "4dabf18193072939515e22adb298388d";
 const unwrap = (v: unknown): any => ((v as Record<string, unknown> | null)?.[SIG_KEY] ? (v as { value: unknown }).value : v);
-const cfg = { ...stackConfigFromFiles("eastus2"), "actor-bench:sshSourceAddress": "203.0.113.7" };
+const API_TOKEN = "cf-api-token-not-real-0123456789";
+const cfg = {
+  ...stackConfigFromFiles("eastus2"),
+  "actor-bench:sshSourceAddress": "203.0.113.7",
+  "actor-bench:cloudflareAccountId": "0123456789abcdef0123456789abcdef",
+  "actor-bench:cloudflareWorkersSubdomain": "bench-account",
+  "actor-bench:cloudflareApiToken": API_TOKEN,
+};
 
 let registered: Registered[];
 let programExports: Record<string, unknown>;
 const of = (type: string) => registered.filter((r) => r.type === type);
 
 beforeAll(async () => {
-  ({ registered, exports: programExports } = await runProgram("eastus2", cfg, false));
+  ({ registered, exports: programExports } = await runProgram("eastus2", cfg, false, ["actor-bench:cloudflareApiToken"]));
 });
 
-describe("index.ts under setMocks: the eastus2 stack (Rivet side)", () => {
+describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
   it("three Engine VMs of the configured size, one in each zone, and the runner in the first zone", () => {
     const vms = of("azure-native:compute:VirtualMachine");
     const engines = vms.filter((v) => v.name.includes("-engines-"));
@@ -105,7 +112,7 @@ describe("index.ts under setMocks: the eastus2 stack (Rivet side)", () => {
     }
     for (const [name, value] of Object.entries(programExports)) {
       const text = JSON.stringify((await valueOf(value)) ?? null);
-      for (const secret of ["mock-private-key", "mockpgpassword", "mock-sas-signature"]) expect(text, `export ${name}`).not.toContain(secret);
+      for (const secret of ["mock-private-key", "mockpgpassword", "mock-sas-signature", API_TOKEN]) expect(text, `export ${name}`).not.toContain(secret);
     }
   });
 
@@ -124,19 +131,53 @@ describe("index.ts under setMocks: the eastus2 stack (Rivet side)", () => {
     }
   });
 
-  it("runs every group on the runner one after another, after the deploy, and reports them", () => {
+  it("runs every group on the runner one after another, Rivet then Cloudflare, after the deploy, and reports them with the analytics", () => {
     const [deploy] = of("pulumi-nodejs:dynamic/actor-bench:RunnerDeploy");
     const runs = of("pulumi-nodejs:dynamic/actor-bench:RemoteBenchmarkRun");
+    const groups = ["create", "wake", "warm", "sqlite", "seqwrite", "burst"];
+    expect(runs.map((r) => `${r.inputs.side as string} ${r.inputs.group as string}`)).toEqual([...groups.map((g) => `rivet ${g}`), ...groups.map((g) => `cloudflare ${g}`)]);
     expect(runs[0].dependencies).toContain(deploy.urn);
     for (let i = 1; i < runs.length; i++) expect(runs[i].dependencies).toContain(runs[i - 1].urn);
     for (const r of runs) {
-      expect(r.inputs).toMatchObject({ side: "rivet", appDir: "/opt/actor-bench/app", nodeBin: "/opt/node/bin/node" });
-      expect(r.inputs.runArgs).toEqual(expect.arrayContaining(["--preset", "full"]));
+      expect(r.inputs).toMatchObject({ appDir: "/opt/actor-bench/app", nodeBin: "/opt/node/bin/node" });
+      expect(r.inputs.runArgs).toEqual(expect.arrayContaining(["--preset", "full", "--cf-wake-idle-ms", "600000"]));
+      expect(r.inputs.blobRoot).toBe(`${process.cwd()}/.actor-bench/eastus2/blobs/${r.inputs.side as string}.${r.inputs.group as string}`);
+    }
+    for (const r of runs.filter((x) => x.inputs.side === "rivet")) {
       expect((r.inputs.target as { gatewayUrl: string }).gatewayUrl).toBe(`http://${CLOUD_NETWORK.loadBalancerAddress}:6420`);
-      expect(r.inputs.blobRoot).toBe(`${process.cwd()}/.actor-bench/eastus2/blobs/rivet.${r.inputs.group as string}`);
     }
     const [report] = of("pulumi-nodejs:dynamic/actor-bench:BenchmarkReport");
     expect(report.inputs.resultsRoot).toBe(`${process.cwd()}/results`);
     for (const r of runs) expect(report.dependencies).toContain(r.urn);
+    const analytics = of("pulumi-nodejs:dynamic/actor-bench:DoAnalytics");
+    expect(analytics).toHaveLength(groups.length);
+    for (const a of analytics) expect(report.dependencies).toContain(a.urn);
+    const labels = (report.inputs.parts as Array<{ label: string }>).map((p) => p.label);
+    expect(labels.slice(groups.length)).toEqual(groups.flatMap((g) => [`cloudflare ${g}`, `cloudflare ${g} analytics`]));
+  });
+
+  it("the Cloudflare runs reach the deployed Worker with its token as a secret; analytics follow each run from this machine", () => {
+    const [script] = of("cloudflare:index/workersScript:WorkersScript");
+    const scriptName = script.inputs.scriptName as string;
+    expect(scriptName).toMatch(/^actor-bench-eastus2-[0-9a-f]{8}$/);
+    expect(script.inputs.accountId).toBe("0123456789abcdef0123456789abcdef");
+    const [provider] = of("pulumi:providers:cloudflare");
+    expect(provider.secretInputs).toContain("apiToken");
+    const cfRuns = of("pulumi-nodejs:dynamic/actor-bench:RemoteBenchmarkRun").filter((r) => r.inputs.side === "cloudflare");
+    for (const r of cfRuns) {
+      expect((r.inputs.target as { url: string }).url).toBe(`https://${scriptName}.bench-account.workers.dev`);
+      expect(r.secretInputs).toContain("workerToken");
+      expect(r.additionalSecretOutputs).toContain("workerToken");
+      expect(r.dependencies.some((d) => d.includes("actor-bench:cloudflare:Worker")), "the run waits for the Worker").toBe(true);
+    }
+    const analytics = of("pulumi-nodejs:dynamic/actor-bench:DoAnalytics");
+    for (const [i, a] of analytics.entries()) {
+      expect(a.dependencies).toContain(cfRuns[i].urn);
+      expect(a.inputs).toMatchObject({ scriptName, accountId: "0123456789abcdef0123456789abcdef", forRunDir: `/mock/cloudflare.${cfRuns[i].inputs.group as string}`, waitMs: 900_000, pollMs: 60_000 });
+      expect(a.secretInputs).toContain("apiToken");
+      expect(a.additionalSecretOutputs).toContain("apiToken");
+    }
+    // The API token goes to Cloudflare's provider and the analytics only, never to the runner VM.
+    for (const r of of("pulumi-nodejs:dynamic/actor-bench:RemoteBenchmarkRun")) expect(JSON.stringify(r.inputs)).not.toContain(API_TOKEN);
   });
 });

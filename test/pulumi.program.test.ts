@@ -6,6 +6,7 @@ import { GROUPS } from "../workloads/presets";
 const cloudSecrets = {
   "actor-bench:sshSourceAddress": "203.0.113.7",
   "actor-bench:cloudflareAccountId": "0123456789abcdef0123456789abcdef",
+  "actor-bench:cloudflareWorkersSubdomain": "bench-account",
   "actor-bench:cloudflareApiToken": "not-a-real-token",
 };
 
@@ -98,11 +99,12 @@ describe("index.ts under setMocks: the eastus2 stack", () => {
     const cfg = { ...stackConfigFromFiles("eastus2"), ...cloudSecrets, "actor-bench:zones": "1,2,4" };
     await expect(runProgram("eastus2", cfg, true, ["actor-bench:cloudflareApiToken"])).rejects.toThrow(/zones: "1,2,4" is not allowed; Azure's logical zones are 1, 2 and 3/);
   });
-  it("asking for the Cloudflare side there stops with a clear message (not built yet), nothing is declared", async () => {
-    const cfg = { ...stackConfigFromFiles("eastus2"), ...cloudSecrets, "actor-bench:side": "both" };
+  it("without the Cloudflare account's workers.dev subdomain the preview fails naming the key, nothing is declared", async () => {
+    const { "actor-bench:cloudflareWorkersSubdomain": _omitted, ...withoutSubdomain } = cloudSecrets;
+    const cfg = { ...stackConfigFromFiles("eastus2"), ...withoutSubdomain };
     let registered: unknown[] = [];
     await expect(runProgram("eastus2", cfg, true, ["actor-bench:cloudflareApiToken"]).then((r) => (registered = r.registered))).rejects.toThrow(
-      /stack eastus2: the Cloudflare deployment .* is not built yet; nothing was declared\. Set `pulumi config set actor-bench:side rivet`/,
+      /config actor-bench:cloudflareWorkersSubdomain: "" is not allowed; the account's workers.dev subdomain/,
     );
     expect(registered).toEqual([]);
   });

@@ -13,6 +13,7 @@ import { verifyRunDir } from "../analysis/verify";
 import * as runnerDeploy from "../components/providers/runnerDeploy";
 import * as remoteRun from "../components/providers/remoteBenchmarkRun";
 import { alive } from "./processTree";
+import { startLocalWorker } from "../workloads/cloudflare/localWorker";
 import { detachedAppCommand, startAzurite, startSshd, type Azurite, type Sshd } from "./remotePeers";
 
 // The remote path for real, with the runner VM played by this machine over
@@ -119,6 +120,46 @@ describe("a run on the runner over SSH", () => {
     // An unchanged config plans nothing; a changed SAS (a credential) does not re-run either.
     expect((await remoteRun.diff("x", outs, { ...inputs, container: { ...inputs.container, sas: "sv=other" } })).changes).toBe(false);
     expect((await remoteRun.diff("x", outs, { ...inputs, runArgs: ["--preset", "local"] })).replaces).toEqual(["runArgs"]);
+  }, 300_000);
+
+  it("runs a Cloudflare group there against a Worker (local workerd playing the deployed one), with its token kept out of every file", async () => {
+    const worker = await startLocalWorker({ workDir: join(dir, "worker") });
+    try {
+      const runtime = { runtime: "local workerd (playing the deployed Worker)", workerClock: "Date.now() around the awaited DO call", eviction: "about 10 s" };
+      const inputs = {
+        stack: "eastus2-test",
+        side: "cloudflare",
+        group: "warm",
+        runArgs: ["--preset", "quick"],
+        trigger: null,
+        blobRoot: join(dir, "blobs-cf"),
+        ssh: ssh(),
+        knownHostsFile: join(dir, "state", "known_hosts"),
+        appDir,
+        nodeBin: process.execPath,
+        deployId: "runner-1",
+        target: { url: worker.url, versions: { cloudflareCompatibilityDate: "test" }, runtime, startedBy: "remote-run test: local workerd" },
+        workerToken: worker.token,
+        container: { url: azurite.containerUrl, sas: azurite.sas },
+      };
+      const checked = await remoteRun.check({}, inputs);
+      expect(checked.failures).toEqual([]);
+      expect((await remoteRun.check({}, { ...inputs, workerToken: undefined })).failures.map((f) => f.property)).toEqual(["workerToken"]);
+      const { outs } = await remoteRun.create(checked.inputs);
+      expect(outs.status).toBe("complete");
+      const m = verifyRunDir(outs.blob as string);
+      expect(Object.keys(m.stages).sort()).toEqual(["cloudflare.baseline.noop", "cloudflare.warm.ping"]);
+      expect(m.stages["cloudflare.warm.ping"]).toMatchObject({ errors: 0 });
+      expect((m.settings as { cloudflare: { runtime: string } }).cloudflare.runtime).toBe(runtime.runtime);
+      const samples = readFileSync(join(outs.blob as string, "raw/cloudflare.warm.ping.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { clientMs: number });
+      expect(samples.every((x) => typeof x.clientMs === "number")).toBe(true);
+      for (const f of [...Object.keys(m.files), "manifest.json"]) expect(readFileSync(join(outs.blob as string, f), "utf8"), f).not.toContain(worker.token);
+      expect(readFileSync(join(dir, "blobs-cf", "cloudflare.warm.driver.log"), "utf8")).not.toContain(worker.token);
+      // A new token (a redeployed Worker brings a new url anyway) is a credential, not a reason to re-run.
+      expect((await remoteRun.diff("x", outs, { ...inputs, workerToken: "another-token-0123456789" })).changes).toBe(false);
+    } finally {
+      await worker.stop();
+    }
   }, 300_000);
 
   it("stops the app on delete", async () => {

@@ -74,6 +74,8 @@ export interface CloudflareTarget {
   token: string;
   versions: Record<string, string>;
   startedBy: string;
+  /** What the Worker runs on, when not local workerd: replaces the local runtime, clock and eviction notes in the manifest. */
+  runtime?: { runtime: string; workerClock: string; eviction: string };
 }
 
 /** Measures the selected groups against a running Engine + app, into `run`. */
@@ -112,14 +114,16 @@ export async function measureRivet(cfg: RunConfig, run: RunDir, progress: Progre
 
 /** Measures the selected groups against a running Worker, into `run`. */
 export async function measureCloudflare(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], target: CloudflareTarget): Promise<void> {
-  run.manifest.versions = { ...run.manifest.versions, ...target.versions, wrangler: packageVersion("wrangler") };
+  run.manifest.versions = { ...run.manifest.versions, ...target.versions, ...(target.runtime ? {} : { wrangler: packageVersion("wrangler") }) };
   run.manifest.settings.cloudflare = {
     startedBy: target.startedBy,
-    runtime: "local workerd through Miniflare 4, SQLite-backed DO (useSQLite)",
+    ...(target.runtime ?? {
+      runtime: "local workerd through Miniflare 4, SQLite-backed DO (useSQLite)",
+      workerClock: "Date.now() around the awaited DO call; local workerd does not freeze timers and steps in whole ms",
+      eviction: "local workerd evicts an idle DO after about 10 s",
+    }),
     compatibilityDate: COMPATIBILITY_DATE,
-    workerClock: "Date.now() around the awaited DO call; local workerd does not freeze timers and steps in whole ms",
     wakeIdleMs: cfg.cfWakeIdleMs,
-    eviction: "local workerd evicts an idle DO after about 10 s",
     token: "random per Worker, a secret binding; never written",
     loopback: { ...loopbackSettings(), privateNetns: process.env[NETNS_ENV] === "1" },
     client: "undici Pool, keep-alive, HTTP/1.1",

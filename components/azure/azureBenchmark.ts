@@ -1,6 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as authorization from "@pulumi/azure-native/authorization";
 import * as tls from "@pulumi/tls";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StackConfig } from "../../stacks/stackConfig";
 import { bundleDigest } from "../../workloads/remote/bundle";
@@ -11,12 +13,26 @@ import { ColdStore } from "./coldStore";
 import { EngineCluster, POSTGRES_SETTINGS } from "./engineCluster";
 import { RunnerVm, RUNNER_NODE_BIN } from "./runnerVm";
 import { RUNNER_PATHS } from "../../cluster/cloudInit";
+import { CloudflareWorker } from "../cloudflare/worker";
+import { DoAnalytics } from "../cloudflare/doAnalytics";
+import { COMPATIBILITY_DATE } from "../../workloads/cloudflare/compatibility";
+
+/** How long the DO analytics are asked for after a Cloudflare run while invocations are still arriving, and how often. */
+export const ANALYTICS_WAIT = { waitMs: 15 * 60_000, pollMs: 60_000 };
+
+const CLOUDFLARE_RUNTIME = {
+  runtime: "Cloudflare Workers on workers.dev, SQLite-backed Durable Object (new_sqlite_classes), placed by Cloudflare",
+  workerClock: "Date.now() around the awaited DO call; on Cloudflare it advances only across I/O, in whole ms",
+  eviction: "Cloudflare evicts an idle DO after about 10 s (not exposed); wakes wait cfWakeIdleMs first",
+};
 
 export interface AzureBenchmarkArgs {
   config: StackConfig;
   projectDir: string;
   /** When the result container's SAS expires; the pass must end before it. */
   sasExpiry: string;
+  /** config actor-bench:cloudflareApiToken (a secret); needed when the Cloudflare side runs. */
+  cloudflareApiToken?: pulumi.Input<string>;
 }
 
 /** A SAS valid for a week from today (whole days, so a second `up` the same day asks for the same one). */
@@ -36,6 +52,8 @@ export class AzureBenchmark extends pulumi.ComponentResource {
   readonly cluster: EngineCluster;
   readonly runner: RunnerVm;
   readonly runs: RemoteBenchmarkRun[] = [];
+  readonly worker?: CloudflareWorker;
+  readonly analytics: DoAnalytics[] = [];
   readonly reportResource: BenchmarkReport;
   readonly report: pulumi.Output<string>;
   readonly runDir: pulumi.Output<string>;
@@ -109,34 +127,77 @@ export class AzureBenchmark extends pulumi.ComponentResource {
       },
       startedBy: `pulumi up -s ${cfg.stack}: EngineCluster on Azure`,
     };
+    const common = {
+      stack: cfg.stack,
+      runArgs: cfg.runArgs,
+      trigger: cfg.runTrigger,
+      ssh: this.runner.ssh,
+      knownHostsFile,
+      appDir: RUNNER_PATHS.appDir,
+      nodeBin: RUNNER_NODE_BIN,
+      deployId: this.runner.deploy.id,
+      container: pulumi.secret({ url: this.coldStore.resultContainerUrl, sas: this.coldStore.resultSas }),
+    };
+    const parts: Array<{ run: RemoteBenchmarkRun | DoAnalytics; label: string }> = [];
+    // One chain on the runner: the Rivet groups, then the Cloudflare groups, never two at once.
     let previous: pulumi.Resource = this.runner.deploy;
-    for (const group of cfg.run.groups) {
-      const run = new RemoteBenchmarkRun(
-        `${name}-rivet-${group}`,
-        {
-          stack: cfg.stack,
-          side: "rivet",
-          group,
-          runArgs: cfg.runArgs,
-          trigger: cfg.runTrigger,
-          blobRoot: join(stateRoot, "blobs", `rivet.${group}`),
-          ssh: this.runner.ssh,
-          knownHostsFile,
-          appDir: RUNNER_PATHS.appDir,
-          nodeBin: RUNNER_NODE_BIN,
-          deployId: this.runner.deploy.id,
-          target,
-          container: pulumi.secret({ url: this.coldStore.resultContainerUrl, sas: this.coldStore.resultSas }),
-        },
-        { parent: this, dependsOn: [previous] },
-      );
-      this.runs.push(run);
-      previous = run;
+    if (cfg.run.sides.includes("rivet")) {
+      for (const group of cfg.run.groups) {
+        const run = new RemoteBenchmarkRun(
+          `${name}-rivet-${group}`,
+          { ...common, side: "rivet", group, blobRoot: join(stateRoot, "blobs", `rivet.${group}`), target },
+          { parent: this, dependsOn: [previous] },
+        );
+        this.runs.push(run);
+        parts.push({ run, label: `rivet ${group}` });
+        previous = run;
+      }
     }
-    this.reportResource = passReport(`${name}-report`, cfg.stack, args.projectDir, this.runs.map((run, i) => ({ run, label: `rivet ${cfg.run.groups[i]}` })), this);
+    if (cfg.cloudflare) {
+      const cf = cfg.cloudflare;
+      if (args.cloudflareApiToken === undefined) throw new Error(`stack ${cfg.stack}: the Cloudflare side needs the secret actor-bench:cloudflareApiToken`);
+      const apiToken = pulumi.secret(args.cloudflareApiToken);
+      const bundlePath = join(args.projectDir, "dist", "worker", "index.js");
+      if (!existsSync(bundlePath)) throw new Error(`${bundlePath} is missing: run \`npm run build\` before \`pulumi up\``);
+      const bundle = readFileSync(bundlePath, "utf8");
+      const worker = new CloudflareWorker(`${name}-worker`, { stack: cfg.stack, accountId: cf.accountId, apiToken, bundle, workersDevSubdomain: cf.workersSubdomain }, parent);
+      this.worker = worker;
+      const cfTarget = {
+        url: worker.url,
+        versions: { cloudflareCompatibilityDate: COMPATIBILITY_DATE, workerBundleSha256: createHash("sha256").update(bundle).digest("hex") },
+        runtime: CLOUDFLARE_RUNTIME,
+        startedBy: `pulumi up -s ${cfg.stack}: CloudflareWorker ${worker.scriptName}, driven from the runner VM`,
+      };
+      for (const group of cfg.run.groups) {
+        const run = new RemoteBenchmarkRun(
+          `${name}-cloudflare-${group}`,
+          { ...common, side: "cloudflare", group, blobRoot: join(stateRoot, "blobs", `cloudflare.${group}`), target: cfTarget, workerToken: worker.token },
+          { parent: this, dependsOn: [previous, worker] },
+        );
+        const analytics = new DoAnalytics(
+          `${name}-cloudflare-${group}-analytics`,
+          {
+            stack: cfg.stack,
+            forRunDir: run.blob,
+            forSha256: run.sha256,
+            blobRoot: join(stateRoot, "blobs", `cloudflare.${group}.analytics`),
+            accountId: cf.accountId,
+            scriptName: worker.scriptName,
+            apiToken,
+            ...ANALYTICS_WAIT,
+          },
+          { parent: this, dependsOn: [run] },
+        );
+        this.runs.push(run);
+        this.analytics.push(analytics);
+        parts.push({ run, label: `cloudflare ${group}` }, { run: analytics, label: `cloudflare ${group} analytics` });
+        previous = run;
+      }
+    }
+    this.reportResource = passReport(`${name}-report`, cfg.stack, args.projectDir, parts, this);
     this.report = this.reportResource.report;
     this.runDir = this.reportResource.runDir;
     this.summary = this.reportResource.summary;
-    this.registerOutputs({ report: this.report, runDir: this.runDir, summary: this.summary, runnerIp: this.runner.publicIp, gatewayUrl: this.cluster.gatewayUrl });
+    this.registerOutputs({ report: this.report, runDir: this.runDir, summary: this.summary, runnerIp: this.runner.publicIp, gatewayUrl: this.cluster.gatewayUrl, workerUrl: this.worker?.url });
   }
 }

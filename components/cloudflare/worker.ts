@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as cloudflare from "@pulumi/cloudflare";
 import * as random from "@pulumi/random";
+import { createHash } from "node:crypto";
 import { COMPATIBILITY_DATE } from "../../workloads/cloudflare/compatibility";
 
 /** The Durable Object class and binding the Worker's code exports and uses (wrangler.jsonc says the same). */
@@ -12,6 +13,17 @@ export const TOKEN_BINDING = "BENCH_TOKEN";
  * so a second `up` sends the same migration and plans no change to it.
  */
 export const MIGRATION = { newTag: "v1", newSqliteClasses: [DO_CLASS] } as const;
+
+/**
+ * The script's name carries the bundle's digest. A changed Worker is a new
+ * script (created, then the old one deleted) whose one migration applies to
+ * a fresh namespace, never a migration re-sent to a script that already has
+ * tag v1, which Cloudflare refuses ("Migration tag precondition failed").
+ */
+export function workerScriptName(stack: string, bundle: string): string {
+  const digest = createHash("sha256").update(bundle).digest("hex").slice(0, 8);
+  return `actor-bench-${stack.toLowerCase().replace(/[^a-z0-9-]/g, "-").slice(0, 40)}-${digest}`;
+}
 
 /** The WorkersScript's inputs, as a pure function of the bundle and the token. */
 export function workerScriptInputs(accountId: string, scriptName: string, bundle: string, token: pulumi.Input<string>): cloudflare.WorkersScriptArgs {
@@ -38,7 +50,7 @@ export interface CloudflareWorkerArgs {
   apiToken: pulumi.Input<string>;
   /** The bundled Worker (dist/worker/index.js, ES module). */
   bundle: string;
-  /** The account's workers.dev subdomain (dashboard: Workers & Pages, Subdomain). */
+  /** The account's workers.dev subdomain (config actor-bench:cloudflareWorkersSubdomain). */
   workersDevSubdomain: string;
 }
 
@@ -56,7 +68,7 @@ export class CloudflareWorker extends pulumi.ComponentResource {
     super("actor-bench:cloudflare:Worker", name, {}, opts);
     const provider = new cloudflare.Provider(`${name}-provider`, { apiToken: pulumi.secret(args.apiToken) }, { parent: this });
     const parent = { parent: this, provider };
-    this.scriptName = `actor-bench-${args.stack}`;
+    this.scriptName = workerScriptName(args.stack, args.bundle);
     const token = new random.RandomPassword(`${name}-token`, { length: 48, special: false }, { parent: this, additionalSecretOutputs: ["result"] });
     this.token = pulumi.secret(token.result);
     const script = new cloudflare.WorkersScript(`${name}-script`, workerScriptInputs(args.accountId, this.scriptName, args.bundle, this.token), parent);

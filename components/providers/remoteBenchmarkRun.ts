@@ -18,7 +18,7 @@ export async function check(_olds: Props, news: Props) {
   const failures: CheckFailure[] = [];
   requireString(news, "stack", failures);
   requireString(news, "blobRoot", failures, /^\//);
-  if (news.side !== "rivet") failures.push({ property: "side", reason: `a remote run measures the rivet side (the Cloudflare deployment is issue 8), got ${JSON.stringify(news.side)}` });
+  if (news.side !== "rivet" && news.side !== "cloudflare") failures.push({ property: "side", reason: `side must be rivet or cloudflare, got ${JSON.stringify(news.side)}` });
   if (!(GROUPS as readonly string[]).includes(news.group as string)) failures.push({ property: "group", reason: `group must be one of ${GROUPS.join(", ")}, got ${JSON.stringify(news.group)}` });
   try {
     parseRunArgs(news.runArgs as string[]);
@@ -30,7 +30,11 @@ export async function check(_olds: Props, news: Props) {
   const c = news.container as Props | undefined;
   if (!c || typeof c.url !== "string" || !/^https?:\/\//.test(c.url) || typeof c.sas !== "string") failures.push({ property: "container", reason: "container must be {url, sas} of the result container" });
   const t = news.target as Props | undefined;
-  if (!t || typeof t.gatewayUrl !== "string") failures.push({ property: "target", reason: "target must give the Engine's gatewayUrl as the runner reaches it" });
+  if (news.side === "rivet" && (!t || typeof t.gatewayUrl !== "string")) failures.push({ property: "target", reason: "target must give the Engine's gatewayUrl as the runner reaches it" });
+  if (news.side === "cloudflare") {
+    if (!t || typeof t.url !== "string" || !/^https?:\/\//.test(t.url)) failures.push({ property: "target", reason: "target must give the Worker's url" });
+    if (typeof news.workerToken !== "string" || news.workerToken.length < 16) failures.push({ property: "workerToken", reason: "workerToken must be the Worker's bench token (a secret)" });
+  }
   return { inputs: news, failures };
 }
 
@@ -46,12 +50,12 @@ export async function diff(_id: string, olds: Props, news: Props) {
  */
 export async function create(inputs: Props) {
   const t = sshTargetOf(inputs);
-  const side = inputs.side as "rivet";
+  const side = inputs.side as "rivet" | "cloudflare";
   const group = inputs.group as string;
   const stack = inputs.stack as string;
   const appDir = inputs.appDir as string;
   const blobRoot = inputs.blobRoot as string;
-  const target = inputs.target as { gatewayUrl: string; engineVersion: string; engineConfig: unknown; startedBy: string };
+  const target = inputs.target as Props;
   const container = inputs.container as { url: string; sas: string };
   mkdirSync(blobRoot, { recursive: true });
   const request: GroupRunRequest = {
@@ -59,8 +63,18 @@ export async function create(inputs: Props) {
     runArgs: [...(inputs.runArgs as string[]), "--side", side, "--groups", group],
     stack,
     blobRoot: `${appDir}/runs`,
-    rivet: { gatewayUrl: target.gatewayUrl, engineVersion: target.engineVersion, engineConfig: target.engineConfig, startedBy: target.startedBy },
   };
+  if (side === "rivet") {
+    request.rivet = { gatewayUrl: target.gatewayUrl as string, engineVersion: target.engineVersion as string, engineConfig: target.engineConfig, startedBy: target.startedBy as string };
+  } else {
+    request.cloudflare = {
+      url: target.url as string,
+      token: inputs.workerToken as string,
+      versions: target.versions as Record<string, string>,
+      startedBy: target.startedBy as string,
+      runtime: target.runtime as { runtime: string; workerClock: string; eviction: string },
+    };
+  }
   const remote: RemoteRunRequest = { request, container, prefix: `${stack}/${side}.${group}` };
   const log = join(blobRoot, `${side}.${group}.driver.log`);
   writeFileSync(log, "");
