@@ -10,6 +10,7 @@ import { generateReport } from "../../analysis/report";
 import { blobDigest } from "../local/groupRun";
 import { mergeRunParts } from "../mergeRuns";
 import { readAnalyticsLines, type AnalyticsLine } from "../../analysis/inDo";
+import * as doAnalytics from "../../components/providers/doAnalytics";
 
 // A local HTTP server that answers with responses OF THE DOCUMENTED SHAPE
 // (Cloudflare's GraphQL analytics and standard GraphQL introspection). It is
@@ -205,6 +206,23 @@ describe("analytics as a part of the pass", () => {
 
     appendFileSync(join(merged.dir, "raw/cloudflare.analytics.warm.jsonl"), "{}\n");
     await expect(generateReport(merged.dir)).rejects.toThrow(/raw\/cloudflare\.analytics\.warm\.jsonl: sha256 .* does not match/);
+  });
+
+  it("the DoAnalytics provider checks its inputs, makes the part, and a new API token asks nothing again", async () => {
+    const dir = cfRun();
+    const endpoint = await serve(documentedSchema(), () => [{ at: "2026-12-02T13:05:00Z", colo: "IAD", us: 700 }, { at: "2026-12-02T13:05:01Z", colo: "IAD", us: 900 }]);
+    const inputs = {
+      stack: "eastus2", forRunDir: dir, forSha256: blobDigest(dir), blobRoot: join(dir, "..", "..", "provider-analytics"),
+      accountId: "0123456789abcdef0123456789abcdef", scriptName: "actor-bench-eastus2-0011aabb", apiToken: "test-token", waitMs: 0, pollMs: 1, endpoint,
+    };
+    expect((await doAnalytics.check({}, inputs)).failures).toEqual([]);
+    const bad = await doAnalytics.check({}, { ...inputs, accountId: "acct", waitMs: -1, apiToken: undefined });
+    expect(bad.failures.map((f) => f.property)).toEqual(["accountId", "apiToken", "waitMs"]);
+    const { outs } = await doAnalytics.create(inputs);
+    expect(outs).toMatchObject({ blocks: 1, invocations: 2 });
+    expect(blobDigest(outs.blob as string)).toBe(outs.sha256);
+    expect((await doAnalytics.diff("x", outs, { ...inputs, apiToken: "another-token" })).changes).toBe(false);
+    expect((await doAnalytics.diff("x", outs, { ...inputs, forSha256: "f".repeat(64) })).replaces).toEqual(["forSha256"]);
   });
 
   it("refuses a run whose manifest changed since the stack recorded it", async () => {
