@@ -4,6 +4,8 @@
  * the report reads the stored responses, never the API.
  */
 
+import { parseJsonLines } from "./jsonLines";
+
 export const ANALYTICS_DATASET = "durableObjectsInvocationsAdaptiveGroups";
 export const ANALYTICS_FILE = /^raw\/cloudflare\.analytics\.[a-z]+\.jsonl$/;
 
@@ -36,9 +38,8 @@ export interface InDoGroup {
 
 const us = (v: unknown) => Number(v) / 1000;
 
-/** The groups of one block's data response (the body of a `block` line). */
-export function parseBlockGroups(body: string): InDoGroup[] {
-  const data = (JSON.parse(body) as { data?: { viewer?: { accounts?: Array<Record<string, unknown>> } } }).data;
+/** The groups of one block's data response: the `data` of a `block` line's body. */
+export function blockGroups(data: { viewer?: { accounts?: Array<Record<string, unknown>> } } | null | undefined): InDoGroup[] {
   const rows = (data?.viewer?.accounts?.[0]?.[ANALYTICS_DATASET] ?? []) as Array<{ sum: Record<string, number>; quantiles: Record<string, number>; dimensions: Record<string, string> }>;
   return rows.map((r) => ({
     colo: r.dimensions.colo,
@@ -62,18 +63,9 @@ export interface InDoBlock {
 export function inDoBlocks(lines: readonly AnalyticsLine[]): InDoBlock[] {
   const last = new Map<string, AnalyticsLine>();
   for (const l of lines) if (l.label === "block" && l.block && l.status === 200) last.set(l.block, l);
-  return [...last.values()].map((l) => ({ block: l.block!, window: l.window!, calls: l.calls ?? 0, groups: parseBlockGroups(l.body) }));
+  return [...last.values()].map((l) => ({ block: l.block!, window: l.window!, calls: l.calls ?? 0, groups: blockGroups(JSON.parse(l.body).data) }));
 }
 
 export function readAnalyticsLines(text: string, file: string): AnalyticsLine[] {
-  return text
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l, i) => {
-      try {
-        return JSON.parse(l) as AnalyticsLine;
-      } catch (err) {
-        throw new Error(`${file}: line ${i + 1} is not JSON (${(err as Error).message})`);
-      }
-    });
+  return parseJsonLines<AnalyticsLine>(text, file);
 }

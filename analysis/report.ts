@@ -92,7 +92,7 @@ function fullTables(l: Loaded): string {
   return out.join("\n\n");
 }
 
-function intervalTable(l: Loaded, side: string, field: "actorMs" | "sqlMs" | "clientMs", title: string): string {
+function intervalTable(l: Loaded, side: string, field: "actorMs" | "sqlMs", title: string): string {
   const rows: string[][] = [];
   for (const { metric } of orderedStages(l.m).filter((s) => s.side === side)) {
     const xs = countedSamples(l.samples.get(`${side}.${metric}`)!, isColdMetric(metric))
@@ -107,8 +107,8 @@ function intervalTable(l: Loaded, side: string, field: "actorMs" | "sqlMs" | "cl
 
 /** The third clock: the driver's own round trip to the Worker, beside the /noop round trip (client to Worker, no DO call). */
 function thirdClockTable(l: Loaded): string {
-  const noop = l.samples.get("cloudflare.baseline.noop");
-  const base = noop ? percentiles(noop.filter((s) => s.ok).map((s) => s.ms)).p50 : NaN;
+  const noop = l.samples.get("cloudflare.baseline.noop")?.filter((s) => s.ok);
+  const base = noop ? percentiles(noop.map((s) => s.ms)).p50 : NaN;
   const rows: string[][] = [];
   for (const { metric } of orderedStages(l.m).filter((s) => s.side === "cloudflare" && s.metric !== "baseline.noop")) {
     const counted = countedSamples(l.samples.get(`cloudflare.${metric}`)!, isColdMetric(metric));
@@ -119,7 +119,7 @@ function thirdClockTable(l: Loaded): string {
     rows.push([metric, String(p.n), `${ms(p.p50)} ${ci(p.ci.p50)}`, `${ms(p.p90)} ${ci(p.ci.p90)}`, `${ms(p.p99)} ${ci(p.ci.p99)}`, ms(worker), Number.isNaN(base) ? "-" : ms(p.p50 - base)]);
   }
   if (rows.length === 0) return "";
-  const baseLine = Number.isNaN(base) ? "No /noop baseline in this run (it is taken by the warm group)." : `/noop baseline (client to Worker, no DO call): p50 ${ms(base)} ms over ${noop!.filter((s) => s.ok).length} calls.`;
+  const baseLine = Number.isNaN(base) ? "No /noop baseline in this run (it is taken by the warm group)." : `/noop baseline (client to Worker, no DO call): p50 ${ms(base)} ms over ${noop!.length} calls.`;
   return `### Third clock: the driver's round trip to the Worker (Durable Object side)\n\n${baseLine}\n\n${table(["metric", "n", "p50 [95% CI]", "p90 [95% CI]", "p99 [95% CI]", "Worker-timed p50", "p50 minus /noop p50"], rows)}`;
 }
 

@@ -1,3 +1,4 @@
+import { parseJsonLines } from "./jsonLines";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { mean, nearestRank } from "./percentiles";
@@ -30,20 +31,9 @@ export interface SummaryRow {
 
 /** Parses a raw JSONL file; names the file and line of anything that is not a sample. */
 export function readSamples(path: string): RawSample[] {
-  const out: RawSample[] = [];
-  const lines = readFileSync(path, "utf8").split("\n");
-  lines.forEach((line, i) => {
-    if (line === "") return;
-    let s: RawSample;
-    try {
-      s = JSON.parse(line) as RawSample;
-    } catch {
-      throw new Error(`${path}:${i + 1}: not valid JSON`);
-    }
-    if (typeof s.ok !== "boolean" || typeof s.ms !== "number") throw new Error(`${path}:${i + 1}: not a sample (needs ok and ms)`);
-    out.push(s);
+  return parseJsonLines<RawSample>(readFileSync(path, "utf8"), path, (s, where) => {
+    if (typeof s.ok !== "boolean" || typeof s.ms !== "number") throw new Error(`${where}: not a sample (needs ok and ms)`);
   });
-  return out;
 }
 
 /** The samples a metric's statistics are taken over: successful ones, and for a cold metric only proven-cold ones. */

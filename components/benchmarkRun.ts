@@ -2,7 +2,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { delegatingProvider, withOutputs } from "./delegatingProvider";
 import type { DaemonOut } from "./localEngine";
 
-export interface BenchmarkRunArgs {
+/** What every run measures, local or remote: one side's stage group with the stack's run flags. */
+export interface GroupRunArgs {
   stack: pulumi.Input<string>;
   side: pulumi.Input<"rivet" | "cloudflare">;
   group: pulumi.Input<string>;
@@ -10,8 +11,11 @@ export interface BenchmarkRunArgs {
   runArgs: pulumi.Input<pulumi.Input<string>[]>;
   /** The stack's actor-bench:runId, or null: changing it re-runs. */
   trigger: pulumi.Input<string | null>;
-  /** Absolute; the run directory (the result blob) is made under it. */
+  /** Absolute, on this machine; the run directory (the result blob) is made under it. */
   blobRoot: pulumi.Input<string>;
+}
+
+export interface BenchmarkRunArgs extends GroupRunArgs {
   /** The running Engine (gatewayUrl) or Worker (url, versions), with its daemon. */
   target: pulumi.Input<{ daemon: pulumi.Input<DaemonOut>; gatewayUrl?: pulumi.Input<string>; url?: pulumi.Input<string>; versions?: pulumi.Input<Record<string, string>> }>;
   /** The Worker's bench token (a secret); Cloudflare runs only. */

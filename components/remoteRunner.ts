@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { delegatingProvider, withOutputs } from "./delegatingProvider";
-import type { RunSummaryOut } from "./benchmarkRun";
+import type { GroupRunArgs, RunSummaryOut } from "./benchmarkRun";
 
 /** How a resource reaches the runner VM. The private key must arrive as a secret. */
 export interface SshArgs {
@@ -44,14 +44,8 @@ export class RunnerDeploy extends pulumi.dynamic.Resource {
   }
 }
 
-export interface RemoteBenchmarkRunArgs {
-  stack: pulumi.Input<string>;
-  side: pulumi.Input<"rivet" | "cloudflare">;
-  group: pulumi.Input<string>;
-  runArgs: pulumi.Input<pulumi.Input<string>[]>;
-  trigger: pulumi.Input<string | null>;
-  /** Absolute, on this machine: where the checked copy of the run directory lands. */
-  blobRoot: pulumi.Input<string>;
+/** blobRoot is where the checked copy of the run directory lands. */
+export interface RemoteBenchmarkRunArgs extends GroupRunArgs {
   ssh: pulumi.Input<SshArgs>;
   knownHostsFile: pulumi.Input<string>;
   appDir: pulumi.Input<string>;

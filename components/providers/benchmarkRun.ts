@@ -12,8 +12,8 @@ import { replaceDiff, requireString, type CheckFailure, type Props } from "./com
  */
 const INPUT_KEYS = ["stack", "side", "group", "runArgs", "trigger", "blobRoot", "target"];
 
-export async function check(_olds: Props, news: Props) {
-  const failures: CheckFailure[] = [];
+/** The part of a run's inputs every run shares, local or remote: which stack, side, group, flags and blob root. */
+export function checkGroupSelection(news: Props, failures: CheckFailure[]): void {
   requireString(news, "stack", failures);
   requireString(news, "blobRoot", failures, /^\//);
   if (!(SIDES as readonly string[]).includes(news.side as string)) failures.push({ property: "side", reason: `side must be one of ${SIDES.join(", ")}, got ${JSON.stringify(news.side)}` });
@@ -28,6 +28,16 @@ export async function check(_olds: Props, news: Props) {
       failures.push({ property: "runArgs", reason: err.message });
     }
   }
+}
+
+/** The flags a group run is made with: the stack's run keys, then its side and group. */
+export function groupRunArgs(inputs: Props): string[] {
+  return [...(inputs.runArgs as string[]), "--side", inputs.side as string, "--groups", inputs.group as string];
+}
+
+export async function check(_olds: Props, news: Props) {
+  const failures: CheckFailure[] = [];
+  checkGroupSelection(news, failures);
   const t = news.target as Props | undefined;
   if (!t || typeof t !== "object" || !t.daemon) failures.push({ property: "target", reason: "target must name the running Engine or Worker (its daemon and endpoints)" });
   return { inputs: news, failures };
@@ -46,7 +56,7 @@ export async function create(inputs: Props) {
   mkdirSync(blobRoot, { recursive: true });
   const req: GroupRunRequest = {
     side,
-    runArgs: [...(inputs.runArgs as string[]), "--side", side, "--groups", group],
+    runArgs: groupRunArgs(inputs),
     stack: inputs.stack as string,
     blobRoot,
   };

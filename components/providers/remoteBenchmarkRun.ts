@@ -1,7 +1,5 @@
 import { mkdirSync, writeFileSync, appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseRunArgs, UsageError } from "../../workloads/runConfig";
-import { GROUPS } from "../../workloads/presets";
 import type { GroupRunRequest } from "../../workloads/local/groupRun";
 import { downloadRunDir, withoutSas, blobUrl } from "../../workloads/remote/blobStore";
 import { parseResultLine, type RemoteRunRequest, type RemoteRunResult } from "../../workloads/remote/runner";
@@ -9,23 +7,15 @@ import { runnerCommand } from "../../workloads/remote/bundle";
 import { sshExec } from "../../workloads/remote/ssh";
 import { textTail } from "../../workloads/waitFor";
 import { checkSsh, sshTargetOf } from "./remote";
-import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
+import { replaceDiff, type CheckFailure, type Props } from "./common";
+import { checkGroupSelection, groupRunArgs } from "./benchmarkRun";
 
 /** What is measured and against what; the SSH key and the SAS are credentials, not reasons to re-run. */
 const INPUT_KEYS = ["stack", "side", "group", "runArgs", "trigger", "blobRoot", "target", "appDir", "deployId"];
 
 export async function check(_olds: Props, news: Props) {
   const failures: CheckFailure[] = [];
-  requireString(news, "stack", failures);
-  requireString(news, "blobRoot", failures, /^\//);
-  if (news.side !== "rivet" && news.side !== "cloudflare") failures.push({ property: "side", reason: `side must be rivet or cloudflare, got ${JSON.stringify(news.side)}` });
-  if (!(GROUPS as readonly string[]).includes(news.group as string)) failures.push({ property: "group", reason: `group must be one of ${GROUPS.join(", ")}, got ${JSON.stringify(news.group)}` });
-  try {
-    parseRunArgs(news.runArgs as string[]);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    failures.push({ property: "runArgs", reason: err.message });
-  }
+  checkGroupSelection(news, failures);
   checkSsh(news, failures);
   const c = news.container as Props | undefined;
   if (!c || typeof c.url !== "string" || !/^https?:\/\//.test(c.url) || typeof c.sas !== "string") failures.push({ property: "container", reason: "container must be {url, sas} of the result container" });
@@ -60,7 +50,7 @@ export async function create(inputs: Props) {
   mkdirSync(blobRoot, { recursive: true });
   const request: GroupRunRequest = {
     side,
-    runArgs: [...(inputs.runArgs as string[]), "--side", side, "--groups", group],
+    runArgs: groupRunArgs(inputs),
     stack,
     blobRoot: `${appDir}/runs`,
   };

@@ -8,7 +8,7 @@
  * as it arrives, before it is parsed.
  */
 import type { ManifestLike } from "../../analysis/verify";
-import { ANALYTICS_DATASET as DATASET, parseBlockGroups, type AnalyticsLine, type InDoBlock } from "../../analysis/inDo";
+import { ANALYTICS_DATASET as DATASET, blockGroups, type AnalyticsLine, type InDoBlock } from "../../analysis/inDo";
 
 export { DATASET };
 export const GRAPHQL_ENDPOINT = "https://api.cloudflare.com/client/v4/graphql";
@@ -63,7 +63,7 @@ interface FieldInfo { name: string; description: string | null; type: TypeRef; a
 
 const namedType = (t: TypeRef): string | null => (t.name ?? (t.ofType ? namedType(t.ofType) : null));
 
-async function post(src: AnalyticsSource, label: string, query: string, variables: Record<string, unknown>, extra: Partial<AnalyticsLine> = {}): Promise<{ data: any; text: string }> {
+async function post(src: AnalyticsSource, label: string, query: string, variables: Record<string, unknown>, extra: Partial<AnalyticsLine> = {}): Promise<any> {
   const res = await fetch(src.endpoint ?? GRAPHQL_ENDPOINT, {
     method: "POST",
     headers: { authorization: `Bearer ${src.apiToken}`, "content-type": "application/json", accept: "application/json" },
@@ -85,7 +85,7 @@ async function post(src: AnalyticsSource, label: string, query: string, variable
     if (/auth|permission|access/i.test(messages)) throw new AnalyticsError(permissionMessage(messages));
     throw new AnalyticsError(`Cloudflare GraphQL refused the ${label} query: ${messages}`);
   }
-  return { data: body.data, text };
+  return body.data;
 }
 
 function permissionMessage(detail: string): string {
@@ -96,7 +96,7 @@ const TYPE_REF = "kind name ofType { kind name ofType { kind name ofType { kind 
 const TYPE_QUERY = `query($name: String!) { __type(name: $name) { name fields { name description args { name type { ${TYPE_REF} } } type { ${TYPE_REF} } } inputFields { name } } }`;
 
 async function typeOf(src: AnalyticsSource, typeName: string, label: string): Promise<{ fields: FieldInfo[] | null; inputFields: Array<{ name: string }> | null }> {
-  const { data } = await post(src, label, TYPE_QUERY, { name: typeName });
+  const data = await post(src, label, TYPE_QUERY, { name: typeName });
   const t = data?.__type as { fields: FieldInfo[] | null; inputFields: Array<{ name: string }> | null } | null;
   if (!t) throw new AnalyticsError(`the analytics schema has no type ${typeName}`);
   return t;
@@ -145,13 +145,13 @@ const DATA_QUERY = `query($account: String!, $script: String!, $from: Time!, $to
 
 /** One block's invocations, one group per colo, aggregated by Cloudflare over the block's window. */
 export async function queryBlock(src: AnalyticsSource, block: Block): Promise<InDoBlock> {
-  const { data, text } = await post(src, "block", DATA_QUERY, { account: src.accountId, script: src.scriptName, from: block.from, to: block.to, limit: GROUP_LIMIT }, {
+  const data = await post(src, "block", DATA_QUERY, { account: src.accountId, script: src.scriptName, from: block.from, to: block.to, limit: GROUP_LIMIT }, {
     block: block.key,
     window: { from: block.from, to: block.to },
     calls: block.calls,
   });
   if (!data?.viewer?.accounts?.length) throw new AnalyticsError(`no account ${src.accountId} is visible to this API token`);
-  const groups = parseBlockGroups(text);
+  const groups = blockGroups(data);
   if (groups.length >= GROUP_LIMIT) throw new AnalyticsError(`${block.key}: ${groups.length} colo groups, the query's limit: the answer may be cut`);
   return { block: block.key, window: { from: block.from, to: block.to }, calls: block.calls, groups };
 }
