@@ -5,13 +5,13 @@ import * as vl from "vega-lite";
 import { Resvg } from "@resvg/resvg-js";
 import type { ManifestLike } from "./verify";
 import { countedSamples, type RawSample, type RunSummary } from "./summary";
-import { isColdMetric } from "./metrics";
+import { CATALOG, chartMetric, GROUPS, isColdMetric, metricEntry, SIDE_NAMES, SIDE_SHORT, SIDES, type Side } from "./catalog";
 import { nearestRank } from "./percentiles";
+import { clientPercentiles } from "./summary";
 
-const SIDE_NAME: Record<string, string> = { rivet: "Rivet Actor", cloudflare: "Durable Object" };
-const SIDE_SHORT: Record<string, string> = { rivet: "Rivet", cloudflare: "DO" };
-const GROUPS = ["create", "wake", "warm", "sqlite", "burst", "seqwrite"] as const;
 const MAX_POINTS = 400;
+/** Each side's own clock, short, for chart labels. */
+const CLOCK_SHORT: Record<Side, string> = { rivet: "client round trip", cloudflare: "Worker-timed DO call" };
 
 async function render(spec: vl.TopLevelSpec, outDir: string, name: string): Promise<void> {
   const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: "none" });
@@ -25,18 +25,36 @@ async function render(spec: vl.TopLevelSpec, outDir: string, name: string): Prom
 const sortedMs = (samples: RawSample[] | undefined, metric: string) =>
   samples ? countedSamples(samples, isColdMetric(metric)).map((s) => s.ms).sort((a, b) => a - b) : [];
 
-/** Data of the headline chart: request = median warm round trip; create and write with that median subtracted from every sample. */
+/**
+ * Data of the headline chart, each side on its own clock (the reference's):
+ * the request group is the side's median warm round trip; the create and
+ * write groups subtract that median from every sample first.
+ */
 export function headlineData(samples: Map<string, RawSample[]>): Array<{ group: string; side: string; ms: number; n: number }> {
   const out: Array<{ group: string; side: string; ms: number; n: number }> = [];
-  for (const side of ["rivet", "cloudflare"]) {
-    const base = sortedMs(samples.get(`${side}.warm.ping`), "warm.ping");
+  for (const side of SIDES) {
+    const request = chartMetric(side, "request")!;
+    const base = sortedMs(samples.get(`${side}.${request}`), request);
     if (base.length === 0) continue;
     const baseline = nearestRank(base, 50);
-    out.push({ group: "Request from your backend", side: SIDE_NAME[side], ms: baseline, n: base.length });
-    const createMetric = side === "cloudflare" ? "create.unique" : "create.ping";
-    for (const [group, metric] of [["Create (minus baseline)", createMetric], ["Write (minus baseline)", "sqlite.write"]] as const) {
+    const name = `${SIDE_NAMES[side]} (${CLOCK_SHORT[side]})`;
+    out.push({ group: "Warm request (the baseline)", side: name, ms: baseline, n: base.length });
+    for (const [group, role] of [["Create minus baseline", "create"], ["Write minus baseline", "write"]] as const) {
+      const metric = chartMetric(side, role)!;
       const xs = sortedMs(samples.get(`${side}.${metric}`), metric).map((x) => x - baseline);
-      if (xs.length) out.push({ group, side: SIDE_NAME[side], ms: nearestRank(xs, 50), n: xs.length });
+      if (xs.length) out.push({ group, side: name, ms: nearestRank(xs, 50), n: xs.length });
+    }
+  }
+  return out;
+}
+
+/** Data of the same-clock chart: the client's p50 round trip on both sides, for every latency row. */
+export function sameClockData(samples: Map<string, RawSample[]>): Array<{ metric: string; side: string; ms: number; n: number }> {
+  const out: Array<{ metric: string; side: string; ms: number; n: number }> = [];
+  for (const e of CATALOG.filter((x) => x.label && !x.throughput)) {
+    for (const side of e.sides) {
+      const p = clientPercentiles(samples, side, e.id);
+      if (p && !out.some((o) => o.metric === e.id && o.side === SIDE_NAMES[side])) out.push({ metric: e.id, side: SIDE_NAMES[side], ms: Math.max(p.p50, 0.01), n: p.n });
     }
   }
   return out;
@@ -48,11 +66,12 @@ export function cdfData(samples: Map<string, RawSample[]>, group: string): Array
   for (const [key, s] of samples) {
     const [side, ...rest] = key.split(".");
     const metric = rest.join(".");
-    if (metric.split(".")[0] !== group) continue;
+    if (metricEntry(metric)?.group !== group || metricEntry(metric)?.throughput?.mode === "open") continue;
     const xs = sortedMs(s, metric);
     const step = Math.max(1, Math.ceil(xs.length / MAX_POINTS));
-    for (let i = 0; i < xs.length; i += step) out.push({ series: `${SIDE_SHORT[side]} ${metric}`, ms: Math.max(xs[i], 0.01), fraction: (i + 1) / xs.length });
-    if (xs.length && (xs.length - 1) % step !== 0) out.push({ series: `${SIDE_SHORT[side]} ${metric}`, ms: Math.max(xs[xs.length - 1], 0.01), fraction: 1 });
+    const series = `${SIDE_SHORT[side as Side] ?? side} ${metric}`;
+    for (let i = 0; i < xs.length; i += step) out.push({ series, ms: Math.max(xs[i], 0.01), fraction: (i + 1) / xs.length });
+    if (xs.length && (xs.length - 1) % step !== 0) out.push({ series, ms: Math.max(xs[xs.length - 1], 0.01), fraction: 1 });
   }
   return out;
 }
@@ -65,7 +84,7 @@ export async function renderCharts(m: ManifestLike, samples: Map<string, RawSamp
     await render(
       {
         $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-        title: `p50 ms, ${m.stack} run ${m.runId}`,
+        title: `p50 ms, each side on its own clock, ${m.stack} run ${m.runId}`,
         width: 600,
         height: 260,
         data: { values: head },
@@ -82,13 +101,35 @@ export async function renderCharts(m: ManifestLike, samples: Map<string, RawSamp
     );
     names.push("headline");
   }
+  const same = sameClockData(samples);
+  if (same.length) {
+    await render(
+      {
+        $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+        title: `p50 ms on one clock: the client's round trip (driver hrtime), ${m.stack} run ${m.runId}`,
+        width: 640,
+        height: 260,
+        data: { values: same },
+        mark: { type: "bar" },
+        encoding: {
+          x: { field: "metric", type: "nominal", title: null, sort: null, axis: { labelAngle: -30 } },
+          xOffset: { field: "side", type: "nominal" },
+          y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "client round trip, ms (p50, log scale)" },
+          color: { field: "side", type: "nominal", title: null },
+        },
+      },
+      outDir,
+      "same-clock",
+    );
+    names.push("same-clock");
+  }
   for (const group of GROUPS) {
     const data = cdfData(samples, group);
     if (data.length === 0) continue;
     await render(
       {
         $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-        title: `${group}: latency distribution (CDF), ${m.stack} run ${m.runId}`,
+        title: `${group}: latency distribution (CDF), each side's own clock, ${m.stack} run ${m.runId}`,
         width: 480,
         height: 280,
         data: { values: data },

@@ -1,6 +1,6 @@
 import { verifyRunDir } from "./verify";
 import { countedSamples, orderedStages, percentiles, readSamples, type Percentiles } from "./summary";
-import { isColdMetric } from "./metrics";
+import { isColdMetric } from "./catalog";
 import { ms, table } from "./format";
 import { join } from "node:path";
 

@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, appendFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fixture, type S } from "./testFixtures";
+import { fixture, type S } from "../test/fixtures";
 import { caveats, generateReport } from "./report";
 import { summarizeRun, type RawSample } from "./summary";
 import { verifyRunDir } from "./verify";
+import { fileDigest, RunDirError } from "./runDirContract";
 import { replaceHeadline, README_END, README_START } from "./readme";
 import { intervalsOverlap } from "./compare";
 import { headlineData } from "./charts";
@@ -59,16 +60,21 @@ describe("generateReport", () => {
     await generateReport(dir);
     const summary = JSON.parse(readFileSync(join(dir, "report/summary.json"), "utf8"));
     expect(Object.keys(summary)).toEqual(["rows", "throughput"]);
-    expect(Object.keys(summary.rows[0])).toEqual(["side", "metric", "n", "errors", "notCold", "p50", "p90", "p99", "mean"]);
+    expect(Object.keys(summary.rows[0])).toEqual(["side", "metric", "n", "errors", "notCold", "restarts", "p50", "p90", "p99", "mean"]);
     expect(Object.keys(summary.throughput[0])).toEqual(["side", "metric", "concurrency", "perSecond", "errors", "attempts", "method"]);
     const md = readFileSync(join(dir, "report/results.md"), "utf8");
-    expect(md).toMatch(/\| Actor create, first request answered \(no storage\) \| 54\.00 \/ 66\.00 \/ 69\.00 \| 30 \| - \| - \|/);
+    expect(md).toMatch(/\| Metric \| Rivet Actor: client round trip through the Engine gateway \(driver hrtime\) \| n \| errors \/ cold flag wrong \| Durable Object: Worker's Date\.now\(\) around the awaited DO call \| n \| errors \/ cold flag wrong \|/);
+    expect(md).toMatch(/\| Actor create, first request answered \(no storage\) \| 54\.00 \/ 66\.00 \/ 69\.00 \| 30 \| 1 \/ 1 \| - \| - \| - \|/);
+    // Same clock: the DO rows read clientMs, Rivet rows ms; the DO's warm ping is 0 or 1 on the Worker's clock but 2 on the client's.
+    expect(md).toMatch(/## Same clock: the client's round trip on both sides/);
+    expect(md).toMatch(/\| Warm request \(no storage\) \| 5\.40 \/ 5\.80 \/ 5\.90 \| 50 \| 2\.00 \/ 2\.00 \/ 2\.00 \| 50 \| - \|/);
+    expect(md).toMatch(/Code: commit `[0-9a-f]{12}`/);
     expect(md).toMatch(/\| Burst creates at concurrency 8 \| 20\.0\/s \(0 errors of 16\) \| 400\/s \(0 errors of 3\); measured by the driver: 30\.0\/s \|/);
     expect(md).toMatch(/p50 \[95% CI\]/);
     expect(md).toMatch(/does not freeze timers/);
-    expect(md).toMatch(/Failures were counted, not retried: rivet create\.ping 1 of 32/);
+    expect(md).toMatch(/Failures were counted, not retried, and left out of the percentiles: rivet create\.ping 1 of 32/);
     const charts = readdirSync(join(dir, "report/charts"));
-    expect(charts).toEqual(expect.arrayContaining(["headline.png", "headline.svg", "cdf-create.png", "cdf-warm.png"]));
+    expect(charts).toEqual(expect.arrayContaining(["headline.png", "headline.svg", "same-clock.png", "same-clock.svg", "cdf-create.png", "cdf-warm.png"]));
     for (const c of charts.filter((f) => f.endsWith(".png"))) {
       const png = readFileSync(join(dir, "report/charts", c));
       expect(png.subarray(0, 8).toString("hex"), c).toBe("89504e470d0a1a0a");
@@ -106,6 +112,88 @@ describe("generateReport", () => {
   });
 });
 
+describe("what the report refuses, by name", () => {
+  const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+  const saveManifest = (dir: string, m: unknown) => writeFileSync(join(dir, "manifest.json"), JSON.stringify(m, null, 2) + "\n");
+
+  for (const field of ["attempts", "errors", "wallMs"] as const) {
+    it(`a stage's ${field} edited in the manifest`, async () => {
+      const dir = sampleRun();
+      const m = manifestOf(dir);
+      m.stages["rivet.burst.c8"][field] += 1;
+      saveManifest(dir, m);
+      await expect(generateReport(dir)).rejects.toThrow(new RegExp(`stage rivet\\.burst\\.c8: the manifest's record differs from the hashed stages/rivet\\.burst\\.c8\\.json \\(${field}:`));
+      expect(existsSync(join(dir, "report"))).toBe(false);
+    });
+  }
+
+  it("a stage record edited in both places: its hash no longer matches", async () => {
+    const dir = sampleRun();
+    const m = manifestOf(dir);
+    m.stages["rivet.burst.c8"].wallMs = 1;
+    saveManifest(dir, m);
+    writeFileSync(join(dir, "stages/rivet.burst.c8.json"), JSON.stringify(m.stages["rivet.burst.c8"], null, 2) + "\n");
+    await expect(generateReport(dir)).rejects.toThrow(/stages\/rivet\.burst\.c8\.json: sha256 [0-9a-f]{64} does not match/);
+  });
+
+  it("a stage whose counts disagree with its samples, hashes and all", async () => {
+    const dir = sampleRun();
+    const m = manifestOf(dir);
+    m.stages["rivet.warm.ping"].errors = 3;
+    saveManifest(dir, m);
+    const stageFile = join(dir, "stages/rivet.warm.ping.json");
+    writeFileSync(stageFile, JSON.stringify(m.stages["rivet.warm.ping"], null, 2) + "\n");
+    m.files["stages/rivet.warm.ping.json"] = fileDigest(stageFile);
+    saveManifest(dir, m);
+    await expect(generateReport(dir)).rejects.toThrow(/stage rivet\.warm\.ping: records 50 attempts and 3 errors, but raw\/rivet\.warm\.ping\.jsonl holds 50 samples with 0 failures/);
+  });
+
+  it("a malformed sample line, even with a matching hash: one line naming the file and line", async () => {
+    const dir = sampleRun();
+    const raw = join(dir, "raw/rivet.warm.ping.jsonl");
+    const lines = readFileSync(raw, "utf8").split("\n");
+    lines[6] = '{"seq":6,"at":1,"ok":"yes","ms":5}';
+    writeFileSync(raw, lines.join("\n"));
+    const m = manifestOf(dir);
+    m.files["raw/rivet.warm.ping.jsonl"] = fileDigest(raw);
+    saveManifest(dir, m);
+    const err = await generateReport(dir).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(RunDirError);
+    expect((err as Error).message).toBe('raw/rivet.warm.ping.jsonl:7: not a sample ("ok" must be true or false)');
+  });
+
+  it("a listed path outside the run directory", async () => {
+    const dir = sampleRun();
+    const m = manifestOf(dir);
+    m.files["../escape.jsonl"] = m.files["raw/rivet.warm.ping.jsonl"];
+    saveManifest(dir, m);
+    await expect(generateReport(dir)).rejects.toThrow(/lists "\.\.\/escape\.jsonl", which is not a plain relative path inside the run directory/);
+  });
+});
+
+describe("cold flags on every row", () => {
+  it("a warm call that hit a fresh instance is a restart, counted in n and shown", async () => {
+    const dir = fixture({ "rivet.warm.ping": { samples: [{ ms: 1 }, { ms: 30, cold: true }, { ms: 1 }, { ms: 2, ok: false }] } });
+    const { rows } = summarizeRun(dir, verifyRunDir(dir));
+    expect(rows[0]).toMatchObject({ n: 3, errors: 1, notCold: 0, restarts: 1 });
+    const { markdown } = await generateReport(dir);
+    expect(markdown).toMatch(/\| Warm request \(no storage\) \| 1\.00 \/ 30\.00 \/ 30\.00 \| 3 \| 1 \/ 1 \|/);
+  });
+});
+
+describe("the differences between the sides", () => {
+  it("lists each adapter's properties from the manifest", async () => {
+    const settings = {
+      rivet: { adapter: { clock: "client hrtime", sleep: "explicit c.sleep()" } },
+      cloudflare: { adapter: { clock: "Worker Date.now()", sleep: "eviction by idle" } },
+    };
+    const dir = fixture({ "rivet.warm.ping": { samples: [{ ms: 1 }] }, "cloudflare.warm.ping": { samples: [{ ms: 1, clientMs: 2 }] } }, { settings });
+    const { markdown } = await generateReport(dir);
+    expect(markdown).toMatch(/## How the sides differ/);
+    expect(markdown).toMatch(/\| sleep \| explicit c\.sleep\(\) \| eviction by idle \|/);
+  });
+});
+
 describe("headline chart data", () => {
   it("request = median warm; create and write have that median subtracted from every sample", () => {
     const samples = new Map<string, RawSample[]>([
@@ -116,10 +204,10 @@ describe("headline chart data", () => {
       ["cloudflare.create.ping", [999].map((ms) => ({ ok: true, ms, cold: true }))],
     ]);
     expect(headlineData(samples)).toEqual([
-      { group: "Request from your backend", side: "Rivet Actor", ms: 2, n: 3 },
-      { group: "Create (minus baseline)", side: "Rivet Actor", ms: 20, n: 3 },
-      { group: "Request from your backend", side: "Durable Object", ms: 11, n: 3 },
-      { group: "Create (minus baseline)", side: "Durable Object", ms: 100, n: 2 },
+      { group: "Warm request (the baseline)", side: "Rivet Actor (client round trip)", ms: 2, n: 3 },
+      { group: "Create minus baseline", side: "Rivet Actor (client round trip)", ms: 20, n: 3 },
+      { group: "Warm request (the baseline)", side: "Durable Object (Worker-timed DO call)", ms: 11, n: 3 },
+      { group: "Create minus baseline", side: "Durable Object (Worker-timed DO call)", ms: 100, n: 2 },
     ]);
   });
 });

@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { verifyRunDir, type ManifestLike } from "./verify";
-import { countedSamples, orderedStages, percentiles, readSamples, summarizeRun, type RawSample, type RunSummary } from "./summary";
-import { HEADLINE_LABELS, isColdMetric, METRIC_ORDER } from "./metrics";
+import { clientPercentiles, countedSamples, orderedStages, percentiles, readSamples, summarizeRun, type RawSample, type RunSummary, type SummaryRow } from "./summary";
+import { BURST_CONCURRENCY, CATALOG, isColdMetric, SIDE_CLOCKS, SIDE_NAMES, SIDES, type Side } from "./catalog";
 import { ci, ms, rate, table, triple } from "./format";
 import { renderCharts } from "./charts";
 import { ANALYTICS_FILE, inDoBlocks, readAnalyticsLines, type InDoBlock } from "./inDo";
@@ -31,33 +31,46 @@ function load(dir: string): Loaded {
 
 const row = (s: RunSummary, side: string, metric: string) => s.rows.find((r) => r.side === side && r.metric === metric);
 
-/** The headline in the reference's shape: raw round trips, p50 / p90 / p99 and n, both sides side by side. */
+/** n, then errors and samples whose cold flag contradicts the stage: not cold on a create or wake, a restart elsewhere. */
+const counts = (r: SummaryRow | undefined) => (r ? [String(r.n), `${r.errors} / ${isColdMetric(r.metric) ? r.notCold : r.restarts}`] : ["-", "-"]);
+
+/**
+ * The headline in the reference's shape: raw round trips, p50 / p90 / p99,
+ * both sides side by side, each column naming its clock; n with errors and
+ * wrong cold flags beside it.
+ */
 export function headlineMarkdown(s: RunSummary): string {
   const rows: string[][] = [];
-  for (const metric of METRIC_ORDER) {
-    const label = HEADLINE_LABELS[metric];
-    if (!label) continue;
-    const r = row(s, "rivet", metric);
-    const c = row(s, "cloudflare", metric);
+  for (const e of CATALOG) {
+    if (!e.label || rows.some((r) => r[0] === e.label)) continue;
+    const r = row(s, "rivet", e.id);
+    const c = row(s, "cloudflare", e.id);
     if (!r && !c) continue;
-    rows.push([label, r ? triple(r.p50, r.p90, r.p99) : "-", r ? String(r.n) : "-", c ? triple(c.p50, c.p90, c.p99) : "-", c ? String(c.n) : "-"]);
+    rows.push([e.label, r ? triple(r.p50, r.p90, r.p99) : "-", ...counts(r), c ? triple(c.p50, c.p90, c.p99) : "-", ...counts(c)]);
   }
-  const head = table(["Metric", "Rivet Actor", "n", "Durable Object", "n"], rows);
+  const head = table(
+    ["Metric", `Rivet Actor: ${SIDE_CLOCKS.rivet}`, "n", "errors / cold flag wrong", `Durable Object: ${SIDE_CLOCKS.cloudflare}`, "n", "errors / cold flag wrong"],
+    rows,
+  );
   const tp: string[][] = [];
-  for (const metric of ["burst.c1", "burst.c8", "burst.c32", "burst.c128", "seqwrite"]) {
+  for (const metric of [...BURST_CONCURRENCY.map((c) => `burst.c${c}`), "seqwrite"]) {
     const r = s.throughput.find((t) => t.side === "rivet" && t.metric === metric);
     const cl = s.throughput.find((t) => t.side === "cloudflare" && t.metric === metric && t.method === "littles-law");
     const cm = s.throughput.find((t) => t.side === "cloudflare" && t.metric === metric && t.method === "measured");
     if (!r && !cl) continue;
-    const label = metric === "seqwrite" ? "Sequential durable writes on one actor" : `Burst creates at concurrency ${metric.slice("burst.c".length)}`;
+    const label = metric === "seqwrite" ? "Sequential durable writes on one actor (woken once)" : `Burst creates at concurrency ${metric.slice("burst.c".length)}`;
     tp.push([
       label,
       r ? `${rate(r.perSecond)}/s (${r.errors} errors of ${r.attempts})` : "-",
       cl && cm ? `${rate(cl.perSecond)}/s (${cl.errors} errors of ${cl.attempts}); measured by the driver: ${rate(cm.perSecond)}/s` : "-",
     ]);
   }
-  const tpTable = tp.length ? `\n\n${table(["Throughput (closed loop, the reference's bursts)", "Rivet (measured)", "Durable Objects (Little's law on Worker ms)"], tp)}` : "";
-  return `Milliseconds, p50 / p90 / p99, nearest rank, no trimming; n is the samples the percentiles are taken over.\n\n${head}${tpTable}${openModelMarkdown(s)}`;
+  const tpTable = tp.length ? `\n\n${table(["Throughput (closed loop, the reference's bursts)", "Rivet (measured: completions / wall time)", "Durable Objects (Little's law on Worker-timed ms)"], tp)}` : "";
+  return (
+    "Milliseconds, p50 / p90 / p99, nearest rank, no trimming. Each side on its own clock, as the reference measures it; the same-clock table in the report puts the client's round trip on both sides. " +
+    "n is the samples the percentiles are taken over; failures are counted, never retried, and left out. A create or wake counts only when the actor proves a fresh instance (the others are \"cold flag wrong\" and left out); on any other row \"cold flag wrong\" counts calls that hit a restarted instance, which stay in n.\n\n" +
+    `${head}${tpTable}${openModelMarkdown(s)}`
+  );
 }
 
 /** Open-model rows: creates sent at a constant rate, latency from each one's intended send time. */
@@ -105,22 +118,44 @@ function intervalTable(l: Loaded, side: string, field: "actorMs" | "sqlMs", titl
   return rows.length ? `### ${title}\n\n${table(["metric", "n", "p50 [95% CI]", "p90 [95% CI]", "p99 [95% CI]"], rows)}` : "";
 }
 
-/** The third clock: the driver's own round trip to the Worker, beside the /noop round trip (client to Worker, no DO call). */
-function thirdClockTable(l: Loaded): string {
-  const noop = l.samples.get("cloudflare.baseline.noop")?.filter((s) => s.ok);
-  const base = noop ? percentiles(noop.map((s) => s.ms)).p50 : NaN;
+/**
+ * The same clock on both sides: the driver's round trip (process.hrtime) for
+ * every latency metric, beside the client-to-Worker /noop baseline, so the two
+ * sides can be read on one clock as well as on the reference's.
+ */
+export function sameClockMarkdown(samples: Map<string, RawSample[]>): string {
+  const noop = clientPercentiles(samples, "cloudflare", "baseline.noop");
   const rows: string[][] = [];
-  for (const { metric } of orderedStages(l.m).filter((s) => s.side === "cloudflare" && s.metric !== "baseline.noop")) {
-    const counted = countedSamples(l.samples.get(`cloudflare.${metric}`)!, isColdMetric(metric));
-    const xs = counted.map((s) => s.clientMs).filter((x): x is number => typeof x === "number");
-    if (xs.length === 0) continue;
-    const p = percentiles(xs);
-    const worker = percentiles(counted.map((s) => s.ms)).p50;
-    rows.push([metric, String(p.n), `${ms(p.p50)} ${ci(p.ci.p50)}`, `${ms(p.p90)} ${ci(p.ci.p90)}`, `${ms(p.p99)} ${ci(p.ci.p99)}`, ms(worker), Number.isNaN(base) ? "-" : ms(p.p50 - base)]);
+  for (const e of CATALOG) {
+    if (!e.label || e.kind === "baseline" || rows.some((r) => r[0] === e.label)) continue;
+    const cells = SIDES.flatMap((side) => {
+      const p = clientPercentiles(samples, side, e.id);
+      return p ? [triple(p.p50, p.p90, p.p99), String(p.n)] : ["-", "-"];
+    });
+    if (cells.every((c) => c === "-")) continue;
+    const c = clientPercentiles(samples, "cloudflare", e.id);
+    rows.push([e.label, ...cells, c && noop ? ms(c.p50 - noop.p50) : "-"]);
   }
   if (rows.length === 0) return "";
-  const baseLine = Number.isNaN(base) ? "No /noop baseline in this run (it is taken by the warm group)." : `/noop baseline (client to Worker, no DO call): p50 ${ms(base)} ms over ${noop!.length} calls.`;
-  return `### Third clock: the driver's round trip to the Worker (Durable Object side)\n\n${baseLine}\n\n${table(["metric", "n", "p50 [95% CI]", "p90 [95% CI]", "p99 [95% CI]", "Worker-timed p50", "p50 minus /noop p50"], rows)}`;
+  const baseLine = noop
+    ? `Baseline: the client's round trip to the Worker with no DO call (/noop), p50 / p90 / p99 ${triple(noop.p50, noop.p90, noop.p99)} ms over ${noop.n} calls.`
+    : "No /noop baseline in this run (the DO side's warm group takes it).";
+  return (
+    "## Same clock: the client's round trip on both sides\n\n" +
+    "Milliseconds, p50 / p90 / p99, nearest rank, all timed by the load driver with process.hrtime from send to full reply: through the Engine gateway on the Rivet side, through the Worker (which then calls the DO) on the Durable Object side. " +
+    `${baseLine}\n\n` +
+    table(["Metric", "Rivet Actor (client)", "n", "Durable Object (client, via the Worker)", "n", "DO client p50 minus /noop p50"], rows)
+  );
+}
+
+/** The differences between the sides, as each side's adapter states them (manifest settings.<side>.adapter). */
+export function differencesMarkdown(m: ManifestLike): string {
+  const props = (side: Side) => ((m.settings?.[side] as { adapter?: Record<string, string> } | undefined)?.adapter ?? null);
+  const sides = SIDES.filter((side) => props(side));
+  if (sides.length === 0) return "";
+  const keys = [...new Set(sides.flatMap((side) => Object.keys(props(side)!)))];
+  const rows = keys.map((k) => [k, ...sides.map((side) => props(side)![k] ?? "-")]);
+  return `## How the sides differ\n\nThe stages are written once for both sides; what cannot be the same is stated by each side's adapter and recorded in the manifest. This table is that record.\n\n${table(["", ...sides.map((side) => SIDE_NAMES[side])], rows)}`;
 }
 
 /** Cloudflare's own wall time inside the DO, per block of calls (one stage), from the stored analytics responses. */
@@ -164,7 +199,7 @@ export function caveats(m: ManifestLike): string[] {
   else if (rivet) out.push("Delayed ACKs were on (the host's default loopback route): creates include 40 ms delayed-ACK stalls on the app's connection; see workloads/rivet/LATENCY.md.");
   if (rivet?.engineEnv?.RUST_BACKTRACE === "removed") out.push("The Engine and the app ran without RUST_BACKTRACE.");
   const errs = Object.values(m.stages).filter((s) => s.errors > 0);
-  if (errs.length) out.push(`Failures were counted, not retried: ${errs.map((s) => `${s.side} ${s.metric} ${s.errors} of ${s.attempts}`).join(", ")}.`);
+  if (errs.length) out.push(`Failures were counted, not retried, and left out of the percentiles: ${errs.map((s) => `${s.side} ${s.metric} ${s.errors} of ${s.attempts}`).join(", ")}.`);
   const prep = Object.values(m.stages).filter((s) => Number(s.notes?.preparationFailures ?? 0) > 0);
   if (prep.length) {
     out.push(`Actors that could not be prepared were left out of their stage, not retried: ${prep.map((s) => `${s.side} ${s.metric} ${String(s.notes!.preparationFailures)} (e.g. ${String((s.notes!.preparationErrors as string[] | undefined)?.[0] ?? "?").slice(0, 160)})`).join(", ")}.`);
@@ -176,6 +211,13 @@ export function caveats(m: ManifestLike): string[] {
   return out;
 }
 
+/** Which code made the run, from the manifest. */
+export function codeLine(m: ManifestLike): string {
+  const c = m.code;
+  if (!c || !c.commit) return `Code: commit not recorded${c ? ` (${c.source})` : ""}.`;
+  return `Code: commit \`${c.commit.slice(0, 12)}\`${c.dirty ? " with uncommitted changes" : ""} (${c.source}).`;
+}
+
 const json = (x: unknown) => "```json\n" + JSON.stringify(x, null, 2) + "\n```";
 
 export function reportMarkdown(l: Loaded, charts: string[]): string {
@@ -184,11 +226,13 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
   const machineLine = `${mach.cpus ?? "?"} x ${mach.cpuModel ?? "?"}, ${mach.memory ? (mach.memory / 2 ** 30).toFixed(1) : "?"} GiB, ${mach.os ?? "?"}`;
   const parts = [
     `# actor-bench run ${m.runId} (${m.stack})`,
-    `Started ${m.startedAt}, finished ${m.finishedAt ?? "(not finished)"}, preset \`${m.preset}\`, status \`${m.status ?? "unknown"}\`. Machine: ${machineLine}. Generated from \`raw/\` by \`npm run report\`; every number below comes from the raw samples.`,
+    `Started ${m.startedAt}, finished ${m.finishedAt ?? "(not finished)"}, preset \`${m.preset}\`, status \`${m.status ?? "unknown"}\`. Machine: ${machineLine}. ${codeLine(m)} Generated from \`raw/\` and \`stages/\` by \`npm run report\`; every number below comes from those hashed files.`,
     `## Headline\n\n${headlineMarkdown(l.summary)}`,
     charts.length ? `## Charts\n\n${charts.map((c) => `![${c}](charts/${c}.png)`).join("\n\n")}\n\nThe headline chart's request group is each side's median warm round trip (warm.ping); the create and write groups subtract that median from every sample first, so they show the work rather than the hop. Its DO create uses the unique-id create.` : "",
     `## Full tables\n\nFor creates, wakes and bursts only samples whose cold flag proves a fresh instance count (n); the others are \`notCold\`. Brackets: distribution-free 95% confidence intervals from order statistics; \`-\` where n is too small for that bound.\n\n${fullTables(l)}`,
-    [intervalTable(l, "rivet", "actorMs", "In the actor: handler interval (Rivet)"), intervalTable(l, "rivet", "sqlMs", "In the actor: SQL interval around db.execute (Rivet)"), thirdClockTable(l), inDoTable(l.inDo)].filter(Boolean).join("\n\n"),
+    sameClockMarkdown(l.samples),
+    [intervalTable(l, "rivet", "actorMs", "In the actor: handler interval (Rivet)"), intervalTable(l, "rivet", "sqlMs", "In the actor: SQL interval around db.execute (Rivet)"), inDoTable(l.inDo)].filter(Boolean).join("\n\n"),
+    differencesMarkdown(m),
     `## Caveats\n\n${caveats(m).map((c) => `- ${c}`).join("\n")}`,
     `## Versions\n\n${table(["component", "version"], Object.entries(m.versions).map(([k, v]) => [k, String(v)]))}`,
     `## Machine\n\n${json(m.machine)}`,

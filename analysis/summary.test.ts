@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fixture } from "./testFixtures";
+import { fixture } from "../test/fixtures";
 import { summarizeRun } from "./summary";
 import { verifyRunDir } from "./verify";
 

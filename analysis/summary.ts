@@ -1,19 +1,12 @@
-import { parseJsonLines } from "./jsonLines";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { mean, nearestRank } from "./percentiles";
 import { quantileCI } from "./confidence";
-import { isColdMetric, isOpenModelMetric, isThroughputMetric, METRIC_ORDER, SIDES } from "./metrics";
-import type { ManifestLike } from "./verify";
+import { isColdMetric, metricEntry, METRIC_ORDER, SIDES, THROUGHPUT_METHOD, type Side } from "./catalog";
+import { readSamples, type ManifestLike, type Sample } from "./runDirContract";
 
-export interface RawSample {
-  ok: boolean;
-  ms: number;
-  cold: boolean | null;
-  actorMs?: number | null;
-  sqlMs?: number | null;
-  clientMs?: number | null;
-}
+export { readSamples };
+/** A sample as the statistics read it. */
+export type RawSample = Pick<Sample, "ok" | "ms" | "cold" | "actorMs" | "sqlMs" | "clientMs">;
 
 export interface SummaryRow {
   side: string;
@@ -21,19 +14,14 @@ export interface SummaryRow {
   /** Samples the percentiles are taken over. */
   n: number;
   errors: number;
-  /** Successful samples of a create or wake whose cold flag did not prove a fresh start. */
+  /** Successful samples of a create or wake whose cold flag did not prove a fresh start (left out of n). */
   notCold: number;
+  /** Successful samples of any other metric that hit a fresh instance: restarts inside the series (counted in n). */
+  restarts: number;
   p50: number;
   p90: number;
   p99: number;
   mean: number;
-}
-
-/** Parses a raw JSONL file; names the file and line of anything that is not a sample. */
-export function readSamples(path: string): RawSample[] {
-  return parseJsonLines<RawSample>(readFileSync(path, "utf8"), path, (s, where) => {
-    if (typeof s.ok !== "boolean" || typeof s.ms !== "number") throw new Error(`${where}: not a sample (needs ok and ms)`);
-  });
 }
 
 /** The samples a metric's statistics are taken over: successful ones, and for a cold metric only proven-cold ones. */
@@ -47,9 +35,11 @@ const ascending = (xs: number[]) => xs.sort((a, b) => a - b);
 export function summarize(side: string, metric: string, samples: readonly RawSample[], coldMetric: boolean): SummaryRow {
   let errors = 0;
   let notCold = 0;
+  let restarts = 0;
   for (const s of samples) {
     if (!s.ok) errors++;
     else if (coldMetric && s.cold !== true) notCold++;
+    else if (!coldMetric && s.cold === true) restarts++;
   }
   const xs = ascending(countedSamples(samples, coldMetric).map((s) => s.ms));
   return {
@@ -58,6 +48,7 @@ export function summarize(side: string, metric: string, samples: readonly RawSam
     n: xs.length,
     errors,
     notCold,
+    restarts,
     p50: nearestRank(xs, 50),
     p90: nearestRank(xs, 90),
     p99: nearestRank(xs, 99),
@@ -67,10 +58,10 @@ export function summarize(side: string, metric: string, samples: readonly RawSam
 
 const fmt = (x: number) => (Number.isNaN(x) ? "-" : x >= 100 ? x.toFixed(0) : x.toFixed(2));
 
-/** Plain-text headline: p50 / p90 / p99 (nearest rank) with n, errors and notCold. */
+/** Plain-text headline: p50 / p90 / p99 (nearest rank) with n, errors, notCold and restarts. */
 export function headlineTable(rows: readonly SummaryRow[]): string {
-  const head = ["side", "metric", "p50 / p90 / p99 ms", "n", "errors", "notCold"];
-  const body = rows.map((r) => [r.side, r.metric, `${fmt(r.p50)} / ${fmt(r.p90)} / ${fmt(r.p99)}`, String(r.n), String(r.errors), String(r.notCold)]);
+  const head = ["side", "metric", "p50 / p90 / p99 ms", "n", "errors", "notCold", "restarts"];
+  const body = rows.map((r) => [r.side, r.metric, `${fmt(r.p50)} / ${fmt(r.p90)} / ${fmt(r.p99)}`, String(r.n), String(r.errors), String(r.notCold), String(r.restarts)]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
   return [line(head), line(widths.map((w) => "-".repeat(w))), ...body.map(line)].join("\n");
@@ -124,6 +115,7 @@ export interface RunSummary {
  */
 export function orderedStages(m: ManifestLike): Array<{ side: string; metric: string; file: string }> {
   const rank = (list: readonly string[], x: string) => (list.includes(x) ? list.indexOf(x) : list.length);
+  // Catalog order; anything else (the driver benchmark's own series) after it by name.
   const byName = (a: string, b: string) => a.localeCompare(b, "en", { numeric: true });
   return Object.values(m.stages)
     .map((st) => ({ side: st.side, metric: st.metric, file: st.file }))
@@ -133,27 +125,41 @@ export function orderedStages(m: ManifestLike): Array<{ side: string; metric: st
 }
 
 /**
- * Headline rows and throughput of a run. Rivet rates are measured (completions
- * over wall time); DO rates follow the reference, Little's law on the mean
- * Worker-timed ms, with the driver's measured rate beside them.
+ * Headline rows and throughput of a run. Attempts, errors and completions are
+ * counted from the samples; the wall time and concurrency come from the stage
+ * record, which verifyRunDir has checked against its hashed file. The method
+ * per side is the catalog's THROUGHPUT_METHOD.
  */
-export function summarizeRun(dir: string, m: ManifestLike, load = (f: string) => readSamples(join(dir, f))): RunSummary {
+export function summarizeRun(dir: string, m: ManifestLike, load = (f: string): RawSample[] => readSamples(join(dir, f))): RunSummary {
   const rows: SummaryRow[] = [];
   const throughput: ThroughputRow[] = [];
   for (const { side, metric, file } of orderedStages(m)) {
     const st = m.stages[`${side}.${metric}`];
-    const row = summarize(side, metric, load(file), isColdMetric(metric));
+    const samples = load(file);
+    const row = summarize(side, metric, samples, isColdMetric(metric));
     rows.push(row);
-    if (!isThroughputMetric(metric)) continue;
+    const t = metricEntry(metric)?.throughput;
+    if (!t) continue;
     const entry = (perSecond: number, method: ThroughputRow["method"]): ThroughputRow =>
-      ({ side, metric, concurrency: st.concurrency, perSecond, errors: st.errors, attempts: st.attempts, method });
-    const completions = ((st.attempts - st.errors) * 1000) / st.wallMs;
-    if (isOpenModelMetric(metric)) {
-      throughput.push({ ...entry(completions, "open-model"), targetPerSecond: Number(st.notes?.ratePerSecond) });
+      ({ side, metric, concurrency: st.concurrency, perSecond, errors: row.errors, attempts: samples.length, method });
+    const completions = ((samples.length - row.errors) * 1000) / st.wallMs;
+    if (t.mode === "open") {
+      throughput.push({ ...entry(completions, "open-model"), targetPerSecond: t.ratePerSecond });
       continue;
     }
-    if (side === "cloudflare") throughput.push(entry((st.concurrency * 1000) / row.mean, "littles-law"));
+    if (THROUGHPUT_METHOD[side as Side] === "littles-law") throughput.push(entry((st.concurrency * 1000) / row.mean, "littles-law"));
     throughput.push(entry(completions, "measured"));
   }
   return { rows, throughput };
+}
+
+/** The client's own round trip of a sample: `ms` on Rivet (timed by the driver), `clientMs` on the DO side (the third clock). */
+const clientMsOf = (side: string, x: RawSample) => (side === "rivet" ? x.ms : x.clientMs);
+
+/** Client round-trip percentiles of one stage's counted samples, or null when it has none on that clock. */
+export function clientPercentiles(samples: Map<string, RawSample[]>, side: string, metric: string) {
+  const xs = countedSamples(samples.get(`${side}.${metric}`) ?? [], isColdMetric(metric))
+    .map((x) => clientMsOf(side, x))
+    .filter((x): x is number => typeof x === "number");
+  return xs.length ? percentiles(xs) : null;
 }

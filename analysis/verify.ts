@@ -1,47 +1,30 @@
-import { createHash } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
+import { isAbsolute, join, normalize } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import {
+  digestBytes, MANIFEST_SCHEMA, parseSamples, RunDirError, stageFileName, type ManifestLike, type StageRecord,
+} from "./runDirContract";
 
-export class RunDirError extends Error {}
+export { RunDirError, type ManifestLike, type StageRecord } from "./runDirContract";
 
-/** One measured stage as the manifest records it. */
-export interface StageRecord {
-  side: string;
-  metric: string;
-  file: string;
-  attempts: number;
-  errors: number;
-  /** Wall time of the stage's measured part, hrtime-based. */
-  wallMs: number;
-  concurrency: number;
-  startedAt: string;
-  /** Extra facts a stage reports (e.g. idle time before wakes, CPU of the processes under test). */
-  notes?: Record<string, unknown>;
+/** A listed path must be a plain relative path inside the run directory: no "..", no absolute path, no backslash. */
+export function plainRelativePath(p: string): boolean {
+  return typeof p === "string" && p.length > 0 && !isAbsolute(p) && !p.includes("\\") && normalize(p) === p && !p.split("/").includes("..");
 }
 
-/** The manifest contract (docs/design.md) as the report reads it. */
-export interface ManifestLike {
-  schema: number;
-  stack: string;
-  runId: string;
-  startedAt: string;
-  finishedAt: string | null;
-  preset: string;
-  status?: string;
-  /** What failed, when status is "failed". */
-  failure?: string;
-  versions: Record<string, string>;
-  machine: Record<string, unknown>;
-  config: Record<string, unknown>;
-  settings?: Record<string, unknown>;
-  stages: Record<string, StageRecord>;
-  files: Record<string, { sha256: string; lines: number }>;
+/** The first differing top-level field of two stage records, for the error message. */
+function firstDifference(a: StageRecord, b: StageRecord): string {
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])] as Array<keyof StageRecord>;
+  const k = keys.find((key) => !isDeepStrictEqual(a[key], b[key]));
+  return k ? `${k}: manifest ${JSON.stringify(a[k])}, recorded ${JSON.stringify(b[k])}` : "?";
 }
 
 /**
- * Reads a run directory's manifest and checks every raw file it lists (sha256
- * and line count) before anything is computed. Throws RunDirError naming the
- * directory or file and what to do.
+ * Reads a run directory's manifest and checks, before anything is computed,
+ * every file it lists (sha256 and line count), every sample line, and every
+ * stage record: the manifest's copy must equal the hashed stages/<key>.json,
+ * and its attempts and errors must equal what the raw file holds. Throws
+ * RunDirError naming the file, line or stage and what to do.
  */
 export function verifyRunDir(dir: string): ManifestLike {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
@@ -55,22 +38,43 @@ export function verifyRunDir(dir: string): ManifestLike {
   } catch (err) {
     throw new RunDirError(`${mPath}: not valid JSON (${(err as Error).message})`);
   }
-  if (m.schema !== 1) throw new RunDirError(`${mPath}: schema ${String(m.schema)} is not supported (this report reads schema 1)`);
-  if (!m.files || typeof m.files !== "object" || !m.stages) throw new RunDirError(`${mPath}: has no "files" or "stages"`);
+  if (m.schema !== MANIFEST_SCHEMA) throw new RunDirError(`${mPath}: schema ${String(m.schema)} is not supported (this report reads schema ${MANIFEST_SCHEMA})`);
+  if (!m.files || typeof m.files !== "object" || !m.stages || typeof m.stages !== "object") throw new RunDirError(`${mPath}: has no "files" or "stages"`);
+  const bytes = new Map<string, Buffer>();
   for (const [file, want] of Object.entries(m.files)) {
+    if (!plainRelativePath(file)) throw new RunDirError(`${mPath}: lists "${file}", which is not a plain relative path inside the run directory`);
     const path = join(dir, file);
     if (!existsSync(path)) throw new RunDirError(`${file}: listed in the manifest but missing from ${dir}; the run directory is incomplete`);
+    if (!lstatSync(path).isFile()) throw new RunDirError(`${file}: not a regular file (a link or a folder); a run directory holds plain files only`);
     const buf = readFileSync(path);
-    const sha = createHash("sha256").update(buf).digest("hex");
-    if (sha !== want.sha256) {
-      throw new RunDirError(`${file}: sha256 ${sha} does not match the manifest's ${want.sha256}; the raw file was changed after the run. Restore it (e.g. git checkout) instead of editing samples`);
+    const got = digestBytes(buf);
+    if (got.sha256 !== want.sha256) {
+      throw new RunDirError(`${file}: sha256 ${got.sha256} does not match the manifest's ${want.sha256}; the file was changed after the run. Restore it (e.g. git checkout) instead of editing it`);
     }
-    let lines = 0;
-    for (const b of buf) if (b === 10) lines++;
-    if (lines !== want.lines) throw new RunDirError(`${file}: ${lines} lines, the manifest says ${want.lines}`);
+    if (got.lines !== want.lines) throw new RunDirError(`${file}: ${got.lines} lines, the manifest says ${want.lines}`);
+    bytes.set(file, buf);
   }
   for (const [key, st] of Object.entries(m.stages)) {
-    if (!m.files[st.file]) throw new RunDirError(`stage ${key}: its file ${st.file} is not listed (with a hash) in the manifest's files`);
+    const recFile = stageFileName(st.side, st.metric);
+    if (key !== `${st.side}.${st.metric}`) throw new RunDirError(`stage ${key}: its record names ${st.side}.${st.metric}`);
+    const rec = bytes.get(recFile);
+    if (!rec) throw new RunDirError(`stage ${key}: its record ${recFile} is not listed (with a hash) in the manifest's files; a run made before stage records were hashed cannot be reported, measure it again`);
+    let hashed: StageRecord;
+    try {
+      hashed = JSON.parse(rec.toString("utf8")) as StageRecord;
+    } catch {
+      throw new RunDirError(`${recFile}: not valid JSON`);
+    }
+    if (!isDeepStrictEqual(st, hashed)) {
+      throw new RunDirError(`stage ${key}: the manifest's record differs from the hashed ${recFile} (${firstDifference(st, hashed)}); restore manifest.json instead of editing it`);
+    }
+    const raw = bytes.get(st.file);
+    if (!raw) throw new RunDirError(`stage ${key}: its file ${st.file} is not listed (with a hash) in the manifest's files`);
+    const samples = parseSamples(raw.toString("utf8"), st.file);
+    const errors = samples.filter((s) => !s.ok).length;
+    if (samples.length !== st.attempts || errors !== st.errors) {
+      throw new RunDirError(`stage ${key}: records ${st.attempts} attempts and ${st.errors} errors, but ${st.file} holds ${samples.length} samples with ${errors} failures`);
+    }
   }
   return m;
 }

@@ -89,10 +89,33 @@ describe("the Node install on the runner", () => {
   });
 });
 
+/** A sysfs-shaped tree: nvme0n1 is the OS disk, nvme1n1 (`localDev`) the local disk with `localModel`. */
+function fakeSys(localModel: string, localDev: string, mountPoint: string) {
+  const sys = join(dir, `sys-${Math.random().toString(36).slice(2)}`);
+  const dev = join(sys, "dev");
+  for (const [name, model] of [["nvme0n1", "MSFT NVMe Accelerator v1.0              "], ["nvme1n1", `${localModel}          `]]) {
+    mkdirSync(join(sys, "block", name, "device"), { recursive: true });
+    writeFileSync(join(sys, "block", name, "device", "model"), `${model}\n`);
+  }
+  mkdirSync(dev);
+  symlinkSync("/dev/null", join(dev, "nvme0n1"));
+  symlinkSync(localDev, join(dev, "nvme1n1"));
+  return { SYS_BLOCK: join(sys, "block"), DEV_DIR: dev, MOUNT_POINT: mountPoint };
+}
+
+// Needs no disk at all: the script stops before it touches one.
+it("the NVMe mount stops with a clear line when no disk has the local NVMe model, and mounts nothing", () => {
+  const never = join(dir, "never");
+  const r = runScript(renderNvmeMountScript("/var/lib/rivet"), fakeSys("Some Other Disk", "/dev/null", never));
+  expect(r.status).toBe(1);
+  expect(r.stderr).toContain("no local NVMe disk (model 'Microsoft NVMe Direct Disk')");
+  expect(existsSync(never)).toBe(false);
+});
+
 // A loop device stands in for the NVMe disk: needs root and /dev/loop-control.
 const canLoop = process.getuid?.() === 0 && existsSync("/dev/loop-control") && spawnSync("losetup", ["-f"]).status === 0;
 
-describe.skipIf(!canLoop)("the NVMe mount, on a loop device", () => {
+describe.skipIf(!canLoop)("the NVMe mount, on a loop device (runs as root where /dev/loop-control and losetup work; skipped elsewhere)", () => {
   const image = join(dir, "nvme.img");
   let loop = "";
   const mountPoint = join(dir, "mnt");
@@ -101,24 +124,10 @@ describe.skipIf(!canLoop)("the NVMe mount, on a loop device", () => {
     if (loop) spawnSync("losetup", ["-d", loop]);
   });
 
-  /** A sysfs-shaped tree: nvme0n1 is the OS disk, nvme1n1 (the loop device) the local disk. */
-  function fakeSys(localModel: string) {
-    const sys = join(dir, `sys-${Math.random().toString(36).slice(2)}`);
-    const dev = join(sys, "dev");
-    for (const [name, model] of [["nvme0n1", "MSFT NVMe Accelerator v1.0              "], ["nvme1n1", `${localModel}          `]]) {
-      mkdirSync(join(sys, "block", name, "device"), { recursive: true });
-      writeFileSync(join(sys, "block", name, "device", "model"), `${model}\n`);
-    }
-    mkdirSync(dev);
-    symlinkSync("/dev/null", join(dev, "nvme0n1"));
-    symlinkSync(loop, join(dev, "nvme1n1"));
-    return { SYS_BLOCK: join(sys, "block"), DEV_DIR: dev, MOUNT_POINT: mountPoint };
-  }
-
   it("formats the local disk (not the OS disk) ext4, mounts it noatime, and keeps data on a second boot", () => {
     execFileSync("truncate", ["-s", "64M", image]);
     loop = execFileSync("losetup", ["--find", "--show", image], { encoding: "utf8" }).trim();
-    const env = fakeSys(`${LOCAL_NVME_MODEL} v2`);
+    const env = fakeSys(`${LOCAL_NVME_MODEL} v2`, loop, mountPoint);
     const first = runScript(renderNvmeMountScript("/var/lib/rivet"), env);
     expect(first.stderr).toBe("");
     expect(first.status).toBe(0);
@@ -133,12 +142,6 @@ describe.skipIf(!canLoop)("the NVMe mount, on a loop device", () => {
     expect(readFileSync(join(mountPoint, "kept"), "utf8")).toBe("rows");
   });
 
-  it("stops with a clear line when no disk has the local NVMe model", () => {
-    const r = runScript(renderNvmeMountScript("/var/lib/rivet"), { ...fakeSys("Some Other Disk"), MOUNT_POINT: join(dir, "never") });
-    expect(r.status).toBe(1);
-    expect(r.stderr).toContain("no local NVMe disk (model 'Microsoft NVMe Direct Disk')");
-    expect(existsSync(join(dir, "never"))).toBe(false);
-  });
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -15,7 +15,8 @@ describe("validateStackConfig: run keys (the same rules as npm start)", () => {
   it("maps keys onto the run config and keeps the flags for the runs", () => {
     const c = v({ preset: "quick", groups: "create,wake", wakeIdleMs: "15000", samples: "warm=7" });
     expect(c.run).toMatchObject({ stack: "local", preset: "quick", groups: ["create", "wake"], wakeIdleMs: 15000 });
-    expect(c.run.counts.warm).toBe(7);
+    expect(c.run.counts.rivet.warm).toBe(7);
+    expect(c.run.counts.cloudflare.warm).toBe(7);
     expect(c.runArgs).toEqual(["--preset", "quick", "--groups", "create,wake", "--samples", "warm=7", "--wake-idle-ms", "15000"]);
     expect(c).toMatchObject({ target: "local", engineVersion: "2.3.19", runTrigger: null, azure: null, cloudflare: null });
   });

@@ -26,3 +26,12 @@ export const alive = (pid: number) => {
     return false;
   }
 };
+
+/** A process's command line, or "" once it is gone. */
+export function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+  } catch {
+    return "";
+  }
+}

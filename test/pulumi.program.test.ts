@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync } from "node:fs";
-import { isKnown, runProgram, stackConfigFromFiles, valueOf } from "./pulumiProgram";
-import { GROUPS } from "../workloads/presets";
+import { isKnown, runProgram, stackConfigFromFiles, valueOf, type Registered } from "./pulumiProgram";
+import { GROUPS } from "../analysis/catalog";
 
 const cloudSecrets = {
   "actor-bench:sshSourceAddress": "203.0.113.7",
@@ -82,10 +82,10 @@ describe("index.ts under setMocks: config errors fail before anything is declare
   ];
   for (const [what, extra, message] of cases) {
     it(what, async () => {
-      let registered: unknown[] = [];
-      await expect(
-        runProgram("local", { ...stackConfigFromFiles("local"), ...extra }, true).then((r) => (registered = r.registered)),
-      ).rejects.toThrow(message);
+      const registered: Registered[] = [];
+      await expect(runProgram("local", { ...stackConfigFromFiles("local"), ...extra }, true, [], undefined, registered)).rejects.toThrow(message);
+      // A resource declared before the error would reach the monitor within this time.
+      await new Promise((r) => setTimeout(r, 300));
       expect(registered).toEqual([]);
     });
   }
@@ -102,10 +102,11 @@ describe("index.ts under setMocks: the eastus2 stack", () => {
   it("without the Cloudflare account's workers.dev subdomain the preview fails naming the key, nothing is declared", async () => {
     const { "actor-bench:cloudflareWorkersSubdomain": _omitted, ...withoutSubdomain } = cloudSecrets;
     const cfg = { ...stackConfigFromFiles("eastus2"), ...withoutSubdomain };
-    let registered: unknown[] = [];
-    await expect(runProgram("eastus2", cfg, true, ["actor-bench:cloudflareApiToken"]).then((r) => (registered = r.registered))).rejects.toThrow(
+    const registered: Registered[] = [];
+    await expect(runProgram("eastus2", cfg, true, ["actor-bench:cloudflareApiToken"], undefined, registered)).rejects.toThrow(
       /config actor-bench:cloudflareWorkersSubdomain: "" is not allowed; the account's workers.dev subdomain/,
     );
+    await new Promise((r) => setTimeout(r, 300));
     expect(registered).toEqual([]);
   });
 });

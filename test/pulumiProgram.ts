@@ -68,7 +68,8 @@ function mockCall(token: string, inputs: Record<string, unknown>): Record<string
 /**
  * Runs dist/index.js for `stack` with `config` under setMocks and returns what
  * it registered (with the dependencies and secret options the SDK sent) and its
- * exports. A config error surfaces as the rejection.
+ * exports. A config error surfaces as the rejection; `registered` (give your
+ * own array) then still holds whatever was declared before it.
  */
 export async function runProgram(
   stack: string,
@@ -76,9 +77,9 @@ export async function runProgram(
   preview: boolean,
   secretKeys: string[] = [],
   entry: (load: NodeRequire) => Record<string, unknown> = (load) => load(join(DIST, "index.js")) as Record<string, unknown>,
+  registered: Registered[] = [],
 ) {
   for (const k of Object.keys(requireNative.cache)) if (k.startsWith(DIST + "/")) delete requireNative.cache[k];
-  const registered: Registered[] = [];
   pulumi.runtime.setAllConfig(config, secretKeys);
   await pulumi.runtime.setMocks(
     {

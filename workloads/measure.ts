@@ -3,6 +3,7 @@ import type { Sample, SampleFile } from "./samples";
 import type { Progress } from "./progress";
 import { cpuSnapshot } from "./cpuTime";
 import { hrClock, openLoop } from "./openModel";
+import { rawFileName } from "../analysis/runDirContract";
 
 /** What one timed call gives, whichever side made it. */
 export type Outcome =
@@ -26,8 +27,12 @@ export function idleFor(ctx: MeasureContext, ms: number): Promise<void> {
   return ctx.idle ? ctx.idle(ms) : new Promise((r) => setTimeout(r, ms));
 }
 
-/** The sample line for one call. `coldMetric`: whether the actor's cold flag is the sample's. */
-export function toSample(seq: number, at: number, r: Outcome, coldMetric: boolean): Sample {
+/**
+ * The sample line for one call. The actor's cold flag is kept on every sample:
+ * on a create or wake it must be true for the sample to count, elsewhere a true
+ * is a restart inside the series. A failure has no actor's word: null.
+ */
+export function toSample(seq: number, at: number, r: Outcome): Sample {
   const clientMs = r.clientMs === undefined ? {} : { clientMs: r.clientMs };
   if (!r.ok) return { seq, at, ok: false, ms: r.ms, cold: null, ...clientMs, error: r.error };
   return {
@@ -35,7 +40,7 @@ export function toSample(seq: number, at: number, r: Outcome, coldMetric: boolea
     at,
     ok: true,
     ms: r.ms,
-    cold: coldMetric ? r.reply.cold : null,
+    cold: r.reply.cold,
     actorMs: r.reply.actorMs,
     sqlMs: r.reply.sqlMs,
     ...clientMs,
@@ -48,7 +53,6 @@ export interface MeasureOpts {
   metric: string;
   n: number;
   concurrency: number;
-  coldMetric: boolean;
   call: (i: number) => Promise<Outcome>;
   notes?: Record<string, unknown>;
 }
@@ -58,12 +62,11 @@ export interface MeasureOpts {
  * completes, and records the stage (wall time from hrtime, CPU of the
  * processes under test) in the manifest.
  */
-export async function measure(o: MeasureOpts): Promise<{ file: SampleFile; unexpectedCold: number }> {
+export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
   const { ctx, side, metric, n, concurrency } = o;
   const file = ctx.run.rawFile(side, metric);
   const startedAt = new Date().toISOString();
   let next = 0;
-  let unexpectedCold = 0;
   ctx.progress.start(`${side} ${metric}`, n);
   const cpu = cpuSnapshot(ctx.cpuPids?.() ?? {});
   const t0 = process.hrtime.bigint();
@@ -73,8 +76,7 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile; unexp
       if (i >= n) return;
       const at = Date.now();
       const r = await o.call(i);
-      if (!o.coldMetric && r.ok && r.reply.cold) unexpectedCold++;
-      file.write(toSample(i, at, r, o.coldMetric));
+      file.write(toSample(i, at, r));
       ctx.progress.tick(file.lines, file.errors);
     }
   };
@@ -86,17 +88,17 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile; unexp
     ctx.run.recordStage({
       side,
       metric,
-      file: `raw/${side}.${metric}.jsonl`,
+      file: rawFileName(side, metric),
       attempts: file.lines,
       errors: file.errors,
       wallMs,
       concurrency,
       startedAt,
-      notes: { ...o.notes, ...(o.coldMetric ? {} : { unexpectedCold }), cpuMs: cpu() },
+      notes: { ...o.notes, cpuMs: cpu() },
     });
     ctx.progress.end(`${side} ${metric}`, file.lines, file.errors, wallMs);
   }
-  return { file, unexpectedCold };
+  return { file };
 }
 
 /** Setup outside a measured sample failed (creating actors to wake, seeding): the group cannot run. */
@@ -115,7 +117,6 @@ export interface MeasureOpenOpts {
   ratePerSecond: number;
   n: number;
   maxInFlight: number;
-  coldMetric: boolean;
   call: (i: number) => Promise<Outcome>;
 }
 
@@ -143,7 +144,7 @@ export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
       call: o.call,
       onDone: (d) => {
         const r = { ...d.result, ms: d.latencyMs, clientMs: d.doneAt - d.sentAt };
-        file.write(toSample(d.i, Math.round(epochAtZero + d.intendedAt), r, o.coldMetric));
+        file.write(toSample(d.i, Math.round(epochAtZero + d.intendedAt), r));
         ctx.progress.tick(file.lines, file.errors);
       },
     });
@@ -152,7 +153,7 @@ export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
   } finally {
     file.close();
     ctx.run.recordStage({
-      side, metric, file: `raw/${side}.${metric}.jsonl`, attempts: file.lines, errors: file.errors, wallMs,
+      side, metric, file: rawFileName(side, metric), attempts: file.lines, errors: file.errors, wallMs,
       concurrency: o.maxInFlight, startedAt,
       notes: {
         mode: "open", ratePerSecond: o.ratePerSecond, maxInFlight: o.maxInFlight, lateSends, cpuMs: cpu(),

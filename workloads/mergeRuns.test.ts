@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { appendFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fixture } from "../analysis/testFixtures";
+import { fixture } from "../test/fixtures";
 import { verifyRunDir } from "../analysis/verify";
 import { blobDigest } from "./local/groupRun";
 import { mergeRunParts } from "./mergeRuns";

@@ -61,6 +61,9 @@ export function mergeRunParts(parts: readonly RunPart[], resultsRoot: string, st
     for (const [side, s] of Object.entries(m.settings ?? {})) mm.settings[side] = s;
   }
   mm.startedAt = manifests.map((m) => m.startedAt).sort()[0];
+  // The code that measured is the parts', not the merging machine's: one commit, or each part's listed.
+  const codes = [...new Set(manifests.map((m) => JSON.stringify(m.code ?? null)))];
+  mm.code = codes.length === 1 ? (manifests[0].code ?? mm.code) : { commit: null, dirty: null, source: `parts differ: ${manifests.map((m, i) => `${parts[i].label} ${m.code?.commit ?? "?"}${m.code?.dirty ? " (dirty)" : ""}`).join("; ")}` };
   mm.settings.parts = parts.map((p, i) => ({ label: p.label, runId: manifests[i].runId, sha256: p.sha256, status: manifests[i].status }));
   const failures = manifests.flatMap((m, i) => (m.failure ? [`${parts[i].label}: ${m.failure}`] : []));
   run.finish(manifests.every((m) => m.status === "complete") ? "complete" : "failed", failures.join("\n") || undefined);

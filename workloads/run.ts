@@ -5,19 +5,19 @@ import { randomBytes } from "node:crypto";
 import { RunDir } from "./runDir";
 import { createProgress, type Progress } from "./progress";
 import { AVAILABLE_SIDES, type RunConfig } from "./runConfig";
-import type { Group } from "./presets";
+import type { Group, Side } from "../analysis/catalog";
 import { packageVersion } from "./versions";
 import { onInterrupt } from "./processes";
 import { CpuLock, runOverlapped } from "./cpuLock";
-import type { MeasureContext } from "./measure";
 import { NETNS_ENV } from "./netns";
 import { startEngineTopology } from "../cluster/localCluster";
 import { GatewayClient } from "./rivet/gateway";
-import { RIVET_GROUP_RUNNERS, type RivetStageContext } from "./rivet/stages";
+import { rivetAdapter } from "./rivet/adapter";
 import { loopbackSettings } from "./rivet/network";
 import { COMPATIBILITY_DATE } from "./cloudflare/compatibility";
 import { WorkerClient } from "./cloudflare/workerClient";
-import { CLOUDFLARE_GROUP_RUNNERS, type CloudflareStageContext } from "./cloudflare/stages";
+import { cloudflareAdapter } from "./cloudflare/adapter";
+import { LAST_GROUPS, OVERLAPPING_GROUPS, runGroup, type PlanContext, type SideAdapter } from "./stagePlan";
 import { summarizeRun, type SummaryRow, type ThroughputRow } from "../analysis/summary";
 
 export interface RunOutcome {
@@ -27,24 +27,29 @@ export interface RunOutcome {
   failures: string[];
 }
 
-/** Groups whose idle wait lets later groups run meanwhile, and groups that still run last and alone. */
-export const OVERLAPPING_GROUPS: ReadonlySet<Group> = new Set(["wake"]);
-export const LAST_GROUPS: ReadonlySet<Group> = new Set(["burst"]);
-
 /**
- * Runs each selected group against one side, one measurement at a time (a
- * CpuLock), with the wakes' idle waits overlapping the next groups; a group
- * whose setup fails is recorded and the rest go on.
+ * Runs each selected group against one side through the stage plan, one
+ * measurement at a time (a CpuLock), with idle waits before wakes overlapping
+ * the next groups; a group whose setup fails is recorded and the rest go on.
+ * The adapter's properties (what differs between the sides) go into the manifest.
  */
-async function runGroups<C extends MeasureContext>(side: string, groups: Group[], runners: Record<Group, (ctx: C) => Promise<void>>, ctx: C, progress: Progress, failures: string[]) {
+async function measureSide(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], adapter: SideAdapter, cpuPids: PlanContext["cpuPids"]): Promise<void> {
+  const side = adapter.side;
+  run.manifest.settings[side] = { ...(run.manifest.settings[side] as object), adapter: adapter.properties, wakeIdleMs: adapter.wakeIdleMs };
+  run.save();
   const lock = new CpuLock();
-  const locked = { ...ctx, idle: (ms: number) => lock.idle(ms) };
+  const ctx: PlanContext = {
+    adapter, run, progress, cpuPids,
+    counts: cfg.counts[side],
+    keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
+    idle: (ms: number) => lock.idle(ms),
+  };
   await runOverlapped(
-    groups,
-    async (g) => {
+    cfg.groups,
+    async (g: Group) => {
       const t0 = process.hrtime.bigint();
       try {
-        await runners[g](locked);
+        await runGroup(g, ctx);
       } catch (err) {
         failures.push(`${side} ${g}: ${(err as Error).message}`);
         progress.note(`${side} ${g} FAILED: ${(err as Error).message}`);
@@ -96,17 +101,10 @@ export async function measureRivet(cfg: RunConfig, run: RunDir, progress: Progre
     loopback: { ...loopbackSettings(), privateNetns: process.env[NETNS_ENV] === "1" },
     client: "undici Pool, keep-alive, HTTP/1.1, JSON encoding",
   };
-  run.save();
   const client = new GatewayClient(target.gatewayUrl, cfg.requestTimeoutMs);
-  const ctx: RivetStageContext = {
-    client, run, counts: cfg.counts, progress,
-    keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
-    wakeIdleMs: cfg.wakeIdleMs,
-    sleepConfirmTimeoutMs: cfg.sleepConfirmTimeoutMs,
-    cpuPids: () => ({ engine: target.enginePid, app: target.appPid, driver: process.pid }),
-  };
+  const adapter = rivetAdapter(client, { wakeIdleMs: cfg.wakeIdleMs, sleepConfirmTimeoutMs: cfg.sleepConfirmTimeoutMs });
   try {
-    await runGroups("rivet", cfg.groups, RIVET_GROUP_RUNNERS, ctx, progress, failures);
+    await measureSide(cfg, run, progress, failures, adapter, () => ({ engine: target.enginePid, app: target.appPid, driver: process.pid }));
   } finally {
     await client.close();
   }
@@ -123,21 +121,13 @@ export async function measureCloudflare(cfg: RunConfig, run: RunDir, progress: P
       eviction: "local workerd evicts an idle DO after about 10 s",
     }),
     compatibilityDate: COMPATIBILITY_DATE,
-    wakeIdleMs: cfg.cfWakeIdleMs,
     token: "random per Worker, a secret binding; never written",
     loopback: { ...loopbackSettings(), privateNetns: process.env[NETNS_ENV] === "1" },
     client: "undici Pool, keep-alive, HTTP/1.1",
   };
-  run.save();
   const client = new WorkerClient(target.url, target.token, cfg.requestTimeoutMs);
-  const ctx: CloudflareStageContext = {
-    client, run, counts: cfg.counts, progress,
-    keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
-    wakeIdleMs: cfg.cfWakeIdleMs,
-    cpuPids: () => ({ driver: process.pid }),
-  };
   try {
-    await runGroups("cloudflare", cfg.groups, CLOUDFLARE_GROUP_RUNNERS, ctx, progress, failures);
+    await measureSide(cfg, run, progress, failures, cloudflareAdapter(client, { wakeIdleMs: cfg.cfWakeIdleMs }), () => ({ driver: process.pid }));
   } finally {
     await client.close();
   }
@@ -190,23 +180,34 @@ export function driverVersions(): Record<string, string> {
   };
 }
 
-/** Runs every selected side and group on this machine, one side after the other, into one run directory. */
-export async function runLocalSuite(cfg: RunConfig, progress: Progress = createProgress(process.stdout, cfg.quiet)): Promise<RunOutcome> {
-  const run = new RunDir(resolve(cfg.resultsDir), cfg.stack, cfg.preset, { ...cfg, resultsDir: undefined, quiet: undefined });
+/**
+ * The lifecycle every run shares, `npm start` and a stack's group run alike: a
+ * new run directory with the effective config, the driver's versions and the
+ * code's commit; `body` measures into it; an interrupt or a thrown error is
+ * recorded as the run's failure; the manifest is finished either way.
+ */
+export async function measuredRun(resultsRoot: string, cfg: RunConfig, body: (run: RunDir, failures: string[]) => Promise<void>): Promise<RunOutcome & { run: RunDir }> {
+  const run = new RunDir(resultsRoot, cfg.stack, cfg.preset, { ...cfg, resultsDir: undefined, quiet: undefined });
   const failures: string[] = [];
   run.manifest.versions = { ...run.manifest.versions, ...driverVersions() };
   run.save();
   const removeHook = onInterrupt((sig) => run.finish("failed", `interrupted by ${sig}`));
   try {
+    await body(run, failures);
+  } catch (err) {
+    failures.push((err as Error).message);
+  } finally {
+    removeHook();
+  }
+  run.finish(failures.length === 0 ? "complete" : "failed", failures.join("\n") || undefined);
+  return { run, runDir: run.dir, failures, ...summarizeRun(run.dir, run.manifest) };
+}
+
+/** Runs every selected side and group on this machine, one side after the other, into one run directory. */
+export function runLocalSuite(cfg: RunConfig, progress: Progress = createProgress(process.stdout, cfg.quiet)): Promise<RunOutcome> {
+  return measuredRun(resolve(cfg.resultsDir), cfg, async (run, failures) => {
     for (const side of cfg.sides.filter((s) => AVAILABLE_SIDES.includes(s))) {
       await (side === "rivet" ? runRivet : runCloudflare)(cfg, run, progress, failures);
     }
-  } catch (err) {
-    removeHook();
-    run.finish("failed", `${(err as Error).message}`);
-    throw err;
-  }
-  removeHook();
-  run.finish(failures.length === 0 ? "complete" : "failed", failures.join("\n") || undefined);
-  return { runDir: run.dir, failures, ...summarizeRun(run.dir, run.manifest) };
+  });
 }

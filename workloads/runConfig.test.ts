@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseRunArgs } from "./runConfig";
-import { PRESETS } from "./presets";
+import { PRESETS } from "../analysis/catalog";
 
 describe("parseRunArgs", () => {
   it("defaults: local preset, both sides, every group, 10 s wake idle", () => {
@@ -15,7 +15,8 @@ describe("parseRunArgs", () => {
   });
   it("takes preset, side and groups (in suite order)", () => {
     const c = parseRunArgs(["--preset", "full", "--side", "rivet", "--groups", "wake,create"]);
-    expect(c.counts.createPing).toBe(1500);
+    expect(c.counts.rivet.createPing).toBe(1500);
+    expect(c.counts.cloudflare.createPing).toBe(200);
     expect(c.sides).toEqual(["rivet"]);
     expect(c.groups).toEqual(["create", "wake"]);
   });
@@ -41,11 +42,14 @@ describe("parseRunArgs", () => {
 });
 
 describe("--samples", () => {
-  it("overrides the preset's counts, wherever it stands", () => {
-    const c = parseRunArgs(["--samples", "createPing=7,warm=9", "--preset", "quick"]);
-    expect(c.counts.createPing).toBe(7);
-    expect(c.counts.warm).toBe(9);
-    expect(c.counts.wake).toBe(PRESETS.quick.wake);
+  it("overrides the preset's counts on both sides, wherever it stands", () => {
+    const c = parseRunArgs(["--samples", "createPing=7,warm=9", "--preset", "full"]);
+    for (const side of ["rivet", "cloudflare"] as const) {
+      expect(c.counts[side].createPing).toBe(7);
+      expect(c.counts[side].warm).toBe(9);
+      expect(c.counts[side].wake).toBe(PRESETS.full[side].wake);
+    }
+    expect(c.counts.rivet.wake).not.toBe(c.counts.cloudflare.wake);
   });
   it("refuses unknown names and counts that are not whole and positive", () => {
     expect(() => parseRunArgs(["--samples", "pings=3"])).toThrow(/--samples takes name=count pairs with names createPing, .* got "pings=3"/);

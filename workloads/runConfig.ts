@@ -1,14 +1,14 @@
-import { GROUPS, PRESETS, type Group, type PresetName, type SampleCounts } from "./presets";
+import { COUNT_KEYS, GROUPS, PRESETS, SIDES, type Group, type PresetName, type SampleCounts, type Side } from "../analysis/catalog";
 
-export const SIDES = ["rivet", "cloudflare"] as const;
-export type Side = (typeof SIDES)[number];
+export { SIDES, type Side };
 /** Sides this build can run locally. */
 export const AVAILABLE_SIDES: readonly Side[] = ["rivet", "cloudflare"];
 
 export interface RunConfig {
   stack: string;
   preset: PresetName;
-  counts: SampleCounts;
+  /** Sample counts per side: the preset's, with --samples applied to both sides. */
+  counts: Record<Side, SampleCounts>;
   sides: Side[];
   groups: Group[];
   resultsDir: string;
@@ -45,7 +45,7 @@ function positiveInt(flag: string, v: string | undefined): number {
 
 /** `createPing=100,warm=500`: sample counts that override the preset's. */
 export function parseSampleCounts(v: string): Partial<SampleCounts> {
-  const known = Object.keys(PRESETS.quick);
+  const known: readonly string[] = COUNT_KEYS;
   const out: Partial<SampleCounts> = {};
   for (const item of v.split(",").map((s) => s.trim()).filter(Boolean)) {
     const [k, n, extra] = item.split("=");
@@ -64,7 +64,7 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
   const cfg: RunConfig = {
     stack: "local",
     preset: "local",
-    counts: { ...PRESETS.local },
+    counts: PRESETS.local,
     sides: ["rivet", "cloudflare"],
     groups: [...GROUPS],
     resultsDir: "results",
@@ -91,7 +91,7 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
         const v = value();
         if (!(v in PRESETS)) throw new UsageError(`--preset must be one of ${Object.keys(PRESETS).join(", ")}, got "${v}"`);
         cfg.preset = v as PresetName;
-        cfg.counts = { ...PRESETS[cfg.preset] };
+        cfg.counts = PRESETS[cfg.preset];
         break;
       }
       case "--side": {
@@ -159,7 +159,7 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
         throw new UsageError(`unknown argument "${flag}"\n${USAGE}`);
     }
   }
-  cfg.counts = { ...cfg.counts, ...overrides };
+  cfg.counts = { rivet: { ...cfg.counts.rivet, ...overrides }, cloudflare: { ...cfg.counts.cloudflare, ...overrides } };
   if (cfg.engineTopology === "cluster" && cfg.loopback === "quickack") {
     // The quickack namespace is a user namespace too, where only root is mapped, and Postgres refuses to run as root.
     throw new UsageError("--engine-topology cluster needs --loopback host: its Postgres cannot run inside the quickack namespace (a user namespace with root as its only user)");

@@ -1,11 +1,12 @@
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { cpus, totalmem, release, platform, arch, hostname } from "node:os";
 import { join } from "node:path";
 import { SampleFile } from "./samples";
-import type { ManifestLike, StageRecord } from "../analysis/verify";
+import { codeProvenance } from "./versions";
+import {
+  fileDigest, MANIFEST_SCHEMA, rawFileName, stageFileName, stageKey, type ManifestLike, type StageRecord,
+} from "../analysis/runDirContract";
 
-export const MANIFEST_SCHEMA = 1;
 
 /** UTC minute id, e.g. 20261202T1305Z. */
 export function formatRunId(d: Date): string {
@@ -13,7 +14,7 @@ export function formatRunId(d: Date): string {
   return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}T${p(d.getUTCHours())}${p(d.getUTCMinutes())}Z`;
 }
 
-export type { StageRecord } from "../analysis/verify";
+export type { StageRecord } from "../analysis/runDirContract";
 
 /** The manifest as the driver writes it: the contract's shape, with settings and status always present. */
 export interface Manifest extends ManifestLike {
@@ -33,17 +34,18 @@ export function machineInfo(): Record<string, unknown> {
   };
 }
 
-export function fileDigest(path: string): { sha256: string; lines: number } {
-  const buf = readFileSync(path);
-  let lines = 0;
-  for (const b of buf) if (b === 10) lines++;
-  return { sha256: createHash("sha256").update(buf).digest("hex"), lines };
+/** Writes a file whole or not at all. */
+function writeAtomic(path: string, text: string): void {
+  writeFileSync(`${path}.tmp`, text);
+  renameSync(`${path}.tmp`, path);
 }
 
 /**
- * A run directory: results/<stack>/<runId>/ with raw/ and manifest.json. The
- * manifest is rewritten (atomically) after every stage, so a crash leaves a
- * manifest that lists and hashes every stage completed before it.
+ * A run directory: results/<stack>/<runId>/ with raw/, stages/ and
+ * manifest.json (docs/run-directory.md). Each stage's record is written to
+ * stages/ and hashed like its samples; the manifest is rewritten (atomically)
+ * after every stage, so a crash leaves a manifest that lists and hashes every
+ * stage completed before it.
  */
 export class RunDir {
   readonly dir: string;
@@ -55,6 +57,7 @@ export class RunDir {
     for (let i = 2; existsSync(join(resultsRoot, stack, runId)); i++) runId = `${base}-${i}`;
     this.dir = join(resultsRoot, stack, runId);
     mkdirSync(join(this.dir, "raw"), { recursive: true });
+    mkdirSync(join(this.dir, "stages"), { recursive: true });
     this.manifest = {
       schema: MANIFEST_SCHEMA,
       stack,
@@ -65,6 +68,7 @@ export class RunDir {
       versions: { node: process.version },
       machine: machineInfo(),
       config,
+      code: codeProvenance(),
       settings: {},
       stages: {},
       files: {},
@@ -76,7 +80,7 @@ export class RunDir {
   private open = new Set<SampleFile>();
 
   rawFile(side: string, metric: string): SampleFile {
-    const f = new SampleFile(join(this.dir, "raw", `${side}.${metric}.jsonl`));
+    const f = new SampleFile(join(this.dir, rawFileName(side, metric)));
     this.open.add(f);
     return f;
   }
@@ -88,16 +92,21 @@ export class RunDir {
   }
 
   recordStage(rec: StageRecord): void {
-    this.manifest.stages[`${rec.side}.${rec.metric}`] = rec;
+    // Round-tripped through JSON so the manifest's copy equals the hashed file's, undefined fields and all.
+    const text = JSON.stringify(rec, null, 2) + "\n";
+    writeAtomic(join(this.dir, stageFileName(rec.side, rec.metric)), text);
+    this.manifest.stages[stageKey(rec.side, rec.metric)] = JSON.parse(text) as StageRecord;
     this.rehash();
     this.save();
   }
 
-  /** Hashes every raw file present, so the manifest never lists a stale digest. */
+  /** Hashes every raw file and stage record present, so the manifest never lists a stale digest. */
   rehash(): void {
     const files: Manifest["files"] = {};
-    for (const name of readdirSync(join(this.dir, "raw")).sort()) {
-      if (name.endsWith(".jsonl")) files[`raw/${name}`] = fileDigest(join(this.dir, "raw", name));
+    for (const [folder, ext] of [["raw", ".jsonl"], ["stages", ".json"]] as const) {
+      for (const name of readdirSync(join(this.dir, folder)).sort()) {
+        if (name.endsWith(ext)) files[`${folder}/${name}`] = fileDigest(join(this.dir, folder, name));
+      }
     }
     this.manifest.files = files;
   }
@@ -112,8 +121,6 @@ export class RunDir {
   }
 
   save(): void {
-    const path = join(this.dir, "manifest.json");
-    writeFileSync(`${path}.tmp`, JSON.stringify(this.manifest, null, 2) + "\n");
-    renameSync(`${path}.tmp`, path);
+    writeAtomic(join(this.dir, "manifest.json"), JSON.stringify(this.manifest, null, 2) + "\n");
   }
 }

@@ -1,20 +1,8 @@
 import { closeSync, openSync, writeSync } from "node:fs";
+import type { Sample } from "../analysis/runDirContract";
 
-/** One measured sample, one JSON line in raw/<side>.<metric>.jsonl (see docs/design.md). */
-export interface Sample {
-  seq: number;
-  /** Wall-clock ms (Date.now()) when the sample's request was sent. */
-  at: number;
-  ok: boolean;
-  /** The in-system round trip in ms, the primary figure. */
-  ms: number;
-  /** The actor's own proof of a fresh instance; null where the metric is not a create or wake. */
-  cold: boolean | null;
-  actorMs?: number | null;
-  sqlMs?: number | null;
-  clientMs?: number | null;
-  error?: string;
-}
+export type { Sample } from "../analysis/runDirContract";
+
 
 /**
  * Appends samples to a JSONL file with a synchronous write per sample, so that

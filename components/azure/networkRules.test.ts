@@ -2,26 +2,47 @@ import { describe, expect, it } from "vitest";
 import { engineVmPlan, securityRules } from "./networkRules";
 import { CLOUD_NETWORK } from "../../cluster/topology";
 
+/** An IPv4 address or prefix as [network, prefix length]; a bare address is a /32. */
+function cidr(p: string): [number, number] {
+  const [addr, len = "32"] = p.split("/");
+  const n = addr.split(".").reduce((a, o) => a * 256 + Number(o), 0);
+  return [n, Number(len)];
+}
+const contains = (prefix: string, ip: string) => {
+  if (prefix === "*") return true;
+  if (!/^\d+\.\d+\.\d+\.\d+(\/\d+)?$/.test(prefix)) return false; // service tags (AzureLoadBalancer) match no plain address
+  const [net, len] = cidr(prefix);
+  const [addr] = cidr(ip);
+  const size = 2 ** (32 - len);
+  return Math.floor(addr / size) === Math.floor(net / size);
+};
+
 describe("the NSG rules", () => {
   const rules = securityRules("203.0.113.7");
-  const allows = (source: string, destination: string, port: string) =>
-    rules
-      .filter((r) => r.sourceAddressPrefix === source && (r.destinationAddressPrefix === destination || r.destinationAddressPrefix === "*"))
+  /** Azure's evaluation: the matching rule with the lowest priority number decides; no match is Azure's default deny. */
+  const allows = (sourceIp: string, destinationIp: string, port: string) =>
+    [...rules]
       .sort((a, b) => a.priority - b.priority)
-      .find((r) => r.destinationPortRanges.includes(port) || r.destinationPortRanges.includes("*"))?.access === "Allow";
+      .find((r) => contains(r.sourceAddressPrefix, sourceIp) && contains(r.destinationAddressPrefix, destinationIp) &&
+        (r.destinationPortRanges.includes(port) || r.destinationPortRanges.includes("*")))?.access === "Allow";
+  const engine = CLOUD_NETWORK.engineAddresses[0];
+  const postgres = "10.40.2.4";
 
   it("opens SSH to the runner from the configured source only", () => {
-    const ssh = rules.filter((r) => r.destinationPortRanges.includes("22") && r.sourceAddressPrefix !== CLOUD_NETWORK.subnet);
-    expect(ssh).toEqual([expect.objectContaining({ sourceAddressPrefix: "203.0.113.7", destinationAddressPrefix: `${CLOUD_NETWORK.runnerAddress}/32`, access: "Allow" })]);
-    expect(allows("*", "*", "22")).toBe(false);
+    expect(allows("203.0.113.7", CLOUD_NETWORK.runnerAddress, "22")).toBe(true);
+    expect(allows("198.51.100.9", CLOUD_NETWORK.runnerAddress, "22")).toBe(false);
+    expect(allows("203.0.113.7", engine, "22")).toBe(false);
+    expect(allows("203.0.113.7", CLOUD_NETWORK.runnerAddress, "6420")).toBe(false);
   });
 
   it("keeps Engine, NATS and Postgres ports inside the VNet, and denies the rest", () => {
     for (const port of ["6420", "6421", "6430", "4222", "6222"]) {
-      expect(allows(CLOUD_NETWORK.vnet, CLOUD_NETWORK.subnet, port), port).toBe(true);
-      expect(allows("203.0.113.7", CLOUD_NETWORK.subnet, port), port).toBe(false);
+      expect(allows(CLOUD_NETWORK.runnerAddress, engine, port), port).toBe(true);
+      expect(allows("203.0.113.7", engine, port), port).toBe(false);
     }
-    expect(allows(CLOUD_NETWORK.subnet, CLOUD_NETWORK.postgresSubnet, "5432")).toBe(true);
+    expect(allows(CLOUD_NETWORK.runnerAddress, engine, "8080")).toBe(false);
+    expect(allows(engine, postgres, "5432")).toBe(true);
+    expect(allows("203.0.113.7", postgres, "5432")).toBe(false);
     expect(rules.every((r) => r.access === "Deny" || r.sourceAddressPrefix !== "*")).toBe(true);
     expect(rules.at(-1)).toMatchObject({ access: "Deny", sourceAddressPrefix: "*", destinationPortRanges: ["*"] });
     expect(new Set(rules.map((r) => r.priority)).size).toBe(rules.length);

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parseRunArgs, SIDES, UsageError } from "../../workloads/runConfig";
-import { GROUPS } from "../../workloads/presets";
+import { GROUPS } from "../../analysis/catalog";
 import { blobDigest, runGroupInChild, type GroupRunRequest } from "../../workloads/local/groupRun";
 import type { DaemonHandle } from "../../workloads/local/daemons";
 import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";

@@ -106,7 +106,7 @@ async function main(): Promise<void> {
   const call = () => client.call({ kind: "id", actorId: "noop" }, "ping");
   const wrkFigures: Record<string, WrkResult[]> = {};
   // Warm-up for every tool: connections open, JIT warm. Not recorded.
-  await measure({ ctx, side: "warmup", metric: "driver", n: 2000, concurrency: 8, coldMetric: false, call });
+  await measure({ ctx, side: "warmup", metric: "driver", n: 2000, concurrency: 8, call });
   await autocannonRun(run, url, "warmup", 8, 2000);
   if (wrk) runWrk(url, 8, 1, work);
   for (const k of ["warmup.driver", "autocannon.warmup"]) delete run.manifest.stages[k];
@@ -115,7 +115,7 @@ async function main(): Promise<void> {
     for (const c of [1, ...RATE_LEVELS]) {
       const metric = `${c === 1 ? "rtt" : "rate"}.c${c}.r${r}`;
       const n = c === 1 ? args.c1Requests : args.rateRequests;
-      await measure({ ctx, side: "driver", metric, n, concurrency: c, coldMetric: false, call });
+      await measure({ ctx, side: "driver", metric, n, concurrency: c, call });
       await autocannonRun(run, url, metric, c, n);
       if (wrk) (wrkFigures[`c${c}`] ??= []).push(runWrk(url, c, args.wrkSeconds, work));
       process.stderr.write(`round ${r} c${c} done\n`);

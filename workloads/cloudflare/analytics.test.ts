@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { blocksOf, collectAnalytics, DATASET, type AnalyticsSource, type Block } from "./analytics";
 import { runAnalytics } from "./analyticsRun";
-import { fixture } from "../../analysis/testFixtures";
+import { fixture } from "../../test/fixtures";
 import { verifyRunDir } from "../../analysis/verify";
 import { generateReport } from "../../analysis/report";
 import { blobDigest } from "../local/groupRun";

@@ -3,13 +3,12 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseRunArgs, type Side } from "../runConfig";
-import { RunDir } from "../runDir";
 import { createProgress } from "../progress";
-import { onInterrupt, withPdeathsig } from "../processes";
+import { withPdeathsig } from "../processes";
 import { logTail } from "../waitFor";
 import { NETNS_ENV } from "../netns";
-import { driverVersions, measureCloudflare, measureRivet, type CloudflareTarget, type RivetTarget } from "../run";
-import { summarizeRun, type SummaryRow, type ThroughputRow } from "../../analysis/summary";
+import { measureCloudflare, measuredRun, measureRivet, type CloudflareTarget, type RivetTarget } from "../run";
+import type { SummaryRow, ThroughputRow } from "../../analysis/summary";
 import { reachArgv, type DaemonHandle } from "./daemons";
 
 /** One BenchmarkRun: a side's selected groups against a running target, into a run directory of its own. */
@@ -42,29 +41,18 @@ export function blobDigest(runDir: string): string {
 /** Runs the request in this process. */
 export async function runGroupRequest(req: GroupRunRequest, logTo: NodeJS.WriteStream = process.stderr): Promise<GroupRunResult> {
   const cfg = { ...parseRunArgs(req.runArgs), stack: req.stack, sides: [req.side] };
-  const run = new RunDir(req.blobRoot, req.stack, cfg.preset, { ...cfg, resultsDir: undefined, quiet: undefined });
-  run.manifest.versions = { ...run.manifest.versions, ...driverVersions() };
-  run.save();
-  const failures: string[] = [];
   const progress = createProgress(logTo, cfg.quiet);
-  const removeHook = onInterrupt((sig) => run.finish("failed", `interrupted by ${sig}`));
-  try {
+  const out = await measuredRun(req.blobRoot, cfg, async (run, failures) => {
     if (req.side === "rivet") {
-      if (!req.rivet) throw new Error("a rivet group run needs request.rivet (the Engine's endpoints)");
+      if (!req.rivet) throw new Error("rivet: a rivet group run needs request.rivet (the Engine's endpoints)");
       await measureRivet(cfg, run, progress, failures, req.rivet);
     } else {
-      if (!req.cloudflare) throw new Error("a cloudflare group run needs request.cloudflare (the Worker's endpoint)");
+      if (!req.cloudflare) throw new Error("cloudflare: a cloudflare group run needs request.cloudflare (the Worker's endpoint)");
       await measureCloudflare(cfg, run, progress, failures, req.cloudflare);
     }
-  } catch (err) {
-    failures.push(`${req.side}: ${(err as Error).message}`);
-  } finally {
-    removeHook();
-  }
-  const status = failures.length === 0 ? "complete" : "failed";
-  run.finish(status, failures.join("\n") || undefined);
-  const { rows, throughput } = summarizeRun(run.dir, run.manifest);
-  return { runId: run.manifest.runId, runDir: run.dir, sha256: blobDigest(run.dir), status, failures, summary: { rows, throughput } };
+  });
+  const status = out.failures.length === 0 ? "complete" : "failed";
+  return { runId: out.run.manifest.runId, runDir: out.runDir, sha256: blobDigest(out.runDir), status, failures: out.failures, summary: { rows: out.rows, throughput: out.throughput } };
 }
 
 /**

@@ -1,11 +1,8 @@
 import { actor, setup } from "rivetkit";
 import { db } from "rivetkit/db";
+import { WORKLOAD } from "../../analysis/catalog";
 
-/** 128-byte payload for every written row, as in the reference. */
-export const ROW_BYTES = 128;
-export const SCAN_ROWS = 1000;
-
-const ROW_VALUE = "x".repeat(ROW_BYTES);
+const ROW_VALUE = "x".repeat(WORKLOAD.rowBytes);
 
 /** RivetKit's idle sleep timeout for both actors; the run sets it through the app's environment. */
 const sleepTimeout = Number(process.env.BENCH_ACTOR_SLEEP_TIMEOUT_MS) || 30_000;
@@ -85,11 +82,11 @@ export const store = actor({
       const { ms } = await timed(() => c.db.execute("INSERT INTO rows (v) VALUES (?)", ROW_VALUE));
       return finish(s, ms);
     },
-    /** Scan of up to 1,000 rows, every value materialized. */
+    /** Scan of up to WORKLOAD.scanRows rows, every value materialized. */
     scan: async (c): Promise<Reply> => {
       const s = begin(c.vars);
       const { ms, result } = await timed(() =>
-        c.db.execute<{ id: number; v: string }>("SELECT id, v FROM rows ORDER BY id LIMIT ?", SCAN_ROWS),
+        c.db.execute<{ id: number; v: string }>("SELECT id, v FROM rows ORDER BY id LIMIT ?", WORKLOAD.scanRows),
       );
       let bytes = 0;
       for (const r of result) bytes += String(r.v).length;

@@ -5,6 +5,7 @@
  * and returns that figure with the DO's reply.
  */
 import { DurableObject } from "cloudflare:workers";
+import { WORKLOAD } from "../../../analysis/catalog";
 
 export interface Env {
   BENCH: DurableObjectNamespace<BenchObject>;
@@ -18,18 +19,25 @@ export interface DoReply {
   value: unknown;
 }
 
-const ROW_VALUE = "x".repeat(128);
-const SCAN_ROWS = 1000;
+const ROW_VALUE = "x".repeat(WORKLOAD.rowBytes);
 
 export class BenchObject extends DurableObject<Env> {
   /** Requests this instance has served; a new instance (create or wake after eviction) starts at 0. */
   private served = 0;
-  private sql: SqlStorage;
+  private table = false;
 
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    this.sql = ctx.storage.sql;
-    this.sql.exec("CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+  /**
+   * The table, created on an instance's first SQL call, so a ping (the
+   * "no storage" create and wake) touches no SQL, as the Rivet actor without
+   * a database does not.
+   */
+  private get sql(): SqlStorage {
+    const sql = this.ctx.storage.sql;
+    if (!this.table) {
+      sql.exec("CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+      this.table = true;
+    }
+    return sql;
   }
 
   private reply(value: unknown = null): DoReply {
@@ -57,7 +65,7 @@ export class BenchObject extends DurableObject<Env> {
   scan(): DoReply {
     let rows = 0;
     let bytes = 0;
-    for (const r of this.sql.exec<{ id: number; v: string }>("SELECT id, v FROM rows ORDER BY id LIMIT ?", SCAN_ROWS)) {
+    for (const r of this.sql.exec<{ id: number; v: string }>("SELECT id, v FROM rows ORDER BY id LIMIT ?", WORKLOAD.scanRows)) {
       rows += 1;
       bytes += String(r.v).length;
     }

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { CATALOG, chartMetric, GROUPS, isColdMetric, METRIC_ORDER, metricsOf, PRESETS, sampleCount, SIDES, catalogEntry } from "./catalog";
+
+/** The reference's n per row and side (its headline and throughput tables), written out independently of the catalog. */
+const REFERENCE_N: Record<string, { rivet?: number; cloudflare?: number }> = {
+  "create.ping": { rivet: 1500, cloudflare: 200 },
+  "create.unique": { cloudflare: 200 },
+  "create.read": { rivet: 1200, cloudflare: 200 },
+  "create.write": { rivet: 1200, cloudflare: 200 },
+  "wake.ping": { rivet: 1200, cloudflare: 200 },
+  "wake.read": { rivet: 1200, cloudflare: 200 },
+  "wake.write": { rivet: 1200, cloudflare: 200 },
+  "warm.ping": { rivet: 2000, cloudflare: 300 },
+  "warm.getOrCreate": { rivet: 2000 },
+  "sqlite.read": { rivet: 1200, cloudflare: 300 },
+  "sqlite.write": { rivet: 1200, cloudflare: 300 },
+  "sqlite.scan": { rivet: 1000, cloudflare: 300 },
+  "burst.c1": { rivet: 500, cloudflare: 500 },
+  "burst.c8": { rivet: 500, cloudflare: 500 },
+  "burst.c32": { rivet: 500, cloudflare: 500 },
+  "burst.c128": { rivet: 500, cloudflare: 500 },
+  seqwrite: { rivet: 5000, cloudflare: 2000 },
+};
+
+describe("metric catalog", () => {
+  it("the full preset takes the reference's n on each side", () => {
+    for (const [id, want] of Object.entries(REFERENCE_N)) {
+      for (const side of SIDES) {
+        const e = catalogEntry(id);
+        expect(e.sides.includes(side), `${side} ${id}`).toBe(want[side] !== undefined);
+        if (want[side] !== undefined) expect(sampleCount(e, PRESETS.full[side]), `${side} ${id}`).toBe(want[side]);
+      }
+    }
+  });
+  it("every design metric id is in the catalog, once, in the design's order of groups", () => {
+    expect(new Set(METRIC_ORDER).size).toBe(METRIC_ORDER.length);
+    for (const id of [...Object.keys(REFERENCE_N), "baseline.noop"]) expect(METRIC_ORDER).toContain(id);
+    for (const e of CATALOG) expect(GROUPS).toContain(e.group);
+  });
+  it("coldness follows the kind: creates, wakes and bursts need a proven fresh start; nothing else does", () => {
+    expect(["create.ping", "create.unique", "wake.write", "burst.c128", "open.r5"].map(isColdMetric)).toEqual([true, true, true, true, true]);
+    expect(["warm.ping", "sqlite.read", "seqwrite", "baseline.noop", "rtt.c1.r1"].map(isColdMetric)).toEqual([false, false, false, false, false]);
+  });
+  it("side-only metrics stay with their side", () => {
+    expect(metricsOf("rivet", "warm")).toEqual(["warm.ping", "warm.getOrCreate"]);
+    expect(metricsOf("cloudflare", "warm")).toEqual(["warm.ping", "baseline.noop"]);
+    expect(metricsOf("cloudflare", "create")).toContain("create.unique");
+    expect(metricsOf("rivet", "create")).not.toContain("create.unique");
+    expect(metricsOf("rivet", "burst")).toEqual(["burst.c1", "burst.c8", "burst.c32", "burst.c128", "open.r5", "open.r10", "open.r20"]);
+  });
+  it("the headline chart's create bar is the DO's unique-id create, Rivet's create.ping", () => {
+    expect(chartMetric("cloudflare", "create")).toBe("create.unique");
+    expect(chartMetric("rivet", "create")).toBe("create.ping");
+    expect(chartMetric("rivet", "request")).toBe("warm.ping");
+  });
+  it("an unknown metric is named", () => expect(() => catalogEntry("create.pong")).toThrow(/"create.pong" is not a metric of the catalog/));
+});

@@ -1,0 +1,183 @@
+/**
+ * The metric catalog: one entry per metric, and every list the driver, the
+ * report and the tests use is derived from it (metric order, groups, sides,
+ * coldness, headline labels, sample counts per preset and side). Adding a
+ * metric is one entry here plus the operation on each side's adapter.
+ */
+
+/**
+ * What each operation does, the same on both sides: the RivetKit app imports
+ * these and the Worker bundle inlines them.
+ */
+export const WORKLOAD = {
+  /** Rows seeded for point reads and scanned by a scan. */
+  scanRows: 1000,
+  /** Bytes of every written row. */
+  rowBytes: 128,
+  /** Calls to a warm actor before its series is measured. */
+  warmupCalls: 5,
+  /** Seed of the point reads' row ids. */
+  readSeed: 42,
+} as const;
+
+export const SIDES = ["rivet", "cloudflare"] as const;
+export type Side = (typeof SIDES)[number];
+
+/** Suite order. Bursts last: they leave hundreds of awake actors behind (workloads/rivet/LATENCY.md). */
+export const GROUPS = ["create", "wake", "warm", "sqlite", "seqwrite", "burst"] as const;
+export type Group = (typeof GROUPS)[number];
+
+export const SIDE_NAMES: Record<Side, string> = { rivet: "Rivet Actor", cloudflare: "Durable Object" };
+export const SIDE_SHORT: Record<Side, string> = { rivet: "Rivet", cloudflare: "DO" };
+
+/**
+ * Which clock each side's `ms` is read from (the reference's protocol). The
+ * client's own round trip is `ms` on Rivet and `clientMs` on the DO side.
+ */
+export const SIDE_CLOCKS: Record<Side, string> = {
+  rivet: "client round trip through the Engine gateway (driver hrtime)",
+  cloudflare: "Worker's Date.now() around the awaited DO call",
+};
+
+/**
+ * cold: a create or wake; a sample counts only when the actor proves a fresh instance.
+ * warm: a running actor; a fresh instance is a restart inside the series, counted and shown.
+ * baseline: no actor is called (client to Worker).
+ */
+export type MetricKind = "cold" | "warm" | "baseline";
+
+/** Sample count names; a preset gives each side its own count for each. */
+export const COUNT_KEYS = [
+  "createPing", "createRead", "createWrite", "wake", "warm", "sqliteRead", "sqliteWrite", "sqliteScan", "burstAttempts", "seqWrite", "openSeconds",
+] as const;
+export type CountKey = (typeof COUNT_KEYS)[number];
+export type SampleCounts = Record<CountKey, number>;
+
+export interface MetricEntry {
+  id: string;
+  group: Group;
+  sides: readonly Side[];
+  kind: MetricKind;
+  /** The preset count that sets n (for an open-model stage: seconds, times its rate). */
+  count: CountKey;
+  /** The headline row's label (the column names the clock); absent: not a headline row. */
+  label?: string;
+  /** Throughput: closed-loop burst at a concurrency, sequential on one actor, or open model at a rate. */
+  throughput?: { mode: "burst"; concurrency: number } | { mode: "sequential" } | { mode: "open"; ratePerSecond: number };
+  /** Role in the headline chart: the request baseline, or a group drawn minus that baseline. */
+  chart?: "request" | "create" | "write";
+}
+
+export const BURST_CONCURRENCY = [1, 8, 32, 128] as const;
+/**
+ * Arrival rates (creates per second) of the open-model stages: around and past
+ * what each side sustained locally (Rivet 10-20/s, local DO 150-200/s).
+ */
+export const OPEN_RATES: Record<Side, readonly number[]> = { rivet: [5, 10, 20], cloudflare: [50, 100, 200] };
+/** Most requests an open-model stage has outstanding; past that, sends are late and the lateness counts. */
+export const OPEN_MAX_IN_FLIGHT = 256;
+
+/**
+ * How the report turns a closed-loop stage into a rate: measured (completions /
+ * wall time), or Little's law on the mean `ms` (the reference's for the DO,
+ * whose `ms` is Worker-timed), with the measured rate beside it.
+ */
+export const THROUGHPUT_METHOD: Record<Side, "measured" | "littles-law"> = { rivet: "measured", cloudflare: "littles-law" };
+
+const BOTH = SIDES;
+
+export const CATALOG: readonly MetricEntry[] = [
+  { id: "create.ping", group: "create", sides: BOTH, kind: "cold", count: "createPing", label: "Actor create, first request answered (no storage)", chart: "create" },
+  { id: "create.unique", group: "create", sides: ["cloudflare"], kind: "cold", count: "createPing", label: "Actor create, unique id (DO only)", chart: "create" },
+  { id: "create.read", group: "create", sides: BOTH, kind: "cold", count: "createRead", label: "Create, first request is a SQLite read" },
+  { id: "create.write", group: "create", sides: BOTH, kind: "cold", count: "createWrite", label: "Create, first request is a durable SQLite write" },
+  { id: "wake.ping", group: "wake", sides: BOTH, kind: "cold", count: "wake", label: "Actor wake, first request answered" },
+  { id: "wake.read", group: "wake", sides: BOTH, kind: "cold", count: "wake", label: "Wake, first request is a SQLite read" },
+  { id: "wake.write", group: "wake", sides: BOTH, kind: "cold", count: "wake", label: "Wake, first request is a durable SQLite write" },
+  { id: "warm.ping", group: "warm", sides: BOTH, kind: "warm", count: "warm", label: "Warm request (no storage)", chart: "request" },
+  { id: "warm.getOrCreate", group: "warm", sides: ["rivet"], kind: "warm", count: "warm", label: "Warm request, getOrCreate (Rivet only)" },
+  { id: "baseline.noop", group: "warm", sides: ["cloudflare"], kind: "baseline", count: "warm", label: "Client to Worker, no DO call (/noop)" },
+  { id: "sqlite.read", group: "sqlite", sides: BOTH, kind: "warm", count: "sqliteRead", label: "SQLite point read, warm" },
+  { id: "sqlite.write", group: "sqlite", sides: BOTH, kind: "warm", count: "sqliteWrite", label: "SQLite durable write (1 row)", chart: "write" },
+  { id: "sqlite.scan", group: "sqlite", sides: BOTH, kind: "warm", count: "sqliteScan", label: `SQLite scan of ${WORKLOAD.scanRows.toLocaleString("en-US")} rows` },
+  { id: "seqwrite", group: "seqwrite", sides: BOTH, kind: "warm", count: "seqWrite", throughput: { mode: "sequential" } },
+  ...BURST_CONCURRENCY.map((c): MetricEntry => ({ id: `burst.c${c}`, group: "burst", sides: BOTH, kind: "cold", count: "burstAttempts", throughput: { mode: "burst", concurrency: c } })),
+  ...SIDES.flatMap((side) => OPEN_RATES[side].map((r): MetricEntry => ({ id: `open.r${r}`, group: "burst", sides: [side], kind: "cold", count: "openSeconds", throughput: { mode: "open", ratePerSecond: r } }))),
+];
+
+const BY_ID = new Map<string, MetricEntry>();
+for (const e of CATALOG) {
+  const had = BY_ID.get(e.id);
+  // open.r<rate> may repeat across sides only when the sides differ.
+  BY_ID.set(e.id, had ? { ...had, sides: [...had.sides, ...e.sides] } : e);
+}
+
+/** Canonical metric order: catalog order, first occurrence. */
+export const METRIC_ORDER: readonly string[] = [...BY_ID.keys()];
+
+/** The entry of a catalog metric, or undefined for anything else (e.g. the driver benchmark's own series). */
+export function metricEntry(id: string): MetricEntry | undefined {
+  return BY_ID.get(id);
+}
+
+/** The entry of a catalog metric; throws naming the id when it is not one. */
+export function catalogEntry(id: string): MetricEntry {
+  const e = BY_ID.get(id);
+  if (!e) throw new Error(`"${id}" is not a metric of the catalog (analysis/catalog.ts); known: ${METRIC_ORDER.join(", ")}`);
+  return e;
+}
+
+/** Whether a metric's samples count only with a proven cold start. Anything outside the catalog is not. */
+export function isColdMetric(id: string): boolean {
+  return BY_ID.get(id)?.kind === "cold";
+}
+
+/**
+ * The metric a side's bar shows in the headline chart's group `role`: the
+ * side's own entry with that role where it has one (the DO's unique-id create,
+ * as the reference draws it), else the shared one.
+ */
+export function chartMetric(side: Side, role: NonNullable<MetricEntry["chart"]>): string | undefined {
+  const withRole = CATALOG.filter((e) => e.chart === role && e.sides.includes(side));
+  return (withRole.find((e) => e.sides.length === 1) ?? withRole[0])?.id;
+}
+
+/** Metric ids one side writes for one group, in catalog order. */
+export function metricsOf(side: Side, group: Group): string[] {
+  return CATALOG.filter((e) => e.group === group && e.sides.includes(side)).map((e) => e.id);
+}
+
+/** Samples a side takes for a metric under the given counts. */
+export function sampleCount(e: MetricEntry, counts: SampleCounts): number {
+  const t = e.throughput;
+  return t?.mode === "open" ? t.ratePerSecond * counts.openSeconds : counts[e.count];
+}
+
+const same = (c: SampleCounts) => ({ rivet: c, cloudflare: c });
+
+/**
+ * Sample counts per preset and side. `full` is the reference's n for each side
+ * (Rivet 1,000 to 5,000 per row; Durable Objects 200 to 2,000); the others
+ * scale it down and give both sides the same n.
+ */
+export const PRESETS = {
+  quick: same({
+    createPing: 20, createRead: 20, createWrite: 20, wake: 10, warm: 100,
+    sqliteRead: 50, sqliteWrite: 50, sqliteScan: 20, burstAttempts: 128, seqWrite: 100, openSeconds: 3,
+  }),
+  local: same({
+    createPing: 300, createRead: 240, createWrite: 240, wake: 120, warm: 500,
+    sqliteRead: 300, sqliteWrite: 300, sqliteScan: 200, burstAttempts: 256, seqWrite: 1000, openSeconds: 5,
+  }),
+  full: {
+    rivet: {
+      createPing: 1500, createRead: 1200, createWrite: 1200, wake: 1200, warm: 2000,
+      sqliteRead: 1200, sqliteWrite: 1200, sqliteScan: 1000, burstAttempts: 500, seqWrite: 5000, openSeconds: 10,
+    },
+    cloudflare: {
+      createPing: 200, createRead: 200, createWrite: 200, wake: 200, warm: 300,
+      sqliteRead: 300, sqliteWrite: 300, sqliteScan: 300, burstAttempts: 500, seqWrite: 2000, openSeconds: 10,
+    },
+  },
+} as const satisfies Record<string, Record<Side, SampleCounts>>;
+export type PresetName = keyof typeof PRESETS;

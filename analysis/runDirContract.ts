@@ -1,0 +1,115 @@
+/**
+ * The run-directory contract, in one place: what a sample, a stage record and
+ * a manifest hold, how their files are named, and the one digest that pins
+ * them. docs/run-directory.md describes the format for readers.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { parseJsonLines } from "./jsonLines";
+
+export const MANIFEST_SCHEMA = 1;
+
+/** A run directory that cannot be read as one: missing, changed after the run, or malformed. */
+export class RunDirError extends Error {}
+
+/** One measured sample, one JSON line in raw/<side>.<metric>.jsonl. */
+export interface Sample {
+  seq: number;
+  /** Wall-clock ms (Date.now()) when the sample's request was sent. */
+  at: number;
+  ok: boolean;
+  /** The in-system round trip in ms, the primary figure (the side's clock, see catalog SIDE_CLOCKS). */
+  ms: number;
+  /** The actor's own proof of a fresh instance: true on the first request an instance served. null: no actor answered. */
+  cold: boolean | null;
+  actorMs?: number | null;
+  sqlMs?: number | null;
+  /** The driver's own round trip where `ms` is timed elsewhere (the DO side). */
+  clientMs?: number | null;
+  error?: string;
+}
+
+/** One measured stage. Written to stages/<side>.<metric>.json (hashed) and copied into the manifest. */
+export interface StageRecord {
+  side: string;
+  metric: string;
+  file: string;
+  attempts: number;
+  errors: number;
+  /** Wall time of the stage's measured part, hrtime-based. */
+  wallMs: number;
+  concurrency: number;
+  startedAt: string;
+  /** Extra facts a stage reports (e.g. idle time before wakes, CPU of the processes under test). */
+  notes?: Record<string, unknown>;
+}
+
+export interface FileDigest {
+  sha256: string;
+  lines: number;
+}
+
+/** The manifest as the report reads it. */
+export interface ManifestLike {
+  schema: number;
+  stack: string;
+  runId: string;
+  startedAt: string;
+  finishedAt: string | null;
+  preset: string;
+  status?: string;
+  /** What failed, when status is "failed". */
+  failure?: string;
+  versions: Record<string, string>;
+  machine: Record<string, unknown>;
+  config: Record<string, unknown>;
+  settings?: Record<string, unknown>;
+  /** The code that made the run: its git commit and whether the tree had uncommitted changes. */
+  code?: { commit: string | null; dirty: boolean | null; source: string };
+  stages: Record<string, StageRecord>;
+  files: Record<string, FileDigest>;
+}
+
+export const stageKey = (side: string, metric: string) => `${side}.${metric}`;
+export const rawFileName = (side: string, metric: string) => `raw/${side}.${metric}.jsonl`;
+export const stageFileName = (side: string, metric: string) => `stages/${side}.${metric}.json`;
+
+/** sha256 and newline count of a file's bytes: the digest the manifest pins every file with. */
+export function digestBytes(buf: Buffer): FileDigest {
+  let lines = 0;
+  for (const b of buf) if (b === 10) lines++;
+  return { sha256: createHash("sha256").update(buf).digest("hex"), lines };
+}
+
+export function fileDigest(path: string): FileDigest {
+  return digestBytes(readFileSync(path));
+}
+
+const optNumber = (x: unknown) => x === undefined || x === null || (typeof x === "number" && Number.isFinite(x));
+
+/** Why a parsed line is not a sample, or null when it is one. */
+export function sampleProblem(s: unknown): string | null {
+  if (typeof s !== "object" || s === null || Array.isArray(s)) return "not a JSON object";
+  const x = s as Record<string, unknown>;
+  if (typeof x.ok !== "boolean") return '"ok" must be true or false';
+  if (typeof x.ms !== "number" || !Number.isFinite(x.ms)) return '"ms" must be a number';
+  if (x.cold !== undefined && x.cold !== null && typeof x.cold !== "boolean") return '"cold" must be true, false or null';
+  for (const k of ["actorMs", "sqlMs", "clientMs"]) if (!optNumber(x[k])) return `"${k}" must be a number or null`;
+  return null;
+}
+
+/** A raw file's samples; throws RunDirError naming the file and line of anything that is not a sample. */
+export function parseSamples(text: string, label: string): Sample[] {
+  try {
+    return parseJsonLines<Sample>(text, label, (s, where) => {
+      const p = sampleProblem(s);
+      if (p) throw new RunDirError(`${where}: not a sample (${p})`);
+    });
+  } catch (err) {
+    throw err instanceof RunDirError ? err : new RunDirError((err as Error).message);
+  }
+}
+
+export function readSamples(path: string, label = path): Sample[] {
+  return parseSamples(readFileSync(path, "utf8"), label);
+}

@@ -1,0 +1,65 @@
+/** The Rivet side of the stage plan: the Engine gateway, driven over HTTP with undici. */
+import { measureStage, type ActorRef, type AdapterProperties, type Op, type PlanContext, type SideAdapter, type SideOutcome } from "../stagePlan";
+import { StageSetupError, must } from "../measure";
+import type { GatewayClient, Target } from "./gateway";
+
+/** The Engine's GET /actors accepts at most 32 actor_ids per request. */
+export const ACTORS_PER_QUERY = 32;
+
+export const RIVET_PROPERTIES: AdapterProperties = {
+  clock: "the driver's round trip through the Engine gateway (process.hrtime.bigint(), send to full reply)",
+  create: "getOrCreate of a new key through the gateway; the first request is the sample",
+  sleep: "explicit c.sleep() on each actor, then the Engine's actor API is polled until every one reports sleep_ts",
+  plainActor: "an actor class with no database",
+  storeSchema: "CREATE TABLE IF NOT EXISTS in the database's onMigrate, when an instance opens its database",
+  inActor: "handler interval (actorMs) and SQL interval around db.execute (sqlMs)",
+  sideOnlyStages: "warm.getOrCreate (the warm actor called by key instead of id)",
+  throughput: "measured: completions / stage wall time",
+};
+
+export interface RivetAdapterOptions {
+  /** How long slept actors stay idle after the Engine confirms them asleep. */
+  wakeIdleMs: number;
+  /** Upper bound on waiting for the Engine to report actors asleep. */
+  sleepConfirmTimeoutMs: number;
+}
+
+const target = (ref: ActorRef): Target => ("id" in ref ? { kind: "id", actorId: ref.id } : { kind: "key", actor: ref.actor, key: ref.key });
+
+/** Sleeps each actor explicitly, then polls the Engine until every one reports a sleep_ts. */
+export async function sleepAndConfirm(client: GatewayClient, actorIds: string[], timeoutMs: number): Promise<void> {
+  for (const id of actorIds) must(await client.call({ kind: "id", actorId: id }, "sleep"), `sleep of actor ${id}`);
+  const pending = new Set(actorIds);
+  const deadline = Date.now() + timeoutMs;
+  while (pending.size > 0) {
+    const batch = [...pending].slice(0, ACTORS_PER_QUERY);
+    for (const a of await client.actors(batch)) {
+      if (a.sleep_ts !== null && a.destroy_ts === null) pending.delete(a.actor_id);
+    }
+    if (pending.size === 0) break;
+    if (Date.now() > deadline) {
+      throw new StageSetupError(`${pending.size} actors not reported asleep by the Engine within ${timeoutMs} ms`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** warm.getOrCreate: the warm actor again, addressed by its key (the gateway resolves it on every call). */
+async function warmGetOrCreate(ctx: PlanContext): Promise<void> {
+  const ref: ActorRef = { key: `${ctx.keyPrefix}-warm`, actor: "plain" };
+  await measureStage(ctx, "warm.getOrCreate", () => ctx.adapter.call(ref, "ping"));
+}
+
+export function rivetAdapter(client: GatewayClient, o: RivetAdapterOptions): SideAdapter {
+  return {
+    side: "rivet",
+    properties: RIVET_PROPERTIES,
+    wakeIdleMs: o.wakeIdleMs,
+    async call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
+      const r = await client.call(target(ref), op, arg === undefined ? [] : [arg]);
+      return r.ok ? { ok: true, ms: r.ms, reply: { cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs }, actorId: r.actorId } : r;
+    },
+    sleep: (ids) => sleepAndConfirm(client, ids, o.sleepConfirmTimeoutMs),
+    sideOnly: { warm: warmGetOrCreate },
+  };
+}

@@ -1,0 +1,213 @@
+/**
+ * The stage plan against both real adapters, over fake transports that behave
+ * like the runtimes (an actor is a fresh instance after a sleep or an
+ * eviction): both sides get the same calls, counts, preparation and failure
+ * rules; only the side-only stages differ.
+ */
+import { describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { RunDir } from "./runDir";
+import { createProgress } from "./progress";
+import { runGroup, type PlanContext, type SideAdapter } from "./stagePlan";
+import { StageSetupError } from "./measure";
+import { rivetAdapter } from "./rivet/adapter";
+import { cloudflareAdapter } from "./cloudflare/adapter";
+import { GROUPS, metricsOf, PRESETS, type SampleCounts, type Side } from "../analysis/catalog";
+import type { GatewayClient, Target } from "./rivet/gateway";
+import type { DoOp, DoTarget, WorkerClient } from "./cloudflare/workerClient";
+
+const PREFIX = "run";
+const counts: SampleCounts = { ...PRESETS.quick.rivet, createPing: 3, createRead: 2, createWrite: 2, wake: 4, warm: 5, sqliteRead: 3, sqliteWrite: 3, sqliteScan: 2, burstAttempts: 4, seqWrite: 3, openSeconds: 1 };
+
+/** A runtime's actors: an actor asleep (or evicted) answers its next call from a fresh instance. */
+class FakeRuntime {
+  actors = new Map<string, { served: number; asleep: boolean }>();
+  /** What each call did, keys without the run's prefix: "<op> <key|id|unique> [name]". */
+  log: string[] = [];
+  failKeys = new Set<string>();
+  evicts = true;
+  serve(id: string, op: string, via: string) {
+    this.log.push(`${op} ${via}`);
+    const a = this.actors.get(id) ?? { served: 0, asleep: false };
+    if (a.asleep) Object.assign(a, { served: 0, asleep: false });
+    this.actors.set(id, a);
+    const cold = a.served === 0;
+    a.served += 1;
+    return cold;
+  }
+  evictAll() {
+    if (this.evicts) for (const a of this.actors.values()) a.asleep = true;
+  }
+}
+
+const short = (key: string) => key.replace(/^run-[0-9a-z]+-/, "").replace(/^run-/, "");
+
+function fakeGateway(rt: FakeRuntime): GatewayClient {
+  return {
+    async call(t: Target, action: string) {
+      if (t.kind === "key" && rt.failKeys.has(short(t.key))) return { ok: false, ms: 1, error: "HTTP 504: route_resolve_query_timeout" };
+      const id = t.kind === "key" ? `a-${short(t.key)}` : t.actorId;
+      if (action === "sleep") {
+        rt.actors.get(id)!.asleep = true;
+        return { ok: true, ms: 1, actorId: id, generation: null, reply: { cold: false, actorMs: 0.1, sqlMs: null, value: null } };
+      }
+      const cold = rt.serve(id, action, t.kind === "key" ? `key ${short(t.key)}` : "id");
+      return { ok: true, ms: 1, actorId: id, generation: null, reply: { cold, actorMs: 0.1, sqlMs: action === "ping" ? null : 0.05, value: null } };
+    },
+    async actors(ids: string[]) {
+      return ids.map((id) => ({ actor_id: id, sleep_ts: rt.actors.get(id)?.asleep ? 1 : null, destroy_ts: null }));
+    },
+  } as unknown as GatewayClient;
+}
+
+function fakeWorker(rt: FakeRuntime): WorkerClient {
+  let unique = 0;
+  return {
+    async call(op: DoOp, t: DoTarget) {
+      if ("name" in t && rt.failKeys.has(short(t.name))) return { ok: false, ms: 1, clientMs: 1, error: "HTTP 502: DO call failed" };
+      const id = "name" in t ? `a-${short(t.name)}` : "id" in t ? t.id : `u-${unique++}`;
+      const cold = rt.serve(id, op, "name" in t ? `key ${short(t.name)}` : "id" in t ? "id" : "unique");
+      return { ok: true, ms: 1, clientMs: 2, id, reply: { cold, actorMs: null, sqlMs: null, value: null } };
+    },
+    async noop() {
+      return { ok: true, ms: 1, clientMs: 1, reply: { cold: false, actorMs: null, sqlMs: null } };
+    },
+  } as unknown as WorkerClient;
+}
+
+interface Side$ {
+  rt: FakeRuntime;
+  adapter: SideAdapter;
+  run: RunDir;
+  ctx: PlanContext;
+  idles: number[];
+}
+
+function sideOf(side: Side, c = counts): Side$ {
+  const rt = new FakeRuntime();
+  const adapter = side === "rivet"
+    ? rivetAdapter(fakeGateway(rt), { wakeIdleMs: 10_000, sleepConfirmTimeoutMs: 1_000 })
+    : cloudflareAdapter(fakeWorker(rt), { wakeIdleMs: 10_000 });
+  const run = new RunDir(mkdtempSync(join(tmpdir(), "ab-plan-")), "local", "test", {});
+  const idles: number[] = [];
+  const ctx: PlanContext = {
+    adapter, run, counts: c, keyPrefix: PREFIX, progress: createProgress(process.stdout, true),
+    // The DO runtime evicts what stays idle; explicit sleep needs no eviction. No real waiting.
+    idle: async (ms) => {
+      idles.push(ms);
+      if (side === "cloudflare") rt.evictAll();
+    },
+  };
+  return { rt, adapter, run, ctx, idles };
+}
+
+const samples = (run: RunDir, side: string, metric: string) =>
+  readFileSync(join(run.dir, `raw/${side}.${metric}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { ok: boolean; cold: boolean | null });
+
+/**
+ * The calls of the shared stages: the side-only ones taken out (Rivet's
+ * getOrCreate calls by key, the DO's unique-id creates), and the open-model
+ * stages, whose rates the catalog sets per side.
+ */
+function sharedCalls(side: Side, all: string[]): string[] {
+  const log = all.filter((l) => !l.startsWith("ping key open."));
+  if (side === "cloudflare") return log.filter((l) => !l.endsWith(" unique"));
+  let warmCreated = false;
+  return log.filter((l) => {
+    if (l !== "ping key warm") return true;
+    const first = !warmCreated;
+    warmCreated = true;
+    return first;
+  });
+}
+
+describe("the stage plan on both sides", () => {
+  it("makes the same calls, in the same order, with the same counts, for every group", async () => {
+    const sides = { rivet: sideOf("rivet"), cloudflare: sideOf("cloudflare") };
+    for (const g of GROUPS) for (const s of Object.values(sides)) await runGroup(g, s.ctx);
+    expect(sharedCalls("rivet", sides.rivet.rt.log)).toEqual(sharedCalls("cloudflare", sides.cloudflare.rt.log));
+    expect(sides.rivet.rt.log.length).toBeGreaterThan(50);
+    for (const side of ["rivet", "cloudflare"] as const) {
+      const opens = sides[side].rt.log.filter((l) => l.startsWith("ping key open.")).length;
+      expect(opens, side).toBe(metricsOf(side, "burst").filter((m) => m.startsWith("open.")).reduce((n, m) => n + Number(m.slice("open.r".length)), 0));
+    }
+    // The same idle waits before wakes (the wake group's and the woken-once series'), on both sides.
+    expect(sides.rivet.idles).toEqual([10_000, 10_000, 10_000]);
+    expect(sides.cloudflare.idles).toEqual(sides.rivet.idles);
+    for (const side of ["rivet", "cloudflare"] as const) {
+      const { run } = sides[side];
+      for (const g of GROUPS) {
+        for (const metric of metricsOf(side, g)) {
+          const xs = samples(run, side, metric);
+          expect(xs.every((x) => x.ok), `${side} ${metric}`).toBe(true);
+          // Creates, wakes and bursts are fresh instances; nothing else restarted, and the flag is kept either way.
+          const cold = /^(create|wake|burst|open)\./.test(metric);
+          expect(xs.every((x) => x.cold === cold), `${side} ${metric}`).toBe(true);
+        }
+      }
+      expect(run.manifest.stages[`${side}.wake.read`].attempts).toBe(4);
+      expect(run.manifest.stages[`${side}.sqlite.read`].notes).toMatchObject({ wokenOnce: true, seededRows: 1000 });
+      expect(run.manifest.stages[`${side}.seqwrite`].notes).toMatchObject({ wokenOnce: true });
+    }
+    // Side-only stages stay with their side.
+    expect(Object.keys(sides.rivet.run.manifest.stages)).toContain("rivet.warm.getOrCreate");
+    expect(Object.keys(sides.rivet.run.manifest.stages)).not.toContain("rivet.create.unique");
+    expect(Object.keys(sides.cloudflare.run.manifest.stages)).toEqual(expect.arrayContaining(["cloudflare.create.unique", "cloudflare.baseline.noop"]));
+    expect(Object.keys(sides.cloudflare.run.manifest.stages)).not.toContain("cloudflare.warm.getOrCreate");
+  });
+
+  it("the plain actor's wake is prepared with a ping, the store actors' with a write, on both sides", async () => {
+    for (const side of ["rivet", "cloudflare"] as const) {
+      const s = sideOf(side);
+      await runGroup("wake", s.ctx);
+      expect(s.rt.log.filter((l) => l.startsWith("write key wake.read-") || l.startsWith("write key wake.write-"))).toHaveLength(8);
+      expect(s.rt.log.filter((l) => l.startsWith("ping key wake.ping-"))).toHaveLength(4);
+    }
+  });
+
+  it("leaves out an actor whose preparation failed, the same way on both sides, and says so", async () => {
+    for (const side of ["rivet", "cloudflare"] as const) {
+      const s = sideOf(side);
+      s.rt.failKeys.add("wake.read-2");
+      await runGroup("wake", s.ctx);
+      const st = s.run.manifest.stages[`${side}.wake.read`];
+      expect(st.attempts, side).toBe(3);
+      expect(st.notes, side).toMatchObject({ preparationFailures: 1, preparationErrors: [expect.stringMatching(/^HTTP 50/)] });
+      expect(s.run.manifest.stages[`${side}.wake.ping`].attempts, side).toBe(4);
+    }
+  });
+
+  it("fails the group when most preparations fail, on both sides", async () => {
+    for (const side of ["rivet", "cloudflare"] as const) {
+      const s = sideOf(side);
+      for (const i of [0, 1, 2]) s.rt.failKeys.add(`wake.ping-${i}`);
+      await expect(runGroup("wake", s.ctx), side).rejects.toThrow(StageSetupError);
+      await expect(runGroup("wake", sideOf(side).ctx)).resolves.toBeUndefined();
+    }
+  });
+
+  it("refuses a series whose actor did not really sleep before it, on both sides", async () => {
+    for (const side of ["rivet", "cloudflare"] as const) {
+      const s = sideOf(side);
+      if (side === "cloudflare") s.rt.evicts = false;
+      else s.adapter = Object.assign(s.adapter, { sleep: async () => {} });
+      await expect(runGroup("sqlite", s.ctx), side).rejects.toThrow(/sqlite: the wake before the series was not a fresh instance/);
+    }
+  });
+
+  it("a restart inside a warm series is kept on its sample, not hidden", async () => {
+    const s = sideOf("cloudflare");
+    const call = s.adapter.call.bind(s.adapter);
+    let n = 0;
+    s.adapter = Object.assign(s.adapter, {
+      call: async (...a: Parameters<SideAdapter["call"]>) => {
+        if (a[1] === "ping" && "id" in a[0] && ++n === 8) s.rt.evictAll();
+        return call(...a);
+      },
+    });
+    await runGroup("warm", s.ctx);
+    expect(samples(s.run, "cloudflare", "warm.ping").filter((x) => x.cold === true)).toHaveLength(1);
+  });
+});

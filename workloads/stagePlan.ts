@@ -1,0 +1,216 @@
+/**
+ * The stage plan, written once for both sides against a SideAdapter (as
+ * serverless benchmark suites write an experiment once against a platform
+ * interface). Both sides get the same preparation, counts and failure rules;
+ * what cannot be the same is an adapter property, recorded in the manifest
+ * and listed by the report.
+ */
+import { prng } from "./prng";
+import { idleFor, measure, measureOpen, must, StageSetupError, type MeasureContext, type Outcome } from "./measure";
+import {
+  BURST_CONCURRENCY, catalogEntry, OPEN_MAX_IN_FLIGHT, OPEN_RATES, sampleCount, WORKLOAD,
+  type Group, type SampleCounts, type Side,
+} from "../analysis/catalog";
+
+/** The operations every actor answers (the RivetKit actors' actions, the DO class's methods). */
+export type Op = "ping" | "read" | "write" | "scan" | "seed";
+/** plain: no storage; store: one SQLite table of WORKLOAD.rowBytes rows. */
+export type ActorClass = "plain" | "store";
+/** An actor to call: a new (or known) one by key, or a running one by the id a reply gave. */
+export type ActorRef = { key: string; actor: ActorClass } | { id: string };
+
+/** One timed call's outcome, with the id of the actor that answered. */
+export type SideOutcome = (Outcome & { ok: false }) | (Outcome & { ok: true; actorId: string });
+
+/** The differences between the sides that cannot be avoided, stated once per side (same keys on both). */
+export interface AdapterProperties {
+  /** Which clock a sample's `ms` is. */
+  clock: string;
+  /** How a new actor is created by its first request. */
+  create: string;
+  /** How an actor is put to sleep before a wake. */
+  sleep: string;
+  /** What the actor without storage is. */
+  plainActor: string;
+  /** When the store actor's table is created. */
+  storeSchema: string;
+  /** What the actor itself reports besides the cold flag. */
+  inActor: string;
+  /** Stages only this side has. */
+  sideOnlyStages: string;
+  /** How the report computes this side's closed-loop throughput. */
+  throughput: string;
+}
+
+export interface SideAdapter {
+  readonly side: Side;
+  readonly properties: AdapterProperties;
+  /** How long slept actors stay idle before their wake (Rivet: after the Engine confirms them asleep; DO: past eviction). */
+  readonly wakeIdleMs: number;
+  /** One timed call. Never throws, never retries. */
+  call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome>;
+  /** Puts the actors to sleep; resolves when the runtime confirms it, or at once where the runtime evicts by idle alone. */
+  sleep(actorIds: string[]): Promise<void>;
+  /** Stages only this side has, run after the group's shared stages. */
+  readonly sideOnly?: Partial<Record<Group, (ctx: PlanContext) => Promise<void>>>;
+}
+
+export interface PlanContext extends MeasureContext {
+  adapter: SideAdapter;
+  counts: SampleCounts;
+  /** Unique per run, so actor keys never collide with an earlier run on the same runtime. */
+  keyPrefix: string;
+}
+
+/** The number of samples a stage takes: the catalog's count for this side. */
+export function stageSize(ctx: PlanContext, metric: string): number {
+  const e = catalogEntry(metric);
+  if (!e.sides.includes(ctx.adapter.side)) throw new Error(`${metric} is not measured on the ${ctx.adapter.side} side (analysis/catalog.ts)`);
+  return sampleCount(e, ctx.counts);
+}
+
+/** Measures a catalog metric on the context's side: n, coldness and side from the catalog. */
+export function measureStage(ctx: PlanContext, metric: string, call: (i: number) => Promise<Outcome>, o: { concurrency?: number; notes?: Record<string, unknown>; n?: number } = {}) {
+  return measure({ ctx, side: ctx.adapter.side, metric, n: o.n ?? stageSize(ctx, metric), concurrency: o.concurrency ?? 1, call, notes: o.notes });
+}
+
+const fresh = (ctx: PlanContext, metric: string, i: number, actor: ActorClass): ActorRef => ({ key: `${ctx.keyPrefix}-${metric}-${i}`, actor });
+
+/** The op a metric's first request makes, and the actor class it needs. */
+const FIRST_REQUEST: Record<"ping" | "read" | "write", { op: Op; arg?: number; actor: ActorClass }> = {
+  ping: { op: "ping", actor: "plain" },
+  read: { op: "read", arg: 1, actor: "store" },
+  write: { op: "write", actor: "store" },
+};
+const firstRequestOf = (metric: string) => FIRST_REQUEST[metric.split(".")[1] as "ping" | "read" | "write"];
+
+/** Creates: a new actor per sample, whose first request is a ping, a point read or a write. */
+async function createGroup(ctx: PlanContext): Promise<void> {
+  for (const metric of ["create.ping", "create.read", "create.write"]) {
+    const f = firstRequestOf(metric);
+    await measureStage(ctx, metric, (i) => ctx.adapter.call(fresh(ctx, metric, i, f.actor), f.op, f.arg));
+  }
+}
+
+/** More than this share of failed preparations fails the group; fewer leave those actors out, noted. */
+export const MAX_PREPARATION_FAILURE_SHARE = 0.5;
+
+/**
+ * Wakes: for each set, new actors (the store ones with a row), put to sleep,
+ * left idle for the adapter's wakeIdleMs, then woken by their first request.
+ * The three sets share one idle wait. An actor whose preparation fails is left
+ * out and counted in the stage's notes, on both sides alike.
+ */
+async function wakeGroup(ctx: PlanContext): Promise<void> {
+  const { adapter } = ctx;
+  const sets = ["wake.ping", "wake.read", "wake.write"].map((metric) => ({ metric, ids: [] as string[], errors: [] as string[] }));
+  for (const s of sets) {
+    const n = stageSize(ctx, s.metric);
+    const actor = firstRequestOf(s.metric).actor;
+    ctx.progress.note(`${adapter.side} ${s.metric}: preparing ${n} actors`);
+    for (let i = 0; i < n; i++) {
+      const r = await adapter.call(fresh(ctx, s.metric, i, actor), actor === "store" ? "write" : "ping");
+      if (r.ok) s.ids.push(r.actorId);
+      else s.errors.push(r.error);
+    }
+    if (s.errors.length > n * MAX_PREPARATION_FAILURE_SHARE) {
+      throw new StageSetupError(`${s.metric} preparation: ${s.errors.length} of ${n} creates failed, e.g. ${s.errors[0]}`);
+    }
+  }
+  const all = sets.flatMap((s) => s.ids);
+  await adapter.sleep(all);
+  const asleepAt = Date.now();
+  ctx.progress.note(`${adapter.side} wake: ${all.length} actors asleep; idle ${adapter.wakeIdleMs} ms`);
+  await idleFor(ctx, adapter.wakeIdleMs);
+  const idleMs = Date.now() - asleepAt;
+  for (const s of sets) {
+    const f = firstRequestOf(s.metric);
+    await measureStage(ctx, s.metric, (i) => adapter.call({ id: s.ids[i] }, f.op, f.arg), {
+      n: s.ids.length,
+      notes: {
+        idleAtLeastMs: adapter.wakeIdleMs,
+        asleepAt: new Date(asleepAt).toISOString(),
+        idleBeforeFirstWakeMs: idleMs,
+        preparationFailures: s.errors.length,
+        ...(s.errors.length > 0 ? { preparationErrors: s.errors.slice(0, 3) } : {}),
+      },
+    });
+  }
+}
+
+/**
+ * An actor that has been created, (for the store) seeded, put to sleep, left
+ * idle and woken once: the reference's series run on such an actor. The wake
+ * must prove a fresh instance.
+ */
+export async function wokenOnce(ctx: PlanContext, actor: ActorClass, name: string, seedRows: number): Promise<ActorRef> {
+  const { adapter } = ctx;
+  const first = must(await adapter.call({ key: `${ctx.keyPrefix}-${name}`, actor }, "ping"), `${name} create`);
+  const ref: ActorRef = { id: first.actorId };
+  if (seedRows > 0) must(await adapter.call(ref, "seed", seedRows), `${name} seed`);
+  await adapter.sleep([first.actorId]);
+  await idleFor(ctx, adapter.wakeIdleMs);
+  const woke = must(await adapter.call(ref, "ping"), `${name} wake`);
+  if (!woke.reply.cold) throw new StageSetupError(`${name}: the wake before the series was not a fresh instance (the actor never slept)`);
+  return ref;
+}
+
+/** Warm round trips: one running actor, warmed up, then pinged by id. */
+async function warmGroup(ctx: PlanContext): Promise<void> {
+  const first = must(await ctx.adapter.call({ key: `${ctx.keyPrefix}-warm`, actor: "plain" }, "ping"), "warm actor create");
+  const ref: ActorRef = { id: first.actorId };
+  for (let i = 0; i < WORKLOAD.warmupCalls; i++) must(await ctx.adapter.call(ref, "ping"), "warm-up");
+  await measureStage(ctx, "warm.ping", () => ctx.adapter.call(ref, "ping"), { notes: { warmupCalls: WORKLOAD.warmupCalls } });
+}
+
+/** Point reads, writes and scans on one seeded store actor that has slept and woken once. */
+async function sqliteGroup(ctx: PlanContext): Promise<void> {
+  const ref = await wokenOnce(ctx, "store", "sqlite", WORKLOAD.scanRows);
+  const rnd = prng(WORKLOAD.readSeed);
+  const notes = { seededRows: WORKLOAD.scanRows, wokenOnce: true };
+  await measureStage(ctx, "sqlite.read", () => ctx.adapter.call(ref, "read", 1 + Math.floor(rnd() * WORKLOAD.scanRows)), { notes });
+  await measureStage(ctx, "sqlite.write", () => ctx.adapter.call(ref, "write"), { notes });
+  await measureStage(ctx, "sqlite.scan", () => ctx.adapter.call(ref, "scan"), { notes });
+}
+
+/** Sequential durable writes on one store actor that has slept and woken once. */
+async function seqwriteGroup(ctx: PlanContext): Promise<void> {
+  const ref = await wokenOnce(ctx, "store", "seqwrite", 0);
+  await measureStage(ctx, "seqwrite", () => ctx.adapter.call(ref, "write"), { notes: { wokenOnce: true } });
+}
+
+/**
+ * Burst creates of new plain actors, closed loop at each concurrency; then the
+ * same creates in an open model at each of the side's arrival rates.
+ */
+async function burstGroup(ctx: PlanContext): Promise<void> {
+  const { side } = ctx.adapter;
+  for (const c of BURST_CONCURRENCY) {
+    const metric = `burst.c${c}`;
+    await measureStage(ctx, metric, (i) => ctx.adapter.call(fresh(ctx, metric, i, "plain"), "ping"), { concurrency: c });
+  }
+  for (const rate of OPEN_RATES[side]) {
+    const metric = `open.r${rate}`;
+    await measureOpen({ ctx, side, metric, ratePerSecond: rate, n: stageSize(ctx, metric), maxInFlight: OPEN_MAX_IN_FLIGHT,
+      call: (i) => ctx.adapter.call(fresh(ctx, metric, i, "plain"), "ping") });
+  }
+}
+
+const SHARED: Record<Group, (ctx: PlanContext) => Promise<void>> = {
+  create: createGroup,
+  wake: wakeGroup,
+  warm: warmGroup,
+  sqlite: sqliteGroup,
+  seqwrite: seqwriteGroup,
+  burst: burstGroup,
+};
+
+/** Runs one group on the context's side: the shared stages, then the side's own. */
+export async function runGroup(group: Group, ctx: PlanContext): Promise<void> {
+  await SHARED[group](ctx);
+  await ctx.adapter.sideOnly?.[group]?.(ctx);
+}
+
+/** Groups whose idle wait (before a wake) lets later groups measure meanwhile, and groups that still run last and alone. */
+export const OVERLAPPING_GROUPS: ReadonlySet<Group> = new Set(["wake", "sqlite", "seqwrite"]);
+export const LAST_GROUPS: ReadonlySet<Group> = new Set(["burst"]);
