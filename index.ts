@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { validateStackConfig, type StackKey } from "./stacks/stackConfig";
 import { packageVersion } from "./workloads/versions";
-import { LocalBenchmark } from "./components/localBenchmark";
+import { LocalBenchmark } from "./components/local/localBenchmark";
 import { AzureBenchmark, weekFromToday } from "./components/azure/azureBenchmark";
 
 // Every key in the actor-bench namespace is validated before any resource is

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, appendFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fixture, type S } from "../test/fixtures";
 import { caveats, generateReport } from "./report";
@@ -160,6 +161,17 @@ describe("what the report refuses, by name", () => {
     const err = await generateReport(dir).catch((e: Error) => e);
     expect(err).toBeInstanceOf(RunDirError);
     expect((err as Error).message).toBe('raw/rivet.warm.ping.jsonl:7: not a sample ("ok" must be true or false)');
+  });
+
+  it("`npm run report` prints the refusal as one line, no stack trace, and exits 1", () => {
+    const dir = sampleRun();
+    writeFileSync(join(dir, "raw/rivet.warm.ping.jsonl"), "not json\n");
+    const m = manifestOf(dir);
+    m.files["raw/rivet.warm.ping.jsonl"] = fileDigest(join(dir, "raw/rivet.warm.ping.jsonl"));
+    saveManifest(dir, m);
+    const r = spawnSync(process.execPath, [join(__dirname, "..", "dist", "analysis", "cli.js"), dir], { encoding: "utf8" });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split("\n")).toEqual(["report refused: raw/rivet.warm.ping.jsonl:1: not valid JSON"]);
   });
 
   it("a listed path outside the run directory", async () => {

@@ -153,13 +153,17 @@ export function summarizeRun(dir: string, m: ManifestLike, load = (f: string): R
   return { rows, throughput };
 }
 
-/** The client's own round trip of a sample: `ms` on Rivet (timed by the driver), `clientMs` on the DO side (the third clock). */
-const clientMsOf = (side: string, x: RawSample) => (side === "rivet" ? x.ms : x.clientMs);
+/**
+ * The client's own round trip of a sample: `ms` where the driver timed it (Rivet, and the
+ * /noop baseline, which calls no actor), `clientMs` on the DO side (the third clock).
+ */
+const clientMsOf = (side: string, metric: string, x: RawSample) =>
+  side === "rivet" || metricEntry(metric)?.kind === "baseline" ? x.ms : x.clientMs;
 
 /** Client round-trip percentiles of one stage's counted samples, or null when it has none on that clock. */
 export function clientPercentiles(samples: Map<string, RawSample[]>, side: string, metric: string) {
   const xs = countedSamples(samples.get(`${side}.${metric}`) ?? [], isColdMetric(metric))
-    .map((x) => clientMsOf(side, x))
+    .map((x) => clientMsOf(side, metric, x))
     .filter((x): x is number => typeof x === "number");
   return xs.length ? percentiles(xs) : null;
 }

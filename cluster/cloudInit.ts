@@ -4,7 +4,7 @@
  * Debian's `cloud-init schema` and `shellcheck` on what these return.
  */
 import { stringify } from "yaml";
-import { DEFAULT_ENGINE_SETTINGS } from "../workloads/rivet/engineConfig";
+import { DEFAULT_ENGINE_SETTINGS } from "./engineConfig";
 import type { EngineRelease } from "./engineRelease";
 import { renderClusterEngineConfig, renderNatsConfig, type ClusterPlan } from "./topology";
 import { renderEngineBootScript, renderEngineInstallScript, renderNodeInstallScript, renderNvmeMountScript } from "./scripts";

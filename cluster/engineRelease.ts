@@ -1,4 +1,4 @@
-import { UsageError } from "../workloads/runConfig";
+import { ClusterConfigError } from "./clusterConfigError";
 
 /**
  * Engine builds the cloud VMs may run, pinned by the sha256 of the
@@ -19,7 +19,7 @@ export interface EngineRelease {
 export function engineRelease(version: string): EngineRelease {
   const binarySha256 = ENGINE_BINARY_SHA256[version];
   if (!binarySha256) {
-    throw new UsageError(
+    throw new ClusterConfigError(
       `config actor-bench:engineVersion: "${version}" has no pinned binary sha256; pinned: ${Object.keys(ENGINE_BINARY_SHA256).join(", ")}. ` +
         "Install that version locally, check it, and add its hash to cluster/engineRelease.ts",
     );

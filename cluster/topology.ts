@@ -4,8 +4,8 @@
  * the local twin) the TCP load balancer. Pure: the Azure component and the
  * local three-node run render from the same functions.
  */
-import { UsageError } from "../workloads/runConfig";
-import type { EnginePorts, EngineSettings } from "../workloads/rivet/engineConfig";
+import { ClusterConfigError } from "./clusterConfigError";
+import type { EnginePorts, EngineSettings } from "./engineConfig";
 
 /** 2.3.x: several Engines share one Postgres and talk through NATS. */
 export type Topology = "postgres-nats";
@@ -13,7 +13,7 @@ export type Topology = "postgres-nats";
 export function topologyFor(engineVersion: string): Topology {
   const major = Number(engineVersion.split(".")[0]);
   if (major === 2) return "postgres-nats";
-  throw new UsageError(
+  throw new ClusterConfigError(
     `config actor-bench:engineVersion: "${engineVersion}" has no cluster topology here; 2.x runs on Postgres + NATS. ` +
       "The reference's 3.x engine (partitions replicated on local NVMe, Blob cold tier) is not published on npm and its config schema could not be verified (README: Engine cluster)",
   );

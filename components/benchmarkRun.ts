@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { delegatingProvider, withOutputs } from "./delegatingProvider";
-import type { DaemonOut } from "./localEngine";
+import type { DaemonOut } from "./local/localEngine";
 
 /** What every run measures, local or remote: one side's stage group with the stack's run flags. */
 export interface GroupRunArgs {

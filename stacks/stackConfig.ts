@@ -1,4 +1,7 @@
 import { parseRunArgs, UsageError, type RunConfig } from "../workloads/runConfig";
+import { validateSshSource, type AzureConfig, type StackConfig, type Target } from "../components/benchmarkConfig";
+
+export { validateSshSource, type AzureConfig, type StackConfig, type Target } from "../components/benchmarkConfig";
 
 /**
  * The one config schema every stack shares (namespace `actor-bench`, set in
@@ -24,7 +27,6 @@ export const STACK_KEYS = [...(Object.keys(RUN_KEYS) as Array<keyof typeof RUN_K
 export type StackKey = (typeof STACK_KEYS)[number];
 
 export const TARGETS = ["local", "azure"] as const;
-export type Target = (typeof TARGETS)[number];
 
 export const DEFAULTS = {
   target: "local",
@@ -32,32 +34,6 @@ export const DEFAULTS = {
   engineVmSize: "Standard_L8as_v5",
   runnerVmSize: "Standard_D16as_v7",
 } as const;
-
-export interface AzureConfig {
-  region: string;
-  zones: number[];
-  engineVmSize: string;
-  runnerVmSize: string;
-  /** The one address (or CIDR) SSH is open to. */
-  sshSourceAddress: string;
-  /** An existing resource group to build in; null: the stack makes (and destroy removes) its own. */
-  resourceGroup: string | null;
-}
-
-export interface StackConfig {
-  stack: string;
-  target: Target;
-  /** The effective run config, as `npm start` would have it. */
-  run: RunConfig;
-  /** The flags that give `run` (without --side and --groups, which each BenchmarkRun adds). */
-  runArgs: string[];
-  engineVersion: string;
-  /** A free-form trigger: changing it re-runs every BenchmarkRun; null when unset. */
-  runTrigger: string | null;
-  azure: AzureConfig | null;
-  /** The Cloudflare account the Worker deploys to, and its workers.dev subdomain (<subdomain>.workers.dev). */
-  cloudflare: { accountId: string; workersSubdomain: string } | null;
-}
 
 /** What the validator needs to know besides the raw values. */
 export interface StackFacts {
@@ -70,22 +46,6 @@ export interface StackFacts {
 const fail = (key: StackKey, value: string, allowed: string): never => {
   throw new UsageError(`config actor-bench:${key}: ${JSON.stringify(value)} is not allowed; ${allowed}`);
 };
-
-const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-
-/** SSH source: one IPv4 address or a CIDR of /8 or narrower; the whole Internet is refused. */
-export function validateSshSource(v: string): string {
-  const open = ["*", "0.0.0.0/0", "internet", "any", "::/0", "0.0.0.0"];
-  if (open.includes(v.trim().toLowerCase())) {
-    fail("sshSourceAddress", v, "SSH must not be open to the whole Internet: give your own address, e.g. 203.0.113.7 or 203.0.113.0/24");
-  }
-  const [addr, prefix, extra] = v.split("/");
-  const bits = prefix === undefined ? 32 : Number(prefix);
-  if (extra !== undefined || !IPV4.test(addr) || !Number.isInteger(bits) || bits < 8 || bits > 32) {
-    fail("sshSourceAddress", v, "give one IPv4 address or a CIDR from /8 to /32, e.g. 203.0.113.7 or 203.0.113.0/24");
-  }
-  return v;
-}
 
 /** Three distinct Azure logical zones. Azure numbers them 1 to 3. */
 export function validateZones(v: string): number[] {

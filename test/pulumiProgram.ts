@@ -18,6 +18,8 @@ export interface Registered {
   inputs: Record<string, unknown>;
   dependencies: string[];
   additionalSecretOutputs: string[];
+  /** The explicit provider reference ("<urn>::<id>"), "" for the default provider. */
+  provider: string;
   /** Input property names the SDK sent as secrets. */
   secretInputs: string[];
 }
@@ -104,6 +106,7 @@ export async function runProgram(
       inputs: obj,
       dependencies: req.getDependenciesList(),
       additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
+      provider: req.getProvider(),
       secretInputs: Object.entries(obj).filter(([, v]) => (v as { [k: string]: unknown } | null)?.[SIG_KEY] === SECRET_SIG).map(([k]) => k),
     });
     original(req, (err: unknown, resp: { getUrn(): string } | undefined) => {

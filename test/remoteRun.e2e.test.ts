@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnManaged, type Managed } from "../workloads/processes";
 import { freePorts } from "../workloads/ports";
 import { waitUntil } from "../workloads/waitFor";
-import { DEFAULT_ENGINE_SETTINGS, engineEnv, renderEngineConfig } from "../workloads/rivet/engineConfig";
+import { DEFAULT_ENGINE_SETTINGS, engineEnv, renderEngineConfig } from "../cluster/engineConfig";
 import { engineBinaryPath, healthy } from "../workloads/rivet/localRivet";
 import { bundleDigest } from "../workloads/remote/bundle";
 import { downloadRunDir } from "../workloads/remote/blobStore";

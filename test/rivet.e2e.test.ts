@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { startLocalRivet, type LocalRivet } from "../workloads/rivet/localRivet";
 import { GatewayClient, type CallResult, type Target } from "../workloads/rivet/gateway";
-import { DEFAULT_ENGINE_SETTINGS } from "../workloads/rivet/engineConfig";
+import { DEFAULT_ENGINE_SETTINGS } from "../cluster/engineConfig";
 import { RunDir } from "../workloads/runDir";
 import { createProgress } from "../workloads/progress";
 import { GROUPS, metricsOf } from "../analysis/catalog";
@@ -128,9 +128,9 @@ describe("the Rivet driver stages (the stage plan through measureRivet)", () => 
 
   it("completes every group and records the adapter's properties", () => {
     expect(failures).toEqual([]);
-    const settings = run.manifest.settings.rivet as { adapter: Record<string, string>; wakeIdleMs: number };
+    const settings = run.manifest.settings.rivet as { adapter: Record<string, string> };
     expect(settings.adapter.clock).toMatch(/hrtime/);
-    expect(settings.wakeIdleMs).toBe(500);
+    expect(settings.adapter.wakeIdle).toBe("500 ms after the Engine reports every actor asleep");
   });
 
   it("writes every Rivet metric of the contract, one sample per attempt", () => {

@@ -10,7 +10,7 @@ import { packageVersion } from "./versions";
 import { onInterrupt } from "./processes";
 import { CpuLock, runOverlapped } from "./cpuLock";
 import { NETNS_ENV } from "./netns";
-import { startEngineTopology } from "../cluster/localCluster";
+import { startEngineTopology } from "./rivet/localCluster";
 import { GatewayClient } from "./rivet/gateway";
 import { rivetAdapter } from "./rivet/adapter";
 import { loopbackSettings } from "./rivet/network";
@@ -35,7 +35,7 @@ export interface RunOutcome {
  */
 async function measureSide(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], adapter: SideAdapter, cpuPids: PlanContext["cpuPids"]): Promise<void> {
   const side = adapter.side;
-  run.manifest.settings[side] = { ...(run.manifest.settings[side] as object), adapter: adapter.properties, wakeIdleMs: adapter.wakeIdleMs };
+  run.manifest.settings[side] = { ...(run.manifest.settings[side] as object), adapter: adapter.properties };
   run.save();
   const lock = new CpuLock();
   const ctx: PlanContext = {

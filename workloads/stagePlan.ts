@@ -40,6 +40,10 @@ export interface AdapterProperties {
   sideOnlyStages: string;
   /** How the report computes this side's closed-loop throughput. */
   throughput: string;
+  /** How long actors stay idle before a wake, and from when. */
+  wakeIdle: string;
+  /** The arrival rates of the side's open-model stages (the catalog's). */
+  openModelRates: string;
 }
 
 export interface SideAdapter {

@@ -4,7 +4,7 @@ import * as tls from "@pulumi/tls";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { StackConfig } from "../../stacks/stackConfig";
+import type { StackConfig } from "../benchmarkConfig";
 import { bundleDigest } from "../../workloads/remote/bundle";
 import { passReport, type BenchmarkReport } from "../benchmarkReport";
 import { RemoteBenchmarkRun } from "../remoteRunner";

@@ -4,7 +4,7 @@
  * runner only; Engine, NATS and Postgres ports from inside the VNet only; the
  * load balancer's health probe; everything else denied.
  */
-import { validateSshSource } from "../../stacks/stackConfig";
+import { validateSshSource } from "../benchmarkConfig";
 import { CLOUD_NETWORK, CLOUD_PORTS } from "../../cluster/topology";
 
 export interface SecurityRule {

@@ -1,8 +1,9 @@
 /** The Durable Object side of the stage plan: one Worker invocation per call, timed by the Worker. */
 import { measureStage, type ActorRef, type AdapterProperties, type Op, type PlanContext, type SideAdapter, type SideOutcome } from "../stagePlan";
 import type { DoTarget, WorkerClient } from "./workerClient";
+import { OPEN_RATES } from "../../analysis/catalog";
 
-export const CLOUDFLARE_PROPERTIES: AdapterProperties = {
+export const CLOUDFLARE_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates"> = {
   clock: "the Worker's Date.now() around the awaited DO call (the reference's); the driver's own round trip is kept as clientMs",
   create: "one Worker invocation calling a DO by a new name (idFromName); the first call is the sample",
   sleep: "no sleep call exists: the DO is left idle past the runtime's eviction, and its cold flag proves it was evicted",
@@ -27,7 +28,11 @@ async function noopBaseline(ctx: PlanContext, client: WorkerClient): Promise<voi
 export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number }): SideAdapter {
   return {
     side: "cloudflare",
-    properties: CLOUDFLARE_PROPERTIES,
+    properties: {
+      ...CLOUDFLARE_PROPERTIES,
+      wakeIdle: `${o.wakeIdleMs} ms after the last call (longer than the runtime's eviction)`,
+      openModelRates: `${OPEN_RATES.cloudflare.join(", ")} creates per second`,
+    },
     wakeIdleMs: o.wakeIdleMs,
     async call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
       const r = await client.call(op, target(ref), arg);

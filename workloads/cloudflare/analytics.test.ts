@@ -201,8 +201,9 @@ describe("analytics as a part of the pass", () => {
     const report = await generateReport(merged.dir);
     expect(report.markdown).toContain("### In the DO: Cloudflare's wall time per block of calls (GraphQL analytics)");
     expect(report.markdown).toMatch(/\| warm\.ping \| 13:05:00-13:05:01 \| 2 \| 2 \| 0 \| IAD \| 1\.0+ \| 0\.80+ \| 1\.20* \| 1\.20* \|/);
-    expect(report.markdown).toMatch(/\/noop baseline \(client to Worker, no DO call\): p50 18\.0+ ms over 2 calls/);
-    expect(report.markdown).toMatch(/\| warm\.ping \| 2 \| 20\.0+ .*\| 1\.0+ \| 2\.0+ \|/);
+    expect(report.markdown).toMatch(/Baseline: the client's round trip to the Worker with no DO call \(\/noop\), p50 \/ p90 \/ p99 18\.00 \/ [\d.]+ \/ [\d.]+ ms over 2 calls/);
+    // The same clock: the driver's round trip to the Worker (20 ms), and that minus the /noop p50.
+    expect(report.markdown).toMatch(/\| Warm request \(no storage\) \| - \| - \| 20\.00 \/ [\d.]+ \/ [\d.]+ \| 2 \| 2\.00 \|/);
 
     appendFileSync(join(merged.dir, "raw/cloudflare.analytics.warm.jsonl"), "{}\n");
     await expect(generateReport(merged.dir)).rejects.toThrow(/raw\/cloudflare\.analytics\.warm\.jsonl: sha256 .* does not match/);

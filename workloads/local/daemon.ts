@@ -12,10 +12,10 @@
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startEngineTopology } from "../../cluster/localCluster";
+import { startEngineTopology } from "../rivet/localCluster";
 import { startLocalWorker } from "../cloudflare/localWorker";
 import { stopAll } from "../processes";
-import type { EngineSettings } from "../rivet/engineConfig";
+import type { EngineSettings } from "../../cluster/engineConfig";
 
 export interface RivetDaemonOptions {
   settings: EngineSettings;

@@ -1,12 +1,13 @@
 /** The Rivet side of the stage plan: the Engine gateway, driven over HTTP with undici. */
 import { measureStage, type ActorRef, type AdapterProperties, type Op, type PlanContext, type SideAdapter, type SideOutcome } from "../stagePlan";
 import { StageSetupError, must } from "../measure";
+import { OPEN_RATES } from "../../analysis/catalog";
 import type { GatewayClient, Target } from "./gateway";
 
 /** The Engine's GET /actors accepts at most 32 actor_ids per request. */
 export const ACTORS_PER_QUERY = 32;
 
-export const RIVET_PROPERTIES: AdapterProperties = {
+export const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates"> = {
   clock: "the driver's round trip through the Engine gateway (process.hrtime.bigint(), send to full reply)",
   create: "getOrCreate of a new key through the gateway; the first request is the sample",
   sleep: "explicit c.sleep() on each actor, then the Engine's actor API is polled until every one reports sleep_ts",
@@ -53,7 +54,11 @@ async function warmGetOrCreate(ctx: PlanContext): Promise<void> {
 export function rivetAdapter(client: GatewayClient, o: RivetAdapterOptions): SideAdapter {
   return {
     side: "rivet",
-    properties: RIVET_PROPERTIES,
+    properties: {
+      ...RIVET_PROPERTIES,
+      wakeIdle: `${o.wakeIdleMs} ms after the Engine reports every actor asleep`,
+      openModelRates: `${OPEN_RATES.rivet.join(", ")} creates per second`,
+    },
     wakeIdleMs: o.wakeIdleMs,
     async call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
       const r = await client.call(target(ref), op, arg === undefined ? [] : [arg]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_ENGINE_SETTINGS, engineEnv, renderEngineConfig } from "./engineConfig";
+import { DEFAULT_ENGINE_SETTINGS, engineEnv, renderEngineConfig } from "../../cluster/engineConfig";
 import { loopbackQuickack } from "./network";
 import { actionPath } from "./gateway";
 

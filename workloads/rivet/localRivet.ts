@@ -5,7 +5,7 @@ import { getEnginePath } from "@rivetkit/engine-cli";
 import { spawnManaged, type Managed } from "../processes";
 import { assertPortFree, freePorts } from "../ports";
 import { waitUntil } from "../waitFor";
-import { engineEnv, renderEngineConfig, type EnginePorts, type EngineSettings } from "./engineConfig";
+import { engineEnv, renderEngineConfig, type EnginePorts, type EngineSettings } from "../../cluster/engineConfig";
 
 export interface LocalRivetOptions {
   /** Directory for the engine's data, config and both logs (created). */

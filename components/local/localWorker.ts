@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { delegatingProvider, withOutputs } from "./delegatingProvider";
+import { delegatingProvider, withOutputs } from "../delegatingProvider";
 import type { DaemonOut } from "./localEngine";
 
 export interface LocalWorkerArgs {

@@ -7,12 +7,12 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync, chmodSync, chownSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { spawnManaged, type Managed } from "../workloads/processes";
-import { freePorts } from "../workloads/ports";
-import { waitUntil } from "../workloads/waitFor";
-import { engineEnv, type EngineSettings } from "../workloads/rivet/engineConfig";
-import { engineBinaryPath, healthy, startLocalRivet, startRivetApp, type LocalRivet } from "../workloads/rivet/localRivet";
-import { renderClusterEngineConfig, renderHaproxyConfig, renderNatsConfig, type ClusterPlan } from "./topology";
+import { spawnManaged, type Managed } from "../processes";
+import { freePorts } from "../ports";
+import { waitUntil } from "../waitFor";
+import { engineEnv, type EngineSettings } from "../../cluster/engineConfig";
+import { engineBinaryPath, healthy, startLocalRivet, startRivetApp, type LocalRivet } from "./localRivet";
+import { renderClusterEngineConfig, renderHaproxyConfig, renderNatsConfig, type ClusterPlan } from "../../cluster/topology";
 
 const HOST = "127.0.0.1";
 

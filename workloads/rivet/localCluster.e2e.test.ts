@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_ENGINE_SETTINGS } from "../workloads/rivet/engineConfig";
-import { GatewayClient, type CallResult } from "../workloads/rivet/gateway";
-import { alive, descendants } from "../test/processTree";
+import { DEFAULT_ENGINE_SETTINGS } from "../../cluster/engineConfig";
+import { GatewayClient, type CallResult } from "./gateway";
+import { alive, descendants } from "../../test/processTree";
 import { startLocalCluster, type LocalCluster } from "./localCluster";
 
 // The real thing: Debian's Postgres, nats-server and haproxy, three Engine

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { DaemonHandle } from "../workloads/local/daemons";
-import type { EngineSettings } from "../workloads/rivet/engineConfig";
-import { delegatingProvider, withOutputs } from "./delegatingProvider";
+import type { DaemonHandle } from "../../workloads/local/daemons";
+import type { EngineSettings } from "../../cluster/engineConfig";
+import { delegatingProvider, withOutputs } from "../delegatingProvider";
 
 export interface LocalEngineArgs {
   stack: pulumi.Input<string>;

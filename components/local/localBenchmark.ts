@@ -1,10 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import { join } from "node:path";
-import type { StackConfig } from "../stacks/stackConfig";
+import type { StackConfig } from "../benchmarkConfig";
 import { LocalEngine } from "./localEngine";
 import { LocalWorker } from "./localWorker";
-import { BenchmarkRun } from "./benchmarkRun";
-import { passReport, type BenchmarkReport } from "./benchmarkReport";
+import { BenchmarkRun } from "../benchmarkRun";
+import { passReport, type BenchmarkReport } from "../benchmarkReport";
 
 export interface LocalBenchmarkArgs {
   config: StackConfig;
