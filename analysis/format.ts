@@ -22,3 +22,22 @@ export function ci(c: { lo: number | null; hi: number | null }): string {
 export function table(head: string[], rows: string[][]): string {
   return [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
 }
+
+/**
+ * Text that came from a run (a failure message, an error, a CPU model) as
+ * inline Markdown that shows it literally: one line, with every character
+ * that could open a link, an image, emphasis, code, HTML or a table cell
+ * escaped.
+ */
+export function escapeMd(text: unknown): string {
+  return String(text)
+    .replace(/[\r\n]+/g, " ")
+    .replace(/[\\`*_[\]|<>~]/g, (c) => `\\${c}`);
+}
+
+/** A fenced code block that no backtick run inside the text can close. */
+export function codeBlock(lang: string, text: string): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = "`".repeat(longest + 1);
+  return `${fence}${lang}\n${text}\n${fence}`;
+}

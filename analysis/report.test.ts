@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, appe
 import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { fixture, type S } from "../test/fixtures";
+import { fixture, makeHostile, tree, type S } from "../test/fixtures";
 import { caveats, generateReport } from "./report";
 import { summarizeRun, type RawSample } from "./summary";
 import { verifyRunDir } from "./verify";
@@ -174,12 +174,40 @@ describe("what the report refuses, by name", () => {
     expect(r.stderr.trim().split("\n")).toEqual(["report refused: raw/rivet.warm.ping.jsonl:1: not valid JSON"]);
   });
 
+  for (const kind of ["dotdot", "absolute", "symlink"] as const) {
+    it(`a listed ${kind} entry, named, with nothing written`, async () => {
+      const dir = sampleRun();
+      const name = makeHostile(dir, kind);
+      const around = tree(join(dir, ".."));
+      await expect(generateReport(dir)).rejects.toThrow(kind === "symlink" ? `${name}: not a regular file` : `lists "${name}"`);
+      expect(tree(join(dir, ".."))).toEqual(around);
+    });
+  }
+
   it("a listed path outside the run directory", async () => {
     const dir = sampleRun();
     const m = manifestOf(dir);
     m.files["../escape.jsonl"] = m.files["raw/rivet.warm.ping.jsonl"];
     saveManifest(dir, m);
     await expect(generateReport(dir)).rejects.toThrow(/lists "\.\.\/escape\.jsonl", which is not a plain relative path inside the run directory/);
+  });
+});
+
+describe("text from a run is Markdown-escaped", () => {
+  it("a failure, a preparation error and a CPU model that try to add table cells, links or HTML show literally", async () => {
+    const dir = fixture({ "rivet.wake.ping": { samples: [{ ms: 1, cold: true }] } });
+    const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+    m.status = "failed";
+    m.failure = "boom | injected | cell\n# Heading\n<script>alert(1)</script> [link](http://x) ```";
+    m.machine.cpuModel = "EPYC | <b>bold</b> ```";
+    writeFileSync(join(dir, "manifest.json"), JSON.stringify(m, null, 2) + "\n");
+    const { markdown } = await generateReport(dir);
+    expect(markdown).toContain("What failed: boom \\| injected \\| cell; # Heading; \\<script\\>alert(1)\\</script\\> \\[link\\](http://x) \\`\\`\\`");
+    expect(markdown).toContain("EPYC \\| \\<b\\>bold\\</b\\> \\`\\`\\`");
+    const outsideFences = markdown.replace(/^(`{3,})json\n[\s\S]*?\n\1$/gm, "");
+    expect(outsideFences).not.toMatch(/<script>|<b>/);
+    // The machine's JSON holds three backticks, so its fence is four: they cannot close it.
+    expect(markdown).toMatch(/^````json\n\{\n  "cpus"/m);
   });
 });
 
@@ -245,7 +273,7 @@ describe("caveats", () => {
     m.status = "failed";
     m.failure = "rivet burst: setup failed\nsecond line";
     const text = caveats(m).join("\n");
-    expect(text).toContain("Actors that could not be prepared were left out of their stage, not retried: rivet wake.read 1 (e.g. HTTP 504: route_resolve_query_timeout)");
+    expect(text).toContain("Actors that could not be prepared were left out of their stage, not retried: rivet wake.read 1 (e.g. HTTP 504: route\\_resolve\\_query\\_timeout)");
     expect(text).toContain('The run\'s status is "failed": only the stages listed were measured. What failed: rivet burst: setup failed; second line');
   });
 });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { verifyRunDir, type ManifestLike } from "./verify";
 import { clientPercentiles, countedSamples, orderedStages, percentiles, readSamples, summarizeRun, type RawSample, type RunSummary, type SummaryRow } from "./summary";
 import { BURST_CONCURRENCY, CATALOG, isColdMetric, SIDE_CLOCKS, SIDE_NAMES, SIDES, type Side } from "./catalog";
-import { ci, ms, rate, table, triple } from "./format";
+import { ci, codeBlock, escapeMd, ms, rate, table, triple } from "./format";
 import { renderCharts } from "./charts";
 import { ANALYTICS_FILE, inDoBlocks, readAnalyticsLines, type InDoBlock } from "./inDo";
 
@@ -154,7 +154,7 @@ export function differencesMarkdown(m: ManifestLike): string {
   const sides = SIDES.filter((side) => props(side));
   if (sides.length === 0) return "";
   const keys = [...new Set(sides.flatMap((side) => Object.keys(props(side)!)))];
-  const rows = keys.map((k) => [k, ...sides.map((side) => props(side)![k] ?? "-")]);
+  const rows = keys.map((k) => [escapeMd(k), ...sides.map((side) => escapeMd(props(side)![k] ?? "-"))]);
   return `## How the sides differ\n\nThe stages are written once for both sides; what cannot be the same is stated by each side's adapter and recorded in the manifest. This table is that record.\n\n${table(["", ...sides.map((side) => SIDE_NAMES[side])], rows)}`;
 }
 
@@ -202,10 +202,10 @@ export function caveats(m: ManifestLike): string[] {
   if (errs.length) out.push(`Failures were counted, not retried, and left out of the percentiles: ${errs.map((s) => `${s.side} ${s.metric} ${s.errors} of ${s.attempts}`).join(", ")}.`);
   const prep = Object.values(m.stages).filter((s) => Number(s.notes?.preparationFailures ?? 0) > 0);
   if (prep.length) {
-    out.push(`Actors that could not be prepared were left out of their stage, not retried: ${prep.map((s) => `${s.side} ${s.metric} ${String(s.notes!.preparationFailures)} (e.g. ${String((s.notes!.preparationErrors as string[] | undefined)?.[0] ?? "?").slice(0, 160)})`).join(", ")}.`);
+    out.push(`Actors that could not be prepared were left out of their stage, not retried: ${prep.map((s) => `${s.side} ${s.metric} ${String(s.notes!.preparationFailures)} (e.g. ${escapeMd(String((s.notes!.preparationErrors as string[] | undefined)?.[0] ?? "?").slice(0, 160))})`).join(", ")}.`);
   }
   if (m.status && m.status !== "complete") {
-    out.push(`The run's status is "${m.status}": only the stages listed were measured.${m.failure ? ` What failed: ${m.failure.split("\n").join("; ").slice(0, 600)}` : ""}`);
+    out.push(`The run's status is "${escapeMd(m.status)}": only the stages listed were measured.${m.failure ? ` What failed: ${escapeMd(m.failure.split("\n").join("; ").slice(0, 600))}` : ""}`);
   }
   if (sides.has("cloudflare")) out.push("Durable Object rates use Little's law on the Worker-timed mean, as the reference does; the driver's measured rate is shown beside them.");
   return out;
@@ -214,18 +214,19 @@ export function caveats(m: ManifestLike): string[] {
 /** Which code made the run, from the manifest. */
 export function codeLine(m: ManifestLike): string {
   const c = m.code;
-  if (!c || !c.commit) return `Code: commit not recorded${c ? ` (${c.source})` : ""}.`;
-  return `Code: commit \`${c.commit.slice(0, 12)}\`${c.dirty ? " with uncommitted changes" : ""} (${c.source}).`;
+  if (!c || !c.commit) return `Code: commit not recorded${c ? ` (${escapeMd(c.source)})` : ""}.`;
+  const commit = /^[0-9a-f]{7,64}$/.test(String(c.commit)) ? `\`${String(c.commit).slice(0, 12)}\`` : escapeMd(c.commit);
+  return `Code: commit ${commit}${c.dirty ? " with uncommitted changes" : ""} (${escapeMd(c.source)}).`;
 }
 
-const json = (x: unknown) => "```json\n" + JSON.stringify(x, null, 2) + "\n```";
+const json = (x: unknown) => codeBlock("json", JSON.stringify(x, null, 2));
 
 export function reportMarkdown(l: Loaded, charts: string[]): string {
   const m = l.m;
   const mach = m.machine as { cpus?: number; cpuModel?: string; memory?: number; os?: string };
-  const machineLine = `${mach.cpus ?? "?"} x ${mach.cpuModel ?? "?"}, ${mach.memory ? (mach.memory / 2 ** 30).toFixed(1) : "?"} GiB, ${mach.os ?? "?"}`;
+  const machineLine = `${escapeMd(mach.cpus ?? "?")} x ${escapeMd(mach.cpuModel ?? "?")}, ${mach.memory ? (Number(mach.memory) / 2 ** 30).toFixed(1) : "?"} GiB, ${escapeMd(mach.os ?? "?")}`;
   const parts = [
-    `# actor-bench run ${m.runId} (${m.stack})`,
+    `# actor-bench run ${escapeMd(m.runId)} (${escapeMd(m.stack)})`,
     `Started ${m.startedAt}, finished ${m.finishedAt ?? "(not finished)"}, preset \`${m.preset}\`, status \`${m.status ?? "unknown"}\`. Machine: ${machineLine}. ${codeLine(m)} Generated from \`raw/\` and \`stages/\` by \`npm run report\`; every number below comes from those hashed files.`,
     `## Headline\n\n${headlineMarkdown(l.summary)}`,
     charts.length ? `## Charts\n\n${charts.map((c) => `![${c}](charts/${c}.png)`).join("\n\n")}\n\nThe headline chart's request group is each side's median warm round trip (warm.ping); the create and write groups subtract that median from every sample first, so they show the work rather than the hop. Its DO create uses the unique-id create.` : "",
@@ -234,7 +235,7 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
     [intervalTable(l, "rivet", "actorMs", "In the actor: handler interval (Rivet)"), intervalTable(l, "rivet", "sqlMs", "In the actor: SQL interval around db.execute (Rivet)"), inDoTable(l.inDo)].filter(Boolean).join("\n\n"),
     differencesMarkdown(m),
     `## Caveats\n\n${caveats(m).map((c) => `- ${c}`).join("\n")}`,
-    `## Versions\n\n${table(["component", "version"], Object.entries(m.versions).map(([k, v]) => [k, String(v)]))}`,
+    `## Versions\n\n${table(["component", "version"], Object.entries(m.versions).map(([k, v]) => [escapeMd(k), escapeMd(v)]))}`,
     `## Machine\n\n${json(m.machine)}`,
     `## Config\n\n${json(m.config)}`,
     m.settings ? `## Settings\n\n${json(m.settings)}` : "",

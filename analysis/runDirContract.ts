@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { parseJsonLines } from "./jsonLines";
+import { GROUPS, metricEntry, SIDES } from "./catalog";
 
 export const MANIFEST_SCHEMA = 1;
 
@@ -68,6 +69,46 @@ export interface ManifestLike {
   code?: { commit: string | null; dirty: boolean | null; source: string };
   stages: Record<string, StageRecord>;
   files: Record<string, FileDigest>;
+}
+
+/** A run id: the UTC minute a run started, with -2, -3, ... when that minute was taken. */
+export const RUN_ID = /^\d{8}T\d{4}Z(-\d{1,4})?$/;
+
+/**
+ * A name a manifest may list: raw/<side>.<metric>.jsonl or
+ * stages/<side>.<metric>.json in a plain character set. Nothing else reaches
+ * a path, so no listed name can leave the run directory.
+ */
+const LISTED = /^(raw\/[a-z][a-z0-9-]*\.[A-Za-z0-9][A-Za-z0-9.-]*\.jsonl|stages\/[a-z][a-z0-9-]*\.[A-Za-z0-9][A-Za-z0-9.-]*\.json)$/;
+
+/** Why `name` may not be listed in a manifest, or null. */
+export function listedNameProblem(name: string): string | null {
+  return LISTED.test(name) ? null : "not raw/<side>.<metric>.jsonl or stages/<side>.<metric>.json";
+}
+
+/**
+ * The stricter rule for a benchmark run's files, which may come from another
+ * machine: a known side and a catalog metric that side measures, or the
+ * analytics file of a known group.
+ */
+export function benchmarkFileProblem(name: string): string | null {
+  const analytics = /^raw\/cloudflare\.analytics\.([a-z]+)\.jsonl$/.exec(name);
+  if (analytics) return (GROUPS as readonly string[]).includes(analytics[1]) ? null : `"${analytics[1]}" is not a stage group`;
+  const m = /^(?:raw\/([a-z]+)\.(.+)\.jsonl|stages\/([a-z]+)\.(.+)\.json)$/.exec(name);
+  if (!m) return "not raw/<side>.<metric>.jsonl or stages/<side>.<metric>.json";
+  const side = m[1] ?? m[3];
+  const metric = m[2] ?? m[4];
+  if (!(SIDES as readonly string[]).includes(side)) return `"${side}" is not a side (${SIDES.join(", ")})`;
+  if (!metricEntry(metric)?.sides.includes(side as (typeof SIDES)[number])) return `"${metric}" is not a metric the ${side} side measures (analysis/catalog.ts)`;
+  return null;
+}
+
+/** Throws RunDirError naming the first entry of a benchmark run's manifest that may not be written. */
+export function checkBenchmarkFiles(files: Record<string, unknown>, where: string): void {
+  for (const name of Object.keys(files)) {
+    const p = benchmarkFileProblem(name);
+    if (p) throw new RunDirError(`${where}: lists "${name}", which a benchmark run may not hold (${p}); nothing was written`);
+  }
 }
 
 export const stageKey = (side: string, metric: string) => `${side}.${metric}`;

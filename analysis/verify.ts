@@ -2,7 +2,7 @@ import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, normalize } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import {
-  digestBytes, MANIFEST_SCHEMA, parseSamples, RunDirError, stageFileName, type ManifestLike, type StageRecord,
+  digestBytes, listedNameProblem, MANIFEST_SCHEMA, parseSamples, RunDirError, stageFileName, type ManifestLike, type StageRecord,
 } from "./runDirContract";
 
 export { RunDirError, type ManifestLike, type StageRecord } from "./runDirContract";
@@ -43,6 +43,8 @@ export function verifyRunDir(dir: string): ManifestLike {
   const bytes = new Map<string, Buffer>();
   for (const [file, want] of Object.entries(m.files)) {
     if (!plainRelativePath(file)) throw new RunDirError(`${mPath}: lists "${file}", which is not a plain relative path inside the run directory`);
+    const problem = listedNameProblem(file);
+    if (problem) throw new RunDirError(`${mPath}: lists "${file}", which a run directory does not hold (${problem})`);
     const path = join(dir, file);
     if (!existsSync(path)) throw new RunDirError(`${file}: listed in the manifest but missing from ${dir}; the run directory is incomplete`);
     if (!lstatSync(path).isFile()) throw new RunDirError(`${file}: not a regular file (a link or a folder); a run directory holds plain files only`);

@@ -53,7 +53,7 @@ describe("validateStackConfig: stack keys", () => {
 describe("validateStackConfig: azure stacks", () => {
   it("takes the defaults for zones and VM sizes", () => {
     const c = v(azure, "eastus2");
-    expect(c.azure).toEqual({ region: "eastus2", zones: [1, 2, 3], engineVmSize: "Standard_L8as_v5", runnerVmSize: "Standard_D16as_v7", sshSourceAddress: "203.0.113.7", resourceGroup: null });
+    expect(c.azure).toEqual({ region: "eastus2", zones: [1, 2, 3], engineVmSize: "Standard_L8as_v5", runnerVmSize: "Standard_D16as_v7", sshSourceAddress: "203.0.113.7", sshSourceWide: false, resourceGroup: null });
     expect(c.cloudflare).toEqual({ accountId: azure.cloudflareAccountId, workersSubdomain: "bench-account" });
   });
   it("builds into a given resource group, whose name must be one Azure accepts", () => {
@@ -78,9 +78,28 @@ describe("validateStackConfig: azure stacks", () => {
     for (const open of ["*", "0.0.0.0/0", "Internet", "any"]) {
       expect(() => validateSshSource(open)).toThrow(/SSH must not be open to the whole Internet/);
     }
-    expect(() => validateSshSource("10.0.0.0/4")).toThrow(/one IPv4 address or a CIDR from \/8 to \/32/);
-    expect(() => validateSshSource("300.1.1.1")).toThrow(/one IPv4 address/);
+    expect(() => validateSshSource("300.1.1.1")).toThrow(/give one IPv4 or IPv6 address, or a network/);
     expect(validateSshSource("203.0.113.0/24")).toBe("203.0.113.0/24");
+    expect(validateSshSource("203.0.113.7")).toBe("203.0.113.7");
+    expect(validateSshSource("2001:db8:1:2::/64")).toBe("2001:db8:1:2::/64");
+  });
+  it("sshSourceAddress: only canonical addresses and networks with an integer prefix", () => {
+    for (const bad of ["1.2.3.4/8.0", "1.2.3.0/0x10", "1.2.3.0/1e1", "1.2.3.0/ 8", "1.2.3.0/", "1.2.3.0/024", "01.2.3.4", "1.2.3.4/33", "2001:DB8::1", "::ffff:1.2.3.4"]) {
+      expect(() => validateSshSource(bad), bad).toThrow(/^config actor-bench:sshSourceAddress: /);
+    }
+    expect(() => validateSshSource("203.0.113.7/24")).toThrow(/a network has no host bits set/);
+  });
+  it("sshSourceAddress: never loopback or unspecified", () => {
+    for (const bad of ["127.0.0.1", "127.9.9.0/24", "::1", "0.0.0.0/8", "::"]) expect(() => validateSshSource(bad, true), bad).toThrow(/sshSourceAddress/);
+    expect(() => validateSshSource("127.0.0.1")).toThrow(/loopback or unspecified/);
+  });
+  it("sshSourceAddress: nothing wider than /24 or /56 unless sshSourceWide says it is meant", () => {
+    expect(() => validateSshSource("10.0.0.0/8")).toThrow(/wider than \/24; .*set actor-bench:sshSourceWide to true/);
+    expect(() => validateSshSource("2001:db8::/48")).toThrow(/wider than \/56/);
+    expect(validateSshSource("10.0.0.0/8", true)).toBe("10.0.0.0/8");
+    expect(v({ ...azure, sshSourceAddress: "198.51.0.0/16", sshSourceWide: "true" }, "eastus2").azure?.sshSourceWide).toBe(true);
+    expect(() => v({ ...azure, sshSourceAddress: "198.51.0.0/16" }, "eastus2")).toThrow(/wider than \/24/);
+    expect(() => v({ ...azure, sshSourceWide: "yes" }, "eastus2")).toThrow(/^config actor-bench:sshSourceWide: "yes" is not allowed; true or false$/);
   });
   it("cloudflareAccountId and the secret API token are required while the Cloudflare side runs", () => {
     expect(() => v({ ...azure, cloudflareAccountId: "xyz" }, "eastus2")).toThrow(/^config actor-bench:cloudflareAccountId: "xyz" is not allowed; the 32-character hex account id/);

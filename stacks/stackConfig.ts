@@ -22,7 +22,7 @@ export const RUN_KEYS = {
   engineTopology: "--engine-topology",
 } as const;
 
-export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "cloudflareAccountId", "cloudflareWorkersSubdomain"] as const;
+export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "sshSourceWide", "cloudflareAccountId", "cloudflareWorkersSubdomain"] as const;
 export const STACK_KEYS = [...(Object.keys(RUN_KEYS) as Array<keyof typeof RUN_KEYS>), "target", "engineVersion", "runId", ...CLOUD_KEYS] as const;
 export type StackKey = (typeof STACK_KEYS)[number];
 
@@ -111,12 +111,15 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
     return v;
   };
   if (raw.sshSourceAddress === undefined) fail("sshSourceAddress", "", "an azure stack needs the address SSH is open to, e.g. 203.0.113.7");
+  const wide = raw.sshSourceWide ?? "false";
+  if (wide !== "true" && wide !== "false") fail("sshSourceWide", wide, "true or false");
   const azure: AzureConfig = {
     region: region!,
     zones: validateZones(raw.zones ?? DEFAULTS.zones),
     engineVmSize: size("engineVmSize"),
     runnerVmSize: size("runnerVmSize"),
-    sshSourceAddress: validateSshSource(raw.sshSourceAddress!),
+    sshSourceAddress: validateSshSource(raw.sshSourceAddress!, wide === "true"),
+    sshSourceWide: wide === "true",
     resourceGroup: raw.resourceGroup ?? null,
   };
   if (azure.resourceGroup !== null && !/^[-\w._()]{1,89}[-\w_()]$/.test(azure.resourceGroup)) {

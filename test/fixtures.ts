@@ -1,4 +1,5 @@
-import { mkdtempSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RunDir } from "../workloads/runDir";
@@ -30,4 +31,41 @@ export function fixture(
   run.rehash();
   run.save();
   return run.dir;
+}
+
+/** Ways a run directory from another machine can try to write or read outside itself, or hold what no run holds. */
+export const HOSTILE = ["dotdot", "absolute", "symlink", "unknown side", "unknown group"] as const;
+export type Hostile = (typeof HOSTILE)[number];
+
+/**
+ * A run directory whose manifest lists one hostile entry, with a matching hash
+ * (so only the name check can stop it). Returns the entry's name.
+ */
+export function makeHostile(dir: string, kind: Hostile): string {
+  const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as { files: Record<string, unknown> };
+  const body = '{"seq":0,"at":1,"ok":true,"ms":1,"cold":false}\n';
+  let name: string;
+  if (kind === "dotdot") {
+    name = "../escape.jsonl";
+    writeFileSync(join(dir, name), body);
+  } else if (kind === "absolute") {
+    name = join(mkdtempSync(join(tmpdir(), "ab-abs-")), "abs.jsonl");
+    writeFileSync(name, body);
+  } else if (kind === "symlink") {
+    const outside = join(mkdtempSync(join(tmpdir(), "ab-link-")), "target.jsonl");
+    writeFileSync(outside, body);
+    name = "raw/cloudflare.create.ping.jsonl";
+    symlinkSync(outside, join(dir, name));
+  } else {
+    name = kind === "unknown side" ? "raw/evil.warm.ping.jsonl" : "raw/cloudflare.analytics.nap.jsonl";
+    writeFileSync(join(dir, name), body);
+  }
+  m.files[name] = { sha256: createHash("sha256").update(body).digest("hex"), lines: 1 };
+  writeFileSync(join(dir, "manifest.json"), JSON.stringify(m, null, 2) + "\n");
+  return name;
+}
+
+/** Every path below `root`, for checking that nothing was written around a run directory. */
+export function tree(root: string): string[] {
+  return readdirSync(root, { recursive: true, encoding: "utf8" }).sort();
 }

@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +16,7 @@ import * as remoteRun from "../components/providers/remoteBenchmarkRun";
 import { alive } from "./processTree";
 import { startLocalWorker } from "../workloads/cloudflare/localWorker";
 import { detachedAppCommand, startAzurite, startSshd, type Azurite, type Sshd } from "./remotePeers";
+import { fixture, HOSTILE, makeHostile, tree } from "./fixtures";
 
 // The remote path for real, with the runner VM played by this machine over
 // SSH (Debian's sshd on loopback) and the result container by Azurite: the
@@ -121,6 +123,23 @@ describe("a run on the runner over SSH", () => {
     expect((await remoteRun.diff("x", outs, { ...inputs, container: { ...inputs.container, sas: "sv=other" } })).changes).toBe(false);
     expect((await remoteRun.diff("x", outs, { ...inputs, runArgs: ["--preset", "local"] })).replaces).toEqual(["runArgs"]);
   }, 300_000);
+
+  it("a stored run listing hostile names is refused by the download, naming the entry, before anything is written", async () => {
+    const c = { url: azurite.containerUrl, sas: azurite.sas };
+    // A symlink cannot come through a blob (the download writes regular files): the other kinds can.
+    for (const kind of HOSTILE.filter((k) => k !== "symlink")) {
+      const src = fixture({ "cloudflare.warm.ping": { samples: [{ ms: 1 }] } }, { root: join(dir, "hostile-src", kind.replace(/ /g, "-")) });
+      const name = makeHostile(src, kind);
+      const manifest = readFileSync(join(src, "manifest.json"));
+      const prefix = `eastus2-test/hostile/${kind.replace(/ /g, "-")}`;
+      await azurite.container.getBlockBlobClient(`${prefix}/manifest.json`).upload(manifest, manifest.length);
+      const home = join(dir, "hostile-home", kind.replace(/ /g, "-"));
+      mkdirSync(home, { recursive: true });
+      const sha = createHash("sha256").update(manifest).digest("hex");
+      await expect(downloadRunDir(c, prefix, join(home, "run"), sha), kind).rejects.toThrow(`lists "${name}", which a benchmark run may not hold`);
+      expect(tree(home), kind).toEqual([]);
+    }
+  });
 
   it("runs a Cloudflare group there against a Worker (local workerd playing the deployed one), with its token kept out of every file", async () => {
     const worker = await startLocalWorker({ workDir: join(dir, "worker") });

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { appendFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fixture } from "../test/fixtures";
-import { verifyRunDir } from "../analysis/verify";
+import { fixture, HOSTILE, makeHostile, tree } from "../test/fixtures";
+import { RunDirError, verifyRunDir } from "../analysis/verify";
 import { blobDigest } from "./local/groupRun";
 import { mergeRunParts } from "./mergeRuns";
 
@@ -50,4 +50,27 @@ describe("mergeRunParts", () => {
     expect(() => mergeRunParts([{ runDir: join(root, "gone"), sha256: "0", label: "rivet wake" }], root, "local")).toThrow(/rivet wake: its result .* is gone; run `pulumi up --refresh`/);
     expect(() => mergeRunParts([], root, "local")).toThrow(/nothing to merge/);
   });
+});
+
+describe("hostile parts", () => {
+  for (const kind of HOSTILE) {
+    it(`refuses a part whose manifest lists a ${kind} entry, naming it, and writes nothing anywhere`, () => {
+      const outer = mkdtempSync(join(tmpdir(), "ab-hostile-"));
+      const parts = join(outer, "parts");
+      const a = fixture({ "cloudflare.warm.ping": { samples: [{ ms: 1 }] } }, { root: parts });
+      const name = makeHostile(a, kind);
+      const root = join(outer, "merged");
+      const before = tree(outer);
+      const err = (() => {
+        try {
+          mergeRunParts([part(a, "cloudflare warm")], root, "local");
+        } catch (e) {
+          return e as Error;
+        }
+      })();
+      expect(err, kind).toBeInstanceOf(RunDirError);
+      expect(err!.message).toContain(JSON.stringify(name).slice(1, -1));
+      expect(tree(outer)).toEqual(before);
+    });
+  }
 });

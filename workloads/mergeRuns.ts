@@ -2,6 +2,7 @@ import { copyFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { RunDir, type Manifest } from "./runDir";
 import { verifyRunDir, RunDirError } from "../analysis/verify";
+import { checkBenchmarkFiles } from "../analysis/runDirContract";
 import { blobDigest } from "./local/groupRun";
 
 /** A finished run directory holding part of a pass (one BenchmarkRun's blob), and the digest it was stored with. */
@@ -30,7 +31,9 @@ export function mergeRunParts(parts: readonly RunPart[], resultsRoot: string, st
     if (digest !== p.sha256) {
       throw new RunDirError(`${p.label}: ${p.runDir}/manifest.json has sha256 ${digest}, the stack recorded ${p.sha256}; the result was changed after the run`);
     }
-    return verifyRunDir(p.runDir) as Manifest;
+    const m = verifyRunDir(p.runDir) as Manifest;
+    checkBenchmarkFiles(m.files, `${p.label}: ${p.runDir}/manifest.json`);
+    return m;
   });
   const presets = new Set(manifests.map((m) => m.preset));
   if (presets.size > 1) throw new RunDirError(`the parts were measured with different presets (${[...presets].join(", ")}); re-run them with one`);

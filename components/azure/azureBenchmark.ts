@@ -72,7 +72,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
     const client = authorization.getClientConfigOutput(parent);
     this.network = new BenchNetwork(
       `${name}-net`,
-      { location, resourceGroupName: azure.resourceGroup ?? undefined, sshSourceAddress: azure.sshSourceAddress, zones: azure.zones, subscriptionId: client.subscriptionId },
+      { location, resourceGroupName: azure.resourceGroup ?? undefined, sshSourceAddress: azure.sshSourceAddress, sshSourceWide: azure.sshSourceWide, zones: azure.zones, subscriptionId: client.subscriptionId },
       parent,
     );
     const resourceGroupName = this.network.resourceGroupName;

@@ -9,6 +9,8 @@ export interface BenchNetworkArgs {
   /** Build in this existing group; when absent the component makes its own. */
   resourceGroupName?: string;
   sshSourceAddress: string;
+  /** The operator means a source wider than /24 (/56). */
+  sshSourceWide?: boolean;
   zones: number[];
   subscriptionId: pulumi.Input<string>;
 }
@@ -39,7 +41,7 @@ export class BenchNetwork extends pulumi.ComponentResource {
       : new resources.ResourceGroup(`${name}-rg`, { location }, parent).name;
     const resourceGroupName = this.resourceGroupName;
 
-    this.securityGroup = new network.NetworkSecurityGroup(`${name}-nsg`, { resourceGroupName, location, securityRules: securityRules(args.sshSourceAddress) }, parent);
+    this.securityGroup = new network.NetworkSecurityGroup(`${name}-nsg`, { resourceGroupName, location, securityRules: securityRules(args.sshSourceAddress, args.sshSourceWide ?? false) }, parent);
     const vnet = new network.VirtualNetwork(`${name}-vnet`, { resourceGroupName, location, addressSpace: { addressPrefixes: [CLOUD_NETWORK.vnet] } }, { ...parent, ignoreChanges: ["subnets"] });
     this.vnetId = vnet.id;
 

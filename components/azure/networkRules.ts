@@ -34,8 +34,8 @@ function rule(name: string, priority: number, access: SecurityRule["access"], so
 }
 
 /** The NSG of both subnets. `sshSource` is validated again here: this is where it would open a port. */
-export function securityRules(sshSource: string): SecurityRule[] {
-  const source = validateSshSource(sshSource);
+export function securityRules(sshSource: string, allowWide = false): SecurityRule[] {
+  const source = validateSshSource(sshSource, allowWide);
   const n = CLOUD_NETWORK;
   const p = CLOUD_PORTS;
   return [

@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parseRunArgs, SIDES, UsageError } from "../../workloads/runConfig";
 import { GROUPS } from "../../analysis/catalog";
 import { blobDigest, runGroupInChild, type GroupRunRequest } from "../../workloads/local/groupRun";
 import type { DaemonHandle } from "../../workloads/local/daemons";
 import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
+import { privateDir } from "../../workloads/privateDir";
 
 /**
  * Inputs whose change re-runs the measurement: what is measured, with which
@@ -53,7 +54,7 @@ export async function create(inputs: Props) {
   const group = inputs.group as string;
   const target = inputs.target as { daemon: DaemonHandle } & Props;
   const blobRoot = inputs.blobRoot as string;
-  mkdirSync(blobRoot, { recursive: true });
+  privateDir(blobRoot);
   const req: GroupRunRequest = {
     side,
     runArgs: groupRunArgs(inputs),

@@ -1,6 +1,6 @@
-import { mkdirSync } from "node:fs";
 import { runAnalytics } from "../../workloads/cloudflare/analyticsRun";
 import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
+import { privateDir } from "../../workloads/privateDir";
 
 /** What is asked for; the API token is a credential, not a reason to ask again. */
 const INPUT_KEYS = ["stack", "forRunDir", "forSha256", "blobRoot", "accountId", "scriptName", "waitMs", "pollMs"];
@@ -26,7 +26,7 @@ export async function diff(_id: string, olds: Props, news: Props) {
 /** Asks the analytics for every block of the run and keeps the responses as a run directory of their own. */
 export async function create(inputs: Props) {
   const blobRoot = inputs.blobRoot as string;
-  mkdirSync(blobRoot, { recursive: true });
+  privateDir(blobRoot);
   const r = await runAnalytics({
     runDir: inputs.forRunDir as string,
     sha256: inputs.forSha256 as string,

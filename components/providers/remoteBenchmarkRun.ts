@@ -1,7 +1,8 @@
-import { mkdirSync, writeFileSync, appendFileSync } from "node:fs";
+import { writeFileSync, appendFileSync } from "node:fs";
 import { join } from "node:path";
 import type { GroupRunRequest } from "../../workloads/local/groupRun";
 import { downloadRunDir, withoutSas, blobUrl } from "../../workloads/remote/blobStore";
+import { RUN_ID, RunDirError } from "../../analysis/runDirContract";
 import { parseResultLine, type RemoteRunRequest, type RemoteRunResult } from "../../workloads/remote/runner";
 import { runnerCommand } from "../../workloads/remote/bundle";
 import { sshExec } from "../../workloads/remote/ssh";
@@ -9,6 +10,7 @@ import { textTail } from "../../workloads/waitFor";
 import { checkSsh, sshTargetOf } from "./remote";
 import { replaceDiff, type CheckFailure, type Props } from "./common";
 import { checkGroupSelection, groupRunArgs } from "./benchmarkRun";
+import { privateDir } from "../../workloads/privateDir";
 
 /** What is measured and against what; the SSH key and the SAS are credentials, not reasons to re-run. */
 const INPUT_KEYS = ["stack", "side", "group", "runArgs", "trigger", "blobRoot", "target", "appDir", "deployId"];
@@ -47,7 +49,7 @@ export async function create(inputs: Props) {
   const blobRoot = inputs.blobRoot as string;
   const target = inputs.target as Props;
   const container = inputs.container as { url: string; sas: string };
-  mkdirSync(blobRoot, { recursive: true });
+  privateDir(blobRoot);
   const request: GroupRunRequest = {
     side,
     runArgs: groupRunArgs(inputs),
@@ -73,6 +75,12 @@ export async function create(inputs: Props) {
   if (r.code !== 0 || !result) {
     throw new Error(`the ${side} ${group} run on ${t.host} failed (exit ${r.code}); its log is in ${log}:\n${textTail(r.stderr)}`);
   }
+  // What the runner reports is untrusted: its run id must be a run id, and its blob prefix the one this stack chose.
+  if (typeof result.runId !== "string" || !RUN_ID.test(result.runId)) throw new RunDirError(`the ${side} ${group} run on ${t.host} reported run id ${JSON.stringify(result.runId)}, which is not one (e.g. 20261203T1530Z)`);
+  if (result.blobPrefix !== `${remote.prefix}/${result.runId}`) {
+    throw new RunDirError(`the ${side} ${group} run on ${t.host} reported blob prefix ${JSON.stringify(result.blobPrefix)}; this stack asked for ${remote.prefix}/${result.runId}`);
+  }
+  if (typeof result.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(result.sha256)) throw new RunDirError(`the ${side} ${group} run on ${t.host} reported sha256 ${JSON.stringify(result.sha256)}, which is not one`);
   const local = join(blobRoot, stack, result.runId);
   await downloadRunDir(container, result.blobPrefix, local, result.sha256);
   return {

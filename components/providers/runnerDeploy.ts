@@ -1,11 +1,10 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { parseResultLine, type ProbeResult } from "../../workloads/remote/runner";
 import { bundleTarArgv, installCommand, runnerCommand } from "../../workloads/remote/bundle";
 import { sshExec, sshRun, waitForSsh } from "../../workloads/remote/ssh";
 import { textTail } from "../../workloads/waitFor";
 import { checkSsh, sshTargetOf } from "./remote";
 import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
+import { privateParent } from "../../workloads/privateDir";
 
 /** A new build, another runner or gateway: deploy again. The SSH key is a credential, not a reason. */
 const INPUT_KEYS = ["stack", "host", "appDir", "nodeBin", "gatewayUrl", "bundleDigest", "readyCommand", "startAppCommand"];
@@ -34,7 +33,7 @@ const PROBE_TIMEOUT_MS = 600_000;
  */
 export async function create(inputs: Props) {
   const t = sshTargetOf(inputs);
-  mkdirSync(dirname(t.knownHostsFile), { recursive: true });
+  privateParent(t.knownHostsFile);
   const appDir = inputs.appDir as string;
   const nodeBin = inputs.nodeBin as string;
   const t0 = Date.now();

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { verifyRunDir, RunDirError } from "../../analysis/verify";
 import type { InDoBlock } from "../../analysis/inDo";
 import { blobDigest } from "../local/groupRun";
+import { GROUPS } from "../../analysis/catalog";
 import { RunDir } from "../runDir";
 import { blocksOf, collectAnalytics, type AnalyticsSource, type CollectOpts } from "./analytics";
 
@@ -38,6 +39,8 @@ export async function runAnalytics(req: AnalyticsRunRequest): Promise<AnalyticsR
   const m = verifyRunDir(req.runDir);
   const groups = (m.config.groups as string[] | undefined) ?? [];
   if (groups.length !== 1) throw new RunDirError(`${req.runDir}: analytics are kept per stage group, and this run has ${groups.length} (${groups.join(", ")})`);
+  // The group names a file: it must be one of the stage groups, nothing the remote manifest made up.
+  if (!(GROUPS as readonly string[]).includes(groups[0])) throw new RunDirError(`${req.runDir}: its group ${JSON.stringify(groups[0])} is not a stage group (${GROUPS.join(", ")})`);
   const run = new RunDir(req.blobRoot, req.stack, m.preset, { sides: ["cloudflare"], groups, analyticsFor: { runId: m.runId, sha256: req.sha256 } });
   run.manifest.versions = { ...m.versions };
   run.manifest.settings.analytics = {

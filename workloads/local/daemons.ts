@@ -1,8 +1,9 @@
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { netnsAvailable, netnsScript, nsenterArgv } from "../netns";
 import { logTail } from "../waitFor";
+import { privateDir } from "../privateDir";
 
 /** The kinds of local runtime a daemon holds. */
 export type DaemonKind = "rivet" | "cloudflare";
@@ -75,7 +76,7 @@ export interface StartDaemonOptions {
  */
 export async function startDaemon(o: StartDaemonOptions): Promise<DaemonHandle> {
   rmSync(o.stateDir, { recursive: true, force: true });
-  mkdirSync(o.stateDir, { recursive: true });
+  privateDir(o.stateDir);
   const log = join(o.stateDir, "daemon.log");
   const entry = [process.execPath, daemonEntryPath(), o.kind, o.stateDir];
   let netns = false;

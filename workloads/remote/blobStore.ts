@@ -3,11 +3,12 @@
  * with a container SAS (no SDK). The manifest is the index: the files it
  * lists, plus itself, are what a run directory is.
  */
-import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { request } from "undici";
-import { verifyRunDir } from "../../analysis/verify";
+import { RunDirError, verifyRunDir } from "../../analysis/verify";
+import { checkBenchmarkFiles } from "../../analysis/runDirContract";
 
 export interface BlobContainer {
   /** https://<account>.blob.core.windows.net/<container> (or an emulator's). */
@@ -64,8 +65,12 @@ export async function uploadRunDir(c: BlobContainer, runDir: string, prefix: str
 
 /**
  * Downloads the run under `prefix/` into `dest` and checks it: the manifest's
- * sha256 must be `manifestSha256` (what the runner reported) and every raw
- * file must match the manifest. Throws naming what does not match.
+ * sha256 must be `manifestSha256` (what the runner reported), every name it
+ * lists must be a benchmark run's file (checked before anything is written),
+ * and every file must match the manifest. The files go to a temporary
+ * directory beside `dest`, which becomes `dest` only once verified; on any
+ * failure it is removed and `dest` is untouched. Throws naming what does not
+ * match.
  */
 export async function downloadRunDir(c: BlobContainer, prefix: string, dest: string, manifestSha256: string): Promise<void> {
   const manifest = await getBlob(c, `${prefix}/manifest.json`);
@@ -73,12 +78,27 @@ export async function downloadRunDir(c: BlobContainer, prefix: string, dest: str
   if (actual !== manifestSha256) {
     throw new Error(`${withoutSas(blobUrl(c, `${prefix}/manifest.json`))}: sha256 ${actual}, but the runner reported ${manifestSha256}; the stored run is not the one measured`);
   }
-  mkdirSync(dest, { recursive: true });
-  writeFileSync(join(dest, "manifest.json"), manifest);
-  for (const file of listedFiles(manifest.toString("utf8"))) {
-    const body = await getBlob(c, `${prefix}/${file}`);
-    mkdirSync(dirname(join(dest, file)), { recursive: true });
-    writeFileSync(join(dest, file), body);
+  let files: Record<string, unknown>;
+  try {
+    files = (JSON.parse(manifest.toString("utf8")) as { files: Record<string, unknown> }).files;
+  } catch {
+    throw new RunDirError(`${prefix}/manifest.json: not valid JSON; nothing was written`);
   }
-  verifyRunDir(dest);
+  if (!files || typeof files !== "object") throw new RunDirError(`${prefix}/manifest.json: has no "files"; nothing was written`);
+  checkBenchmarkFiles(files, `${prefix}/manifest.json`);
+  const tmp = join(dirname(dest), `.${basename(dest)}.partial-${randomBytes(4).toString("hex")}`);
+  mkdirSync(tmp, { recursive: true, mode: 0o700 });
+  try {
+    writeFileSync(join(tmp, "manifest.json"), manifest);
+    for (const file of Object.keys(files)) {
+      const body = await getBlob(c, `${prefix}/${file}`);
+      mkdirSync(dirname(join(tmp, file)), { recursive: true });
+      writeFileSync(join(tmp, file), body);
+    }
+    verifyRunDir(tmp);
+    if (existsSync(dest)) rmSync(dest, { recursive: true, force: true });
+    renameSync(tmp, dest);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }
