@@ -19,6 +19,46 @@ export const ENGINE_PATHS = {
   natsConfig: "/etc/nats/actor-bench.conf",
 } as const;
 
+/** The system users the Engine and NATS run as (the boot script creates rivet; Debian's nats-server package creates nats). */
+export const SERVICE_USERS = { engine: "rivet", nats: "nats" } as const;
+
+/**
+ * systemd sandboxing shared by the Engine and NATS units: no privilege gain,
+ * a read-only system but for `writable`, private /tmp and devices, no kernel
+ * or control-group changes, no capabilities, the system-service syscall set.
+ */
+export function hardening(writable: string[]): string {
+  return [
+    "NoNewPrivileges=yes",
+    "ProtectSystem=strict",
+    ...(writable.length ? [`ReadWritePaths=${writable.join(" ")}`] : []),
+    "ProtectHome=yes",
+    "PrivateTmp=yes",
+    "PrivateDevices=yes",
+    "DevicePolicy=closed",
+    "ProtectKernelTunables=yes",
+    "ProtectKernelModules=yes",
+    "ProtectKernelLogs=yes",
+    "ProtectControlGroups=yes",
+    "ProtectClock=yes",
+    "ProtectHostname=yes",
+    "ProtectProc=invisible",
+    "RestrictSUIDSGID=yes",
+    "RestrictRealtime=yes",
+    "RestrictNamespaces=yes",
+    "LockPersonality=yes",
+    "RemoveIPC=yes",
+    "KeyringMode=private",
+    "CapabilityBoundingSet=",
+    "AmbientCapabilities=",
+    "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX",
+    "SystemCallArchitectures=native",
+    "SystemCallFilter=@system-service",
+    "SystemCallFilter=~@privileged",
+    "UMask=0077",
+  ].join("\n");
+}
+
 export const RUNNER_PATHS = {
   nodeDir: "/opt/node",
   appDir: "/opt/actor-bench/app",
@@ -58,13 +98,18 @@ Wants=network-online.target
 RequiresMountsFor=${p.dataDir}
 
 [Service]
+User=${SERVICE_USERS.engine}
+Group=${SERVICE_USERS.engine}
 WorkingDirectory=${p.dataDir}
 Environment=RUST_LIB_BACKTRACE=0
+# The config holds the Postgres password and stays root's: systemd hands the service a copy only it can read.
+LoadCredential=engine.json:${p.engineConfig}
 ExecStartPre=${p.installScript} --verify
-ExecStart=${p.binDir}/rivet-engine start --config ${p.engineConfig}
+ExecStart=${p.binDir}/rivet-engine start --config \${CREDENTIALS_DIRECTORY}/engine.json
 Restart=on-failure
 RestartPreventExitStatus=3
 LimitNOFILE=1048576
+${hardening([p.dataDir])}
 
 [Install]
 WantedBy=multi-user.target
@@ -75,8 +120,11 @@ After=network-online.target
 Wants=network-online.target
 
 [Service]
+User=${SERVICE_USERS.nats}
+Group=${SERVICE_USERS.nats}
 ExecStart=/usr/sbin/nats-server -c ${p.natsConfig}
 Restart=on-failure
+${hardening([])}
 
 [Install]
 WantedBy=multi-user.target
@@ -84,7 +132,7 @@ WantedBy=multi-user.target
   return [
     { path: p.nvmeScript, permissions: "0755", content: renderNvmeMountScript(p.dataDir) },
     { path: p.installScript, permissions: "0755", content: renderEngineInstallScript(release, p.binDir) },
-    { path: p.bootScript, permissions: "0755", content: renderEngineBootScript({ nvme: p.nvmeScript, install: p.installScript }) },
+    { path: p.bootScript, permissions: "0755", content: renderEngineBootScript({ nvme: p.nvmeScript, install: p.installScript, user: SERVICE_USERS.engine, dataDir: p.dataDir }) },
     // Holds the Postgres password: root only.
     { path: p.engineConfig, permissions: "0600", content: `${JSON.stringify(config, null, 2)}\n` },
     { path: p.natsConfig, permissions: "0644", content: renderNatsConfig(plan, index) },
@@ -113,6 +161,16 @@ WorkingDirectory=${p.appDir}
 EnvironmentFile=${p.appEnv}
 ExecStart=${p.nodeDir}/bin/node ${p.appDir}/dist/workloads/rivet/app.js
 Restart=on-failure
+NoNewPrivileges=yes
+ProtectSystem=full
+PrivateTmp=yes
+PrivateDevices=yes
+ProtectKernelTunables=yes
+ProtectKernelModules=yes
+ProtectControlGroups=yes
+RestrictSUIDSGID=yes
+LockPersonality=yes
+CapabilityBoundingSet=
 
 [Install]
 WantedBy=multi-user.target
@@ -122,7 +180,23 @@ WantedBy=multi-user.target
     { path: p.nodeScript, permissions: "0755", content: renderNodeInstallScript(nodeVersion, p.nodeDir) },
     { path: p.appEnv, permissions: "0644", content: env },
     { path: "/etc/systemd/system/rivetkit-app.service", permissions: "0644", content: appUnit },
+    { path: RUNNER_SUDOERS, permissions: "0440", content: renderRunnerSudoers(adminUser) },
   ];
+}
+
+/** Read after the image's and cloud-init's own sudoers files (lexical order), so its rules are the last that match. */
+export const RUNNER_SUDOERS = "/etc/sudoers.d/zz-actor-bench";
+
+/** What the deploy runs with sudo: the app's unit, nothing else. */
+export const APP_UNIT_COMMANDS = ["enable --now rivetkit-app", "restart rivetkit-app", "stop rivetkit-app"].map((a) => `/usr/bin/systemctl ${a}`);
+
+/**
+ * The runner's admin user may run the app unit's commands as root and nothing
+ * else: sudo uses the last rule that matches, so "!ALL" takes back what the
+ * image granted, and the command list after it gives back only the deploy's.
+ */
+export function renderRunnerSudoers(adminUser: string): string {
+  return `# actor-bench: ${adminUser} may manage the app's unit as root, nothing else.\n${adminUser} ALL=(ALL:ALL) !ALL\n${adminUser} ALL=(root) NOPASSWD: ${APP_UNIT_COMMANDS.join(", ")}\n`;
 }
 
 /** User data of the runner: Node, the app's unit; the app itself is deployed over SSH by RunnerVm. */

@@ -87,12 +87,15 @@ echo "actor-bench: rivet-engine ${release.version} installed at $BINARY (sha256 
 }
 
 /** The Engine VM's boot: disk, then the checked install, then the services; any failure stops it there. */
-export function renderEngineBootScript(paths: { nvme: string; install: string }): string {
+export function renderEngineBootScript(paths: { nvme: string; install: string; user: string; dataDir: string }): string {
   return `#!/bin/bash
-# Boot of an Engine VM: local NVMe, checked Engine install, then NATS and the Engine.
+# Boot of an Engine VM: local NVMe, checked Engine install, the Engine's own user, then NATS and the Engine.
 set -euo pipefail
 ${paths.nvme}
 ${paths.install}
+id -u ${paths.user} >/dev/null 2>&1 || useradd --system --no-create-home --home-dir ${paths.dataDir} --shell /usr/sbin/nologin ${paths.user}
+chown -R ${paths.user}:${paths.user} ${paths.dataDir}
+chmod 0750 ${paths.dataDir}
 systemctl daemon-reload
 systemctl enable --now actor-bench-nats.service
 systemctl enable --now rivet-engine.service

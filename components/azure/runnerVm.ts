@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as compute from "@pulumi/azure-native/compute";
 import * as network from "@pulumi/azure-native/network";
-import { renderRunnerCloudInit, RUNNER_PATHS } from "../../cluster/cloudInit";
+import { APP_UNIT_COMMANDS, renderRunnerCloudInit, RUNNER_PATHS } from "../../cluster/cloudInit";
 import { CLOUD_NETWORK } from "../../cluster/topology";
 import { RunnerDeploy, type SshArgs } from "../remoteRunner";
 import { ADMIN_USER, linuxVm } from "./linuxVm";
@@ -77,8 +77,9 @@ export class RunnerVm extends pulumi.ComponentResource {
         gatewayUrl: args.gatewayUrl,
         bundleDigest: args.bundleDigest,
         readyCommand: "cloud-init status --wait >/dev/null",
-        startAppCommand: "sudo systemctl enable --now rivetkit-app && sudo systemctl restart rivetkit-app",
-        stopAppCommand: "sudo systemctl stop rivetkit-app",
+        // Exactly the commands the runner's sudoers allows its admin user (APP_UNIT_COMMANDS), nothing else as root.
+        startAppCommand: `sudo ${APP_UNIT_COMMANDS[0]} && sudo ${APP_UNIT_COMMANDS[1]}`,
+        stopAppCommand: `sudo ${APP_UNIT_COMMANDS[2]}`,
       },
       { parent: this, dependsOn: [vm] },
     );

@@ -1,11 +1,12 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_ENGINE_SETTINGS } from "../../cluster/engineConfig";
 import { GatewayClient, type CallResult } from "./gateway";
 import { alive, descendants } from "../../test/processTree";
-import { startLocalCluster, type LocalCluster } from "./localCluster";
+import { postgresBinDir, startLocalCluster, type LocalCluster } from "./localCluster";
 
 // The real thing: Debian's Postgres, nats-server and haproxy, three Engine
 // 2.3.19 processes with the configs the cloud renders, the RivetKit app.
@@ -40,6 +41,19 @@ const rowsOf = (r: CallResult) => (ok(r).reply.value as { rows: number }).rows;
 describe("the local three-node Engine cluster", () => {
   const ids: string[] = [];
   const acked = new Map<string, number>();
+
+  it("its Postgres refuses a client without the run's password, and no file a local user can read holds it", () => {
+    const psql = join(postgresBinDir(), "psql");
+    const r = spawnSync(psql, ["-h", "127.0.0.1", "-p", String(cluster.postgresPort), "-U", "postgres", "-d", "rivet", "-w", "-c", "select 1"], { encoding: "utf8", env: { ...process.env, PGPASSWORD: "" } });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/password/);
+    const wrong = spawnSync(psql, ["-h", "127.0.0.1", "-p", String(cluster.postgresPort), "-U", "postgres", "-d", "rivet", "-c", "select 1"], { encoding: "utf8", env: { ...process.env, PGPASSWORD: "not-the-password" } });
+    expect(wrong.stderr).toMatch(/password authentication failed/);
+    const configs = readdirSync(workDir).filter((n) => /^engine-\d+\.json$/.test(n));
+    expect(configs).toHaveLength(3);
+    for (const f of configs) expect(statSync(join(workDir, f)).mode & 0o077, f).toBe(0);
+    expect(readdirSync(workDir)).not.toContain("postgres.pw");
+  });
 
   it("creates actors and makes durable writes through every node", async () => {
     for (let i = 0; i < 3; i++) {

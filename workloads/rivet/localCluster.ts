@@ -4,7 +4,8 @@
  * haproxy (TCP mode) where Azure has its internal load balancer. The app talks
  * to the load balancer only, as on the runner VM.
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync, chmodSync, chownSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync, chmodSync, chownSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { spawnManaged, type Managed } from "../processes";
@@ -41,6 +42,8 @@ export interface LocalCluster extends LocalRivet {
   nodeUrls: string[];
   engines: Managed[];
   postgres: Managed;
+  /** Where Postgres listens on loopback; it takes only scram-sha-256 with the run's random password. */
+  postgresPort: number;
   nats: Managed[];
   loadBalancer: Managed;
   /** SIGKILLs node `index`'s Engine and waits until it is gone. */
@@ -80,17 +83,26 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   };
 
   try {
-    // Postgres: a throwaway cluster, trust auth on loopback only.
+    // Postgres: a throwaway cluster on loopback that takes only scram-sha-256 with
+    // a random password (trust would make any local user its superuser).
     const pgData = join(w, "postgres");
     mkdirSync(pgData, { recursive: true });
+    const pgPassword = randomBytes(24).toString("hex");
+    const pwFile = join(w, "postgres.pw");
+    writeFileSync(pwFile, `${pgPassword}\n`, { mode: 0o600 });
     if (process.getuid?.() === 0) {
-      // Postgres runs as its own user: it must be able to reach its data dir.
+      // Postgres runs as its own user: it must be able to reach its data dir and, once, the password file.
       chmodSync(w, 0o711);
       const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }).trim());
       chownSync(pgData, id("-u"), id("-g"));
+      chownSync(pwFile, id("-u"), id("-g"));
     }
-    const [initdb, ...initdbArgs] = asPostgres([join(pgBin, "initdb"), "-D", pgData, "-A", "trust", "-U", "postgres", "--no-sync"]);
-    execFileSync(initdb, initdbArgs, { stdio: "pipe" });
+    const [initdb, ...initdbArgs] = asPostgres([join(pgBin, "initdb"), "-D", pgData, "--auth=scram-sha-256", `--pwfile=${pwFile}`, "-U", "postgres", "--no-sync"]);
+    try {
+      execFileSync(initdb, initdbArgs, { stdio: "pipe" });
+    } finally {
+      rmSync(pwFile, { force: true });
+    }
     const pgLog = join(w, "postgres.log");
     const [pgCmd, ...pgArgs] = asPostgres([join(pgBin, "postgres"), "-D", pgData, "-p", String(pgPort), "-k", pgData, "-c", `listen_addresses=${HOST}`, "-c", "fsync=on"]);
     const postgres = spawnManaged({ name: "postgres", command: pgCmd, args: pgArgs, env: process.env, cwd: w, logFile: pgLog });
@@ -103,8 +115,8 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
         return false;
       }
     });
-    execFileSync(join(pgBin, "createdb"), ["-h", HOST, "-p", String(pgPort), "-U", "postgres", "rivet"]);
-    const postgresUrl = `postgresql://postgres@${HOST}:${pgPort}/rivet`;
+    execFileSync(join(pgBin, "createdb"), ["-h", HOST, "-p", String(pgPort), "-U", "postgres", "rivet"], { env: { ...process.env, PGPASSWORD: pgPassword } });
+    const postgresUrl = `postgresql://postgres:${pgPassword}@${HOST}:${pgPort}/rivet`;
 
     const nats = plan.nodes.map((node, i) => {
       const conf = join(w, `nats-${i + 1}.conf`);
@@ -119,7 +131,8 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     const startEngine = async (i: number) => {
       const conf = join(w, `engine-${i + 1}.json`);
       const log = join(w, `engine-${i + 1}.log`);
-      writeFileSync(conf, JSON.stringify(configs[i], null, 2));
+      // Holds the Postgres password: the owner only.
+      writeFileSync(conf, JSON.stringify(configs[i], null, 2), { mode: 0o600 });
       const m = spawnManaged({ name: `rivet-engine-${i + 1}`, command: binary, args: ["start", "--config", conf], env: engineEnv(process.env, opts.settings), cwd: w, logFile: log });
       started.push(m);
       let version = "unknown";
@@ -169,6 +182,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       engine: engines[0],
       engines,
       postgres,
+      postgresPort: pgPort,
       nats,
       loadBalancer,
       app,
