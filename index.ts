@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { validateStackConfig, type StackKey } from "./stacks/stackConfig";
 import { packageVersion } from "./workloads/versions";
 import { LocalBenchmark } from "./components/local/localBenchmark";
-import { AzureBenchmark, weekFromToday } from "./components/azure/azureBenchmark";
+import { AzureBenchmark, accessExpiry } from "./components/azure/azureBenchmark";
 
 // Every key in the actor-bench namespace is validated before any resource is
 // declared, so a typo fails the preview instead of being ignored.
@@ -23,7 +23,7 @@ const stackConfig = validateStackConfig(pulumi.getStack(), raw, {
 
 const bench =
   stackConfig.target === "azure"
-    ? new AzureBenchmark(stackConfig.stack, { config: stackConfig, projectDir: process.cwd(), sasExpiry: weekFromToday(new Date()), cloudflareApiToken: config.getSecret("cloudflareApiToken") })
+    ? new AzureBenchmark(stackConfig.stack, { config: stackConfig, projectDir: process.cwd(), accessExpiry: accessExpiry(new Date()), cloudflareApiToken: config.getSecret("cloudflareApiToken") })
     : new LocalBenchmark(stackConfig.stack, { config: stackConfig, projectDir: process.cwd() });
 const local = bench instanceof LocalBenchmark ? bench : undefined;
 const cloud = bench instanceof AzureBenchmark ? bench : undefined;

@@ -20,6 +20,7 @@ const plan = cloudClusterPlan();
 const release = engineRelease("2.3.19");
 const PG_URL = "postgresql://rivet:s3cret-pw@bench-pg.private.postgres.database.azure.com:5432/rivet?sslmode=require";
 const dir = mkdtempSync(join(tmpdir(), "cloud-init-"));
+const CREDS = { adminToken: "a".repeat(40), natsPassword: "n".repeat(40), natsRoutePassword: "r".repeat(40) };
 
 function validate(name: string, userData: string): void {
   const file = join(dir, name);
@@ -31,15 +32,18 @@ function validate(name: string, userData: string): void {
 
 describe("Engine VM user data", () => {
   it("passes cloud-init's schema for each of the three nodes", () => {
-    for (let i = 0; i < 3; i++) validate(`engine-${i + 1}.yaml`, renderEngineCloudInit(plan, i, release, PG_URL));
+    for (let i = 0; i < 3; i++) validate(`engine-${i + 1}.yaml`, renderEngineCloudInit(plan, i, release, PG_URL, CREDS));
   });
 
   it("decodes to the files the boot needs, the secret config root-only, and one boot command", () => {
-    const doc = parse(renderEngineCloudInit(plan, 1, release, PG_URL)) as { write_files: Array<{ path: string; permissions: string; content: string }>; runcmd: string[][] };
+    const doc = parse(renderEngineCloudInit(plan, 1, release, PG_URL, CREDS)) as { write_files: Array<{ path: string; permissions: string; content: string }>; runcmd: string[][] };
     const byPath = new Map(doc.write_files.map((f) => [f.path, f]));
     expect(byPath.get(ENGINE_PATHS.engineConfig)!.permissions).toBe("0600");
     const config = JSON.parse(byPath.get(ENGINE_PATHS.engineConfig)!.content);
     expect(config.postgres.url).toBe(PG_URL);
+    expect(config.auth).toEqual({ admin_token: CREDS.adminToken });
+    expect(config.nats).toMatchObject({ username: "rivet", password: CREDS.natsPassword });
+    expect(byPath.get(ENGINE_PATHS.natsConfig)!.permissions).toBe("0600");
     expect(config.nats.addresses[0]).toBe(`${CLOUD_NETWORK.engineAddresses[1]}:4222`);
     expect(config.guard).toEqual({ host: CLOUD_NETWORK.engineAddresses[1], port: 6420, tcp_nodelay: true });
     expect(config.topology.datacenters.default.public_url).toBe(`http://${CLOUD_NETWORK.loadBalancerAddress}:6420`);
@@ -49,13 +53,16 @@ describe("Engine VM user data", () => {
 
   it("renders an Engine config the 2.3.19 binary reads as Postgres + NATS + one datacenter", () => {
     const file = join(dir, "engine.json");
-    writeFileSync(file, engineVmFiles(plan, 0, release, PG_URL).find((f) => f.path === ENGINE_PATHS.engineConfig)!.content);
+    writeFileSync(file, engineVmFiles(plan, 0, release, PG_URL, CREDS).find((f) => f.path === ENGINE_PATHS.engineConfig)!.content);
     // `config show` ignores unknown keys silently, so check that every block we wrote was understood.
     const shown = execFileSync(engineBinaryPath(), ["config", "show", "--config", file], { encoding: "utf8", env: { ...process.env, RUST_LOG: "error" } });
     expect(shown).toMatch(/database: Some\(\s*Postgres\(/);
     expect(shown).toMatch(/url: Secret,\s*ssl: Some\(\s*PostgresSsl \{\s*root_cert_path: Some\(\s*"\/etc\/ssl\/certs\/ca-certificates.crt"/);
     for (const a of CLOUD_NETWORK.engineAddresses) expect(shown).toContain(`"${a}:4222"`);
     expect(shown).toMatch(/pubsub: Some\(\s*Nats\(/);
+    expect(shown).toMatch(/username: Some\(\s*"rivet"/);
+    expect(shown).toMatch(/password: Some\(\s*Secret/);
+    expect(shown).toMatch(/auth: Some\(\s*Auth \{\s*admin_token: Secret/);
     expect(shown).toMatch(/datacenter_label: 1,/);
     expect(shown).toMatch(/is_leader: true/);
     expect(shown).toMatch(/tcp_nodelay: Some\(\s*true/);
@@ -65,27 +72,30 @@ describe("Engine VM user data", () => {
   it("renders NATS configs nats-server accepts", () => {
     for (let i = 0; i < 3; i++) {
       const file = join(dir, `nats-${i}.conf`);
-      writeFileSync(file, engineVmFiles(plan, i, release, PG_URL).find((f) => f.path === ENGINE_PATHS.natsConfig)!.content);
+      writeFileSync(file, engineVmFiles(plan, i, release, PG_URL, CREDS).find((f) => f.path === ENGINE_PATHS.natsConfig)!.content);
       const r = spawnSync(tool("nats-server"), ["-t", "-c", file], { encoding: "utf8" });
       expect(`${r.stdout}${r.stderr}`).toMatch(/configuration file .* is valid/);
       expect(r.status).toBe(0);
-      expect(readFileSync(file, "utf8").match(/nats:\/\/10\.40\.1\.\d+:6222/g)).toHaveLength(2);
+      expect(readFileSync(file, "utf8").match(new RegExp(`nats://route:${CREDS.natsRoutePassword}@10\\.40\\.1\\.\\d+:6222`, "g"))).toHaveLength(2);
+      expect(readFileSync(file, "utf8")).toMatch(/authorization \{\n  user: rivet\n  password: n{40}\n\}/);
     }
   });
 });
 
 describe("runner VM user data", () => {
   it("passes cloud-init's schema and points the app at the load balancer", () => {
-    const userData = renderRunnerCloudInit("v20.20.2", plan.gatewayUrl, "bench");
+    const userData = renderRunnerCloudInit("v20.20.2", plan.gatewayUrl, "bench", CREDS.adminToken);
     validate("runner.yaml", userData);
-    const env = runnerVmFiles("v20.20.2", plan.gatewayUrl, "bench").find((f) => f.path.endsWith("app.env"))!;
+    const env = runnerVmFiles("v20.20.2", plan.gatewayUrl, "bench", CREDS.adminToken).find((f) => f.path.endsWith("app.env"))!;
     expect(env.content).toContain(`RIVET_ENDPOINT=http://${CLOUD_NETWORK.loadBalancerAddress}:6420`);
+    expect(env.content).toContain(`RIVET_TOKEN=${CREDS.adminToken}`);
+    expect(env.permissions).toBe("0600");
   });
 });
 
 describe("every rendered script", () => {
   it("passes shellcheck", () => {
-    const scripts = [...scriptsOf(engineVmFiles(plan, 0, release, PG_URL)), ...scriptsOf(runnerVmFiles("v20.20.2", plan.gatewayUrl, "bench"))];
+    const scripts = [...scriptsOf(engineVmFiles(plan, 0, release, PG_URL, CREDS)), ...scriptsOf(runnerVmFiles("v20.20.2", plan.gatewayUrl, "bench", CREDS.adminToken))];
     expect(scripts.map((s) => s.path).sort()).toEqual(
       ["/opt/actor-bench/boot.sh", "/opt/actor-bench/install-engine.sh", "/opt/actor-bench/install-node.sh", "/opt/actor-bench/nvme-mount.sh"],
     );

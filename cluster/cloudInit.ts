@@ -6,7 +6,8 @@
 import { stringify } from "yaml";
 import { DEFAULT_ENGINE_SETTINGS } from "./engineConfig";
 import type { EngineRelease } from "./engineRelease";
-import { renderClusterEngineConfig, renderNatsConfig, type ClusterPlan } from "./topology";
+import { nodeRelease } from "./nodeRelease";
+import { renderClusterEngineConfig, renderNatsConfig, type ClusterCredentials, type ClusterPlan } from "./topology";
 import { renderEngineBootScript, renderEngineInstallScript, renderNodeInstallScript, renderNvmeMountScript } from "./scripts";
 
 export const ENGINE_PATHS = {
@@ -87,10 +88,10 @@ function cloudConfig(packages: string[], files: WrittenFile[], runcmd: string[][
   return `#cloud-config\n${stringify(doc, { lineWidth: 0 })}`;
 }
 
-export function engineVmFiles(plan: ClusterPlan, index: number, release: EngineRelease, postgresUrl: string): WrittenFile[] {
+export function engineVmFiles(plan: ClusterPlan, index: number, release: EngineRelease, postgresUrl: string, creds: ClusterCredentials): WrittenFile[] {
   const p = ENGINE_PATHS;
   // Azure's Flexible Server requires TLS; Debian's CA bundle holds its root.
-  const config = renderClusterEngineConfig(plan, index, postgresUrl, DEFAULT_ENGINE_SETTINGS, "/etc/ssl/certs/ca-certificates.crt");
+  const config = renderClusterEngineConfig(plan, index, postgresUrl, DEFAULT_ENGINE_SETTINGS, creds, "/etc/ssl/certs/ca-certificates.crt");
   const engineUnit = `[Unit]
 Description=Rivet Engine ${release.version} (actor-bench)
 After=network-online.target actor-bench-nats.service
@@ -122,7 +123,9 @@ Wants=network-online.target
 [Service]
 User=${SERVICE_USERS.nats}
 Group=${SERVICE_USERS.nats}
-ExecStart=/usr/sbin/nats-server -c ${p.natsConfig}
+# The config holds the NATS passwords and stays root's: the service reads its credential copy.
+LoadCredential=nats.conf:${p.natsConfig}
+ExecStart=/usr/sbin/nats-server -c \${CREDENTIALS_DIRECTORY}/nats.conf
 Restart=on-failure
 ${hardening([])}
 
@@ -133,21 +136,22 @@ WantedBy=multi-user.target
     { path: p.nvmeScript, permissions: "0755", content: renderNvmeMountScript(p.dataDir) },
     { path: p.installScript, permissions: "0755", content: renderEngineInstallScript(release, p.binDir) },
     { path: p.bootScript, permissions: "0755", content: renderEngineBootScript({ nvme: p.nvmeScript, install: p.installScript, user: SERVICE_USERS.engine, dataDir: p.dataDir }) },
-    // Holds the Postgres password: root only.
+    // Holds the Postgres password and the admin token: root only.
     { path: p.engineConfig, permissions: "0600", content: `${JSON.stringify(config, null, 2)}\n` },
-    { path: p.natsConfig, permissions: "0644", content: renderNatsConfig(plan, index) },
+    // Holds the NATS passwords: root only.
+    { path: p.natsConfig, permissions: "0600", content: renderNatsConfig(plan, index, creds) },
     { path: "/etc/systemd/system/rivet-engine.service", permissions: "0644", content: engineUnit },
     { path: "/etc/systemd/system/actor-bench-nats.service", permissions: "0644", content: natsUnit },
   ];
 }
 
-/** User data of Engine VM `index`; it holds the Postgres URL with its password, so it is a secret. */
-export function renderEngineCloudInit(plan: ClusterPlan, index: number, release: EngineRelease, postgresUrl: string): string {
-  const files = engineVmFiles(plan, index, release, postgresUrl);
+/** User data of Engine VM `index`; it holds the Postgres URL with its password and the cluster's credentials, so it is a secret. */
+export function renderEngineCloudInit(plan: ClusterPlan, index: number, release: EngineRelease, postgresUrl: string, creds: ClusterCredentials): string {
+  const files = engineVmFiles(plan, index, release, postgresUrl, creds);
   return cloudConfig(["nats-server", "curl", "ca-certificates", "e2fsprogs"], files, [[ENGINE_PATHS.bootScript]]);
 }
 
-export function runnerVmFiles(nodeVersion: string, gatewayUrl: string, adminUser: string): WrittenFile[] {
+export function runnerVmFiles(nodeVersion: string, gatewayUrl: string, adminUser: string, adminToken: string): WrittenFile[] {
   const p = RUNNER_PATHS;
   const appUnit = `[Unit]
 Description=actor-bench RivetKit app
@@ -175,10 +179,12 @@ CapabilityBoundingSet=
 [Install]
 WantedBy=multi-user.target
 `;
-  const env = [`RIVET_ENDPOINT=${gatewayUrl}`, "RIVET_NAMESPACE=default", "RIVET_RUN_SERVICES=0", "RIVET_LOG_LEVEL=warn", "RUST_LIB_BACKTRACE=0", ""].join("\n");
+  // The app registers with the Engine's admin token (RIVET_TOKEN).
+  const env = [`RIVET_ENDPOINT=${gatewayUrl}`, `RIVET_TOKEN=${adminToken}`, "RIVET_NAMESPACE=default", "RIVET_RUN_SERVICES=0", "RIVET_LOG_LEVEL=warn", "RUST_LIB_BACKTRACE=0", ""].join("\n");
   return [
-    { path: p.nodeScript, permissions: "0755", content: renderNodeInstallScript(nodeVersion, p.nodeDir) },
-    { path: p.appEnv, permissions: "0644", content: env },
+    { path: p.nodeScript, permissions: "0755", content: renderNodeInstallScript(nodeRelease(nodeVersion), p.nodeDir) },
+    // Holds the admin token: root only (systemd reads it for the unit).
+    { path: p.appEnv, permissions: "0600", content: env },
     { path: "/etc/systemd/system/rivetkit-app.service", permissions: "0644", content: appUnit },
     { path: RUNNER_SUDOERS, permissions: "0440", content: renderRunnerSudoers(adminUser) },
   ];
@@ -199,9 +205,9 @@ export function renderRunnerSudoers(adminUser: string): string {
   return `# actor-bench: ${adminUser} may manage the app's unit as root, nothing else.\n${adminUser} ALL=(ALL:ALL) !ALL\n${adminUser} ALL=(root) NOPASSWD: ${APP_UNIT_COMMANDS.join(", ")}\n`;
 }
 
-/** User data of the runner: Node, the app's unit; the app itself is deployed over SSH by RunnerVm. */
-export function renderRunnerCloudInit(nodeVersion: string, gatewayUrl: string, adminUser: string): string {
-  const files = runnerVmFiles(nodeVersion, gatewayUrl, adminUser);
+/** User data of the runner: Node, the app's unit and its env (with the admin token, so it is a secret); the app itself is deployed over SSH by RunnerVm. */
+export function renderRunnerCloudInit(nodeVersion: string, gatewayUrl: string, adminUser: string, adminToken: string): string {
+  const files = runnerVmFiles(nodeVersion, gatewayUrl, adminUser, adminToken);
   return cloudConfig(["curl", "ca-certificates", "xz-utils", "tar"], files, [
     [RUNNER_PATHS.nodeScript],
     ["install", "-d", "-o", adminUser, "-g", adminUser, RUNNER_PATHS.appDir],

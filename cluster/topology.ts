@@ -67,17 +67,43 @@ export function cloudClusterPlan(): ClusterPlan {
 }
 
 /**
- * The config of node `index`: shared Postgres, NATS (its own member first),
- * one datacenter whose public and peer URLs are the load balancer's.
+ * What the cluster authenticates with: the Engine's admin token (its public
+ * API and runner registration; actor calls through the gateway stay public,
+ * as the Engine has them), and the NATS passwords of its clients (the
+ * Engines) and of the routes between its members.
  */
-export function renderClusterEngineConfig(plan: ClusterPlan, index: number, postgresUrl: string, settings: EngineSettings, postgresRootCert?: string) {
+export interface ClusterCredentials {
+  adminToken: string;
+  natsPassword: string;
+  natsRoutePassword: string;
+}
+
+/** The NATS users: the Engines connect as `client`, the members route to each other as `route`. */
+export const NATS_USERS = { client: "rivet", route: "route" } as const;
+
+/** Credentials go into JSON, NATS config and route URLs unquoted: letters and digits only, 32 to 128 of them. */
+export function checkCredentials(c: ClusterCredentials): ClusterCredentials {
+  for (const [k, v] of Object.entries(c)) {
+    if (typeof v !== "string" || !/^[A-Za-z0-9]{32,128}$/.test(v)) throw new ClusterConfigError(`cluster credential ${k} must be 32 to 128 letters and digits`);
+  }
+  return c;
+}
+
+/**
+ * The config of node `index`: shared Postgres, NATS (its own member first,
+ * with the client password), the admin token, one datacenter whose public
+ * and peer URLs are the load balancer's.
+ */
+export function renderClusterEngineConfig(plan: ClusterPlan, index: number, postgresUrl: string, settings: EngineSettings, creds: ClusterCredentials, postgresRootCert?: string) {
   const node = plan.nodes[index];
   if (!node) throw new Error(`no node ${index} in a ${plan.nodes.length}-node plan`);
+  checkCredentials(creds);
   const own = `${node.host}:${node.natsClientPort}`;
   const others = plan.nodes.filter((n) => n !== node).map((n) => `${n.host}:${n.natsClientPort}`);
   return {
     postgres: { url: postgresUrl, ...(postgresRootCert ? { ssl: { root_cert_path: postgresRootCert } } : {}) },
-    nats: { addresses: [own, ...others] },
+    nats: { addresses: [own, ...others], username: NATS_USERS.client, password: creds.natsPassword },
+    auth: { admin_token: creds.adminToken },
     telemetry: { enabled: false },
     topology: {
       datacenter_label: plan.datacenter.label,
@@ -91,17 +117,31 @@ export function renderClusterEngineConfig(plan: ClusterPlan, index: number, post
   };
 }
 
-/** nats-server config of node `index`: a member of one cluster with routes to the others. */
-export function renderNatsConfig(plan: ClusterPlan, index: number): string {
+/**
+ * nats-server config of node `index`: a member of one cluster with routes to
+ * the others; clients and routes both need their user's password. (The
+ * Engine's NATS client has no TLS setting in 2.3.19, so the links are not
+ * encrypted; they stay inside the VNet.)
+ */
+export function renderNatsConfig(plan: ClusterPlan, index: number, creds: ClusterCredentials): string {
   const node = plan.nodes[index];
   if (!node) throw new Error(`no node ${index} in a ${plan.nodes.length}-node plan`);
-  const routes = plan.nodes.filter((n) => n !== node).map((n) => `    nats://${n.host}:${n.natsClusterPort}`);
+  checkCredentials(creds);
+  const routes = plan.nodes.filter((n) => n !== node).map((n) => `    nats://${NATS_USERS.route}:${creds.natsRoutePassword}@${n.host}:${n.natsClusterPort}`);
   return [
     `server_name: ${node.name}`,
     `listen: "${node.host}:${node.natsClientPort}"`,
+    "authorization {",
+    `  user: ${NATS_USERS.client}`,
+    `  password: ${creds.natsPassword}`,
+    "}",
     "cluster {",
     "  name: actor-bench",
     `  listen: "${node.host}:${node.natsClusterPort}"`,
+    "  authorization {",
+    `    user: ${NATS_USERS.route}`,
+    `    password: ${creds.natsRoutePassword}`,
+    "  }",
     "  routes: [",
     ...routes,
     "  ]",

@@ -22,6 +22,8 @@ export function delegatingProvider(name: string): pulumi.dynamic.ResourceProvide
     check: (olds, news) => load().check(olds, news),
     diff: (id, olds, news) => load().diff(id, olds, news),
     create: (inputs) => load().create(inputs),
+    // Only a provider whose diff reports a change without a replace is ever asked to update.
+    update: (id, olds, news) => load().update(id, olds, news),
     read: (id, props) => load().read(id, props),
     delete: (id, props) => load().remove(id, props),
   };

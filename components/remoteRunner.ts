@@ -29,7 +29,7 @@ export interface RunnerDeployArgs {
   stopAppCommand: pulumi.Input<string>;
 }
 
-const SECRET_OUTPUTS = ["ssh", "container", "workerToken"];
+const SECRET_OUTPUTS = ["ssh", "container", "downloadSas", "workerToken", "adminToken"];
 
 /**
  * The RivetKit app and the driver on the runner: shipped over SSH, installed
@@ -59,8 +59,12 @@ export interface RemoteBenchmarkRunArgs extends GroupRunArgs {
   >;
   /** The Worker's bench token (a secret); Cloudflare runs only. Not a reason to re-run: a new Worker has a new url. */
   workerToken?: pulumi.Input<string>;
-  /** The result container and its SAS (a secret). */
+  /** The Engine cluster's admin token (a secret); Rivet runs only, for the Engine's API (sleep confirmation). Not a reason to re-run. */
+  adminToken?: pulumi.Input<string>;
+  /** The result container and the runner's SAS of it, create and write only (a secret). */
   container: pulumi.Input<{ url: pulumi.Input<string>; sas: pulumi.Input<string> }>;
+  /** The SAS this machine downloads the run with, read only (a secret); never sent to the runner. */
+  downloadSas: pulumi.Input<string>;
 }
 
 /**

@@ -94,6 +94,21 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(containers.every((c) => c.inputs.publicAccess === "None")).toBe(true);
   });
 
+  it("the result container's SAS are tied to stored access policies: the runner's create/write, this machine's read, both for hours", () => {
+    const [policy] = of("pulumi-nodejs:dynamic/actor-bench:ContainerAccessPolicy");
+    expect(policy.secretInputs).toContain("accountKey");
+    expect(policy.additionalSecretOutputs).toContain("accountKey");
+    const policies = policy.inputs.policies as Array<{ id: string; permissions: string; expiresOn: string }>;
+    expect(policies.map((p) => [p.id, p.permissions])).toEqual([["runner-upload", "cw"], ["pass-download", "r"]]);
+    for (const p of policies) expect(Date.parse(p.expiresOn) - Date.now()).toBeLessThanOrEqual(12 * 3600_000);
+    for (const r of of("pulumi-nodejs:dynamic/actor-bench:RemoteBenchmarkRun")) {
+      expect(r.secretInputs, r.name).toEqual(expect.arrayContaining(["container", "downloadSas"]));
+      // The runner is sent only the upload SAS; the read SAS stays with the download on this machine.
+      expect(String(unwrap(r.inputs.container).sas), r.name).toContain("si=runner-upload");
+      expect(String(unwrap(r.inputs.downloadSas)), r.name).toContain("si=pass-download");
+    }
+  });
+
   it("the SSH key, the Postgres password and the SAS are secrets, and no export holds them", async () => {
     const [key] = of("tls:index/privateKey:PrivateKey");
     expect(key.inputs.algorithm).toBe("ED25519");
@@ -105,14 +120,17 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(runs.length).toBeGreaterThan(0);
     for (const r of runs) {
       expect(r.secretInputs).toEqual(expect.arrayContaining(["ssh", "container"]));
-      expect(r.additionalSecretOutputs).toEqual(expect.arrayContaining(["ssh", "container"]));
+      expect(r.additionalSecretOutputs).toEqual(expect.arrayContaining(["ssh", "container", "adminToken"]));
     }
+    // The Rivet runs carry the Engine cluster's admin token as a secret; the Cloudflare runs do not carry it.
+    for (const r of runs.filter((x) => x.inputs.side === "rivet")) expect(r.secretInputs, r.name).toContain("adminToken");
+    for (const r of runs.filter((x) => x.inputs.side === "cloudflare")) expect(r.inputs.adminToken, r.name).toBeUndefined();
     for (const vm of of("azure-native:compute:VirtualMachine")) {
       expect(JSON.stringify(vm.inputs.osProfile)).toContain(SIG_KEY); // customData is sent as a secret
     }
     for (const [name, value] of Object.entries(programExports)) {
       const text = JSON.stringify((await valueOf(value)) ?? null);
-      for (const secret of ["mock-private-key", "mockpgpassword", "mock-sas-signature", API_TOKEN]) expect(text, `export ${name}`).not.toContain(secret);
+      for (const secret of ["mock-private-key", "mockpgpassword", "mock-sas-signature", "mock-account-key", API_TOKEN]) expect(text, `export ${name}`).not.toContain(secret);
     }
   });
 
@@ -122,8 +140,19 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
       const os = vm.inputs.osProfile as { customData: unknown };
       const text = Buffer.from(unwrap(os.customData) as string, "base64").toString("utf8");
       expect(text.startsWith("#cloud-config\n"), vm.name).toBe(true);
-      const doc = parse(text) as { write_files: Array<{ path: string }> };
+      const doc = parse(text) as { write_files: Array<{ path: string; content: string; permissions: string }> };
       expect(doc.write_files.length).toBeGreaterThan(0);
+      // The cluster authenticates: each Engine gets the admin token and NATS passwords (root-only files), the runner's app the token.
+      const files = new Map(doc.write_files.map((f) => [f.path, f]));
+      if (files.has("/etc/rivet/engine.json")) {
+        const config = JSON.parse(files.get("/etc/rivet/engine.json")!.content);
+        expect(config.auth.admin_token, vm.name).toBe("mockpgpassword0123456789abcdefgh");
+        expect(config.nats.password, vm.name).toBe("mockpgpassword0123456789abcdefgh");
+        expect(files.get("/etc/nats/actor-bench.conf")!.permissions).toBe("0600");
+      } else {
+        expect(files.get("/etc/actor-bench/app.env")!.content, vm.name).toContain("RIVET_TOKEN=mockpgpassword0123456789abcdefgh");
+        expect(files.get("/etc/actor-bench/app.env")!.permissions).toBe("0600");
+      }
       const file = join(dir, `${vm.name}.yaml`);
       writeFileSync(file, text);
       const r = spawnSync("cloud-init", ["schema", "-c", file], { encoding: "utf8" });

@@ -63,7 +63,9 @@ function mockState(type: string, inputs: Record<string, unknown>, preview: boole
 /** Invokes: Azure's client config and the result container's SAS. */
 function mockCall(token: string, inputs: Record<string, unknown>): Record<string, unknown> {
   if (token === "azure-native:authorization:getClientConfig") return { subscriptionId: "00000000-0000-0000-0000-000000000000", tenantId: "t", clientId: "c", objectId: "o" };
-  if (token === "azure-native:storage:listStorageAccountServiceSAS") return { serviceSasToken: "sv=2022-11-02&sr=c&sp=rwlc&sig=mock-sas-signature" };
+  // A SAS tied to a stored access policy names it (si=) and carries no permissions or expiry of its own.
+  if (token === "azure-native:storage:listStorageAccountServiceSAS") return { serviceSasToken: `sv=2022-11-02&sr=c&si=${String(inputs.identifier)}&sig=mock-sas-signature` };
+  if (token === "azure-native:storage:listStorageAccountKeys") return { keys: [{ keyName: "key1", value: "mock-account-key", permissions: "FULL" }] };
   return inputs;
 }
 

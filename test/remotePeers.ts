@@ -56,8 +56,13 @@ const KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZ
 export interface Azurite {
   proc: Managed;
   containerUrl: string;
+  /** A read/write/list/create SAS of the container, for the tests' own set-up (never what the stack hands out). */
   sas: string;
   container: ContainerClient;
+  accountName: string;
+  accountKey: string;
+  /** A SAS tied to the container's stored access policy `identifier`, as the stack's are. */
+  policySas(identifier: string): string;
 }
 
 export async function startAzurite(dir: string, containerName: string): Promise<Azurite> {
@@ -81,7 +86,8 @@ export async function startAzurite(dir: string, containerName: string): Promise<
     { containerName, permissions: ContainerSASPermissions.parse("rwlc"), expiresOn: new Date(Date.now() + 3600_000) },
     cred,
   ).toString();
-  return { proc, containerUrl, sas, container };
+  const policySas = (identifier: string) => generateBlobSASQueryParameters({ containerName, identifier }, cred).toString();
+  return { proc, containerUrl, sas, container, accountName: ACCOUNT, accountKey: KEY, policySas };
 }
 
 /** A shell command that starts the app detached on the "runner" and records its pid. */

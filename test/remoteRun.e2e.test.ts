@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +9,8 @@ import { waitUntil } from "../workloads/waitFor";
 import { DEFAULT_ENGINE_SETTINGS, engineEnv, renderEngineConfig } from "../cluster/engineConfig";
 import { engineBinaryPath, healthy } from "../workloads/rivet/localRivet";
 import { bundleDigest } from "../workloads/remote/bundle";
-import { downloadRunDir } from "../workloads/remote/blobStore";
+import { downloadRunDir, getBlob, putBlob } from "../workloads/remote/blobStore";
+import { RESULT_POLICY_IDS, resultPolicies, setContainerPolicies } from "../workloads/remote/accessPolicies";
 import { verifyRunDir } from "../analysis/verify";
 import * as runnerDeploy from "../components/providers/runnerDeploy";
 import * as remoteRun from "../components/providers/remoteBenchmarkRun";
@@ -42,6 +43,8 @@ beforeAll(async () => {
   await waitUntil("answering /health", engine, join(dir, "engine.log"), 60_000, async () => (await healthy(gatewayUrl)) !== null);
   sshd = await startSshd(join(dir, "sshd"));
   azurite = await startAzurite(join(dir, "azurite"), "results");
+  // The stack's stored access policies on the result container: the runner may create and write, this machine read.
+  await setContainerPolicies(azurite.containerUrl, azurite.accountName, azurite.accountKey, resultPolicies(new Date(Date.now() + 3600_000).toISOString()));
 }, 120_000);
 
 afterAll(async () => {
@@ -77,6 +80,11 @@ describe("a run on the runner over SSH", () => {
     expect(probe.actorId).toMatch(/\w+/);
     expect(readFileSync(join(dir, "state", "known_hosts"), "utf8")).toContain("ssh-ed25519");
     expect(readFileSync(join(appDir, "package-lock.json"), "utf8")).toBe(readFileSync(join(projectDir, "package-lock.json"), "utf8"));
+    // No install script ran on the runner: better-sqlite3's prebuild-install (an unpinned download) left nothing, and the app answered all the same.
+    expect(existsSync(join(appDir, "node_modules", "better-sqlite3", "package.json"))).toBe(true);
+    expect(existsSync(join(appDir, "node_modules", "better-sqlite3", "build"))).toBe(false);
+    // The state folder with the pinned host key is the owner's alone.
+    expect(statSync(join(dir, "state")).mode & 0o077).toBe(0);
   }, 480_000);
 
   it("runs a group there, uploads it to the container and brings home a checked copy", async () => {
@@ -93,7 +101,8 @@ describe("a run on the runner over SSH", () => {
       nodeBin: process.execPath,
       deployId: "runner-1",
       target: { gatewayUrl, engineVersion: "2.3.19", engineConfig: { topology: "single (test)" }, startedBy: "remote-run test: one local Engine" },
-      container: { url: azurite.containerUrl, sas: azurite.sas },
+      container: { url: azurite.containerUrl, sas: azurite.policySas(RESULT_POLICY_IDS.upload) },
+      downloadSas: azurite.policySas(RESULT_POLICY_IDS.download),
     };
     const checked = await remoteRun.check({}, inputs);
     expect(checked.failures).toEqual([]);
@@ -123,6 +132,21 @@ describe("a run on the runner over SSH", () => {
     expect((await remoteRun.diff("x", outs, { ...inputs, container: { ...inputs.container, sas: "sv=other" } })).changes).toBe(false);
     expect((await remoteRun.diff("x", outs, { ...inputs, runArgs: ["--preset", "local"] })).replaces).toEqual(["runArgs"]);
   }, 300_000);
+
+  it("each SAS does only what its policy allows: the runner's cannot read, the download's cannot write, and revoking the policy revokes the SAS", async () => {
+    const upload = { url: azurite.containerUrl, sas: azurite.policySas(RESULT_POLICY_IDS.upload) };
+    const download = { url: azurite.containerUrl, sas: azurite.policySas(RESULT_POLICY_IDS.download) };
+    await putBlob(upload, "policy-check/a.txt", Buffer.from("a"));
+    await expect(getBlob(upload, "policy-check/a.txt")).rejects.toThrow(/HTTP 403/);
+    expect((await getBlob(download, "policy-check/a.txt")).toString()).toBe("a");
+    await expect(putBlob(download, "policy-check/b.txt", Buffer.from("b"))).rejects.toThrow(/HTTP 403/);
+    // Revoked: the container keeps only the download policy; the runner's SAS stops working at once.
+    const expiry = new Date(Date.now() + 3600_000).toISOString();
+    await setContainerPolicies(azurite.containerUrl, azurite.accountName, azurite.accountKey, resultPolicies(expiry).filter((p) => p.id === RESULT_POLICY_IDS.download));
+    await expect(putBlob(upload, "policy-check/c.txt", Buffer.from("c"))).rejects.toThrow(/HTTP 403/);
+    await setContainerPolicies(azurite.containerUrl, azurite.accountName, azurite.accountKey, resultPolicies(expiry));
+    await putBlob(upload, "policy-check/d.txt", Buffer.from("d"));
+  });
 
   it("a stored run listing hostile names is refused by the download, naming the entry, before anything is written", async () => {
     const c = { url: azurite.containerUrl, sas: azurite.sas };
@@ -159,7 +183,8 @@ describe("a run on the runner over SSH", () => {
         deployId: "runner-1",
         target: { url: worker.url, versions: { cloudflareCompatibilityDate: "test" }, runtime, startedBy: "remote-run test: local workerd" },
         workerToken: worker.token,
-        container: { url: azurite.containerUrl, sas: azurite.sas },
+        container: { url: azurite.containerUrl, sas: azurite.policySas(RESULT_POLICY_IDS.upload) },
+      downloadSas: azurite.policySas(RESULT_POLICY_IDS.download),
       };
       const checked = await remoteRun.check({}, inputs);
       expect(checked.failures).toEqual([]);

@@ -65,6 +65,8 @@ async function measureSide(cfg: RunConfig, run: RunDir, progress: Progress, fail
 /** A running Engine + app the Rivet stages measure against, however it was started. */
 export interface RivetTarget {
   gatewayUrl: string;
+  /** The Engine's admin token, where its API requires one; never written. */
+  adminToken?: string;
   engineVersion: string;
   engineConfig: unknown;
   enginePid?: number;
@@ -100,8 +102,11 @@ export async function measureRivet(cfg: RunConfig, run: RunDir, progress: Progre
     actorSleepTimeoutMs: cfg.actorSleepTimeoutMs,
     loopback: { ...loopbackSettings(), privateNetns: process.env[NETNS_ENV] === "1" },
     client: "undici Pool, keep-alive, HTTP/1.1, JSON encoding",
+    engineAuth: target.adminToken
+      ? "admin token required by the Engine's API and for runner registration (random per run or a stack secret; never written); actor calls through the gateway are public, as the Engine has them"
+      : "none (one Engine on loopback)",
   };
-  const client = new GatewayClient(target.gatewayUrl, cfg.requestTimeoutMs);
+  const client = new GatewayClient(target.gatewayUrl, cfg.requestTimeoutMs, undefined, target.adminToken);
   const adapter = rivetAdapter(client, { wakeIdleMs: cfg.wakeIdleMs, sleepConfirmTimeoutMs: cfg.sleepConfirmTimeoutMs });
   try {
     await measureSide(cfg, run, progress, failures, adapter, () => ({ engine: target.enginePid, app: target.appPid, driver: process.pid }));
@@ -140,6 +145,7 @@ async function runRivet(cfg: RunConfig, run: RunDir, progress: Progress, failure
   try {
     await measureRivet(cfg, run, progress, failures, {
       gatewayUrl: rivet.gatewayUrl,
+      adminToken: rivet.adminToken,
       engineVersion: rivet.engineVersion,
       engineConfig: rivet.engineConfig,
       enginePid: rivet.engine.child.pid,

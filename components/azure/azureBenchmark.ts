@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as authorization from "@pulumi/azure-native/authorization";
+import * as random from "@pulumi/random";
 import * as tls from "@pulumi/tls";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -30,14 +31,16 @@ export interface AzureBenchmarkArgs {
   config: StackConfig;
   projectDir: string;
   /** When the result container's SAS expires; the pass must end before it. */
-  sasExpiry: string;
+  /** When the result container's SAS expire (accessExpiry). */
+  accessExpiry: string;
   /** config actor-bench:cloudflareApiToken (a secret); needed when the Cloudflare side runs. */
   cloudflareApiToken?: pulumi.Input<string>;
 }
 
 /** A SAS valid for a week from today (whole days, so a second `up` the same day asks for the same one). */
-export function weekFromToday(now: Date): string {
-  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 7));
+/** Twelve hours after the start of this UTC hour: long enough for a full pass, short for a credential; stable within the hour. */
+export function accessExpiry(now: Date): string {
+  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), now.getUTCHours() + 12));
   return d.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
@@ -76,7 +79,13 @@ export class AzureBenchmark extends pulumi.ComponentResource {
       parent,
     );
     const resourceGroupName = this.network.resourceGroupName;
-    this.coldStore = new ColdStore(`${name}cold`, { resourceGroupName, location, sasExpiry: args.sasExpiry }, parent);
+    this.coldStore = new ColdStore(`${name}cold`, { resourceGroupName, location, accessExpiry: args.accessExpiry }, parent);
+    // The cluster authenticates: the Engines' admin token (their API, the app's registration) and NATS passwords, stack secrets.
+    const secret = (what: string) => new random.RandomPassword(`${name}-${what}`, { length: 40, special: false }, parent).result;
+    const adminToken = pulumi.secret(secret("admin-token"));
+    const credentials = pulumi.secret(
+      pulumi.all([adminToken, secret("nats-password"), secret("nats-route-password")]).apply(([a, n, r]) => ({ adminToken: a, natsPassword: n, natsRoutePassword: r })),
+    );
     this.cluster = new EngineCluster(
       `${name}-engines`,
       {
@@ -90,6 +99,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
         vnetId: this.network.vnetId,
         backendPoolId: this.network.backendPoolId,
         sshPublicKey: key.publicKeyOpenssh,
+        credentials,
       },
       parent,
     );
@@ -110,6 +120,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
         projectDir: args.projectDir,
         bundleDigest: bundleDigest(args.projectDir),
         nodeVersion: process.version,
+        adminToken,
       },
       { parent: this, dependsOn: [this.cluster] },
     );
@@ -136,7 +147,9 @@ export class AzureBenchmark extends pulumi.ComponentResource {
       appDir: RUNNER_PATHS.appDir,
       nodeBin: RUNNER_NODE_BIN,
       deployId: this.runner.deploy.id,
-      container: pulumi.secret({ url: this.coldStore.resultContainerUrl, sas: this.coldStore.resultSas }),
+      // The runner gets the upload SAS; the download SAS stays on this machine.
+      container: pulumi.secret({ url: this.coldStore.resultContainerUrl, sas: this.coldStore.uploadSas }),
+      downloadSas: this.coldStore.downloadSas,
     };
     const parts: Array<{ run: RemoteBenchmarkRun | DoAnalytics; label: string }> = [];
     // One chain on the runner: the Rivet groups, then the Cloudflare groups, never two at once.
@@ -145,7 +158,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
       for (const group of cfg.run.groups) {
         const run = new RemoteBenchmarkRun(
           `${name}-rivet-${group}`,
-          { ...common, side: "rivet", group, blobRoot: join(stateRoot, "blobs", `rivet.${group}`), target },
+          { ...common, side: "rivet", group, blobRoot: join(stateRoot, "blobs", `rivet.${group}`), target, adminToken },
           { parent: this, dependsOn: [previous] },
         );
         this.runs.push(run);

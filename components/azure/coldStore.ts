@@ -1,11 +1,28 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as storage from "@pulumi/azure-native/storage";
+import { delegatingProvider, withOutputs } from "../delegatingProvider";
+import { RESULT_POLICY_IDS, resultPolicies, type AccessPolicy } from "../../workloads/remote/accessPolicies";
 
 export interface ColdStoreArgs {
   resourceGroupName: pulumi.Input<string>;
   location: string;
-  /** When the result container's SAS expires (ISO 8601); the runs must finish before. */
-  sasExpiry: string;
+  /** When the result container's access policies, and so both SAS, expire (ISO 8601); the pass must finish before. */
+  accessExpiry: string;
+}
+
+export interface ContainerAccessPolicyArgs {
+  containerUrl: pulumi.Input<string>;
+  accountName: pulumi.Input<string>;
+  /** The storage account key (a secret): only this machine uses it, to set the policies. */
+  accountKey: pulumi.Input<string>;
+  policies: pulumi.Input<AccessPolicy[]>;
+}
+
+/** A container's stored access policies; deleting it revokes every SAS tied to them. */
+export class ContainerAccessPolicy extends pulumi.dynamic.Resource {
+  constructor(name: string, args: ContainerAccessPolicyArgs, opts?: pulumi.CustomResourceOptions) {
+    super(delegatingProvider("containerAccessPolicy"), name, withOutputs({ ...args, accountKey: pulumi.secret(args.accountKey) }, []), { ...opts, additionalSecretOutputs: ["accountKey"] }, "actor-bench", "ContainerAccessPolicy");
+  }
 }
 
 export const COLD_STORE_SETTINGS = {
@@ -21,8 +38,10 @@ export const COLD_STORE_SETTINGS = {
 /**
  * Azure Blob: a private container for the Engine's cold data (the reference's
  * cold tier; Engine 2.3.x has no cold store and leaves it empty) and one for
- * the runs' result blobs, which the runner uploads with a SAS scoped to that
- * container alone.
+ * the runs' result blobs. Two SAS reach the result container, each tied to a
+ * stored access policy of it: the runner's may create and write blobs, this
+ * machine's may read them, both until `accessExpiry`, and either can be
+ * revoked by changing its policy instead of rotating the account key.
  */
 export class ColdStore extends pulumi.ComponentResource {
   readonly accountName: pulumi.Output<string>;
@@ -30,8 +49,10 @@ export class ColdStore extends pulumi.ComponentResource {
   readonly engineContainer: pulumi.Output<string>;
   /** https://<account>.blob.core.windows.net/<results> */
   readonly resultContainerUrl: pulumi.Output<string>;
-  /** Read/write/list SAS of the result container: a secret. */
-  readonly resultSas: pulumi.Output<string>;
+  /** The runner's SAS of the result container (create, write): a secret. */
+  readonly uploadSas: pulumi.Output<string>;
+  /** This machine's SAS of the result container (read): a secret. */
+  readonly downloadSas: pulumi.Output<string>;
 
   constructor(name: string, args: ColdStoreArgs, opts?: pulumi.ComponentResourceOptions) {
     super("actor-bench:azure:ColdStore", name, {}, opts);
@@ -45,22 +66,24 @@ export class ColdStore extends pulumi.ComponentResource {
     this.engineContainer = engine.name;
     this.resultContainer = results.name;
     this.resultContainerUrl = pulumi.interpolate`https://${account.name}.blob.core.windows.net/${results.name}`;
-    this.resultSas = pulumi.secret(
-      storage
-        .listStorageAccountServiceSASOutput(
-          {
-            resourceGroupName: args.resourceGroupName,
-            accountName: account.name,
-            canonicalizedResource: pulumi.interpolate`/blob/${account.name}/${results.name}`,
-            resource: "c",
-            permissions: "rwlc",
-            protocols: "https",
-            sharedAccessExpiryTime: args.sasExpiry,
-          },
-          parent,
-        )
-        .apply((r) => r.serviceSasToken),
+    const accountKey = pulumi.secret(storage.listStorageAccountKeysOutput({ resourceGroupName: args.resourceGroupName, accountName: account.name }, parent).keys[0].value);
+    const policies = new ContainerAccessPolicy(
+      `${name}-result-policies`,
+      { containerUrl: this.resultContainerUrl, accountName: account.name, accountKey, policies: resultPolicies(args.accessExpiry) },
+      { parent: this, dependsOn: [results] },
     );
+    // A SAS tied to a policy carries only the policy's id: its permissions and expiry are the policy's.
+    const sas = (identifier: string) =>
+      pulumi.secret(
+        storage
+          .listStorageAccountServiceSASOutput(
+            { resourceGroupName: args.resourceGroupName, accountName: account.name, canonicalizedResource: pulumi.interpolate`/blob/${account.name}/${results.name}`, resource: "c", identifier, protocols: "https" },
+            { parent: this, dependsOn: [policies] },
+          )
+          .apply((r) => r.serviceSasToken),
+      );
+    this.uploadSas = sas(RESULT_POLICY_IDS.upload);
+    this.downloadSas = sas(RESULT_POLICY_IDS.download);
     this.registerOutputs({ accountName: this.accountName, resultContainerUrl: this.resultContainerUrl });
   }
 }

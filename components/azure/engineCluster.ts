@@ -8,6 +8,7 @@ import { engineRelease } from "../../cluster/engineRelease";
 import { cloudClusterPlan, topologyFor, CLOUD_PORTS } from "../../cluster/topology";
 import { engineVmPlan } from "./networkRules";
 import { linuxVm } from "./linuxVm";
+import type { ClusterCredentials } from "../../cluster/topology";
 
 export interface EngineClusterArgs {
   resourceGroupName: pulumi.Input<string>;
@@ -20,6 +21,8 @@ export interface EngineClusterArgs {
   vnetId: pulumi.Input<string>;
   backendPoolId: pulumi.Input<string>;
   sshPublicKey: pulumi.Input<string>;
+  /** The Engines' admin token and the NATS passwords (secrets): they go into each VM's secret user data. */
+  credentials: pulumi.Input<ClusterCredentials>;
 }
 
 /** The managed Postgres of the 2.3.x topology: General Purpose, zone-redundant HA across the first two zones. */
@@ -89,7 +92,7 @@ export class EngineCluster extends pulumi.ComponentResource {
           subnetId: args.subnetId,
           privateAddress: node.address,
           backendPoolId: args.backendPoolId,
-          userData: postgresUrl.apply((url) => renderEngineCloudInit(plan, i, release, url)),
+          userData: pulumi.secret(pulumi.all([postgresUrl, args.credentials]).apply(([url, creds]) => renderEngineCloudInit(plan, i, release, url, creds))),
           sshPublicKey: args.sshPublicKey,
         },
         { ...parent, dependsOn: [database] },

@@ -36,10 +36,13 @@ describe("the NSG rules", () => {
   });
 
   it("keeps Engine, NATS and Postgres ports inside the VNet, and denies the rest", () => {
+    expect(allows(CLOUD_NETWORK.runnerAddress, engine, "6420")).toBe(true);
     for (const port of ["6420", "6421", "6430", "4222", "6222"]) {
-      expect(allows(CLOUD_NETWORK.runnerAddress, engine, port), port).toBe(true);
+      expect(allows(CLOUD_NETWORK.engineAddresses[1], engine, port), port).toBe(true);
       expect(allows("203.0.113.7", engine, port), port).toBe(false);
     }
+    // The peer API and metrics (no auth in 2.3.19) and NATS only between the Engines: never from the runner.
+    for (const port of ["6421", "6430", "4222", "6222"]) expect(allows(CLOUD_NETWORK.runnerAddress, engine, port), port).toBe(false);
     expect(allows(CLOUD_NETWORK.runnerAddress, engine, "8080")).toBe(false);
     expect(allows(engine, postgres, "5432")).toBe(true);
     expect(allows("203.0.113.7", postgres, "5432")).toBe(false);

@@ -40,8 +40,11 @@ export function securityRules(sshSource: string, allowWide = false): SecurityRul
   const p = CLOUD_PORTS;
   return [
     rule("ssh-to-runner-from-operator", 100, "Allow", source, `${n.runnerAddress}/32`, [22]),
-    rule("engine-from-vnet", 200, "Allow", n.vnet, n.subnet, [p.gateway, p.apiPeer, p.metrics]),
-    rule("nats-from-vnet", 210, "Allow", n.vnet, n.subnet, [p.natsClient, p.natsCluster]),
+    // The gateway (actor calls, and the API behind the admin token) from the VNet: the runner reaches it.
+    rule("gateway-from-vnet", 200, "Allow", n.vnet, n.subnet, [p.gateway]),
+    // The peer API and metrics cannot authenticate in Engine 2.3.19, and NATS is not encrypted: only the Engine VMs
+    // reach them, never the runner (the one host open to the internet).
+    ...n.engineAddresses.map((a, i) => rule(`engine-peer-nats-from-engine-${i + 1}`, 201 + i, "Allow", `${a}/32`, n.subnet, [p.apiPeer, p.metrics, p.natsClient, p.natsCluster])),
     rule("postgres-from-bench-subnet", 220, "Allow", n.subnet, n.postgresSubnet, [p.postgres]),
     // Zone-redundant HA: the primary and its standby replicate inside their delegated subnet.
     rule("postgres-ha-within-subnet", 225, "Allow", n.postgresSubnet, n.postgresSubnet, ["*"], "*"),

@@ -23,6 +23,8 @@ export interface RunnerVmArgs {
   bundleDigest: string;
   /** The Node release the runner installs (this machine's, so both ends run the same). */
   nodeVersion: string;
+  /** The Engine cluster's admin token (a secret): the app registers with it. */
+  adminToken: pulumi.Input<string>;
 }
 
 export const RUNNER_NODE_BIN = `${RUNNER_PATHS.nodeDir}/bin/node`;
@@ -56,7 +58,8 @@ export class RunnerVm extends pulumi.ComponentResource {
         size: args.size,
         subnetId: args.subnetId,
         privateAddress: CLOUD_NETWORK.runnerAddress,
-        userData: pulumi.output(args.gatewayUrl).apply((url) => renderRunnerCloudInit(args.nodeVersion, url, ADMIN_USER)),
+        // Holds the admin token: a secret.
+        userData: pulumi.secret(pulumi.all([args.gatewayUrl, args.adminToken]).apply(([url, token]) => renderRunnerCloudInit(args.nodeVersion, url, ADMIN_USER, token))),
         sshPublicKey: args.sshPublicKey,
         publicIpId: ip.id,
       },

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parseRunArgs, SIDES, UsageError } from "../../workloads/runConfig";
 import { GROUPS } from "../../analysis/catalog";
@@ -65,6 +65,8 @@ export async function create(inputs: Props) {
     const r = target.daemon.ready;
     req.rivet = {
       gatewayUrl: target.gatewayUrl as string,
+      // The cluster's admin token, read from the daemon's private state folder; it goes to the run over stdin only.
+      ...(typeof r.adminTokenFile === "string" ? { adminToken: readFileSync(r.adminTokenFile, "utf8") } : {}),
       engineVersion: r.engineVersion as string,
       engineConfig: r.engineConfig,
       enginePid: r.enginePid as number,

@@ -21,8 +21,12 @@ export async function check(_olds: Props, news: Props) {
   checkSsh(news, failures);
   const c = news.container as Props | undefined;
   if (!c || typeof c.url !== "string" || !/^https?:\/\//.test(c.url) || typeof c.sas !== "string") failures.push({ property: "container", reason: "container must be {url, sas} of the result container" });
+  if (typeof news.downloadSas !== "string" || news.downloadSas.length === 0) failures.push({ property: "downloadSas", reason: "downloadSas must be the result container's read SAS (a secret)" });
   const t = news.target as Props | undefined;
   if (news.side === "rivet" && (!t || typeof t.gatewayUrl !== "string")) failures.push({ property: "target", reason: "target must give the Engine's gatewayUrl as the runner reaches it" });
+  if (news.side === "rivet" && news.adminToken !== undefined && (typeof news.adminToken !== "string" || news.adminToken.length < 32)) {
+    failures.push({ property: "adminToken", reason: "adminToken must be the Engine cluster's admin token (a secret of 32+ characters)" });
+  }
   if (news.side === "cloudflare") {
     if (!t || typeof t.url !== "string" || !/^https?:\/\//.test(t.url)) failures.push({ property: "target", reason: "target must give the Worker's url" });
     if (typeof news.workerToken !== "string" || news.workerToken.length < 16) failures.push({ property: "workerToken", reason: "workerToken must be the Worker's bench token (a secret)" });
@@ -32,6 +36,17 @@ export async function check(_olds: Props, news: Props) {
 
 export async function diff(_id: string, olds: Props, news: Props) {
   return replaceDiff(olds, news, INPUT_KEYS);
+}
+
+/**
+ * What the runner reports is untrusted: its run id must be a run id (it names
+ * a folder here), its blob prefix the one this stack chose, its digest a
+ * sha256. Throws RunDirError naming the field, before anything is written.
+ */
+export function checkRunnerResult(result: Pick<RemoteRunResult, "runId" | "blobPrefix" | "sha256">, prefix: string, who: string): void {
+  if (typeof result.runId !== "string" || !RUN_ID.test(result.runId)) throw new RunDirError(`${who} reported run id ${JSON.stringify(result.runId)}, which is not one (e.g. 20261203T1530Z)`);
+  if (result.blobPrefix !== `${prefix}/${result.runId}`) throw new RunDirError(`${who} reported blob prefix ${JSON.stringify(result.blobPrefix)}; this stack asked for ${prefix}/${result.runId}`);
+  if (typeof result.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(result.sha256)) throw new RunDirError(`${who} reported sha256 ${JSON.stringify(result.sha256)}, which is not one`);
 }
 
 /**
@@ -57,7 +72,7 @@ export async function create(inputs: Props) {
     blobRoot: `${appDir}/runs`,
   };
   if (side === "rivet") {
-    request.rivet = { gatewayUrl: target.gatewayUrl as string, engineVersion: target.engineVersion as string, engineConfig: target.engineConfig, startedBy: target.startedBy as string };
+    request.rivet = { gatewayUrl: target.gatewayUrl as string, ...(typeof inputs.adminToken === "string" ? { adminToken: inputs.adminToken } : {}), engineVersion: target.engineVersion as string, engineConfig: target.engineConfig, startedBy: target.startedBy as string };
   } else {
     request.cloudflare = {
       url: target.url as string,
@@ -75,14 +90,9 @@ export async function create(inputs: Props) {
   if (r.code !== 0 || !result) {
     throw new Error(`the ${side} ${group} run on ${t.host} failed (exit ${r.code}); its log is in ${log}:\n${textTail(r.stderr)}`);
   }
-  // What the runner reports is untrusted: its run id must be a run id, and its blob prefix the one this stack chose.
-  if (typeof result.runId !== "string" || !RUN_ID.test(result.runId)) throw new RunDirError(`the ${side} ${group} run on ${t.host} reported run id ${JSON.stringify(result.runId)}, which is not one (e.g. 20261203T1530Z)`);
-  if (result.blobPrefix !== `${remote.prefix}/${result.runId}`) {
-    throw new RunDirError(`the ${side} ${group} run on ${t.host} reported blob prefix ${JSON.stringify(result.blobPrefix)}; this stack asked for ${remote.prefix}/${result.runId}`);
-  }
-  if (typeof result.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(result.sha256)) throw new RunDirError(`the ${side} ${group} run on ${t.host} reported sha256 ${JSON.stringify(result.sha256)}, which is not one`);
+  checkRunnerResult(result, remote.prefix, `the ${side} ${group} run on ${t.host}`);
   const local = join(blobRoot, stack, result.runId);
-  await downloadRunDir(container, result.blobPrefix, local, result.sha256);
+  await downloadRunDir({ url: container.url, sas: inputs.downloadSas as string }, result.blobPrefix, local, result.sha256);
   return {
     id: `${stack}-${side}-${group}-${result.runId}`,
     outs: {

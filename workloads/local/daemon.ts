@@ -33,6 +33,9 @@ function writeReady(stateDir: string, ready: Record<string, unknown>): void {
   renameSync(`${path}.tmp`, path);
 }
 
+/** Where a rivet daemon keeps the Engine's admin token, when it has one (in its 0700 state folder). */
+const ADMIN_TOKEN_FILE = "admin-token";
+
 async function main(kind: string | undefined, stateDir: string | undefined): Promise<void> {
   if (!stateDir || (kind !== "rivet" && kind !== "cloudflare")) {
     throw new Error("usage: daemon.js rivet|cloudflare <stateDir> (options JSON on stdin)");
@@ -50,9 +53,13 @@ async function main(kind: string | undefined, stateDir: string | undefined): Pro
         void stopAll().finally(() => process.exit(1));
       });
     }
+    // The cluster's admin token stays on this machine in a file only the owner reads, never in Pulumi's state.
+    const adminTokenFile = rivet.adminToken ? join(stateDir, ADMIN_TOKEN_FILE) : undefined;
+    if (adminTokenFile) writeFileSync(adminTokenFile, rivet.adminToken!, { mode: 0o600 });
     writeReady(stateDir, {
       kind,
       gatewayUrl: rivet.gatewayUrl,
+      ...(adminTokenFile ? { adminTokenFile } : {}),
       engineVersion: rivet.engineVersion,
       engineConfig: rivet.engineConfig,
       enginePid: rivet.engine.child.pid,

@@ -35,7 +35,15 @@ export function bundleTarArgv(): string[] {
   return ["tar", "-czf", "-", ...BUNDLE_ENTRIES];
 }
 
-/** On the runner: replace the old dist/ with the streamed bundle, then install production dependencies from the lock. */
+/**
+ * On the runner: replace the old dist/ with the streamed bundle, then install
+ * production dependencies from the lock, every tarball checked against its
+ * integrity there. No package's install script runs (--ignore-scripts): the
+ * ones in the tree would fetch an unpinned prebuilt binary (better-sqlite3's
+ * prebuild-install, which rivetkit pulls in and the app never loads) or only
+ * check versions (protobufjs, esbuild, cbor-extract, whose prebuilt comes in
+ * its own locked package).
+ */
 export function installCommand(appDir: string, nodeBin: string): string {
   const npm = nodeBin.replace(/node$/, "npm");
   return [
@@ -44,7 +52,7 @@ export function installCommand(appDir: string, nodeBin: string): string {
     `cd ${shq(appDir)}`,
     "rm -rf dist",
     "tar -xzf -",
-    `PATH=${shq(nodeBin.replace(/\/node$/, ""))}:"$PATH" ${shq(npm)} ci --omit=dev --no-audit --no-fund --prefer-offline --loglevel=error`,
+    `PATH=${shq(nodeBin.replace(/\/node$/, ""))}:"$PATH" ${shq(npm)} ci --omit=dev --ignore-scripts --no-audit --no-fund --prefer-offline --loglevel=error`,
   ].join("\n");
 }
 

@@ -28,12 +28,16 @@ const HEADERS = { "content-type": "application/json", "x-rivet-encoding": "json"
 
 export class GatewayClient {
   readonly pool: Pool;
+  private readonly apiHeaders: Record<string, string>;
+  /** `adminToken`: the Engine's, for its API (actor calls through the gateway need none). */
   constructor(
     readonly origin: string,
     readonly timeoutMs: number,
     connections = 256,
+    adminToken?: string,
   ) {
     this.pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
+    this.apiHeaders = adminToken ? { authorization: `Bearer ${adminToken}` } : {};
   }
 
   /** Calls `action` with `args`; never throws and never retries: a failure is a result. */
@@ -57,6 +61,7 @@ export class GatewayClient {
     const res = await this.pool.request({
       method: "GET",
       path: `/actors?namespace=default&actor_ids=${ids.map(encodeURIComponent).join(",")}`,
+      headers: this.apiHeaders,
       signal: AbortSignal.timeout(this.timeoutMs),
     });
     const text = await res.body.text();

@@ -1,5 +1,12 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { spawnSync } from "node:child_process";
+import { connect } from "node:net";
+import { request } from "undici";
+import { RunDir } from "../runDir";
+import { createProgress } from "../progress";
+import { measureRivet } from "../run";
+import { parseRunArgs } from "../runConfig";
+import { TINY_SAMPLES } from "../../test/fixtures";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -38,9 +45,71 @@ const ok = (r: CallResult) => {
 };
 const rowsOf = (r: CallResult) => (ok(r).reply.value as { rows: number }).rows;
 
+/** One NATS client handshake over a raw socket: what the server answers a CONNECT (verbose) with, or its first error. */
+function natsConnect(host: string, port: number, auth: { user?: string; pass?: string }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = connect({ host, port });
+    let buf = "";
+    let sent = false;
+    const timer = setTimeout(() => (sock.destroy(), reject(new Error(`no answer from ${host}:${port}`))), 5_000);
+    sock.on("data", (d) => {
+      buf += d.toString();
+      if (!sent && buf.includes("\r\n")) {
+        sent = true;
+        buf = buf.slice(buf.indexOf("\r\n") + 2);
+        sock.write(`CONNECT ${JSON.stringify({ verbose: true, pedantic: false, ...auth })}\r\nPING\r\n`);
+      }
+      const line = sent ? buf.split("\r\n").find((l) => l.startsWith("+OK") || l.startsWith("-ERR")) : undefined;
+      if (line) {
+        clearTimeout(timer);
+        sock.destroy();
+        resolve(line);
+      }
+    });
+    sock.on("error", (err) => (clearTimeout(timer), reject(err)));
+  });
+}
+
 describe("the local three-node Engine cluster", () => {
   const ids: string[] = [];
   const acked = new Map<string, number>();
+
+  it("authenticates: each Engine's API refuses a call without the admin token, and takes it with", async () => {
+    for (const url of cluster.nodeUrls) {
+      const path = `/actors?namespace=default&actor_ids=${ids[0] ?? "x"}`;
+      const bare = await request(`${url}${path}`);
+      expect(bare.statusCode, url).toBe(403);
+      expect(await bare.body.text()).toMatch(/Token not provided/);
+      const wrong = await request(`${url}${path}`, { headers: { authorization: "Bearer not-the-token" } });
+      expect(wrong.statusCode, url).toBe(403);
+      await wrong.body.text();
+      const right = await request(`${url}${path}`, { headers: { authorization: `Bearer ${cluster.adminToken}` } });
+      expect(right.statusCode, url).not.toBe(403);
+      await right.body.text();
+    }
+  });
+
+  it("authenticates: each NATS member refuses a client without its password, and a route without the route password", async () => {
+    for (const node of cluster.plan.nodes) {
+      expect(await natsConnect(node.host, node.natsClientPort, {}), node.name).toMatch(/^-ERR 'Authorization Violation'/);
+      expect(await natsConnect(node.host, node.natsClientPort, { user: cluster.natsCredentials.user, pass: "wrong" }), node.name).toMatch(/^-ERR 'Authorization Violation'/);
+      expect(await natsConnect(node.host, node.natsClientPort, { user: cluster.natsCredentials.user, pass: cluster.natsCredentials.password }), node.name).toMatch(/^\+OK/);
+      expect(await natsConnect(node.host, node.natsClusterPort, {}), `${node.name} route`).toMatch(/^-ERR 'Authorization Violation'/);
+    }
+  });
+
+  it("the stage plan still runs on it: a wake group, whose sleep confirmation needs the admin token", async () => {
+    const run = new RunDir(mkdtempSync(join(tmpdir(), "ab-cluster-run-")), "local", "test", {});
+    const failures: string[] = [];
+    const cfg = parseRunArgs(["--preset", "quick", "--samples", TINY_SAMPLES, "--wake-idle-ms", "500", "--side", "rivet", "--groups", "wake", "--loopback", "host"]);
+    await measureRivet(cfg, run, createProgress(process.stdout, true), failures, {
+      gatewayUrl: cluster.gatewayUrl, adminToken: cluster.adminToken, engineVersion: cluster.engineVersion, engineConfig: cluster.engineConfig, startedBy: "e2e test",
+    });
+    expect(failures).toEqual([]);
+    expect(run.manifest.stages["rivet.wake.ping"]).toMatchObject({ attempts: 2, errors: 0 });
+    expect(JSON.stringify(run.manifest)).not.toContain(cluster.adminToken!);
+    expect(JSON.stringify(run.manifest)).not.toContain(cluster.natsCredentials.password);
+  }, 120_000);
 
   it("its Postgres refuses a client without the run's password, and no file a local user can read holds it", () => {
     const psql = join(postgresBinDir(), "psql");

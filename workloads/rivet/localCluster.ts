@@ -13,7 +13,7 @@ import { freePorts } from "../ports";
 import { waitUntil } from "../waitFor";
 import { engineEnv, type EngineSettings } from "../../cluster/engineConfig";
 import { engineBinaryPath, healthy, startLocalRivet, startRivetApp, type LocalRivet } from "./localRivet";
-import { renderClusterEngineConfig, renderHaproxyConfig, renderNatsConfig, type ClusterPlan } from "../../cluster/topology";
+import { NATS_USERS, renderClusterEngineConfig, renderHaproxyConfig, renderNatsConfig, type ClusterCredentials, type ClusterPlan } from "../../cluster/topology";
 
 const HOST = "127.0.0.1";
 
@@ -45,6 +45,8 @@ export interface LocalCluster extends LocalRivet {
   /** Where Postgres listens on loopback; it takes only scram-sha-256 with the run's random password. */
   postgresPort: number;
   nats: Managed[];
+  /** What an Engine connects to NATS with; a client without it is refused. */
+  natsCredentials: { user: string; password: string };
   loadBalancer: Managed;
   /** SIGKILLs node `index`'s Engine and waits until it is gone. */
   killEngine(index: number): Promise<void>;
@@ -118,20 +120,24 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     execFileSync(join(pgBin, "createdb"), ["-h", HOST, "-p", String(pgPort), "-U", "postgres", "rivet"], { env: { ...process.env, PGPASSWORD: pgPassword } });
     const postgresUrl = `postgresql://postgres:${pgPassword}@${HOST}:${pgPort}/rivet`;
 
+    // The cluster authenticates: an admin token for the Engines' API, passwords for NATS clients and routes, new each run.
+    const secret = () => randomBytes(24).toString("hex");
+    const creds: ClusterCredentials = { adminToken: secret(), natsPassword: secret(), natsRoutePassword: secret() };
     const nats = plan.nodes.map((node, i) => {
       const conf = join(w, `nats-${i + 1}.conf`);
-      writeFileSync(conf, renderNatsConfig(plan, i));
+      // Holds the NATS passwords: the owner only.
+      writeFileSync(conf, renderNatsConfig(plan, i, creds), { mode: 0o600 });
       const m = spawnManaged({ name: `nats-${i + 1}`, command: natsServer, args: ["-c", conf], env: process.env, cwd: w, logFile: join(w, `nats-${i + 1}.log`) });
       started.push(m);
       return m;
     });
 
     // One at a time: Engines starting together race on creating the Postgres schema.
-    const configs = plan.nodes.map((_, i) => renderClusterEngineConfig(plan, i, postgresUrl, opts.settings));
+    const configs = plan.nodes.map((_, i) => renderClusterEngineConfig(plan, i, postgresUrl, opts.settings, creds));
     const startEngine = async (i: number) => {
       const conf = join(w, `engine-${i + 1}.json`);
       const log = join(w, `engine-${i + 1}.log`);
-      // Holds the Postgres password: the owner only.
+      // Holds the Postgres password and the cluster's credentials: the owner only.
       writeFileSync(conf, JSON.stringify(configs[i], null, 2), { mode: 0o600 });
       const m = spawnManaged({ name: `rivet-engine-${i + 1}`, command: binary, args: ["start", "--config", conf], env: engineEnv(process.env, opts.settings), cwd: w, logFile: log });
       started.push(m);
@@ -166,19 +172,24 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
 
     const appLog = join(w, "app.log");
     const startApp = () =>
-      startRivetApp({ gatewayUrl: plan.gatewayUrl, workDir: w, appLog, settings: opts.settings, actorSleepTimeoutMs: opts.actorSleepTimeoutMs, timeoutMs: timeout });
+      startRivetApp({ gatewayUrl: plan.gatewayUrl, workDir: w, appLog, settings: opts.settings, actorSleepTimeoutMs: opts.actorSleepTimeoutMs, timeoutMs: timeout, adminToken: creds.adminToken });
     const app = await startApp();
     started.push(app);
 
     const cluster: LocalCluster = {
       plan,
       gatewayUrl: plan.gatewayUrl,
+      adminToken: creds.adminToken,
+      natsCredentials: { user: NATS_USERS.client, password: creds.natsPassword },
       nodeUrls: plan.nodes.map((n) => `http://${HOST}:${n.ports.gateway}`),
       ports: plan.nodes[0].ports,
       engineVersion,
       engineBinary: binary,
-      // The manifest gets the configs with the database URL's place, not its value.
-      engineConfig: { topology: "postgres-nats (3 engines, haproxy in front)", nodes: configs.map((c) => ({ ...c, postgres: { url: "(local Postgres)" } })) },
+      // The manifest gets the configs with the secrets' places, not their values.
+      engineConfig: {
+        topology: "postgres-nats (3 engines, haproxy in front)",
+        nodes: configs.map((c) => ({ ...c, postgres: { url: "(local Postgres, scram-sha-256)" }, auth: { admin_token: "(random per run, never written)" }, nats: { ...c.nats, password: "(random per run, never written)" } })),
+      },
       engine: engines[0],
       engines,
       postgres,

@@ -20,6 +20,8 @@ export interface LocalRivetOptions {
 
 export interface LocalRivet {
   gatewayUrl: string;
+  /** The Engine's admin token, where it requires one (the three-node cluster): its API refuses calls without it. */
+  adminToken?: string;
   ports: EnginePorts;
   engineVersion: string;
   engineBinary: string;
@@ -71,10 +73,12 @@ export async function healthy(url: string): Promise<string | null> {
   }
 }
 
-/** Environment of the RivetKit app: points it at the engine, no local services, no backtraces. */
-export function appEnv(parent: NodeJS.ProcessEnv, gatewayUrl: string, settings: EngineSettings, sleepTimeoutMs?: number) {
+/** Environment of the RivetKit app: points it at the engine (with its admin token, when it has one), no local services, no backtraces. */
+export function appEnv(parent: NodeJS.ProcessEnv, gatewayUrl: string, settings: EngineSettings, sleepTimeoutMs?: number, adminToken?: string) {
   const env = engineEnv(parent, settings);
   env.RIVET_ENDPOINT = gatewayUrl;
+  delete env.RIVET_TOKEN;
+  if (adminToken) env.RIVET_TOKEN = adminToken;
   env.RIVET_NAMESPACE = "default";
   env.RIVET_RUN_SERVICES = "0";
   env.RIVET_LOG_LEVEL = env.RIVET_LOG_LEVEL ?? "warn";
@@ -83,13 +87,13 @@ export function appEnv(parent: NodeJS.ProcessEnv, gatewayUrl: string, settings: 
 }
 
 /** Starts the RivetKit app against `gatewayUrl` and waits until it has registered with the Engine. */
-export async function startRivetApp(o: { gatewayUrl: string; workDir: string; appLog: string; settings: EngineSettings; actorSleepTimeoutMs?: number; timeoutMs: number }): Promise<Managed> {
+export async function startRivetApp(o: { gatewayUrl: string; workDir: string; appLog: string; settings: EngineSettings; actorSleepTimeoutMs?: number; timeoutMs: number; adminToken?: string }): Promise<Managed> {
   const before = existsSync(o.appLog) ? readFileSync(o.appLog, "utf8").length : 0;
   const app = spawnManaged({
     name: "rivetkit-app",
     command: process.execPath,
     args: [appEntryPath()],
-    env: appEnv(process.env, o.gatewayUrl, o.settings, o.actorSleepTimeoutMs),
+    env: appEnv(process.env, o.gatewayUrl, o.settings, o.actorSleepTimeoutMs, o.adminToken),
     cwd: o.workDir,
     logFile: o.appLog,
   });

@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { checkRunnerResult } from "./remoteBenchmarkRun";
+
+const sha = "a".repeat(64);
+const ok = { runId: "20261203T1530Z", blobPrefix: "eastus2/rivet.create/20261203T1530Z", sha256: sha };
+
+describe("what the runner reports is checked before it names a folder", () => {
+  it("accepts the run id, prefix and digest this stack asked for", () => {
+    expect(() => checkRunnerResult(ok, "eastus2/rivet.create", "runner")).not.toThrow();
+    expect(() => checkRunnerResult({ ...ok, runId: "20261203T1530Z-2", blobPrefix: "eastus2/rivet.create/20261203T1530Z-2" }, "eastus2/rivet.create", "runner")).not.toThrow();
+  });
+  for (const runId of ["../../etc", "20261203T1530Z/../x", "/tmp/x", "", "20261203T1530Z-2/.."]) {
+    it(`refuses the run id ${JSON.stringify(runId)}`, () => {
+      expect(() => checkRunnerResult({ ...ok, runId, blobPrefix: `eastus2/rivet.create/${runId}` }, "eastus2/rivet.create", "the rivet create run")).toThrow(
+        `the rivet create run reported run id ${JSON.stringify(runId)}, which is not one`,
+      );
+    });
+  }
+  it("refuses a blob prefix the stack did not choose, and a digest that is not one", () => {
+    expect(() => checkRunnerResult({ ...ok, blobPrefix: "eastus2/cloudflare.create/20261203T1530Z" }, "eastus2/rivet.create", "r")).toThrow(/reported blob prefix "eastus2\/cloudflare\.create\/20261203T1530Z"; this stack asked for eastus2\/rivet\.create\/20261203T1530Z/);
+    expect(() => checkRunnerResult({ ...ok, sha256: "xyz" }, "eastus2/rivet.create", "r")).toThrow(/reported sha256 "xyz", which is not one/);
+  });
+});
