@@ -66,6 +66,8 @@ export interface MetricEntry {
   throughput?: { mode: "burst"; concurrency: number } | { mode: "sequential" } | { mode: "open"; ratePerSecond: number };
   /** Role in the headline chart: the request baseline, or a group drawn minus that baseline. */
   chart?: "request" | "create" | "write";
+  /** A second headline row from an interval the actor itself reports (the reference's "in the actor" rows). */
+  inActor?: { label: string; field: "sqlMs" | "actorMs" };
 }
 
 export const BURST_CONCURRENCY = [1, 8, 32, 128] as const;
@@ -97,9 +99,11 @@ export const CATALOG: readonly MetricEntry[] = [
   { id: "warm.ping", group: "warm", sides: BOTH, kind: "warm", count: "warm", label: "Warm request (no storage)", chart: "request" },
   { id: "warm.getOrCreate", group: "warm", sides: ["rivet"], kind: "warm", count: "warm", label: "Warm request, getOrCreate (Rivet only)" },
   { id: "baseline.noop", group: "warm", sides: ["cloudflare"], kind: "baseline", count: "warm", label: "Client to Worker, no DO call (/noop)" },
-  { id: "sqlite.read", group: "sqlite", sides: BOTH, kind: "warm", count: "sqliteRead", label: "SQLite point read, warm" },
-  { id: "sqlite.write", group: "sqlite", sides: BOTH, kind: "warm", count: "sqliteWrite", label: "SQLite durable write (1 row)", chart: "write" },
-  { id: "sqlite.scan", group: "sqlite", sides: BOTH, kind: "warm", count: "sqliteScan", label: `SQLite scan of ${WORKLOAD.scanRows.toLocaleString("en-US")} rows` },
+  { id: "sqlite.read", group: "sqlite", sides: BOTH, kind: "warm", count: "sqliteRead", label: "SQLite point read, warm, round trip",
+    inActor: { label: "SQLite point read, warm, in the actor (its SQL interval, performance.now())", field: "sqlMs" } },
+  { id: "sqlite.write", group: "sqlite", sides: BOTH, kind: "warm", count: "sqliteWrite", label: "SQLite durable write (1 row), round trip", chart: "write",
+    inActor: { label: "SQLite durable write (1 row), in the actor (its SQL interval, performance.now())", field: "sqlMs" } },
+  { id: "sqlite.scan", group: "sqlite", sides: BOTH, kind: "warm", count: "sqliteScan", label: `SQLite scan of ${WORKLOAD.scanRows.toLocaleString("en-US")} rows, round trip` },
   { id: "seqwrite", group: "seqwrite", sides: BOTH, kind: "warm", count: "seqWrite", throughput: { mode: "sequential" } },
   ...BURST_CONCURRENCY.map((c): MetricEntry => ({ id: `burst.c${c}`, group: "burst", sides: BOTH, kind: "cold", count: "burstAttempts", throughput: { mode: "burst", concurrency: c } })),
   ...SIDES.flatMap((side) => OPEN_RATES[side].map((r): MetricEntry => ({ id: `open.r${r}`, group: "burst", sides: [side], kind: "cold", count: "openSeconds", throughput: { mode: "open", ratePerSecond: r } }))),

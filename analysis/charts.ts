@@ -7,6 +7,8 @@ import type { ManifestLike } from "./verify";
 import { countedSamples, type RawSample, type RunSummary } from "./summary";
 import { CATALOG, chartMetric, GROUPS, isColdMetric, metricEntry, SIDE_NAMES, SIDE_SHORT, SIDES, type Side } from "./catalog";
 import { nearestRank } from "./percentiles";
+// d3-array for domains, ticks and bins only: its quantiles interpolate (R-7), and percentiles here are nearest rank.
+import { bin, extent, ticks } from "d3-array";
 import { clientPercentiles } from "./summary";
 
 const MAX_POINTS = 400;
@@ -76,6 +78,50 @@ export function cdfData(samples: Map<string, RawSample[]>, group: string): Array
   return out;
 }
 
+/** Log-scale tick values from lo to hi: 1, 2 and 5 times each power of ten (d3's ticks per decade). */
+export function logTicks(lo: number, hi: number): number[] {
+  const out: number[] = [];
+  for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
+    for (const m of [1, 2, 5]) {
+      const v = m * 10 ** e;
+      if (v >= lo && v <= hi) out.push(v);
+    }
+  }
+  return out.length >= 2 ? out : ticks(lo, hi, 5);
+}
+
+/** The x domain of a log-scale chart over these values: d3's extent, floored at 0.01 ms. */
+export function logDomain(values: readonly number[]): [number, number] {
+  const [lo, hi] = extent(values, (v) => Math.max(v, 0.01));
+  return lo === undefined || hi === undefined ? [0.01, 1] : lo === hi ? [lo / 2, hi * 2] : [lo, hi];
+}
+
+/**
+ * Histogram data of a cold-start group: each series' counted samples binned
+ * by d3's bin on log10(ms) (so a 5 ms and a 5 s tail both show), as
+ * {series, from, to, count} in ms.
+ */
+export function histogramData(samples: Map<string, RawSample[]>, group: string): Array<{ series: string; from: number; to: number; count: number }> {
+  const all: Array<{ series: string; ms: number }> = [];
+  for (const [key, s] of samples) {
+    const [side, ...rest] = key.split(".");
+    const metric = rest.join(".");
+    if (metricEntry(metric)?.group !== group || metricEntry(metric)?.throughput) continue;
+    for (const ms of sortedMs(s, metric)) all.push({ series: `${SIDE_SHORT[side as Side] ?? side} ${metric}`, ms: Math.max(ms, 0.01) });
+  }
+  if (all.length === 0) return [];
+  const [lo, hi] = logDomain(all.map((x) => x.ms));
+  const thresholds = ticks(Math.log10(lo), Math.log10(hi), 30);
+  const binner = bin<{ ms: number }, number>().value((x) => Math.log10(x.ms)).domain([Math.log10(lo), Math.log10(hi)]).thresholds(thresholds);
+  const out: Array<{ series: string; from: number; to: number; count: number }> = [];
+  for (const series of [...new Set(all.map((x) => x.series))]) {
+    for (const b of binner(all.filter((x) => x.series === series))) {
+      if (b.length > 0) out.push({ series, from: 10 ** b.x0!, to: 10 ** b.x1!, count: b.length });
+    }
+  }
+  return out;
+}
+
 /** Writes charts/*.svg and *.png; returns the chart names, in order. */
 export async function renderCharts(m: ManifestLike, samples: Map<string, RawSample[]>, _summary: RunSummary, outDir: string): Promise<string[]> {
   const names: string[] = [];
@@ -126,6 +172,7 @@ export async function renderCharts(m: ManifestLike, samples: Map<string, RawSamp
   for (const group of GROUPS) {
     const data = cdfData(samples, group);
     if (data.length === 0) continue;
+    const domain = logDomain(data.map((d) => d.ms));
     await render(
       {
         $schema: "https://vega.github.io/schema/vega-lite/v5.json",
@@ -135,7 +182,7 @@ export async function renderCharts(m: ManifestLike, samples: Map<string, RawSamp
         data: { values: data },
         mark: { type: "line", interpolate: "step-after" },
         encoding: {
-          x: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "ms (log scale)" },
+          x: { field: "ms", type: "quantitative", scale: { type: "log", domain }, axis: { values: logTicks(...domain) }, title: "ms (log scale)" },
           y: { field: "fraction", type: "quantitative", title: "fraction of samples", scale: { domain: [0, 1] } },
           color: { field: "series", type: "nominal", title: null, legend: { labelLimit: 300 } },
         },
@@ -144,6 +191,31 @@ export async function renderCharts(m: ManifestLike, samples: Map<string, RawSamp
       `cdf-${group}`,
     );
     names.push(`cdf-${group}`);
+  }
+  // Cold starts: how the samples spread, tail included.
+  for (const group of ["create", "wake"]) {
+    const data = histogramData(samples, group);
+    if (data.length === 0) continue;
+    const domain = logDomain(data.flatMap((d) => [d.from, d.to]));
+    await render(
+      {
+        $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+        title: `${group}: samples per latency bin, each side's own clock, ${m.stack} run ${m.runId}`,
+        width: 480,
+        height: 240,
+        data: { values: data },
+        mark: { type: "rect", opacity: 0.7 },
+        encoding: {
+          x: { field: "from", type: "quantitative", scale: { type: "log", domain }, axis: { values: logTicks(...domain) }, title: "ms (log scale)" },
+          x2: { field: "to" },
+          y: { field: "count", type: "quantitative", title: "samples", stack: null },
+          color: { field: "series", type: "nominal", title: null, legend: { labelLimit: 300 } },
+        },
+      },
+      outDir,
+      `hist-${group}`,
+    );
+    names.push(`hist-${group}`);
   }
   return names;
 }

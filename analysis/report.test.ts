@@ -10,7 +10,7 @@ import { verifyRunDir } from "./verify";
 import { fileDigest, RunDirError } from "./runDirContract";
 import { replaceHeadline, README_END, README_START } from "./readme";
 import { intervalsOverlap } from "./compare";
-import { headlineData } from "./charts";
+import { headlineData, histogramData, logTicks } from "./charts";
 
 const range = (n: number, f: (i: number) => S) => Array.from({ length: n }, (_, i) => f(i));
 
@@ -70,12 +70,15 @@ describe("generateReport", () => {
     expect(md).toMatch(/## Same clock: the client's round trip on both sides/);
     expect(md).toMatch(/\| Warm request \(no storage\) \| 5\.40 \/ 5\.80 \/ 5\.90 \| 50 \| 2\.00 \/ 2\.00 \/ 2\.00 \| 50 \| - \|/);
     expect(md).toMatch(/Code: commit `[0-9a-f]{12}`/);
+    // The reference's "in the actor" row: the SQL interval the Rivet actor reports; the DO reports none.
+    expect(md).toMatch(/\| SQLite durable write \(1 row\), round trip \| 11\.00 \/ 13\.00 \/ 13\.00 \| 50 \| 0 \/ 0 \| 2\.00 \/ 2\.00 \/ 2\.00 \| 50 \| 0 \/ 0 \|/);
+    expect(md).toMatch(/\| SQLite durable write \(1 row\), in the actor \(its SQL interval, performance\.now\(\)\) \| 1\.30 \/ 1\.30 \/ 1\.30 \| 50 \| - \| - \| - \| - \|/);
     expect(md).toMatch(/\| Burst creates at concurrency 8 \| 20\.0\/s \(0 errors of 16\) \| 400\/s \(0 errors of 3\); measured by the driver: 30\.0\/s \|/);
     expect(md).toMatch(/p50 \[95% CI\]/);
     expect(md).toMatch(/does not freeze timers/);
     expect(md).toMatch(/Failures were counted, not retried, and left out of the percentiles: rivet create\.ping 1 of 32/);
     const charts = readdirSync(join(dir, "report/charts"));
-    expect(charts).toEqual(expect.arrayContaining(["headline.png", "headline.svg", "same-clock.png", "same-clock.svg", "cdf-create.png", "cdf-warm.png"]));
+    expect(charts).toEqual(expect.arrayContaining(["headline.png", "headline.svg", "same-clock.png", "same-clock.svg", "cdf-create.png", "cdf-warm.png", "hist-create.png"]));
     for (const c of charts.filter((f) => f.endsWith(".png"))) {
       const png = readFileSync(join(dir, "report/charts", c));
       expect(png.subarray(0, 8).toString("hex"), c).toBe("89504e470d0a1a0a");
@@ -221,6 +224,25 @@ describe("cold flags on every row", () => {
   });
 });
 
+describe("where Cloudflare ran", () => {
+  it("names the Worker's data centers from its replies, most calls first, and nothing on a local run", async () => {
+    const at = (colo?: string) => ({ ms: 1, clientMs: 2, ...(colo ? { colo } : {}) });
+    const cloud = fixture({ "cloudflare.warm.ping": { samples: [at("IAD"), at("IAD"), at("EWR")] } });
+    expect((await generateReport(cloud)).markdown).toContain("Where Cloudflare ran it: the Worker in IAD (2 calls), EWR (1 calls).");
+    const local = fixture({ "cloudflare.warm.ping": { samples: [at(), at()] } });
+    expect((await generateReport(local)).markdown).not.toContain("Where Cloudflare ran it");
+  });
+  it("a colo that is not a data center code is not a sample", async () => {
+    const dir = fixture({ "cloudflare.warm.ping": { samples: [{ ms: 1 }] } });
+    const raw = join(dir, "raw/cloudflare.warm.ping.jsonl");
+    writeFileSync(raw, '{"seq":0,"at":1,"ok":true,"ms":1,"cold":false,"colo":"<b>x</b>"}\n');
+    const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+    m.files["raw/cloudflare.warm.ping.jsonl"] = fileDigest(raw);
+    writeFileSync(join(dir, "manifest.json"), JSON.stringify(m, null, 2) + "\n");
+    await expect(generateReport(dir)).rejects.toThrow('raw/cloudflare.warm.ping.jsonl:1: not a sample ("colo" must be a data center code such as IAD)');
+  });
+});
+
 describe("the differences between the sides", () => {
   it("lists each adapter's properties from the manifest", async () => {
     const settings = {
@@ -231,6 +253,26 @@ describe("the differences between the sides", () => {
     const { markdown } = await generateReport(dir);
     expect(markdown).toMatch(/## How the sides differ/);
     expect(markdown).toMatch(/\| sleep \| explicit c\.sleep\(\) \| eviction by idle \|/);
+  });
+});
+
+describe("chart domains, ticks and bins (d3-array)", () => {
+  it("log ticks are 1, 2 and 5 per decade inside the domain", () => {
+    expect(logTicks(0.5, 300)).toEqual([0.5, 1, 2, 5, 10, 20, 50, 100, 200]);
+  });
+  it("histogram bins hold every counted sample once, on a log scale, and only the counted ones", () => {
+    const samples = new Map<string, RawSample[]>([
+      ["rivet.create.ping", [...[3, 4, 5, 40, 50, 5000].map((ms) => ({ ok: true, ms, cold: true })), { ok: true, ms: 9, cold: false }, { ok: false, ms: 15000, cold: null }]],
+      ["cloudflare.create.unique", [1, 1, 2].map((ms) => ({ ok: true, ms, cold: true }))],
+    ]);
+    const bins = histogramData(samples, "create");
+    const total = (series: string) => bins.filter((b) => b.series === series).reduce((n, b) => n + b.count, 0);
+    expect(total("Rivet create.ping")).toBe(6);
+    expect(total("DO create.unique")).toBe(3);
+    for (const b of bins) expect(b.to).toBeGreaterThan(b.from);
+    // The 5 s sample lands in a bin of its own, far right: the tail is not folded in.
+    expect(bins.filter((b) => b.series === "Rivet create.ping").at(-1)).toMatchObject({ count: 1 });
+    expect(bins.filter((b) => b.series === "Rivet create.ping").at(-1)!.to).toBeCloseTo(5000, 6);
   });
 });
 

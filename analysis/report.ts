@@ -39,7 +39,7 @@ const counts = (r: SummaryRow | undefined) => (r ? [String(r.n), `${r.errors} / 
  * both sides side by side, each column naming its clock; n with errors and
  * wrong cold flags beside it.
  */
-export function headlineMarkdown(s: RunSummary): string {
+export function headlineMarkdown(s: RunSummary, samples: Map<string, RawSample[]> = new Map()): string {
   const rows: string[][] = [];
   for (const e of CATALOG) {
     if (!e.label || rows.some((r) => r[0] === e.label)) continue;
@@ -47,6 +47,16 @@ export function headlineMarkdown(s: RunSummary): string {
     const c = row(s, "cloudflare", e.id);
     if (!r && !c) continue;
     rows.push([e.label, r ? triple(r.p50, r.p90, r.p99) : "-", ...counts(r), c ? triple(c.p50, c.p90, c.p99) : "-", ...counts(c)]);
+    if (e.inActor) {
+      // The actor's own interval: a side whose actor reports none (the DO, timed only by the Worker) shows "-".
+      const cells = SIDES.flatMap((side) => {
+        const xs = countedSamples(samples.get(`${side}.${e.id}`) ?? [], false).map((x) => x[e.inActor!.field]).filter((x): x is number => typeof x === "number");
+        if (xs.length === 0) return ["-", "-", "-"];
+        const p = percentiles(xs);
+        return [triple(p.p50, p.p90, p.p99), String(p.n), "-"];
+      });
+      if (cells.some((c) => c !== "-")) rows.push([e.inActor.label, ...cells]);
+    }
   }
   const head = table(
     ["Metric", `Rivet Actor: ${SIDE_CLOCKS.rivet}`, "n", "errors / cold flag wrong", `Durable Object: ${SIDE_CLOCKS.cloudflare}`, "n", "errors / cold flag wrong"],
@@ -200,6 +210,10 @@ export function caveats(m: ManifestLike): string[] {
   if (rivet?.engineEnv?.RUST_BACKTRACE === "removed") out.push("The Engine and the app ran without RUST_BACKTRACE.");
   const errs = Object.values(m.stages).filter((s) => s.errors > 0);
   if (errs.length) out.push(`Failures were counted, not retried, and left out of the percentiles: ${errs.map((s) => `${s.side} ${s.metric} ${s.errors} of ${s.attempts}`).join(", ")}.`);
+  const retried = Object.values(m.stages).filter((s) => Array.isArray(s.notes?.setupRetries) && (s.notes!.setupRetries as unknown[]).length > 0);
+  if (retried.length) {
+    out.push(`Setup calls (not samples) that failed with a gateway error were tried once more before these stages: ${retried.map((s) => `${s.side} ${s.metric} (${(s.notes!.setupRetries as string[]).map((r) => escapeMd(String(r).slice(0, 160))).join("; ")})`).join(", ")}. Samples are never retried.`);
+  }
   const prep = Object.values(m.stages).filter((s) => Number(s.notes?.preparationFailures ?? 0) > 0);
   if (prep.length) {
     out.push(`Actors that could not be prepared were left out of their stage, not retried: ${prep.map((s) => `${s.side} ${s.metric} ${String(s.notes!.preparationFailures)} (e.g. ${escapeMd(String((s.notes!.preparationErrors as string[] | undefined)?.[0] ?? "?").slice(0, 160))})`).join(", ")}.`);
@@ -209,6 +223,28 @@ export function caveats(m: ManifestLike): string[] {
   }
   if (sides.has("cloudflare")) out.push("Durable Object rates use Little's law on the Worker-timed mean, as the reference does; the driver's measured rate is shown beside them.");
   return out;
+}
+
+/**
+ * Where Cloudflare ran this run's calls: the Worker's data centers from the
+ * colo on its replies, the Durable Objects' from the analytics. Empty when
+ * neither says (local workerd).
+ */
+export function placementLine(samples: Map<string, RawSample[]>, inDo: readonly InDoBlock[]): string {
+  const workers = new Map<string, number>();
+  for (const [key, xs] of samples) {
+    if (!key.startsWith("cloudflare.")) continue;
+    for (const x of xs) if (x.ok && x.colo) workers.set(x.colo, (workers.get(x.colo) ?? 0) + 1);
+  }
+  const dos = new Map<string, number>();
+  for (const b of inDo) for (const g of b.groups) dos.set(g.colo, (dos.get(g.colo) ?? 0) + g.requests);
+  const list = (m: Map<string, number>, unit: string) =>
+    [...m].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([c, n]) => `${escapeMd(c)} (${n.toLocaleString("en-US")} ${unit})`).join(", ");
+  const parts = [
+    workers.size ? `the Worker in ${list(workers, "calls")}` : "",
+    dos.size ? `the Durable Objects in ${list(dos, "invocations, per Cloudflare's analytics")}` : "",
+  ].filter(Boolean);
+  return parts.length ? `Where Cloudflare ran it: ${parts.join("; ")}.` : "";
 }
 
 /** Which code made the run, from the manifest. */
@@ -228,7 +264,8 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
   const parts = [
     `# actor-bench run ${escapeMd(m.runId)} (${escapeMd(m.stack)})`,
     `Started ${m.startedAt}, finished ${m.finishedAt ?? "(not finished)"}, preset \`${m.preset}\`, status \`${m.status ?? "unknown"}\`. Machine: ${machineLine}. ${codeLine(m)} Generated from \`raw/\` and \`stages/\` by \`npm run report\`; every number below comes from those hashed files.`,
-    `## Headline\n\n${headlineMarkdown(l.summary)}`,
+    placementLine(l.samples, l.inDo),
+    `## Headline\n\n${headlineMarkdown(l.summary, l.samples)}`,
     charts.length ? `## Charts\n\n${charts.map((c) => `![${c}](charts/${c}.png)`).join("\n\n")}\n\nThe headline chart's request group is each side's median warm round trip (warm.ping); the create and write groups subtract that median from every sample first, so they show the work rather than the hop. Its DO create uses the unique-id create.` : "",
     `## Full tables\n\nFor creates, wakes and bursts only samples whose cold flag proves a fresh instance count (n); the others are \`notCold\`. Brackets: distribution-free 95% confidence intervals from order statistics; \`-\` where n is too small for that bound.\n\n${fullTables(l)}`,
     sameClockMarkdown(l.samples),
@@ -259,7 +296,7 @@ export async function generateReport(dir: string): Promise<Report> {
   writeFileSync(join(tmp, "summary.json"), JSON.stringify({ rows: l.summary.rows, throughput: l.summary.throughput }, null, 2) + "\n");
   rmSync(join(dir, "report"), { recursive: true, force: true });
   renameSync(tmp, join(dir, "report"));
-  return { summary: l.summary, markdown, headline: headlineMarkdown(l.summary) };
+  return { summary: l.summary, markdown, headline: headlineMarkdown(l.summary, l.samples) };
 }
 
 export function readManifest(dir: string): ManifestLike {

@@ -27,6 +27,8 @@ export interface Sample {
   sqlMs?: number | null;
   /** The driver's own round trip where `ms` is timed elsewhere (the DO side). */
   clientMs?: number | null;
+  /** Where the Worker ran (Cloudflare's data center code), when the runtime says. */
+  colo?: string;
   error?: string;
 }
 
@@ -136,6 +138,7 @@ export function sampleProblem(s: unknown): string | null {
   if (typeof x.ms !== "number" || !Number.isFinite(x.ms)) return '"ms" must be a number';
   if (x.cold !== undefined && x.cold !== null && typeof x.cold !== "boolean") return '"cold" must be true, false or null';
   for (const k of ["actorMs", "sqlMs", "clientMs"]) if (!optNumber(x[k])) return `"${k}" must be a number or null`;
+  if (x.colo !== undefined && (typeof x.colo !== "string" || !/^[A-Z]{3,4}$/.test(x.colo))) return '"colo" must be a data center code such as IAD';
   return null;
 }
 

@@ -6,7 +6,7 @@ import { readSamples, type ManifestLike, type Sample } from "./runDirContract";
 
 export { readSamples };
 /** A sample as the statistics read it. */
-export type RawSample = Pick<Sample, "ok" | "ms" | "cold" | "actorMs" | "sqlMs" | "clientMs">;
+export type RawSample = Pick<Sample, "ok" | "ms" | "cold" | "actorMs" | "sqlMs" | "clientMs" | "colo">;
 
 export interface SummaryRow {
   side: string;

@@ -7,7 +7,7 @@ import { RunDir } from "../workloads/runDir";
 /** Small counts (`--samples`), the same for every e2e run of the stage plan. */
 export const TINY_SAMPLES = "createPing=3,createRead=3,createWrite=3,wake=2,warm=10,sqliteRead=5,sqliteWrite=5,sqliteScan=3,burstAttempts=8,seqWrite=10,openSeconds=1";
 
-export type S = { ms: number; ok?: boolean; cold?: boolean | null; clientMs?: number; actorMs?: number; sqlMs?: number };
+export type S = { ms: number; ok?: boolean; cold?: boolean | null; clientMs?: number; actorMs?: number; sqlMs?: number; colo?: string };
 
 /** A run directory written through the same RunDir/SampleFile code the driver uses. */
 export function fixture(
@@ -21,7 +21,7 @@ export function fixture(
     const [side, ...rest] = key.split(".");
     const metric = rest.join(".");
     const f = run.rawFile(side, metric);
-    st.samples.forEach((s, i) => f.write({ seq: i, at: 1_796_000_000_000 + i, ok: s.ok ?? true, ms: s.ms, cold: s.ok === false ? null : (s.cold ?? false), clientMs: s.clientMs, actorMs: s.actorMs, sqlMs: s.sqlMs, ...(s.ok === false ? { error: "HTTP 504" } : {}) }));
+    st.samples.forEach((s, i) => f.write({ seq: i, at: 1_796_000_000_000 + i, ok: s.ok ?? true, ms: s.ms, cold: s.ok === false ? null : (s.cold ?? false), clientMs: s.clientMs, actorMs: s.actorMs, sqlMs: s.sqlMs, ...(s.colo ? { colo: s.colo } : {}), ...(s.ok === false ? { error: "HTTP 504" } : {}) }));
     f.close();
     run.recordStage({ side, metric, file: `raw/${side}.${metric}.jsonl`, attempts: st.samples.length, errors: st.samples.filter((s) => s.ok === false).length, wallMs: st.wallMs ?? 1000, concurrency: st.concurrency ?? 1, startedAt: "2026-12-02T13:05:00.000Z" });
   }

@@ -170,6 +170,8 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     for (const r of runs) {
       expect(r.inputs).toMatchObject({ appDir: "/opt/actor-bench/app", nodeBin: "/opt/node/bin/node" });
       expect(r.inputs.runArgs).toEqual(expect.arrayContaining(["--preset", "full", "--cf-wake-idle-ms", "600000"]));
+      // The reference's idle before wakes: Rivet actors 10 s confirmed asleep, DOs 10 minutes.
+      expect(r.inputs.runArgs).toEqual(expect.arrayContaining(["--wake-idle-ms", "10000"]));
       expect(r.inputs.blobRoot).toBe(`${process.cwd()}/.actor-bench/eastus2/blobs/${r.inputs.side as string}.${r.inputs.group as string}`);
     }
     for (const r of runs.filter((x) => x.inputs.side === "rivet")) {

@@ -7,7 +7,7 @@ import { rawFileName } from "../analysis/runDirContract";
 
 /** What one timed call gives, whichever side made it. */
 export type Outcome =
-  | { ok: true; ms: number; clientMs?: number; reply: { cold: boolean; actorMs: number | null; sqlMs: number | null } }
+  | { ok: true; ms: number; clientMs?: number; colo?: string; reply: { cold: boolean; actorMs: number | null; sqlMs: number | null } }
   | { ok: false; ms: number; clientMs?: number; error: string };
 
 export interface MeasureContext {
@@ -44,6 +44,7 @@ export function toSample(seq: number, at: number, r: Outcome): Sample {
     actorMs: r.reply.actorMs,
     sqlMs: r.reply.sqlMs,
     ...clientMs,
+    ...(r.colo ? { colo: r.colo } : {}),
   };
 }
 

@@ -197,6 +197,23 @@ describe("the stage plan on both sides", () => {
     }
   });
 
+  it("a setup call that hits a gateway error is tried once more and the retry is noted on the next stage; a second failure fails the group", async () => {
+    for (const side of ["rivet", "cloudflare"] as const) {
+      const s = sideOf(side);
+      const call = s.adapter.call.bind(s.adapter);
+      let failed = 0;
+      s.adapter = Object.assign(s.adapter, {
+        call: async (...a: Parameters<SideAdapter["call"]>) => (failed++ === 0 ? { ok: false as const, ms: 15_000, error: "HTTP 504: route_resolve_query_timeout" } : call(...a)),
+      });
+      await runGroup("warm", s.ctx);
+      expect(s.run.manifest.stages[`${side}.warm.ping`].notes?.setupRetries, side).toEqual(["warm actor create: HTTP 504: route_resolve_query_timeout"]);
+      expect(samples(s.run, side, "warm.ping").every((x) => x.ok)).toBe(true);
+      const t = sideOf(side);
+      t.adapter = Object.assign(t.adapter, { call: async () => ({ ok: false as const, ms: 15_000, error: "HTTP 504: route_resolve_query_timeout" }) });
+      await expect(runGroup("warm", t.ctx), side).rejects.toThrow(/warm actor create failed: HTTP 504/);
+    }
+  });
+
   it("a restart inside a warm series is kept on its sample, not hidden", async () => {
     const s = sideOf("cloudflare");
     const call = s.adapter.call.bind(s.adapter);

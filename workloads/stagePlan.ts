@@ -64,6 +64,25 @@ export interface PlanContext extends MeasureContext {
   counts: SampleCounts;
   /** Unique per run, so actor keys never collide with an earlier run on the same runtime. */
   keyPrefix: string;
+  /** Setup calls tried a second time since the last stage was recorded (they go into its notes). */
+  setupRetries?: string[];
+}
+
+/**
+ * A setup call (an actor to measure on, its seed, its wake): not a sample, so
+ * one that fails with a gateway error (the Engine's route timeout, say) is
+ * tried once more, and the retry is written into the next stage's notes; a
+ * second failure fails the group.
+ */
+export async function setup(ctx: PlanContext, what: string, call: () => Promise<SideOutcome>): Promise<Extract<SideOutcome, { ok: true }>> {
+  let r = await call();
+  if (!r.ok && /^HTTP 50[234]\b/.test(r.error)) {
+    const why = `${what}: ${r.error.slice(0, 160)}`;
+    ctx.progress.note(`${ctx.adapter.side} ${why}; trying this setup call once more (setup, not a sample)`);
+    (ctx.setupRetries ??= []).push(why);
+    r = await call();
+  }
+  return must(r, what);
 }
 
 /** The number of samples a stage takes: the catalog's count for this side. */
@@ -75,7 +94,9 @@ export function stageSize(ctx: PlanContext, metric: string): number {
 
 /** Measures a catalog metric on the context's side: n, coldness and side from the catalog. */
 export function measureStage(ctx: PlanContext, metric: string, call: (i: number) => Promise<Outcome>, o: { concurrency?: number; notes?: Record<string, unknown>; n?: number } = {}) {
-  return measure({ ctx, side: ctx.adapter.side, metric, n: o.n ?? stageSize(ctx, metric), concurrency: o.concurrency ?? 1, call, notes: o.notes });
+  const retries = ctx.setupRetries?.splice(0) ?? [];
+  const notes = retries.length ? { ...o.notes, setupRetries: retries } : o.notes;
+  return measure({ ctx, side: ctx.adapter.side, metric, n: o.n ?? stageSize(ctx, metric), concurrency: o.concurrency ?? 1, call, notes });
 }
 
 const fresh = (ctx: PlanContext, metric: string, i: number, actor: ActorClass): ActorRef => ({ key: `${ctx.keyPrefix}-${metric}-${i}`, actor });
@@ -149,21 +170,21 @@ async function wakeGroup(ctx: PlanContext): Promise<void> {
  */
 export async function wokenOnce(ctx: PlanContext, actor: ActorClass, name: string, seedRows: number): Promise<ActorRef> {
   const { adapter } = ctx;
-  const first = must(await adapter.call({ key: `${ctx.keyPrefix}-${name}`, actor }, "ping"), `${name} create`);
+  const first = await setup(ctx, `${name} create`, () => adapter.call({ key: `${ctx.keyPrefix}-${name}`, actor }, "ping"));
   const ref: ActorRef = { id: first.actorId };
-  if (seedRows > 0) must(await adapter.call(ref, "seed", seedRows), `${name} seed`);
+  if (seedRows > 0) await setup(ctx, `${name} seed`, () => adapter.call(ref, "seed", seedRows));
   await adapter.sleep([first.actorId]);
   await idleFor(ctx, adapter.wakeIdleMs);
-  const woke = must(await adapter.call(ref, "ping"), `${name} wake`);
+  const woke = await setup(ctx, `${name} wake`, () => adapter.call(ref, "ping"));
   if (!woke.reply.cold) throw new StageSetupError(`${name}: the wake before the series was not a fresh instance (the actor never slept)`);
   return ref;
 }
 
 /** Warm round trips: one running actor, warmed up, then pinged by id. */
 async function warmGroup(ctx: PlanContext): Promise<void> {
-  const first = must(await ctx.adapter.call({ key: `${ctx.keyPrefix}-warm`, actor: "plain" }, "ping"), "warm actor create");
+  const first = await setup(ctx, "warm actor create", () => ctx.adapter.call({ key: `${ctx.keyPrefix}-warm`, actor: "plain" }, "ping"));
   const ref: ActorRef = { id: first.actorId };
-  for (let i = 0; i < WORKLOAD.warmupCalls; i++) must(await ctx.adapter.call(ref, "ping"), "warm-up");
+  for (let i = 0; i < WORKLOAD.warmupCalls; i++) await setup(ctx, "warm-up", () => ctx.adapter.call(ref, "ping"));
   await measureStage(ctx, "warm.ping", () => ctx.adapter.call(ref, "ping"), { notes: { warmupCalls: WORKLOAD.warmupCalls } });
 }
 

@@ -36,7 +36,7 @@ export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number 
     wakeIdleMs: o.wakeIdleMs,
     async call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
       const r = await client.call(op, target(ref), arg);
-      return r.ok ? { ok: true, ms: r.ms, clientMs: r.clientMs, reply: r.reply, actorId: r.id } : r;
+      return r.ok ? { ok: true, ms: r.ms, clientMs: r.clientMs, ...(r.colo ? { colo: r.colo } : {}), reply: r.reply, actorId: r.id } : r;
     },
     sleep: async () => {},
     sideOnly: { create: (ctx) => createUnique(ctx, client), warm: (ctx) => noopBaseline(ctx, client) },

@@ -200,6 +200,7 @@ describe("analytics as a part of the pass", () => {
     const merged = mergeRunParts([{ runDir: dir, sha256: sha, label: "cloudflare warm" }, { runDir: res.runDir, sha256: res.sha256, label: "cloudflare warm analytics" }], join(dir, "..", "..", "merged"), "eastus2");
     const report = await generateReport(merged.dir);
     expect(report.markdown).toContain("### In the DO: Cloudflare's wall time per block of calls (GraphQL analytics)");
+    expect(report.markdown).toContain("the Durable Objects in IAD (2 invocations, per Cloudflare's analytics)");
     expect(report.markdown).toMatch(/\| warm\.ping \| 13:05:00-13:05:01 \| 2 \| 2 \| 0 \| IAD \| 1\.0+ \| 0\.80+ \| 1\.20* \| 1\.20* \|/);
     expect(report.markdown).toMatch(/Baseline: the client's round trip to the Worker with no DO call \(\/noop\), p50 \/ p90 \/ p99 18\.00 \/ [\d.]+ \/ [\d.]+ ms over 2 calls/);
     // The same clock: the driver's round trip to the Worker (20 ms), and that minus the /noop p50.

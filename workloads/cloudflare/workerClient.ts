@@ -15,7 +15,7 @@ export function workerPath(op: DoOp, target: DoTarget, arg?: number): string {
 
 /** `ms` is the Worker's Date.now() around the awaited DO call; `clientMs` the driver's hrtime round trip. */
 export type WorkerResult =
-  | { ok: true; ms: number; clientMs: number; id: string; reply: { cold: boolean; actorMs: null; sqlMs: null; value: unknown } }
+  | { ok: true; ms: number; clientMs: number; id: string; colo?: string; reply: { cold: boolean; actorMs: null; sqlMs: null; value: unknown } }
   | { ok: false; ms: number; clientMs: number; error: string };
 
 export class WorkerClient {
@@ -37,7 +37,7 @@ export class WorkerClient {
     // A failed sample's ms is the client's: the Worker may not have timed anything.
     if (!r.ok) return { ok: false, ms: r.ms, clientMs: r.ms, error: r.error };
     if (r.status !== 200) return { ok: false, ms: r.ms, clientMs: r.ms, error: `HTTP ${r.status}: ${r.body.slice(0, 300)}` };
-    let body: { ms?: number; cold?: boolean; value?: unknown; id?: string } = {};
+    let body: { ms?: number; cold?: boolean; value?: unknown; id?: string; colo?: unknown } = {};
     try {
       body = JSON.parse(r.body) as typeof body;
     } catch {
@@ -46,7 +46,9 @@ export class WorkerClient {
     if (typeof body.ms !== "number" || typeof body.cold !== "boolean") {
       return { ok: false, ms: r.ms, clientMs: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
     }
-    return { ok: true, ms: body.ms, clientMs: r.ms, id: String(body.id), reply: { cold: body.cold, actorMs: null, sqlMs: null, value: body.value } };
+    // A colo is a data center code (IAD, EWR); anything else the reply says there is dropped.
+    const colo = typeof body.colo === "string" && /^[A-Z]{3,4}$/.test(body.colo) ? { colo: body.colo } : {};
+    return { ok: true, ms: body.ms, clientMs: r.ms, id: String(body.id), ...colo, reply: { cold: body.cold, actorMs: null, sqlMs: null, value: body.value } };
   }
 
   /** Client to Worker with no DO call: the third clock's baseline. `ms` and `clientMs` are both the client's. */

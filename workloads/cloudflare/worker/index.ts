@@ -136,6 +136,8 @@ export default {
       return json(502, { error: `DO call failed: ${(err as Error).message}`, ms: Date.now() - t0 });
     }
     const ms = Date.now() - t0;
-    return json(200, { ms, cold: reply.cold, value: reply.value, id: id.toString() });
+    // Where this Worker ran (Cloudflare's data center code); local workerd has no cf object.
+    const colo = request.cf?.colo;
+    return json(200, { ms, cold: reply.cold, value: reply.value, id: id.toString(), ...(typeof colo === "string" ? { colo } : {}) });
   },
 } satisfies ExportedHandler<Env>;
