@@ -4,7 +4,7 @@
  * haproxy (TCP mode) where Azure has its internal load balancer. The app talks
  * to the load balancer only, as on the runner VM.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync, chmodSync, chownSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, chmodSync, chownSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
@@ -131,6 +131,13 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       started.push(m);
       return m;
     });
+    // An Engine that finds no NATS listening exits at once: every member must be ready first.
+    await Promise.all(
+      nats.map((m, i) => {
+        const log = join(w, `nats-${i + 1}.log`);
+        return waitUntil("ready", m, log, timeout, () => existsSync(log) && readFileSync(log, "utf8").includes("Server is ready"));
+      }),
+    );
 
     // One at a time: Engines starting together race on creating the Postgres schema.
     const configs = plan.nodes.map((_, i) => renderClusterEngineConfig(plan, i, postgresUrl, opts.settings, creds));
