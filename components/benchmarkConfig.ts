@@ -8,6 +8,9 @@ import { UsageError, type RunConfig } from "../workloads/runConfig";
 
 export type Target = "local" | "azure";
 
+export const GATEWAY_PATHS = ["zone", "balanced"] as const;
+export type GatewayPath = (typeof GATEWAY_PATHS)[number];
+
 export interface AzureConfig {
   region: string;
   zones: number[];
@@ -17,6 +20,11 @@ export interface AzureConfig {
   sshSourceAddress: string;
   /** Whether a source wider than /24 (IPv4) or /56 (IPv6) is meant (config actor-bench:sshSourceWide). */
   sshSourceWide: boolean;
+  /**
+   * How the runner's app and driver reach the Engines: zone, the Engine in the runner's own zone (the
+   * reference's request path); balanced, the internal load balancer across the three zones.
+   */
+  gatewayPath: GatewayPath;
   /** An existing resource group to build in; null: the stack makes (and destroy removes) its own. */
   resourceGroup: string | null;
 }

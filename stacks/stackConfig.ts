@@ -1,5 +1,5 @@
 import { parseRunArgs, UsageError, type RunConfig } from "../workloads/runConfig";
-import { validateSshSource, type AzureConfig, type StackConfig, type Target } from "../components/benchmarkConfig";
+import { GATEWAY_PATHS, validateSshSource, type AzureConfig, type GatewayPath, type StackConfig, type Target } from "../components/benchmarkConfig";
 
 export { validateSshSource, type AzureConfig, type StackConfig, type Target } from "../components/benchmarkConfig";
 
@@ -22,7 +22,7 @@ export const RUN_KEYS = {
   engineTopology: "--engine-topology",
 } as const;
 
-export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "sshSourceWide", "cloudflareAccountId", "cloudflareWorkersSubdomain"] as const;
+export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "sshSourceWide", "gatewayPath", "cloudflareAccountId", "cloudflareWorkersSubdomain"] as const;
 export const STACK_KEYS = [...(Object.keys(RUN_KEYS) as Array<keyof typeof RUN_KEYS>), "target", "engineVersion", "runId", ...CLOUD_KEYS] as const;
 export type StackKey = (typeof STACK_KEYS)[number];
 
@@ -113,6 +113,10 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
   if (raw.sshSourceAddress === undefined) fail("sshSourceAddress", "", "an azure stack needs the address SSH is open to, e.g. 203.0.113.7");
   const wide = raw.sshSourceWide ?? "false";
   if (wide !== "true" && wide !== "false") fail("sshSourceWide", wide, "true or false");
+  const gatewayPath = raw.gatewayPath ?? "zone";
+  if (!(GATEWAY_PATHS as readonly string[]).includes(gatewayPath)) {
+    fail("gatewayPath", gatewayPath, "zone (the Engine in the runner's zone, the reference's path) or balanced (the internal load balancer across the zones)");
+  }
   const azure: AzureConfig = {
     region: region!,
     zones: validateZones(raw.zones ?? DEFAULTS.zones),
@@ -120,6 +124,7 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
     runnerVmSize: size("runnerVmSize"),
     sshSourceAddress: validateSshSource(raw.sshSourceAddress!, wide === "true"),
     sshSourceWide: wide === "true",
+    gatewayPath: gatewayPath as GatewayPath,
     resourceGroup: raw.resourceGroup ?? null,
   };
   if (azure.resourceGroup !== null && !/^[-\w._()]{1,89}[-\w_()]$/.test(azure.resourceGroup)) {

@@ -29,6 +29,28 @@ beforeAll(async () => {
 });
 
 describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
+  it("the runner's app and driver talk to the Engine in the runner's zone, as the reference ran, and the manifest will say so", () => {
+    const runner = of("azure-native:compute:VirtualMachine").find((v) => v.name.endsWith("-runner"))!;
+    const userData = Buffer.from(unwrap((runner.inputs.osProfile as { customData: unknown }).customData) as string, "base64").toString("utf8");
+    expect(userData).toContain("RIVET_ENDPOINT=http://10.40.1.11:6420");
+    for (const r of of("pulumi-nodejs:dynamic/actor-bench:RemoteBenchmarkRun").filter((x) => x.inputs.side === "rivet")) {
+      const t = r.inputs.target as { gatewayUrl: string; engineConfig: { gatewayPath: string } };
+      expect(t.gatewayUrl).toBe("http://10.40.1.11:6420");
+      expect(t.engineConfig.gatewayPath).toMatch(/^zone: the Engine in the runner's zone 1 \(10\.40\.1\.11\)/);
+    }
+    expect(of("pulumi-nodejs:dynamic/actor-bench:RunnerDeploy")[0].inputs.gatewayUrl).toBe("http://10.40.1.11:6420");
+  });
+
+  it("gatewayPath balanced sends them through the internal load balancer instead", async () => {
+    const { registered: balanced } = await runProgram("eastus2", { ...cfg, "actor-bench:gatewayPath": "balanced" }, false, ["actor-bench:cloudflareApiToken"]);
+    const runs = balanced.filter((r) => r.type === "pulumi-nodejs:dynamic/actor-bench:RemoteBenchmarkRun" && r.inputs.side === "rivet");
+    expect(runs.length).toBeGreaterThan(0);
+    for (const r of runs) {
+      expect((r.inputs.target as { gatewayUrl: string }).gatewayUrl).toBe("http://10.40.1.100:6420");
+      expect((r.inputs.target as { engineConfig: { gatewayPath: string } }).engineConfig.gatewayPath).toMatch(/^balanced/);
+    }
+  });
+
   it("three Engine VMs of the configured size, one in each zone, and the runner in the first zone", () => {
     const vms = of("azure-native:compute:VirtualMachine");
     const engines = vms.filter((v) => v.name.includes("-engines-"));
@@ -174,8 +196,9 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
       expect(r.inputs.runArgs).toEqual(expect.arrayContaining(["--wake-idle-ms", "10000"]));
       expect(r.inputs.blobRoot).toBe(`${process.cwd()}/.actor-bench/eastus2/blobs/${r.inputs.side as string}.${r.inputs.group as string}`);
     }
+    // The default request path: the Engine in the runner's zone (the first zone's Engine VM).
     for (const r of runs.filter((x) => x.inputs.side === "rivet")) {
-      expect((r.inputs.target as { gatewayUrl: string }).gatewayUrl).toBe(`http://${CLOUD_NETWORK.loadBalancerAddress}:6420`);
+      expect((r.inputs.target as { gatewayUrl: string }).gatewayUrl).toBe(`http://${CLOUD_NETWORK.engineAddresses[0]}:6420`);
     }
     const [report] = of("pulumi-nodejs:dynamic/actor-bench:BenchmarkReport");
     expect(report.inputs.resultsRoot).toBe(`${process.cwd()}/results`);

@@ -7,6 +7,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StackConfig } from "../benchmarkConfig";
 import { bundleDigest } from "../../workloads/remote/bundle";
+import { engineVmPlan } from "./networkRules";
+import { CLOUD_PORTS } from "../../cluster/topology";
 import { passReport, type BenchmarkReport } from "../benchmarkReport";
 import { RemoteBenchmarkRun } from "../remoteRunner";
 import { BenchNetwork } from "./network";
@@ -103,6 +105,13 @@ export class AzureBenchmark extends pulumi.ComponentResource {
       },
       parent,
     );
+    // The request path: the Engine in the runner's zone (zones[0]) by default, as the reference ran; or the load balancer.
+    const zoneEngine = engineVmPlan(azure.zones)[0];
+    const gatewayUrl = azure.gatewayPath === "zone" ? pulumi.output(`http://${zoneEngine.address}:${CLOUD_PORTS.gateway}`) : this.cluster.gatewayUrl;
+    const gatewayPathNote =
+      azure.gatewayPath === "zone"
+        ? `zone: the Engine in the runner's zone ${zoneEngine.zone} (${zoneEngine.address}), as the reference ran`
+        : "balanced: the internal load balancer across the three zones";
     const knownHostsFile = join(stateRoot, "known_hosts");
     this.runner = new RunnerVm(
       `${name}-runner`,
@@ -113,7 +122,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
         zone: azure.zones[0],
         size: azure.runnerVmSize,
         subnetId: this.network.subnetId,
-        gatewayUrl: this.cluster.gatewayUrl,
+        gatewayUrl,
         sshPublicKey: key.publicKeyOpenssh,
         sshPrivateKey: pulumi.secret(key.privateKeyOpenssh),
         knownHostsFile,
@@ -126,7 +135,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
     );
 
     const target = {
-      gatewayUrl: this.cluster.gatewayUrl,
+      gatewayUrl,
       engineVersion: this.cluster.engineVersion,
       engineConfig: {
         topology: "postgres-nats: 3 Engines + NATS members, one per zone, behind an internal load balancer",
@@ -135,6 +144,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
         runnerVmSize: azure.runnerVmSize,
         postgres: { version: POSTGRES_SETTINGS.version, sku: POSTGRES_SETTINGS.sku.name, highAvailability: "ZoneRedundant" },
         region: location,
+        gatewayPath: gatewayPathNote,
       },
       startedBy: `pulumi up -s ${cfg.stack}: EngineCluster on Azure`,
     };
