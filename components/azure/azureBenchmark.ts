@@ -128,7 +128,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
         knownHostsFile,
         projectDir: args.projectDir,
         bundleDigest: bundleDigest(args.projectDir),
-        nodeVersion: process.version,
+        nodeVersion: azure.runnerNodeVersion,
         adminToken,
       },
       { parent: this, dependsOn: [this.cluster] },
