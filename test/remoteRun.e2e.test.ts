@@ -195,8 +195,10 @@ describe("a run on the runner over SSH", () => {
       expect(Object.keys(m.stages).sort()).toEqual(["cloudflare.baseline.noop", "cloudflare.warm.ping"]);
       expect(m.stages["cloudflare.warm.ping"]).toMatchObject({ errors: 0 });
       expect((m.settings as { cloudflare: { runtime: string } }).cloudflare.runtime).toBe(runtime.runtime);
-      const samples = readFileSync(join(outs.blob as string, "raw/cloudflare.warm.ping.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { clientMs: number });
+      const samples = readFileSync(join(outs.blob as string, "raw/cloudflare.warm.ping.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { clientMs: number; colo?: string });
       expect(samples.every((x) => typeof x.clientMs === "number")).toBe(true);
+      // A deployed Worker's colo is kept on each sample (here the stand-in's, a data center code all the same).
+      expect(samples.every((x) => typeof x.colo === "string" && /^[A-Z]{3,4}$/.test(x.colo))).toBe(true);
       for (const f of [...Object.keys(m.files), "manifest.json"]) expect(readFileSync(join(outs.blob as string, f), "utf8"), f).not.toContain(worker.token);
       expect(readFileSync(join(dir, "blobs-cf", "cloudflare.warm.driver.log"), "utf8")).not.toContain(worker.token);
       // A new token (a redeployed Worker brings a new url anyway) is a credential, not a reason to re-run.

@@ -130,7 +130,8 @@ export async function measureCloudflare(cfg: RunConfig, run: RunDir, progress: P
     loopback: { ...loopbackSettings(), privateNetns: process.env[NETNS_ENV] === "1" },
     client: "undici Pool, keep-alive, HTTP/1.1",
   };
-  const client = new WorkerClient(target.url, target.token, cfg.requestTimeoutMs);
+  // A colo is kept only from a deployed Worker: local workerd answers with Miniflare's placeholder cf object.
+  const client = new WorkerClient(target.url, target.token, cfg.requestTimeoutMs, undefined, target.runtime !== undefined);
   try {
     await measureSide(cfg, run, progress, failures, cloudflareAdapter(client, { wakeIdleMs: cfg.cfWakeIdleMs }), () => ({ driver: process.pid }));
   } finally {

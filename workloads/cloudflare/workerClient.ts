@@ -21,11 +21,13 @@ export type WorkerResult =
 export class WorkerClient {
   readonly pool: Pool;
   private readonly headers: Record<string, string>;
+  /** `keepColo`: keep the colo the Worker reports; only a deployed Worker's is a place (local workerd's is Miniflare's placeholder). */
   constructor(
     readonly origin: string,
     token: string,
     readonly timeoutMs: number,
     connections = 256,
+    private readonly keepColo = false,
   ) {
     this.pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
     this.headers = { authorization: `Bearer ${token}` };
@@ -47,7 +49,7 @@ export class WorkerClient {
       return { ok: false, ms: r.ms, clientMs: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
     }
     // A colo is a data center code (IAD, EWR); anything else the reply says there is dropped.
-    const colo = typeof body.colo === "string" && /^[A-Z]{3,4}$/.test(body.colo) ? { colo: body.colo } : {};
+    const colo = this.keepColo && typeof body.colo === "string" && /^[A-Z]{3,4}$/.test(body.colo) ? { colo: body.colo } : {};
     return { ok: true, ms: body.ms, clientMs: r.ms, id: String(body.id), ...colo, reply: { cold: body.cold, actorMs: null, sqlMs: null, value: body.value } };
   }
 
