@@ -17,11 +17,39 @@ export interface EngineSettings {
 
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = { tcpNodelay: true, keepRustBacktrace: false };
 
+/**
+ * The Engine 2.3.19 settings that cap what one client or one process may do,
+ * raised so that the benchmark (every request from one driver, one address)
+ * measures the Engine and not its abuse limits. The same on every Engine,
+ * local or cluster, and recorded in the manifest with the config.
+ *
+ * - guard.rate_limit: requests per client address per period. Guard's source
+ *   has 10,000 per 60 s as its built-in value; a full preset sends more than
+ *   that from the runner's one address.
+ * - guard.max_in_flight: concurrent requests per client address (2,000 built in).
+ * - pegboard.actor_create_rate_limit_*: a token bucket on actor creation; when
+ *   empty, a create is refused at once with HTTP 429 creation_rate_limit (its
+ *   built-in size is not documented; a test sets it to 5 and sees the 429s).
+ *
+ * Nothing to turn off for placement: Engine 2.3.19 moves no live actor
+ * between runners or nodes on its own (rescheduling is an API call), and
+ * with the one RivetKit app per pass every actor is allocated to that app
+ * (pegboard.envoy_load_balancer only chooses among runners).
+ */
+export const ENGINE_CAPS = {
+  guard: { rate_limit: { requests: 1_000_000_000, period_ms: 60_000 }, max_in_flight: 1_000_000 },
+  pegboard: { actor_create_rate_limit_requests: 1_000_000_000, actor_create_rate_limit_drip_rate_ms: 1 },
+} as const;
+
+export const PLACEMENT_NOTE =
+  "no automatic balancing to turn off: Engine 2.3.19 moves no live actor between runners or nodes on its own; every actor is allocated to the one RivetKit app";
+
 export function renderEngineConfig(dataDir: string, ports: EnginePorts, settings: EngineSettings, host = "127.0.0.1") {
   return {
     file_system: { path: dataDir },
     telemetry: { enabled: false },
-    guard: { host, port: ports.gateway, tcp_nodelay: settings.tcpNodelay },
+    guard: { host, port: ports.gateway, tcp_nodelay: settings.tcpNodelay, ...ENGINE_CAPS.guard },
+    pegboard: { ...ENGINE_CAPS.pegboard },
     api_peer: { host, port: ports.apiPeer },
     metrics: { host, port: ports.metrics },
   };

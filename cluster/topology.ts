@@ -5,7 +5,7 @@
  * local three-node run render from the same functions.
  */
 import { ClusterConfigError } from "./clusterConfigError";
-import type { EnginePorts, EngineSettings } from "./engineConfig";
+import { ENGINE_CAPS, type EnginePorts, type EngineSettings } from "./engineConfig";
 
 /** 2.3.x: several Engines share one Postgres and talk through NATS. */
 export type Topology = "postgres-nats";
@@ -111,7 +111,8 @@ export function renderClusterEngineConfig(plan: ClusterPlan, index: number, post
         [plan.datacenter.name]: { datacenter_label: plan.datacenter.label, is_leader: true, public_url: plan.gatewayUrl, peer_url: plan.peerUrl },
       },
     },
-    guard: { host: node.host, port: node.ports.gateway, tcp_nodelay: settings.tcpNodelay },
+    guard: { host: node.host, port: node.ports.gateway, tcp_nodelay: settings.tcpNodelay, ...ENGINE_CAPS.guard },
+    pegboard: { ...ENGINE_CAPS.pegboard },
     api_peer: { host: node.host, port: node.ports.apiPeer },
     metrics: { host: node.host, port: node.ports.metrics },
   };

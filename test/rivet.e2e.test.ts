@@ -198,6 +198,32 @@ describe("the Rivet driver stages (the stage plan through measureRivet)", () => 
   });
 });
 
+describe("the Engine's caps", () => {
+  const burst = async (c: GatewayClient, n: number, tag: string) =>
+    Promise.all(Array.from({ length: n }, (_, i) => c.call({ kind: "key", actor: "plain", key: `${tag}-${i}` }, "ping")));
+
+  it("the raised ones let a 64-wide create burst through without a 429", async () => {
+    const results = await burst(client, 64, `caps-${Date.now()}`);
+    expect(results.filter((r) => !r.ok && /HTTP 429/.test(r.error))).toEqual([]);
+  });
+
+  it("the create cap is a real setting: at 5 tokens the same burst gets 429 creation_rate_limit at once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ab-caps-"));
+    const low = await startLocalRivet({ workDir: dir, settings: DEFAULT_ENGINE_SETTINGS, configOverride: { pegboard: { actor_create_rate_limit_requests: 5, actor_create_rate_limit_drip_rate_ms: 60_000 } } });
+    const c = new GatewayClient(low.gatewayUrl, 20_000);
+    try {
+      const results = await burst(c, 64, "low");
+      const limited = results.filter((r) => !r.ok && r.error.includes("creation_rate_limit"));
+      expect(limited.length).toBeGreaterThanOrEqual(50);
+      expect(limited.every((r) => !r.ok && r.error.startsWith("HTTP 429"))).toBe(true);
+    } finally {
+      await c.close();
+      await low.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe("sleep confirmation", () => {
   it("confirms more actors than one Engine query takes (32 ids) asleep", async () => {
     const ids: string[] = [];

@@ -9,6 +9,7 @@ import type { Group, Side } from "../analysis/catalog";
 import { packageVersion } from "./versions";
 import { onInterrupt } from "./processes";
 import { CpuLock, runOverlapped } from "./cpuLock";
+import { PLACEMENT_NOTE } from "../cluster/engineConfig";
 import { NETNS_ENV } from "./netns";
 import { startEngineTopology } from "./rivet/localCluster";
 import { GatewayClient } from "./rivet/gateway";
@@ -97,6 +98,7 @@ export async function measureRivet(cfg: RunConfig, run: RunDir, progress: Progre
       RUST_LOG: cfg.engine.rustLog ?? null,
     },
     guardTcpNodelay: cfg.engine.tcpNodelay,
+    placement: PLACEMENT_NOTE,
     guardGatewayV3: false,
     appTcpNodelay: "not settable (RivetKit native module)",
     actorSleepTimeoutMs: cfg.actorSleepTimeoutMs,

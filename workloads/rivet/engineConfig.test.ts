@@ -1,18 +1,27 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_ENGINE_SETTINGS, engineEnv, renderEngineConfig } from "../../cluster/engineConfig";
+import { DEFAULT_ENGINE_SETTINGS, ENGINE_CAPS, engineEnv, renderEngineConfig } from "../../cluster/engineConfig";
 import { loopbackQuickack } from "./network";
 import { actionPath } from "./gateway";
 
 describe("renderEngineConfig", () => {
-  it("binds every port to loopback, keeps its own data dir, telemetry off, guard nodelay", () => {
+  it("binds every port to loopback, keeps its own data dir, telemetry off, guard nodelay, the per-client caps raised", () => {
     const c = renderEngineConfig("/tmp/x/data", { gateway: 1, apiPeer: 2, metrics: 3 }, DEFAULT_ENGINE_SETTINGS);
     expect(c).toEqual({
       file_system: { path: "/tmp/x/data" },
       telemetry: { enabled: false },
-      guard: { host: "127.0.0.1", port: 1, tcp_nodelay: true },
+      guard: { host: "127.0.0.1", port: 1, tcp_nodelay: true, rate_limit: { requests: 1e9, period_ms: 60_000 }, max_in_flight: 1e6 },
+      pegboard: { actor_create_rate_limit_requests: 1e9, actor_create_rate_limit_drip_rate_ms: 1 },
       api_peer: { host: "127.0.0.1", port: 2 },
       metrics: { host: "127.0.0.1", port: 3 },
     });
+  });
+});
+
+describe("ENGINE_CAPS", () => {
+  it("are far above anything a preset sends: the full preset's largest burst is 500 at c128, its longest stage 5,000 requests", () => {
+    expect(ENGINE_CAPS.guard.max_in_flight).toBeGreaterThanOrEqual(100 * 128);
+    expect((ENGINE_CAPS.guard.rate_limit.requests * 60_000) / ENGINE_CAPS.guard.rate_limit.period_ms).toBeGreaterThanOrEqual(1e8);
+    expect(ENGINE_CAPS.pegboard.actor_create_rate_limit_drip_rate_ms).toBe(1);
   });
 });
 

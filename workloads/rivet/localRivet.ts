@@ -16,6 +16,8 @@ export interface LocalRivetOptions {
   /** Idle time after which the app's actors sleep on their own (RivetKit's sleepTimeout). */
   actorSleepTimeoutMs?: number;
   startTimeoutMs?: number;
+  /** Keys merged over a section of the rendered config (e.g. a lower cap, to see it act); runs never set it. */
+  configOverride?: Record<string, Record<string, unknown>>;
 }
 
 export interface LocalRivet {
@@ -115,7 +117,8 @@ export async function startLocalRivet(opts: LocalRivetOptions): Promise<LocalRiv
     const [gateway, apiPeer, metrics] = await freePorts(3);
     ports = { gateway, apiPeer, metrics };
   }
-  const config = renderEngineConfig(join(opts.workDir, "engine-data"), ports, opts.settings);
+  const config: Record<string, unknown> = renderEngineConfig(join(opts.workDir, "engine-data"), ports, opts.settings);
+  for (const [section, keys] of Object.entries(opts.configOverride ?? {})) config[section] = { ...(config[section] as object | undefined), ...keys };
   const configPath = join(opts.workDir, "engine.json");
   writeFileSync(configPath, JSON.stringify(config, null, 2));
   const engineLog = join(opts.workDir, "engine.log");
