@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { engineBinaryPath } from "../workloads/rivet/localRivet";
 import { engineRelease } from "./engineRelease";
+import { ENGINE_CAPS } from "./engineConfig";
 import { engineVmFiles, renderEngineCloudInit, renderRunnerCloudInit, runnerVmFiles, scriptsOf, ENGINE_PATHS } from "./cloudInit";
 import { cloudClusterPlan, CLOUD_NETWORK } from "./topology";
 
@@ -45,7 +46,8 @@ describe("Engine VM user data", () => {
     expect(config.nats).toMatchObject({ username: "rivet", password: CREDS.natsPassword });
     expect(byPath.get(ENGINE_PATHS.natsConfig)!.permissions).toBe("0600");
     expect(config.nats.addresses[0]).toBe(`${CLOUD_NETWORK.engineAddresses[1]}:4222`);
-    expect(config.guard).toEqual({ host: CLOUD_NETWORK.engineAddresses[1], port: 6420, tcp_nodelay: true });
+    expect(config.guard).toEqual({ host: CLOUD_NETWORK.engineAddresses[1], port: 6420, tcp_nodelay: true, ...ENGINE_CAPS.guard });
+    expect(config.pegboard).toEqual(ENGINE_CAPS.pegboard);
     expect(config.topology.datacenters.default.public_url).toBe(`http://${CLOUD_NETWORK.loadBalancerAddress}:6420`);
     expect(byPath.get("/etc/systemd/system/rivet-engine.service")!.content).toContain(`ExecStartPre=${ENGINE_PATHS.installScript} --verify`);
     expect(doc.runcmd).toEqual([[ENGINE_PATHS.bootScript]]);
@@ -67,6 +69,11 @@ describe("Engine VM user data", () => {
     expect(shown).toMatch(/is_leader: true/);
     expect(shown).toMatch(/tcp_nodelay: Some\(\s*true/);
     expect(shown).toMatch(/port: Some\(\s*6421/);
+    // The raised caps, each understood by the binary (an unknown or misshaped key fails or vanishes).
+    expect(shown).toMatch(/rate_limit: Some\(\s*GuardRateLimit \{\s*requests: 1000000000,\s*period_ms: 60000,/);
+    expect(shown).toMatch(/max_in_flight: Some\(\s*1000000,/);
+    expect(shown).toMatch(/actor_create_rate_limit_requests: Some\(\s*1000000000,/);
+    expect(shown).toMatch(/actor_create_rate_limit_drip_rate_ms: Some\(\s*1,/);
   });
 
   it("renders NATS configs nats-server accepts", () => {
@@ -82,10 +89,22 @@ describe("Engine VM user data", () => {
   });
 });
 
+/** A real ed25519 key pair, as @pulumi/tls makes for the stack. */
+function hostKeyPair() {
+  const file = join(dir, `host-${Math.random().toString(16).slice(2)}`);
+  execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "", "-f", file]);
+  return { privateKey: readFileSync(file, "utf8"), publicKey: readFileSync(`${file}.pub`, "utf8") };
+}
+
 describe("runner VM user data", () => {
   it("passes cloud-init's schema and points the app at the load balancer", () => {
-    const userData = renderRunnerCloudInit("v20.20.2", plan.gatewayUrl, "bench", CREDS.adminToken);
+    const hostKey = hostKeyPair();
+    const userData = renderRunnerCloudInit("v20.20.2", plan.gatewayUrl, "bench", CREDS.adminToken, hostKey);
     validate("runner.yaml", userData);
+    // sshd gets the stack's host key and no other: the image's are deleted, none generated.
+    const doc = parse(userData) as Record<string, unknown>;
+    expect(doc).toMatchObject({ ssh_deletekeys: true, ssh_genkeytypes: ["ed25519"], ssh_keys: { ed25519_private: hostKey.privateKey, ed25519_public: hostKey.publicKey.trim() } });
+    expect(() => renderRunnerCloudInit("v20.20.2", plan.gatewayUrl, "bench", CREDS.adminToken, { ...hostKey, publicKey: "ssh-rsa AAAA" })).toThrow(/must be an ed25519 public key/);
     const env = runnerVmFiles("v20.20.2", plan.gatewayUrl, "bench", CREDS.adminToken).find((f) => f.path.endsWith("app.env"))!;
     expect(env.content).toContain(`RIVET_ENDPOINT=http://${CLOUD_NETWORK.loadBalancerAddress}:6420`);
     expect(env.content).toContain(`RIVET_TOKEN=${CREDS.adminToken}`);

@@ -30,6 +30,9 @@ export interface NodeRelease {
 
 export const PINNED_NODE_VERSIONS = Object.keys(NODE_INTEGRITY);
 
+/** The Node release the reference ran its driver and app on. */
+export const REFERENCE_NODE_VERSION = "v24.10.0";
+
 const hexOf = (integrity: string) => Buffer.from(integrity.replace(/^sha512-/, ""), "base64").toString("hex");
 
 export function nodeRelease(version: string): NodeRelease {

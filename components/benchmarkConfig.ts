@@ -27,6 +27,8 @@ export interface AzureConfig {
   gatewayPath: GatewayPath;
   /** The Node release the runner installs (config actor-bench:runnerNodeVersion; its registry hash is pinned in cluster/nodeRelease.ts). */
   runnerNodeVersion: string;
+  /** How long one group's run may take on the runner before timeout(1) stops it (config actor-bench:runTimeLimitMinutes). */
+  runTimeLimitMinutes: number;
   /** An existing resource group to build in; null: the stack makes (and destroy removes) its own. */
   resourceGroup: string | null;
 }

@@ -1,77 +1,48 @@
 import * as pulumi from "@pulumi/pulumi";
+import { remote, types } from "@pulumi/command";
 import { delegatingProvider, withOutputs } from "./delegatingProvider";
-import type { GroupRunArgs, RunSummaryOut } from "./benchmarkRun";
-
-/** How a resource reaches the runner VM. The private key must arrive as a secret. */
-export interface SshArgs {
-  host: pulumi.Input<string>;
-  port: pulumi.Input<number>;
-  user: pulumi.Input<string>;
-  privateKey: pulumi.Input<string>;
-}
-
-export interface RunnerDeployArgs {
-  stack: pulumi.Input<string>;
-  /** The checkout whose package.json, package-lock.json and dist/ are shipped. */
-  projectDir: pulumi.Input<string>;
-  ssh: pulumi.Input<SshArgs>;
-  /** This stack's pinned host keys (trusted on first use). */
-  knownHostsFile: pulumi.Input<string>;
-  appDir: pulumi.Input<string>;
-  nodeBin: pulumi.Input<string>;
-  /** The Engine gateway as the runner reaches it (the internal load balancer). */
-  gatewayUrl: pulumi.Input<string>;
-  /** sha256 of the shipped files: a new build redeploys. */
-  bundleDigest: pulumi.Input<string>;
-  /** Exits 0 once the VM's first boot is done (e.g. `cloud-init status --wait`). */
-  readyCommand: pulumi.Input<string>;
-  startAppCommand: pulumi.Input<string>;
-  stopAppCommand: pulumi.Input<string>;
-}
-
-const SECRET_OUTPUTS = ["ssh", "container", "downloadSas", "workerToken", "adminToken"];
+import type { RunSummaryOut } from "./benchmarkRun";
+import { runCommand } from "../workloads/remote/commands";
 
 /**
- * The RivetKit app and the driver on the runner: shipped over SSH, installed
- * from the lock file, started, and checked with one request through the
- * gateway before `up` moves on.
+ * How every step reaches the runner VM: its address, the client key (a
+ * secret) and the host key the stack generated and cloud-init installed, so
+ * no connection trusts a key on first use. A VM still booting refuses
+ * connections for a while: up to 60 dials.
  */
-export class RunnerDeploy extends pulumi.dynamic.Resource {
-  declare readonly probe: pulumi.Output<{ ok: boolean; ms: number; actorId: string }>;
+export type RunnerConnection = types.input.remote.ConnectionArgs & { hostKey: pulumi.Input<string> };
 
-  constructor(name: string, args: RunnerDeployArgs, opts?: pulumi.CustomResourceOptions) {
-    super(delegatingProvider("runnerDeploy"), name, withOutputs(args, ["probe"]), { ...opts, additionalSecretOutputs: ["ssh"] }, "actor-bench", "RunnerDeploy");
-  }
-}
+export const DIAL = { dialErrorLimit: 60, perDialTimeout: 20 } as const;
 
-/** blobRoot is where the checked copy of the run directory lands. */
-export interface RemoteBenchmarkRunArgs extends GroupRunArgs {
-  ssh: pulumi.Input<SshArgs>;
-  knownHostsFile: pulumi.Input<string>;
-  appDir: pulumi.Input<string>;
-  nodeBin: pulumi.Input<string>;
-  /** The RunnerDeploy's id: a redeployed runner re-runs. */
-  deployId: pulumi.Input<string>;
-  /** Rivet: the Engine as the runner reaches it. Cloudflare: the deployed Worker, its versions and runtime notes. */
-  target: pulumi.Input<
-    | { gatewayUrl: pulumi.Input<string>; engineVersion: pulumi.Input<string>; engineConfig: pulumi.Input<unknown>; startedBy: pulumi.Input<string> }
-    | { url: pulumi.Input<string>; versions: pulumi.Input<Record<string, string>>; runtime: { runtime: string; workerClock: string; eviction: string }; startedBy: pulumi.Input<string> }
-  >;
-  /** The Worker's bench token (a secret); Cloudflare runs only. Not a reason to re-run: a new Worker has a new url. */
-  workerToken?: pulumi.Input<string>;
-  /** The Engine cluster's admin token (a secret); Rivet runs only, for the Engine's API (sleep confirmation). Not a reason to re-run. */
-  adminToken?: pulumi.Input<string>;
-  /** The result container and the runner's SAS of it, create and write only (a secret). */
-  container: pulumi.Input<{ url: pulumi.Input<string>; sas: pulumi.Input<string> }>;
-  /** The SAS this machine downloads the run with, read only (a secret); never sent to the runner. */
+export interface RemoteGroupRunArgs {
+  stack: string;
+  side: "rivet" | "cloudflare";
+  group: string;
+  connection: pulumi.Input<RunnerConnection>;
+  appDir: string;
+  nodeBin: string;
+  /** The run's time limit on the runner (config runTimeLimitMinutes). */
+  limitMinutes: number;
+  /** The RemoteRunRequest (workloads/remote/runner.ts), without credentials: a change re-runs the group. */
+  request: pulumi.Input<Record<string, unknown>>;
+  /** What else re-runs it: the deployed bundle, the stack's runId trigger. */
+  triggers: pulumi.Input<unknown>[];
+  /** Blob name prefix the runner must use: <stack>/<side>.<group>. */
+  prefix: string;
+  containerUrl: pulumi.Input<string>;
+  /** The read-only SAS this machine downloads with (a secret); never sent to the runner. */
   downloadSas: pulumi.Input<string>;
+  /** Absolute, on this machine: where the checked copy of the run directory lands. */
+  blobRoot: string;
+  /** What the run command waits for (the deploy, the previous run, the Worker): a component's dependsOn does not reach its children. */
+  after: pulumi.Input<pulumi.Resource>[];
 }
 
 /**
- * A BenchmarkRun whose driver runs on the runner VM: the run directory is
- * written there, uploaded to the result container, and brought home checked.
+ * Brings a remote run home and checks it (workloads/remote/runner.ts prints
+ * the line it reads). Its outputs are the checked copy, as a BenchmarkRun's.
  */
-export class RemoteBenchmarkRun extends pulumi.dynamic.Resource {
+export class RemoteRunFetch extends pulumi.dynamic.Resource {
   declare readonly runId: pulumi.Output<string>;
   declare readonly blob: pulumi.Output<string>;
   declare readonly sha256: pulumi.Output<string>;
@@ -80,8 +51,58 @@ export class RemoteBenchmarkRun extends pulumi.dynamic.Resource {
   declare readonly failures: pulumi.Output<string[]>;
   declare readonly summary: pulumi.Output<RunSummaryOut>;
 
-  constructor(name: string, args: RemoteBenchmarkRunArgs, opts?: pulumi.CustomResourceOptions) {
+  constructor(name: string, args: Record<string, pulumi.Input<unknown>>, opts?: pulumi.CustomResourceOptions) {
     const outputs = ["runId", "blob", "sha256", "remoteBlob", "status", "failures", "summary"];
-    super(delegatingProvider("remoteBenchmarkRun"), name, withOutputs(args, outputs), { ...opts, additionalSecretOutputs: SECRET_OUTPUTS }, "actor-bench", "RemoteBenchmarkRun");
+    super(delegatingProvider("remoteRunFetch"), name, withOutputs(args, outputs), { ...opts, additionalSecretOutputs: ["downloadSas"] }, "actor-bench", "RemoteRunFetch");
+  }
+}
+
+/**
+ * One stage group run on the runner VM: a remote.Command runs the driver
+ * there (single-flight, time-limited; the run directory goes to the result
+ * container) and prints one JSON line; a RemoteRunFetch downloads that run
+ * and checks it against the digest in the line and the manifest's hashes.
+ */
+export class RemoteGroupRun extends pulumi.ComponentResource {
+  readonly command: remote.Command;
+  readonly fetched: RemoteRunFetch;
+  readonly blob: pulumi.Output<string>;
+  readonly sha256: pulumi.Output<string>;
+  readonly status: pulumi.Output<"complete" | "failed">;
+
+  constructor(name: string, args: RemoteGroupRunArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("actor-bench:remote:GroupRun", name, {}, opts);
+    // The command's own deadline is the run's limit plus the stop grace and the upload.
+    const timeout = `${args.limitMinutes + 10}m`;
+    this.command = new remote.Command(
+      `${name}-run`,
+      {
+        connection: args.connection,
+        create: runCommand(args.appDir, args.nodeBin, args.limitMinutes * 60),
+        stdin: pulumi.output(args.request).apply((r) => JSON.stringify(r)),
+        triggers: args.triggers,
+        addPreviousOutputInEnv: false,
+      },
+      { parent: this, dependsOn: args.after, customTimeouts: { create: timeout, update: timeout } },
+    );
+    this.fetched = new RemoteRunFetch(
+      `${name}-fetch`,
+      {
+        stack: args.stack,
+        side: args.side,
+        group: args.group,
+        prefix: args.prefix,
+        result: this.command.stdout,
+        log: this.command.stderr,
+        containerUrl: args.containerUrl,
+        downloadSas: pulumi.secret(args.downloadSas),
+        blobRoot: args.blobRoot,
+      },
+      { parent: this },
+    );
+    this.blob = this.fetched.blob;
+    this.sha256 = this.fetched.sha256;
+    this.status = this.fetched.status;
+    this.registerOutputs({ blob: this.blob, sha256: this.sha256, status: this.status, remoteBlob: this.fetched.remoteBlob });
   }
 }

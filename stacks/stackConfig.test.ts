@@ -53,7 +53,9 @@ describe("validateStackConfig: stack keys", () => {
 describe("validateStackConfig: azure stacks", () => {
   it("takes the defaults for zones and VM sizes", () => {
     const c = v(azure, "eastus2");
-    expect(c.azure).toEqual({ region: "eastus2", zones: [1, 2, 3], engineVmSize: "Standard_L8as_v5", runnerVmSize: "Standard_D16as_v7", sshSourceAddress: "203.0.113.7", sshSourceWide: false, gatewayPath: "zone", runnerNodeVersion: "v24.10.0", resourceGroup: null });
+    expect(c.azure).toEqual({ region: "eastus2", zones: [1, 2, 3], engineVmSize: "Standard_L8as_v5", runnerVmSize: "Standard_D16as_v7", sshSourceAddress: "203.0.113.7", sshSourceWide: false, gatewayPath: "zone", runnerNodeVersion: "v24.10.0", runTimeLimitMinutes: 120, resourceGroup: null });
+    expect(v({ ...azure, runTimeLimitMinutes: "30" }, "eastus2").azure?.runTimeLimitMinutes).toBe(30);
+    expect(() => v({ ...azure, runTimeLimitMinutes: "2h" }, "eastus2")).toThrow(/^config actor-bench:runTimeLimitMinutes: "2h" is not allowed; whole minutes from 5 to 720/);
     expect(v({ ...azure, runnerNodeVersion: "v20.20.2" }, "eastus2").azure?.runnerNodeVersion).toBe("v20.20.2");
     expect(() => v({ ...azure, runnerNodeVersion: "v22.1.0" }, "eastus2")).toThrow(/^config actor-bench:runnerNodeVersion: "v22.1.0" is not allowed; a Node release whose registry hash is pinned in cluster\/nodeRelease\.ts: v20\.20\.2, v24\.10\.0$/);
     expect(v({ ...azure, gatewayPath: "balanced" }, "eastus2").azure?.gatewayPath).toBe("balanced");

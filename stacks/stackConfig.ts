@@ -1,5 +1,5 @@
 import { parseRunArgs, UsageError, type RunConfig } from "../workloads/runConfig";
-import { PINNED_NODE_VERSIONS } from "../cluster/nodeRelease";
+import { PINNED_NODE_VERSIONS, REFERENCE_NODE_VERSION } from "../cluster/nodeRelease";
 import { GATEWAY_PATHS, validateSshSource, type AzureConfig, type GatewayPath, type StackConfig, type Target } from "../components/benchmarkConfig";
 
 export { validateSshSource, type AzureConfig, type StackConfig, type Target } from "../components/benchmarkConfig";
@@ -23,7 +23,7 @@ export const RUN_KEYS = {
   engineTopology: "--engine-topology",
 } as const;
 
-export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "sshSourceWide", "gatewayPath", "runnerNodeVersion", "cloudflareAccountId", "cloudflareWorkersSubdomain"] as const;
+export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "sshSourceWide", "gatewayPath", "runnerNodeVersion", "runTimeLimitMinutes", "cloudflareAccountId", "cloudflareWorkersSubdomain"] as const;
 export const STACK_KEYS = [...(Object.keys(RUN_KEYS) as Array<keyof typeof RUN_KEYS>), "target", "engineVersion", "runId", ...CLOUD_KEYS] as const;
 export type StackKey = (typeof STACK_KEYS)[number];
 
@@ -35,7 +35,9 @@ export const DEFAULTS = {
   engineVmSize: "Standard_L8as_v5",
   runnerVmSize: "Standard_D16as_v7",
   /** The reference's runner Node. */
-  runnerNodeVersion: "v24.10.0",
+  runnerNodeVersion: REFERENCE_NODE_VERSION,
+  /** Longer than any group of the full preset takes on the runner (the DO wake group waits 3 x 10 minutes). */
+  runTimeLimitMinutes: "120",
 } as const;
 
 /** What the validator needs to know besides the raw values. */
@@ -120,6 +122,8 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
   if (!(GATEWAY_PATHS as readonly string[]).includes(gatewayPath)) {
     fail("gatewayPath", gatewayPath, "zone (the Engine in the runner's zone, the reference's path) or balanced (the internal load balancer across the zones)");
   }
+  const limit = raw.runTimeLimitMinutes ?? DEFAULTS.runTimeLimitMinutes;
+  if (!/^\d+$/.test(limit) || Number(limit) < 5 || Number(limit) > 720) fail("runTimeLimitMinutes", limit, "whole minutes from 5 to 720: how long one group's run may take on the runner before it is stopped");
   const azure: AzureConfig = {
     region: region!,
     zones: validateZones(raw.zones ?? DEFAULTS.zones),
@@ -129,6 +133,7 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
     sshSourceWide: wide === "true",
     gatewayPath: gatewayPath as GatewayPath,
     runnerNodeVersion: raw.runnerNodeVersion ?? DEFAULTS.runnerNodeVersion,
+    runTimeLimitMinutes: Number(limit),
     resourceGroup: raw.resourceGroup ?? null,
   };
   if (!PINNED_NODE_VERSIONS.includes(azure.runnerNodeVersion)) {

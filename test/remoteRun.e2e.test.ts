@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
@@ -8,21 +9,27 @@ import { freePorts } from "../workloads/ports";
 import { waitUntil } from "../workloads/waitFor";
 import { DEFAULT_ENGINE_SETTINGS, engineEnv, renderEngineConfig } from "../cluster/engineConfig";
 import { engineBinaryPath, healthy } from "../workloads/rivet/localRivet";
-import { bundleDigest } from "../workloads/remote/bundle";
+import { writeBundleArchive } from "../workloads/remote/bundle";
+import { BUNDLE_FILE, credentialsCommand, installCommand, probeCommand, RUN_LOCK, runCommand, TIME_LIMIT_EXIT } from "../workloads/remote/commands";
+import { parseProbe, type RemoteRunRequest, type RunnerCredentials } from "../workloads/remote/runner";
 import { downloadRunDir, getBlob, putBlob } from "../workloads/remote/blobStore";
 import { RESULT_POLICY_IDS, resultPolicies, setContainerPolicies } from "../workloads/remote/accessPolicies";
 import { verifyRunDir } from "../analysis/verify";
-import * as runnerDeploy from "../components/providers/runnerDeploy";
-import * as remoteRun from "../components/providers/remoteBenchmarkRun";
+import * as remoteRunFetch from "../components/providers/remoteRunFetch";
 import { alive } from "./processTree";
+import { sftpPut, sshExec, sshRun, type SshTarget } from "./sshClient";
 import { startLocalWorker } from "../workloads/cloudflare/localWorker";
 import { detachedAppCommand, startAzurite, startSshd, type Azurite, type Sshd } from "./remotePeers";
 import { fixture, HOSTILE, makeHostile, tree } from "./fixtures";
 
 // The remote path for real, with the runner VM played by this machine over
-// SSH (Debian's sshd on loopback) and the result container by Azurite: the
-// bundle streamed and installed from the lock, the app started and probed,
-// a group run on the "runner", uploaded, brought home and checked.
+// SSH (Debian's sshd on loopback) and the result container by Azurite. The
+// stack's remote.Command and CopyToRemote steps run the strings of
+// workloads/remote/commands.ts; here OpenSSH's client runs the same strings
+// with the same pinned host key (@pulumi/command's provider binary cannot be
+// downloaded here): the bundle copied over SFTP and installed from the lock,
+// the credentials written, the app started and probed, group runs on the
+// "runner", uploaded, brought home and checked by the fetch provider.
 const projectDir = join(__dirname, "..");
 let dir: string;
 let engine: Managed;
@@ -35,6 +42,8 @@ let deployOuts: Record<string, unknown>;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "remote-run-"));
   appDir = join(dir, "runner-app");
+  // cloud-init makes the app directory, owned by the admin user.
+  mkdirSync(appDir, { mode: 0o755 });
   const [gateway, apiPeer, metrics] = await freePorts(3);
   const conf = join(dir, "engine.json");
   writeFileSync(conf, JSON.stringify(renderEngineConfig(join(dir, "engine-data"), { gateway, apiPeer, metrics }, DEFAULT_ENGINE_SETTINGS)));
@@ -48,70 +57,108 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  // The app the deploy test started (the stack stops it with the app command's delete).
+  const pidFile = join(appDir ?? "", "app.pid");
+  if (appDir && existsSync(pidFile)) {
+    try {
+      process.kill(Number(readFileSync(pidFile, "utf8")), "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
   await azurite?.proc.stop();
   await sshd?.proc.stop();
   await engine?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const ssh = () => ({ host: "127.0.0.1", port: sshd.port, user: sshd.user, privateKey: sshd.privateKey });
+const conn = (hostKey = sshd.hostKey): SshTarget => ({ host: "127.0.0.1", port: sshd.port, user: sshd.user, privateKey: sshd.privateKey, hostKey });
+const NODE = process.execPath;
+const UPLOAD_SAS = () => azurite.policySas(RESULT_POLICY_IDS.upload);
 
-describe("a run on the runner over SSH", () => {
-  it("deploys the bundle, starts the app and probes the gateway before moving on", async () => {
-    const inputs = {
-      stack: "eastus2-test",
-      projectDir,
-      ssh: ssh(),
-      knownHostsFile: join(dir, "state", "known_hosts"),
-      appDir,
-      nodeBin: process.execPath,
-      gatewayUrl,
-      bundleDigest: bundleDigest(projectDir),
-      readyCommand: "true",
-      startAppCommand: detachedAppCommand(appDir, process.execPath, gatewayUrl),
-      stopAppCommand: `kill $(cat '${appDir}/app.pid')`,
-    };
-    const checked = await runnerDeploy.check({}, inputs);
-    expect(checked.failures).toEqual([]);
-    const { outs } = await runnerDeploy.create(checked.inputs);
-    deployOuts = outs;
-    const probe = outs.probe as { ok: boolean; ms: number; actorId: string };
-    expect(probe.ok).toBe(true);
-    expect(probe.actorId).toMatch(/\w+/);
-    expect(readFileSync(join(dir, "state", "known_hosts"), "utf8")).toContain("ssh-ed25519");
+/** What the stack's run command gets on stdin: the request, no credential. */
+function runRequest(side: "rivet" | "cloudflare", group: string, runArgs: string[], target: Record<string, unknown>): RemoteRunRequest {
+  return {
+    request: { side, runArgs: [...runArgs, "--side", side, "--groups", group], stack: "eastus2-test", blobRoot: `${appDir}/runs`, [side]: target } as RemoteRunRequest["request"],
+    containerUrl: azurite.containerUrl,
+    prefix: `eastus2-test/${side}.${group}`,
+  };
+}
+
+const rivetTarget = () => ({ gatewayUrl, engineVersion: "2.3.19", engineConfig: { topology: "single (test)" }, startedBy: "remote-run test: one local Engine" });
+
+/** The fetch resource's create, fed with a remote run's stdout and stderr as RemoteGroupRun feeds it. */
+async function fetchRun(side: string, group: string, r: { stdout: string; stderr: string }, blobRoot: string) {
+  const inputs = {
+    stack: "eastus2-test",
+    side,
+    group,
+    prefix: `eastus2-test/${side}.${group}`,
+    result: r.stdout,
+    log: r.stderr,
+    containerUrl: azurite.containerUrl,
+    downloadSas: azurite.policySas(RESULT_POLICY_IDS.download),
+    blobRoot,
+  };
+  const checked = await remoteRunFetch.check({}, inputs);
+  expect(checked.failures).toEqual([]);
+  return { inputs, ...(await remoteRunFetch.create(checked.inputs)) };
+}
+
+describe("the rendered runner commands over SSH, the host key pinned", () => {
+  it("refuses a server that presents another host key, before any command runs", async () => {
+    const other = join(dir, "other-host-key");
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", other]);
+    const r = await sshExec(conn(readFileSync(`${other}.pub`, "utf8").trim()), `touch '${dir}/ran'`);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED/);
+    expect(existsSync(join(dir, "ran"))).toBe(false);
+    // The pinned key itself is accepted.
+    expect((await sshExec(conn(), "true")).code).toBe(0);
+  });
+
+  it("copies the bundle, installs it from the lock, writes the credentials, starts the app and probes the gateway", async () => {
+    // The archive is the same bytes for the same build, so CopyToRemote copies nothing on an unchanged `up`.
+    const archive = writeBundleArchive(projectDir, join(dir, "state", "bundle.tar.gz"));
+    const first = createHash("sha256").update(readFileSync(archive)).digest("hex");
+    writeBundleArchive(projectDir, join(dir, "state", "bundle.tar.gz"));
+    expect(createHash("sha256").update(readFileSync(archive)).digest("hex")).toBe(first);
+
+    const put = await sftpPut(conn(), archive, `${appDir}/${BUNDLE_FILE}`);
+    expect(put.code, put.stderr).toBe(0);
+    await sshRun(conn(), "install", installCommand(appDir, NODE));
     expect(readFileSync(join(appDir, "package-lock.json"), "utf8")).toBe(readFileSync(join(projectDir, "package-lock.json"), "utf8"));
     // No install script ran on the runner: better-sqlite3's prebuild-install (an unpinned download) left nothing, and the app answered all the same.
     expect(existsSync(join(appDir, "node_modules", "better-sqlite3", "package.json"))).toBe(true);
     expect(existsSync(join(appDir, "node_modules", "better-sqlite3", "build"))).toBe(false);
-    // The state folder with the pinned host key is the owner's alone.
-    expect(statSync(join(dir, "state")).mode & 0o077).toBe(0);
+
+    const creds: RunnerCredentials = { uploadSas: UPLOAD_SAS() };
+    await sshRun(conn(), "credentials", credentialsCommand(appDir), { stdin: JSON.stringify(creds) });
+    expect(statSync(join(appDir, "credentials.json")).mode & 0o077).toBe(0);
+    expect(JSON.parse(readFileSync(join(appDir, "credentials.json"), "utf8"))).toEqual(creds);
+
+    await sshRun(conn(), "start the app", detachedAppCommand(appDir, NODE, gatewayUrl));
+    const probe = parseProbe((await sshRun(conn(), "probe", probeCommand(appDir, NODE, gatewayUrl, 120))).stdout);
+    expect(probe.ok).toBe(true);
+    expect(probe.actorId).toMatch(/\w+/);
+    // A gateway that never answers: the probe gives up at its deadline and says so.
+    const dead = await sshExec(conn(), probeCommand(appDir, NODE, "http://127.0.0.1:9", 4));
+    expect(dead.code).toBe(1);
+    expect(dead.stderr).toContain("no answer through http://127.0.0.1:9 from the runner for 4 s");
+    expect(() => parseProbe(dead.stdout)).toThrow(/not its JSON line/);
   }, 480_000);
 
-  it("runs a group there, uploads it to the container and brings home a checked copy", async () => {
-    const inputs = {
-      stack: "eastus2-test",
-      side: "rivet",
-      group: "create",
-      runArgs: ["--preset", "quick"],
-      trigger: null,
-      blobRoot: join(dir, "blobs"),
-      ssh: ssh(),
-      knownHostsFile: join(dir, "state", "known_hosts"),
-      appDir,
-      nodeBin: process.execPath,
-      deployId: "runner-1",
-      target: { gatewayUrl, engineVersion: "2.3.19", engineConfig: { topology: "single (test)" }, startedBy: "remote-run test: one local Engine" },
-      container: { url: azurite.containerUrl, sas: azurite.policySas(RESULT_POLICY_IDS.upload) },
-      downloadSas: azurite.policySas(RESULT_POLICY_IDS.download),
-    };
-    const checked = await remoteRun.check({}, inputs);
-    expect(checked.failures).toEqual([]);
-    const { outs } = await remoteRun.create(checked.inputs);
+  it("runs a group there, prints one JSON line, uploads it, and the fetch brings home a checked copy", async () => {
+    const r = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(runRequest("rivet", "create", ["--preset", "quick"], rivetTarget())) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split("\n")).toHaveLength(1);
+    expect(Object.keys(JSON.parse(r.stdout)).sort()).toEqual(["blobPrefix", "runId", "sha256"]);
+    const { outs, inputs } = await fetchRun("rivet", "create", r, join(dir, "blobs"));
     expect(outs.status).toBe("complete");
     const m = verifyRunDir(outs.blob as string);
     expect(m.stages["rivet.create.ping"]).toMatchObject({ attempts: 20, errors: 0 });
     const rows = (outs.summary as { rows: Array<{ metric: string; n: number; notCold: number }> }).rows;
-    expect(rows.find((r) => r.metric === "create.ping")).toMatchObject({ n: 20, notCold: 0 });
+    expect(rows.find((x) => x.metric === "create.ping")).toMatchObject({ n: 20, notCold: 0 });
     expect(outs.remoteBlob).toMatch(/\/results\/eastus2-test\/rivet\.create\/.+\/manifest\.json$/);
     expect(JSON.stringify(outs.remoteBlob)).not.toContain("sig=");
 
@@ -128,10 +175,36 @@ describe("a run on the runner over SSH", () => {
     await expect(downloadRunDir({ url: azurite.containerUrl, sas: azurite.sas }, prefix, join(dir, "tampered"), outs.sha256 as string)).rejects.toThrow(/sha256 .* does not match the manifest/);
     await expect(downloadRunDir({ url: azurite.containerUrl, sas: azurite.sas }, prefix, join(dir, "tampered2"), "0".repeat(64))).rejects.toThrow(/the runner reported 0{64}/);
 
-    // An unchanged config plans nothing; a changed SAS (a credential) does not re-run either.
-    expect((await remoteRun.diff("x", outs, { ...inputs, container: { ...inputs.container, sas: "sv=other" } })).changes).toBe(false);
-    expect((await remoteRun.diff("x", outs, { ...inputs, runArgs: ["--preset", "local"] })).replaces).toEqual(["runArgs"]);
+    // An unchanged run fetches nothing again; a changed SAS (a credential) neither; another reported run does.
+    expect((await remoteRunFetch.diff("x", outs, { ...inputs, downloadSas: "sv=other" })).changes).toBe(false);
+    expect((await remoteRunFetch.diff("x", outs, { ...inputs, result: "{}" })).replaces).toEqual(["result"]);
   }, 300_000);
+
+  it("a run started again stops the earlier one first: two drivers never load the Engine at once", async () => {
+    // A long warm group, then the same command again, as a re-run after a dropped connection would.
+    const long = sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(runRequest("rivet", "warm", ["--preset", "quick", "--samples", "warm=1000000"], rivetTarget())) });
+    await waitFor(() => existsSync(join(appDir, RUN_LOCK.pid)) && alive(Number(readFileSync(join(appDir, RUN_LOCK.pid), "utf8"))), 30_000);
+    const firstPid = Number(readFileSync(join(appDir, RUN_LOCK.pid), "utf8"));
+    const again = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(runRequest("rivet", "create", ["--preset", "quick"], rivetTarget())) });
+    const stopped = await long;
+    expect(stopped.code).not.toBe(0);
+    expect(stopped.stdout).toBe("");
+    expect(alive(firstPid)).toBe(false);
+    expect(again.stderr).toContain(`stopping the earlier run (pid ${firstPid}) first`);
+    expect(again.code, again.stderr).toBe(0);
+    const { outs } = await fetchRun("rivet", "create", again, join(dir, "blobs-again"));
+    expect(outs.status).toBe("complete");
+  }, 300_000);
+
+  it("a run past its time limit is stopped by timeout(1), and the lock is free for the next", async () => {
+    const t0 = Date.now();
+    const r = await sshExec(conn(), runCommand(appDir, NODE, 3), { stdin: JSON.stringify(runRequest("rivet", "warm", ["--preset", "quick", "--samples", "warm=1000000"], rivetTarget())) });
+    expect(r.code).toBe(TIME_LIMIT_EXIT);
+    expect(Date.now() - t0).toBeLessThan(60_000);
+    expect(r.stdout).toBe("");
+    const held = await sshExec(conn(), `cd '${appDir}' && flock -n ${RUN_LOCK.lock} true`);
+    expect(held.code).toBe(0);
+  }, 120_000);
 
   it("each SAS does only what its policy allows: the runner's cannot read, the download's cannot write, and revoking the policy revokes the SAS", async () => {
     const upload = { url: azurite.containerUrl, sas: azurite.policySas(RESULT_POLICY_IDS.upload) };
@@ -165,31 +238,16 @@ describe("a run on the runner over SSH", () => {
     }
   });
 
-  it("runs a Cloudflare group there against a Worker (local workerd playing the deployed one), with its token kept out of every file", async () => {
+  it("runs a Cloudflare group there against a Worker (local workerd playing the deployed one), with its token kept out of every file but the credentials", async () => {
     const worker = await startLocalWorker({ workDir: join(dir, "worker") });
     try {
+      await sshRun(conn(), "credentials", credentialsCommand(appDir), { stdin: JSON.stringify({ uploadSas: UPLOAD_SAS(), workerToken: worker.token } satisfies RunnerCredentials) });
       const runtime = { runtime: "local workerd (playing the deployed Worker)", workerClock: "Date.now() around the awaited DO call", eviction: "about 10 s" };
-      const inputs = {
-        stack: "eastus2-test",
-        side: "cloudflare",
-        group: "warm",
-        runArgs: ["--preset", "quick"],
-        trigger: null,
-        blobRoot: join(dir, "blobs-cf"),
-        ssh: ssh(),
-        knownHostsFile: join(dir, "state", "known_hosts"),
-        appDir,
-        nodeBin: process.execPath,
-        deployId: "runner-1",
-        target: { url: worker.url, versions: { cloudflareCompatibilityDate: "test" }, runtime, startedBy: "remote-run test: local workerd" },
-        workerToken: worker.token,
-        container: { url: azurite.containerUrl, sas: azurite.policySas(RESULT_POLICY_IDS.upload) },
-      downloadSas: azurite.policySas(RESULT_POLICY_IDS.download),
-      };
-      const checked = await remoteRun.check({}, inputs);
-      expect(checked.failures).toEqual([]);
-      expect((await remoteRun.check({}, { ...inputs, workerToken: undefined })).failures.map((f) => f.property)).toEqual(["workerToken"]);
-      const { outs } = await remoteRun.create(checked.inputs);
+      const req = runRequest("cloudflare", "warm", ["--preset", "quick"], { url: worker.url, versions: { cloudflareCompatibilityDate: "test" }, runtime, startedBy: "remote-run test: local workerd" });
+      expect(JSON.stringify(req)).not.toContain(worker.token);
+      const r = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(req) });
+      expect(r.code, r.stderr).toBe(0);
+      const { outs } = await fetchRun("cloudflare", "warm", r, join(dir, "blobs-cf"));
       expect(outs.status).toBe("complete");
       const m = verifyRunDir(outs.blob as string);
       expect(Object.keys(m.stages).sort()).toEqual(["cloudflare.baseline.noop", "cloudflare.warm.ping"]);
@@ -201,19 +259,15 @@ describe("a run on the runner over SSH", () => {
       expect(samples.every((x) => typeof x.colo === "string" && /^[A-Z]{3,4}$/.test(x.colo))).toBe(true);
       for (const f of [...Object.keys(m.files), "manifest.json"]) expect(readFileSync(join(outs.blob as string, f), "utf8"), f).not.toContain(worker.token);
       expect(readFileSync(join(dir, "blobs-cf", "cloudflare.warm.driver.log"), "utf8")).not.toContain(worker.token);
-      // A new token (a redeployed Worker brings a new url anyway) is a credential, not a reason to re-run.
-      expect((await remoteRun.diff("x", outs, { ...inputs, workerToken: "another-token-0123456789" })).changes).toBe(false);
+      // Without the token in the credentials file, a Cloudflare run refuses to start and says why.
+      await sshRun(conn(), "credentials", credentialsCommand(appDir), { stdin: JSON.stringify({ uploadSas: UPLOAD_SAS() }) });
+      const refused = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(req) });
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain("credentials.json has no workerToken, which a Cloudflare run needs");
     } finally {
       await worker.stop();
     }
   }, 300_000);
-
-  it("stops the app on delete", async () => {
-    const pid = Number(readFileSync(join(appDir, "app.pid"), "utf8"));
-    expect(alive(pid)).toBe(true);
-    await runnerDeploy.remove("x", deployOuts);
-    await waitFor(() => !alive(pid), 10_000);
-  });
 });
 
 async function waitFor(cond: () => boolean, ms: number) {

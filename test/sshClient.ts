@@ -1,13 +1,15 @@
 /**
- * OpenSSH's client, driven with a key that exists only as a 0600 file in a
- * private temp directory for the length of one call. Host keys are trusted on
- * first use and pinned in a per-stack known_hosts file after that.
+ * OpenSSH's client, playing @pulumi/command's connection in the tests: the
+ * client key exists only as a 0600 file in a private temp directory for the
+ * length of one call, and the server must present exactly the pinned host
+ * key (a known_hosts file written from it, StrictHostKeyChecking=yes), as
+ * remote.Command's `connection.hostKey` demands.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { textTail } from "../waitFor";
+import { textTail } from "../workloads/waitFor";
 
 export interface SshTarget {
   host: string;
@@ -15,8 +17,8 @@ export interface SshTarget {
   user: string;
   /** OpenSSH private key text (a secret: never logged, never in argv). */
   privateKey: string;
-  /** known_hosts file of this stack (created on first use). */
-  knownHostsFile: string;
+  /** The one host key the server may present, in authorized_keys form ("ssh-ed25519 AAAA..."). */
+  hostKey: string;
 }
 
 export interface SshResult {
@@ -25,56 +27,54 @@ export interface SshResult {
   stderr: string;
 }
 
-/** Quotes one word for a POSIX shell. */
-export function shq(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
+/** The known_hosts line that pins `hostKey` for host:port (OpenSSH writes a non-22 port as [host]:port). */
+export function knownHostsLine(host: string, port: number, hostKey: string): string {
+  const [type, blob] = hostKey.trim().split(/\s+/);
+  return `${port === 22 ? host : `[${host}]:${port}`} ${type} ${blob}\n`;
 }
 
-export function sshArgv(t: Omit<SshTarget, "privateKey">, keyFile: string, command: string): string[] {
+function sshOptions(t: Omit<SshTarget, "privateKey">, dir: string, keyFile: string): string[] {
+  const known = join(dir, "known_hosts");
+  writeFileSync(known, knownHostsLine(t.host, t.port, t.hostKey));
   return [
-    "ssh",
     "-i", keyFile,
-    "-p", String(t.port),
     "-o", "BatchMode=yes",
     "-o", "IdentitiesOnly=yes",
-    "-o", "StrictHostKeyChecking=accept-new",
-    "-o", `UserKnownHostsFile=${t.knownHostsFile}`,
+    "-o", "StrictHostKeyChecking=yes",
+    "-o", `UserKnownHostsFile=${known}`,
+    "-o", "GlobalKnownHostsFile=/dev/null",
     "-o", "ConnectTimeout=15",
     "-o", "ServerAliveInterval=15",
     "-o", "ServerAliveCountMax=8",
     "-o", "LogLevel=ERROR",
-    `${t.user}@${t.host}`,
-    command,
   ];
 }
 
+export function sshArgv(t: Omit<SshTarget, "privateKey">, dir: string, keyFile: string, command: string): string[] {
+  return ["ssh", ...sshOptions(t, dir, keyFile), "-p", String(t.port), `${t.user}@${t.host}`, command];
+}
+
 /** Runs `fn` with the key in a temp file, and removes it afterwards whatever happens. */
-export async function withKeyFile<T>(privateKey: string, fn: (keyFile: string) => Promise<T>): Promise<T> {
+export async function withKeyFile<T>(privateKey: string, fn: (keyFile: string, dir: string) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), "actor-bench-ssh-"));
   const keyFile = join(dir, "id");
   writeFileSync(keyFile, privateKey.endsWith("\n") ? privateKey : `${privateKey}\n`, { mode: 0o600 });
   try {
-    return await fn(keyFile);
+    return await fn(keyFile, dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /**
- * Runs `command` on the target; `stdin` is a string or a producer process
- * whose stdout is piped in (e.g. tar). Resolves with the exit code and output;
- * rejects only when ssh itself cannot start.
+ * Runs `command` on the target, `stdin` sent in as remote.Command's stdin is.
+ * Resolves with the exit code and output; rejects only when ssh itself cannot start.
  */
-export function sshExec(t: SshTarget, command: string, opts: { stdin?: string | { argv: string[]; cwd?: string }; timeoutMs?: number; onStderr?: (chunk: string) => void } = {}): Promise<SshResult> {
-  return withKeyFile(t.privateKey, (keyFile) => {
-    const [cmd, ...args] = sshArgv(t, keyFile, command);
+export function sshExec(t: SshTarget, command: string, opts: { stdin?: string; timeoutMs?: number; onStderr?: (chunk: string) => void } = {}): Promise<SshResult> {
+  return withKeyFile(t.privateKey, (keyFile, dir) => {
+    const [cmd, ...args] = sshArgv(t, dir, keyFile, command);
     const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "pipe"] });
-    let producer: ReturnType<typeof spawn> | undefined;
-    if (typeof opts.stdin === "string") child.stdin.end(opts.stdin);
-    else if (opts.stdin) {
-      producer = spawn(opts.stdin.argv[0], opts.stdin.argv.slice(1), { cwd: opts.stdin.cwd, stdio: ["ignore", "pipe", "inherit"] });
-      producer.stdout!.pipe(child.stdin);
-    } else child.stdin.end();
+    child.stdin.end(opts.stdin ?? "");
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
@@ -87,7 +87,6 @@ export function sshExec(t: SshTarget, command: string, opts: { stdin?: string | 
       child.once("error", reject);
       child.once("close", (code) => {
         if (timer) clearTimeout(timer);
-        producer?.kill();
         resolve({ code, stdout, stderr });
       });
     });
@@ -103,14 +102,18 @@ export async function sshRun(t: SshTarget, what: string, command: string, opts: 
   return r;
 }
 
-/** Retries `ssh true` until the host answers (a VM still booting), up to `timeoutMs`. */
-export async function waitForSsh(t: SshTarget, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: SshResult | undefined;
-  while (Date.now() < deadline) {
-    last = await sshExec(t, "true", { timeoutMs: 30_000 });
-    if (last.code === 0) return;
-    await new Promise((r) => setTimeout(r, 5000));
-  }
-  throw new Error(`${t.user}@${t.host}:${t.port} did not accept SSH within ${Math.round(timeoutMs / 1000)} s: ${last?.stderr.trim() ?? ""}`);
+/** Copies one file over SFTP, the protocol remote.CopyToRemote uses, with the same host key pinning. */
+export function sftpPut(t: SshTarget, localFile: string, remotePath: string): Promise<SshResult> {
+  return withKeyFile(t.privateKey, (keyFile, dir) => {
+    const child = spawn("sftp", [...sshOptions(t, dir, keyFile), "-P", String(t.port), "-b", "-", `${t.user}@${t.host}`], { stdio: ["pipe", "pipe", "pipe"] });
+    child.stdin.end(`put "${localFile}" "${remotePath}"\n`);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+    return new Promise<SshResult>((resolve, reject) => {
+      child.once("error", reject);
+      child.once("close", (code) => resolve({ code, stdout, stderr }));
+    });
+  });
 }

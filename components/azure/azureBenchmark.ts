@@ -6,16 +6,18 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StackConfig } from "../benchmarkConfig";
-import { bundleDigest } from "../../workloads/remote/bundle";
+import { bundleDigest, writeBundleArchive } from "../../workloads/remote/bundle";
 import { engineVmPlan } from "./networkRules";
 import { CLOUD_PORTS } from "../../cluster/topology";
 import { passReport, type BenchmarkReport } from "../benchmarkReport";
-import { RemoteBenchmarkRun } from "../remoteRunner";
+import { RemoteGroupRun } from "../remoteRunner";
 import { BenchNetwork } from "./network";
 import { ColdStore } from "./coldStore";
 import { EngineCluster, POSTGRES_SETTINGS } from "./engineCluster";
 import { RunnerVm, RUNNER_NODE_BIN } from "./runnerVm";
 import { RUNNER_PATHS } from "../../cluster/cloudInit";
+import { ENGINE_CAPS } from "../../cluster/engineConfig";
+import type { RunnerCredentials } from "../../workloads/remote/runner";
 import { CloudflareWorker } from "../cloudflare/worker";
 import { DoAnalytics } from "../cloudflare/doAnalytics";
 import { COMPATIBILITY_DATE } from "../../workloads/cloudflare/compatibility";
@@ -56,8 +58,8 @@ export class AzureBenchmark extends pulumi.ComponentResource {
   readonly coldStore: ColdStore;
   readonly cluster: EngineCluster;
   readonly runner: RunnerVm;
-  readonly runs: RemoteBenchmarkRun[] = [];
-  readonly worker?: CloudflareWorker;
+  readonly runs: RemoteGroupRun[] = [];
+  worker?: CloudflareWorker;
   readonly analytics: DoAnalytics[] = [];
   readonly reportResource: BenchmarkReport;
   readonly report: pulumi.Output<string>;
@@ -112,7 +114,26 @@ export class AzureBenchmark extends pulumi.ComponentResource {
       azure.gatewayPath === "zone"
         ? `zone: the Engine in the runner's zone ${zoneEngine.zone} (${zoneEngine.address}), as the reference ran`
         : "balanced: the internal load balancer across the three zones";
-    const knownHostsFile = join(stateRoot, "known_hosts");
+    // The Worker comes first: its token goes into the runner's credentials file.
+    let cfTarget: Record<string, unknown> | undefined;
+    let apiToken: pulumi.Output<string> | undefined;
+    if (cfg.cloudflare) {
+      if (args.cloudflareApiToken === undefined) throw new Error(`stack ${cfg.stack}: the Cloudflare side needs the secret actor-bench:cloudflareApiToken`);
+      apiToken = pulumi.secret(args.cloudflareApiToken);
+      const bundlePath = join(args.projectDir, "dist", "worker", "index.js");
+      if (!existsSync(bundlePath)) throw new Error(`${bundlePath} is missing: run \`npm run build\` before \`pulumi up\``);
+      const bundle = readFileSync(bundlePath, "utf8");
+      this.worker = new CloudflareWorker(`${name}-worker`, { stack: cfg.stack, accountId: cfg.cloudflare.accountId, apiToken, bundle, workersDevSubdomain: cfg.cloudflare.workersSubdomain }, parent);
+      cfTarget = {
+        url: this.worker.url,
+        versions: { cloudflareCompatibilityDate: COMPATIBILITY_DATE, workerBundleSha256: createHash("sha256").update(bundle).digest("hex") },
+        runtime: CLOUDFLARE_RUNTIME,
+        startedBy: `pulumi up -s ${cfg.stack}: CloudflareWorker ${this.worker.scriptName}, driven from the runner VM`,
+      };
+    }
+    const runnerCredentials: pulumi.Output<RunnerCredentials> = pulumi.secret(
+      pulumi.all([this.coldStore.uploadSas, adminToken, this.worker?.token ?? ""]).apply(([uploadSas, admin, token]) => ({ uploadSas, adminToken: admin, ...(token ? { workerToken: token } : {}) })),
+    );
     this.runner = new RunnerVm(
       `${name}-runner`,
       {
@@ -125,16 +146,16 @@ export class AzureBenchmark extends pulumi.ComponentResource {
         gatewayUrl,
         sshPublicKey: key.publicKeyOpenssh,
         sshPrivateKey: pulumi.secret(key.privateKeyOpenssh),
-        knownHostsFile,
-        projectDir: args.projectDir,
+        bundleArchive: writeBundleArchive(args.projectDir, join(stateRoot, "bundle.tar.gz")),
         bundleDigest: bundleDigest(args.projectDir),
         nodeVersion: azure.runnerNodeVersion,
         adminToken,
+        credentials: runnerCredentials,
       },
       { parent: this, dependsOn: [this.cluster] },
     );
 
-    const target = {
+    const rivetTarget = {
       gatewayUrl,
       engineVersion: this.cluster.engineVersion,
       engineConfig: {
@@ -145,58 +166,52 @@ export class AzureBenchmark extends pulumi.ComponentResource {
         postgres: { version: POSTGRES_SETTINGS.version, sku: POSTGRES_SETTINGS.sku.name, highAvailability: "ZoneRedundant" },
         region: location,
         gatewayPath: gatewayPathNote,
+        // What every Engine's config file sets beyond its topology: the per-client caps, raised.
+        caps: ENGINE_CAPS,
       },
       startedBy: `pulumi up -s ${cfg.stack}: EngineCluster on Azure`,
     };
-    const common = {
-      stack: cfg.stack,
-      runArgs: cfg.runArgs,
-      trigger: cfg.runTrigger,
-      ssh: this.runner.ssh,
-      knownHostsFile,
-      appDir: RUNNER_PATHS.appDir,
-      nodeBin: RUNNER_NODE_BIN,
-      deployId: this.runner.deploy.id,
-      // The runner gets the upload SAS; the download SAS stays on this machine.
-      container: pulumi.secret({ url: this.coldStore.resultContainerUrl, sas: this.coldStore.uploadSas }),
-      downloadSas: this.coldStore.downloadSas,
-    };
-    const parts: Array<{ run: RemoteBenchmarkRun | DoAnalytics; label: string }> = [];
+    const parts: Array<{ run: RemoteGroupRun | DoAnalytics; label: string }> = [];
     // One chain on the runner: the Rivet groups, then the Cloudflare groups, never two at once.
-    let previous: pulumi.Resource = this.runner.deploy;
+    let previous: pulumi.Resource = this.runner.probe;
+    const groupRun = (side: "rivet" | "cloudflare", group: string, target: Record<string, unknown>, extra: pulumi.Resource[] = []) => {
+      const prefix = `${cfg.stack}/${side}.${group}`;
+      const run = new RemoteGroupRun(
+        `${name}-${side}-${group}`,
+        {
+          stack: cfg.stack,
+          side,
+          group,
+          connection: this.runner.connection,
+          appDir: RUNNER_PATHS.appDir,
+          nodeBin: RUNNER_NODE_BIN,
+          limitMinutes: azure.runTimeLimitMinutes,
+          request: {
+            request: { side, runArgs: [...cfg.runArgs, "--side", side, "--groups", group], stack: cfg.stack, blobRoot: `${RUNNER_PATHS.appDir}/runs`, [side]: target },
+            containerUrl: this.coldStore.resultContainerUrl,
+            prefix,
+          },
+          // A redeployed runner or the stack's runId re-runs the group; the credentials file is not a reason.
+          triggers: [this.runner.install.id, cfg.runTrigger],
+          prefix,
+          containerUrl: this.coldStore.resultContainerUrl,
+          downloadSas: this.coldStore.downloadSas,
+          blobRoot: join(stateRoot, "blobs", `${side}.${group}`),
+          after: [previous, this.runner.credentials, ...extra],
+        },
+        { parent: this },
+      );
+      this.runs.push(run);
+      previous = run.command;
+      return run;
+    };
     if (cfg.run.sides.includes("rivet")) {
-      for (const group of cfg.run.groups) {
-        const run = new RemoteBenchmarkRun(
-          `${name}-rivet-${group}`,
-          { ...common, side: "rivet", group, blobRoot: join(stateRoot, "blobs", `rivet.${group}`), target, adminToken },
-          { parent: this, dependsOn: [previous] },
-        );
-        this.runs.push(run);
-        parts.push({ run, label: `rivet ${group}` });
-        previous = run;
-      }
+      for (const group of cfg.run.groups) parts.push({ run: groupRun("rivet", group, rivetTarget), label: `rivet ${group}` });
     }
-    if (cfg.cloudflare) {
+    if (cfg.cloudflare && this.worker && cfTarget && apiToken) {
       const cf = cfg.cloudflare;
-      if (args.cloudflareApiToken === undefined) throw new Error(`stack ${cfg.stack}: the Cloudflare side needs the secret actor-bench:cloudflareApiToken`);
-      const apiToken = pulumi.secret(args.cloudflareApiToken);
-      const bundlePath = join(args.projectDir, "dist", "worker", "index.js");
-      if (!existsSync(bundlePath)) throw new Error(`${bundlePath} is missing: run \`npm run build\` before \`pulumi up\``);
-      const bundle = readFileSync(bundlePath, "utf8");
-      const worker = new CloudflareWorker(`${name}-worker`, { stack: cfg.stack, accountId: cf.accountId, apiToken, bundle, workersDevSubdomain: cf.workersSubdomain }, parent);
-      this.worker = worker;
-      const cfTarget = {
-        url: worker.url,
-        versions: { cloudflareCompatibilityDate: COMPATIBILITY_DATE, workerBundleSha256: createHash("sha256").update(bundle).digest("hex") },
-        runtime: CLOUDFLARE_RUNTIME,
-        startedBy: `pulumi up -s ${cfg.stack}: CloudflareWorker ${worker.scriptName}, driven from the runner VM`,
-      };
       for (const group of cfg.run.groups) {
-        const run = new RemoteBenchmarkRun(
-          `${name}-cloudflare-${group}`,
-          { ...common, side: "cloudflare", group, blobRoot: join(stateRoot, "blobs", `cloudflare.${group}`), target: cfTarget, workerToken: worker.token },
-          { parent: this, dependsOn: [previous, worker] },
-        );
+        const run = groupRun("cloudflare", group, cfTarget, [this.worker]);
         const analytics = new DoAnalytics(
           `${name}-cloudflare-${group}-analytics`,
           {
@@ -205,16 +220,14 @@ export class AzureBenchmark extends pulumi.ComponentResource {
             forSha256: run.sha256,
             blobRoot: join(stateRoot, "blobs", `cloudflare.${group}.analytics`),
             accountId: cf.accountId,
-            scriptName: worker.scriptName,
+            scriptName: this.worker.scriptName,
             apiToken,
             ...ANALYTICS_WAIT,
           },
           { parent: this, dependsOn: [run] },
         );
-        this.runs.push(run);
         this.analytics.push(analytics);
         parts.push({ run, label: `cloudflare ${group}` }, { run: analytics, label: `cloudflare ${group} analytics` });
-        previous = run;
       }
     }
     this.reportResource = passReport(`${name}-report`, cfg.stack, args.projectDir, parts, this);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkRunnerResult } from "./remoteBenchmarkRun";
+import { checkRunnerResult, parseRunnerResult } from "./remoteRunFetch";
 
 const sha = "a".repeat(64);
 const ok = { runId: "20261203T1530Z", blobPrefix: "eastus2/rivet.create/20261203T1530Z", sha256: sha };
@@ -19,5 +19,17 @@ describe("what the runner reports is checked before it names a folder", () => {
   it("refuses a blob prefix the stack did not choose, and a digest that is not one", () => {
     expect(() => checkRunnerResult({ ...ok, blobPrefix: "eastus2/cloudflare.create/20261203T1530Z" }, "eastus2/rivet.create", "r")).toThrow(/reported blob prefix "eastus2\/cloudflare\.create\/20261203T1530Z"; this stack asked for eastus2\/rivet\.create\/20261203T1530Z/);
     expect(() => checkRunnerResult({ ...ok, sha256: "xyz" }, "eastus2/rivet.create", "r")).toThrow(/reported sha256 "xyz", which is not one/);
+  });
+});
+
+describe("the run's stdout is one JSON line, or it is refused with what came", () => {
+  it("takes the line and keeps only the three fields", () => {
+    expect(parseRunnerResult(`${JSON.stringify({ ...ok, extra: "x" })}\n`, "eastus2/rivet.create", "r")).toEqual(ok);
+  });
+  it("refuses two lines, a non-JSON line, an array and an empty stdout", () => {
+    expect(() => parseRunnerResult(`log line\n${JSON.stringify(ok)}`, "eastus2/rivet.create", "the run")).toThrow(/^the run printed "log line\\n.*", not the one JSON line of a run/);
+    expect(() => parseRunnerResult("done", "eastus2/rivet.create", "r")).toThrow(/printed "done", not the one JSON line/);
+    expect(() => parseRunnerResult("[1]", "eastus2/rivet.create", "r")).toThrow(/printed "\[1\]", not a JSON object/);
+    expect(() => parseRunnerResult("", "eastus2/rivet.create", "r")).toThrow(/printed "", not the one JSON line/);
   });
 });

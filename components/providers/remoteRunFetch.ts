@@ -1,36 +1,26 @@
-import { writeFileSync, appendFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { GroupRunRequest } from "../../workloads/local/groupRun";
 import { downloadRunDir, withoutSas, blobUrl } from "../../workloads/remote/blobStore";
 import { RUN_ID, RunDirError } from "../../analysis/runDirContract";
-import { parseResultLine, type RemoteRunRequest, type RemoteRunResult } from "../../workloads/remote/runner";
-import { runnerCommand } from "../../workloads/remote/bundle";
-import { sshExec } from "../../workloads/remote/ssh";
-import { textTail } from "../../workloads/waitFor";
-import { checkSsh, sshTargetOf } from "./remote";
-import { replaceDiff, type CheckFailure, type Props } from "./common";
-import { checkGroupSelection, groupRunArgs } from "./benchmarkRun";
+import { summarizeRun } from "../../analysis/summary";
+import { verifyRunDir } from "../../analysis/verify";
+import type { RemoteRunResult } from "../../workloads/remote/runner";
+import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
 import { privateDir } from "../../workloads/privateDir";
 
-/** What is measured and against what; the SSH key and the SAS are credentials, not reasons to re-run. */
-const INPUT_KEYS = ["stack", "side", "group", "runArgs", "trigger", "blobRoot", "target", "appDir", "deployId"];
+/** The run it fetches (its reported line) and where it goes; the SAS is a credential, not a reason to fetch again. */
+const INPUT_KEYS = ["stack", "side", "group", "prefix", "result", "blobRoot", "containerUrl"];
 
 export async function check(_olds: Props, news: Props) {
   const failures: CheckFailure[] = [];
-  checkGroupSelection(news, failures);
-  checkSsh(news, failures);
-  const c = news.container as Props | undefined;
-  if (!c || typeof c.url !== "string" || !/^https?:\/\//.test(c.url) || typeof c.sas !== "string") failures.push({ property: "container", reason: "container must be {url, sas} of the result container" });
+  requireString(news, "stack", failures);
+  requireString(news, "side", failures, /^(rivet|cloudflare)$/);
+  requireString(news, "group", failures, /^[a-z]+$/);
+  requireString(news, "prefix", failures);
+  requireString(news, "blobRoot", failures, /^\//);
+  requireString(news, "containerUrl", failures, /^https?:\/\//);
   if (typeof news.downloadSas !== "string" || news.downloadSas.length === 0) failures.push({ property: "downloadSas", reason: "downloadSas must be the result container's read SAS (a secret)" });
-  const t = news.target as Props | undefined;
-  if (news.side === "rivet" && (!t || typeof t.gatewayUrl !== "string")) failures.push({ property: "target", reason: "target must give the Engine's gatewayUrl as the runner reaches it" });
-  if (news.side === "rivet" && news.adminToken !== undefined && (typeof news.adminToken !== "string" || news.adminToken.length < 32)) {
-    failures.push({ property: "adminToken", reason: "adminToken must be the Engine cluster's admin token (a secret of 32+ characters)" });
-  }
-  if (news.side === "cloudflare") {
-    if (!t || typeof t.url !== "string" || !/^https?:\/\//.test(t.url)) failures.push({ property: "target", reason: "target must give the Worker's url" });
-    if (typeof news.workerToken !== "string" || news.workerToken.length < 16) failures.push({ property: "workerToken", reason: "workerToken must be the Worker's bench token (a secret)" });
-  }
+  if (typeof news.result !== "string") failures.push({ property: "result", reason: "result must be the remote run's stdout (one JSON line)" });
   return { inputs: news, failures };
 }
 
@@ -49,50 +39,43 @@ export function checkRunnerResult(result: Pick<RemoteRunResult, "runId" | "blobP
   if (typeof result.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(result.sha256)) throw new RunDirError(`${who} reported sha256 ${JSON.stringify(result.sha256)}, which is not one`);
 }
 
+/** The remote run's stdout must be exactly one JSON object line with the three fields; anything else is refused with what came. */
+export function parseRunnerResult(stdout: string, prefix: string, who: string): RemoteRunResult {
+  const text = stdout.trim();
+  let value: unknown;
+  try {
+    if (text.includes("\n")) throw new Error("more than one line");
+    value = JSON.parse(text);
+  } catch {
+    throw new RunDirError(`${who} printed ${JSON.stringify(text.slice(0, 200))}, not the one JSON line of a run (runId, blobPrefix, sha256)`);
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) throw new RunDirError(`${who} printed ${JSON.stringify(text.slice(0, 200))}, not a JSON object`);
+  const r = value as RemoteRunResult;
+  checkRunnerResult(r, prefix, who);
+  return { runId: r.runId, blobPrefix: r.blobPrefix, sha256: r.sha256 };
+}
+
 /**
- * Runs the group on the runner VM over SSH. The runner writes the run
- * directory there, uploads it to the result container and reports the
- * manifest's sha256; the run is then downloaded into blobRoot and checked
- * against that digest and the manifest's raw-file hashes.
+ * Brings a remote run home: the reported line is checked, the run directory
+ * downloaded into blobRoot with the read-only SAS and checked against the
+ * reported digest and the manifest's hashes, and status, failures and the
+ * summary are read from that checked copy, never from the runner's word.
  */
 export async function create(inputs: Props) {
-  const t = sshTargetOf(inputs);
-  const side = inputs.side as "rivet" | "cloudflare";
+  const side = inputs.side as string;
   const group = inputs.group as string;
   const stack = inputs.stack as string;
-  const appDir = inputs.appDir as string;
   const blobRoot = inputs.blobRoot as string;
-  const target = inputs.target as Props;
-  const container = inputs.container as { url: string; sas: string };
+  const prefix = inputs.prefix as string;
+  const containerUrl = inputs.containerUrl as string;
+  const who = `the ${side} ${group} run on the runner`;
   privateDir(blobRoot);
-  const request: GroupRunRequest = {
-    side,
-    runArgs: groupRunArgs(inputs),
-    stack,
-    blobRoot: `${appDir}/runs`,
-  };
-  if (side === "rivet") {
-    request.rivet = { gatewayUrl: target.gatewayUrl as string, ...(typeof inputs.adminToken === "string" ? { adminToken: inputs.adminToken } : {}), engineVersion: target.engineVersion as string, engineConfig: target.engineConfig, startedBy: target.startedBy as string };
-  } else {
-    request.cloudflare = {
-      url: target.url as string,
-      token: inputs.workerToken as string,
-      versions: target.versions as Record<string, string>,
-      startedBy: target.startedBy as string,
-      runtime: target.runtime as { runtime: string; workerClock: string; eviction: string },
-    };
-  }
-  const remote: RemoteRunRequest = { request, container, prefix: `${stack}/${side}.${group}` };
-  const log = join(blobRoot, `${side}.${group}.driver.log`);
-  writeFileSync(log, "");
-  const r = await sshExec(t, runnerCommand(appDir, inputs.nodeBin as string, ["run"]), { stdin: JSON.stringify(remote), onStderr: (s) => appendFileSync(log, s) });
-  const result = parseResultLine<RemoteRunResult>(r.stdout);
-  if (r.code !== 0 || !result) {
-    throw new Error(`the ${side} ${group} run on ${t.host} failed (exit ${r.code}); its log is in ${log}:\n${textTail(r.stderr)}`);
-  }
-  checkRunnerResult(result, remote.prefix, `the ${side} ${group} run on ${t.host}`);
+  if (typeof inputs.log === "string") writeFileSync(join(blobRoot, `${side}.${group}.driver.log`), `${inputs.log}\n`, { mode: 0o600 });
+  const result = parseRunnerResult(inputs.result as string, prefix, who);
   const local = join(blobRoot, stack, result.runId);
-  await downloadRunDir({ url: container.url, sas: inputs.downloadSas as string }, result.blobPrefix, local, result.sha256);
+  await downloadRunDir({ url: containerUrl, sas: inputs.downloadSas as string }, result.blobPrefix, local, result.sha256);
+  const m = verifyRunDir(local);
+  const failed = m.status !== "complete";
   return {
     id: `${stack}-${side}-${group}-${result.runId}`,
     outs: {
@@ -100,10 +83,10 @@ export async function create(inputs: Props) {
       runId: result.runId,
       blob: local,
       sha256: result.sha256,
-      remoteBlob: withoutSas(blobUrl(container, `${result.blobPrefix}/manifest.json`)),
-      status: result.status,
-      failures: result.failures,
-      summary: result.summary,
+      remoteBlob: withoutSas(blobUrl({ url: containerUrl, sas: "" }, `${result.blobPrefix}/manifest.json`)),
+      status: failed ? "failed" : "complete",
+      failures: failed ? (m.failure ?? `status ${String(m.status)}`).split("\n") : [],
+      summary: summarizeRun(local, m),
     },
   };
 }

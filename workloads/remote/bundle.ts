@@ -3,10 +3,11 @@
  * installed from, so the runner measures with exactly the code and package
  * versions of this checkout.
  */
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
-import { shq } from "./ssh";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { gzipSync } from "node:zlib";
 
 export const BUNDLE_ENTRIES = ["package.json", "package-lock.json", "dist"] as const;
 
@@ -30,32 +31,24 @@ export function bundleDigest(projectDir: string): string {
   return h.digest("hex");
 }
 
-/** The tar that streams the bundle to the runner (its stdout goes into ssh). */
-export function bundleTarArgv(): string[] {
-  return ["tar", "-czf", "-", ...BUNDLE_ENTRIES];
-}
-
 /**
- * On the runner: replace the old dist/ with the streamed bundle, then install
- * production dependencies from the lock, every tarball checked against its
- * integrity there. No package's install script runs (--ignore-scripts): the
- * ones in the tree would fetch an unpinned prebuilt binary (better-sqlite3's
- * prebuild-install, which rivetkit pulls in and the app never loads) or only
- * check versions (protobufjs, esbuild, cbor-extract, whose prebuilt comes in
- * its own locked package).
+ * Writes the bundle as a gzipped tar whose bytes depend only on the files:
+ * names sorted, times, owners and modes fixed, no gzip timestamp. So an
+ * unchanged build gives the same archive, and CopyToRemote (which compares
+ * the archive's hash) copies nothing. Returns the archive's path.
  */
-export function installCommand(appDir: string, nodeBin: string): string {
-  const npm = nodeBin.replace(/node$/, "npm");
-  return [
-    "set -e",
-    `mkdir -p ${shq(appDir)}`,
-    `cd ${shq(appDir)}`,
-    "rm -rf dist",
-    "tar -xzf -",
-    `PATH=${shq(nodeBin.replace(/\/node$/, ""))}:"$PATH" ${shq(npm)} ci --omit=dev --ignore-scripts --no-audit --no-fund --prefer-offline --loglevel=error`,
-  ].join("\n");
-}
-
-export function runnerCommand(appDir: string, nodeBin: string, args: string[]): string {
-  return `cd ${shq(appDir)} && ${shq(nodeBin)} dist/workloads/remote/runner.js ${args.map(shq).join(" ")}`;
+export function writeBundleArchive(projectDir: string, outFile: string): string {
+  for (const entry of BUNDLE_ENTRIES) {
+    if (!existsSync(join(projectDir, entry))) throw new Error(`${join(projectDir, entry)} is missing: run \`npm run build\` before \`pulumi up\``);
+  }
+  const tar = execFileSync(
+    "tar",
+    ["--sort=name", "--mtime=@0", "--owner=0", "--group=0", "--numeric-owner", "--mode=u+rwX,go+rX,go-w", "--format=gnu", "-cf", "-", ...BUNDLE_ENTRIES],
+    { cwd: projectDir, maxBuffer: 1 << 30 },
+  );
+  mkdirSync(dirname(outFile), { recursive: true, mode: 0o700 });
+  const tmp = `${outFile}.${process.pid}.tmp`;
+  writeFileSync(tmp, gzipSync(tar, { level: 9 }));
+  renameSync(tmp, outFile);
+  return outFile;
 }
