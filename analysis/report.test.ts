@@ -65,7 +65,7 @@ describe("generateReport", () => {
     expect(Object.keys(summary.throughput[0])).toEqual(["side", "metric", "concurrency", "perSecond", "errors", "attempts", "method"]);
     const md = readFileSync(join(dir, "report/results.md"), "utf8");
     expect(md).toMatch(/\| Metric \| Rivet Actor: client round trip through the Engine gateway \(driver hrtime\) \| n \| errors \/ cold flag wrong \| Durable Object: Worker's Date\.now\(\) around the awaited DO call \| n \| errors \/ cold flag wrong \|/);
-    expect(md).toMatch(/\| Actor create, first request answered \(no storage\) \| 54\.00 \/ 66\.00 \/ 69\.00 \| 30 \| 1 \/ 1 \| - \| - \| - \|/);
+    expect(md).toMatch(/\| Actor create, first request answered \(no storage\) \| 54\.00 \/ 66\.00 \/ 69\.00 \| 30 \| 1 ⚠ \/ 1 \| - \| - \| - \|/);
     // Same clock: the DO rows read clientMs, Rivet rows ms; the DO's warm ping is 0 or 1 on the Worker's clock but 2 on the client's.
     expect(md).toMatch(/## Same clock: the client's round trip on both sides/);
     expect(md).toMatch(/\| Warm request \(no storage\) \| 5\.40 \/ 5\.80 \/ 5\.90 \| 50 \| 2\.00 \/ 2\.00 \/ 2\.00 \| 50 \| - \|/);
@@ -220,7 +220,7 @@ describe("cold flags on every row", () => {
     const { rows } = summarizeRun(dir, verifyRunDir(dir));
     expect(rows[0]).toMatchObject({ n: 3, errors: 1, notCold: 0, restarts: 1 });
     const { markdown } = await generateReport(dir);
-    expect(markdown).toMatch(/\| Warm request \(no storage\) \| 1\.00 \/ 30\.00 \/ 30\.00 \| 3 \| 1 \/ 1 \|/);
+    expect(markdown).toMatch(/\| Warm request \(no storage\) \| 1\.00 \/ 30\.00 \/ 30\.00 \| 3 \| 1 ⚠ \/ 1 \|/);
   });
 });
 

@@ -1,3 +1,4 @@
+import { describeMachineLimit, flagged, FLAG_FAILURE_SHARE, type MachineLimitNote } from "./machineLimits";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { verifyRunDir, type ManifestLike } from "./verify";
@@ -32,7 +33,10 @@ function load(dir: string): Loaded {
 const row = (s: RunSummary, side: string, metric: string) => s.rows.find((r) => r.side === side && r.metric === metric);
 
 /** n, then errors and samples whose cold flag contradicts the stage: not cold on a create or wake, a restart elsewhere. */
-const counts = (r: SummaryRow | undefined) => (r ? [String(r.n), `${r.errors} / ${isColdMetric(r.metric) ? r.notCold : r.restarts}`] : ["-", "-"]);
+/** A row whose failures exceed FLAG_FAILURE_SHARE of its attempts carries FLAG beside its error count. */
+export const FLAG = "⚠";
+const counts = (r: SummaryRow | undefined) =>
+  r ? [String(r.n), `${r.errors}${flagged(r.n + r.errors + r.notCold, r.errors) ? ` ${FLAG}` : ""} / ${isColdMetric(r.metric) ? r.notCold : r.restarts}`] : ["-", "-"];
 
 /**
  * The headline in the reference's shape: raw round trips, p50 / p90 / p99,
@@ -78,7 +82,8 @@ export function headlineMarkdown(s: RunSummary, samples: Map<string, RawSample[]
   const tpTable = tp.length ? `\n\n${table(["Throughput (closed loop, the reference's bursts)", "Rivet (measured: completions / wall time)", "Durable Objects (Little's law on Worker-timed ms)"], tp)}` : "";
   return (
     "Milliseconds, p50 / p90 / p99, nearest rank, no trimming. Each side on its own clock, as the reference measures it; the same-clock table in the report puts the client's round trip on both sides. " +
-    "n is the samples the percentiles are taken over; failures are counted, never retried, and left out. A create or wake counts only when the actor proves a fresh instance (the others are \"cold flag wrong\" and left out); on any other row \"cold flag wrong\" counts calls that hit a restarted instance, which stay in n.\n\n" +
+    `n is the samples the percentiles are taken over; failures are counted, never retried, and left out (${FLAG}: more than ${FLAG_FAILURE_SHARE * 100}% of the stage's attempts failed; the caveats say why). ` +
+    "A create or wake counts only when the actor proves a fresh instance (the others are \"cold flag wrong\" and left out); on any other row \"cold flag wrong\" counts calls that hit a restarted instance, which stay in n.\n\n" +
     `${head}${tpTable}${openModelMarkdown(s)}`
   );
 }
@@ -208,6 +213,15 @@ export function caveats(m: ManifestLike): string[] {
   if (rivet?.loopback?.quickack) out.push(`Delayed ACKs were off on the loopback route (quickack 1${rivet.loopback.privateNetns ? ", in a private network namespace" : ""}); see workloads/rivet/LATENCY.md.`);
   else if (rivet) out.push("Delayed ACKs were on (the host's default loopback route): creates include 40 ms delayed-ACK stalls on the app's connection; see workloads/rivet/LATENCY.md.");
   if (rivet?.engineEnv?.RUST_BACKTRACE === "removed") out.push("The Engine and the app ran without RUST_BACKTRACE.");
+  const limited = Object.values(m.stages).filter((s) => s.notes?.machineLimit);
+  if (limited.length) {
+    const runtimeOf = (side: string) => (side === "cloudflare" ? "workerd" : "Engine");
+    out.push(
+      `A local artifact, not either runtime's behaviour: these stages failed on a limit of the machine the run was on, named by the failures themselves or by the runtime's log while the stage ran: ${limited
+        .map((s) => `${s.side} ${s.metric}: ${s.errors} of ${s.attempts} failed; ${describeMachineLimit(s.notes!.machineLimit as MachineLimitNote, runtimeOf(s.side))}`)
+        .join("; ")}.`,
+    );
+  }
   const errs = Object.values(m.stages).filter((s) => s.errors > 0);
   if (errs.length) out.push(`Failures were counted, not retried, and left out of the percentiles: ${errs.map((s) => `${s.side} ${s.metric} ${s.errors} of ${s.attempts}`).join(", ")}.`);
   const retried = Object.values(m.stages).filter((s) => Array.isArray(s.notes?.setupRetries) && (s.notes!.setupRetries as unknown[]).length > 0);

@@ -34,6 +34,50 @@ function onlyRunDir(root: string): string {
 }
 
 describe("npm start", () => {
+  it("a tiny open-file limit on workerd: the run names the machine limit while it runs, the stage record keeps it, the report lists it as a local artifact and flags the rows", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cli-limit-"));
+    const cli = startCli(["--preset", "quick", "--side", "cloudflare", "--groups", "create", "--workerd-open-files", "48", "--results-dir", dir]);
+    const { code } = await cli.exited;
+    expect(code, cli.output()).not.toBe(null);
+    expect(cli.output()).toMatch(/cloudflare create\.\w+: failures from a limit of this machine, not the runtime's behaviour: open files \(\d+ workerd log lines\)/);
+    const runDir = onlyRunDir(dir);
+    const m = JSON.parse(readFileSync(join(runDir, "manifest.json"), "utf8")) as { stages: Record<string, { errors: number; notes: { machineLimit?: { runtimeLog: Record<string, number> } } }>; settings: { cloudflare: { limits: { openFiles: number } } } };
+    expect(m.settings.cloudflare.limits).toEqual({ openFiles: 48 });
+    const limited = Object.entries(m.stages).filter(([, st]) => st.notes.machineLimit);
+    expect(limited.length).toBeGreaterThan(0);
+    for (const [, st] of limited) expect(st.errors).toBeGreaterThan(0);
+    const report = readFileSync(join(runDir, "report", "results.md"), "utf8");
+    expect(report).toMatch(/A local artifact, not either runtime's behaviour: these stages failed on a limit of the machine the run was on/);
+    expect(report).toMatch(/cloudflare create\.\w+: \d+ of \d+ failed; open files \(\d+ workerd log lines\)/);
+    expect(report).toContain("⚠");
+  }, 240_000);
+
+  it("piped, it prints a progress line at least every 10 s through every long step, a 25 s idle wait included", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cli-progress-"));
+    const child = spawn(process.execPath, [CLI, "--preset", "quick", "--side", "both", "--groups", "wake", "--wake-idle-ms", "25000", "--cf-wake-idle-ms", "25000", "--results-dir", dir], { stdio: ["ignore", "pipe", "pipe"] });
+    const lines: Array<{ at: number; text: string }> = [];
+    let buf = "";
+    child.stdout.on("data", (d: Buffer) => {
+      buf += d.toString("utf8");
+      const parts = buf.split("\n");
+      buf = parts.pop()!;
+      for (const text of parts) lines.push({ at: Date.now(), text });
+    });
+    const started = Date.now();
+    const code = await new Promise<number | null>((r) => child.on("exit", (c) => r(c)));
+    expect(code).toBe(0);
+    // From the first stage line to the headline: no silence longer than the 10 s promise (plus a second of slack).
+    const first = lines.findIndex((l) => /preparing/.test(l.text));
+    const last = lines.findIndex((l) => l.text.startsWith("run directory:"));
+    expect(first).toBeGreaterThanOrEqual(0);
+    const gaps = lines.slice(first + 1, last).map((l, i) => l.at - lines[first + i].at);
+    expect(Math.max(...gaps), lines.map((l) => `${l.at - started} ${l.text}`).join("\n")).toBeLessThanOrEqual(11_000);
+    // The idle waits spoke while nothing else ran: a line with its count of seconds.
+    expect(lines.some((l) => /^rivet wake: \d+ actors asleep, idle: \d+\/25 s idle/.test(l.text))).toBe(true);
+    expect(lines.some((l) => /^cloudflare wake: \d+ actors asleep, idle: \d+\/25 s idle/.test(l.text))).toBe(true);
+    expect(lines.some((l) => /^rivet wake\.ping: preparing: 10 actors$/.test(l.text))).toBe(true);
+  }, 240_000);
+
   it("rejects a bad flag with a message naming it, and starts nothing", async () => {
     const cli = startCli(["--preset", "huge"]);
     const { code } = await cli.exited;

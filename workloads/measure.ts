@@ -56,6 +56,8 @@ export interface MeasureOpts {
   concurrency: number;
   call: (i: number) => Promise<Outcome>;
   notes?: Record<string, unknown>;
+  /** Notes known only once the stage has run (what a runtime's log said meanwhile). */
+  endNotes?: () => Record<string, unknown> | undefined;
 }
 
 /**
@@ -68,7 +70,7 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
   const file = ctx.run.rawFile(side, metric);
   const startedAt = new Date().toISOString();
   let next = 0;
-  ctx.progress.start(`${side} ${metric}`, n);
+  const step = ctx.progress.start(`${side} ${metric}`, n);
   const cpu = cpuSnapshot(ctx.cpuPids?.() ?? {});
   const t0 = process.hrtime.bigint();
   const worker = async () => {
@@ -78,7 +80,7 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
       const at = Date.now();
       const r = await o.call(i);
       file.write(toSample(i, at, r));
-      ctx.progress.tick(file.lines, file.errors);
+      step.tick(file.lines, file.errors);
     }
   };
   try {
@@ -95,9 +97,9 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
       wallMs,
       concurrency,
       startedAt,
-      notes: { ...o.notes, cpuMs: cpu() },
+      notes: { ...o.notes, ...o.endNotes?.(), cpuMs: cpu() },
     });
-    ctx.progress.end(`${side} ${metric}`, file.lines, file.errors, wallMs);
+    step.end(file.lines, file.errors, wallMs);
   }
   return { file };
 }
@@ -119,6 +121,7 @@ export interface MeasureOpenOpts {
   n: number;
   maxInFlight: number;
   call: (i: number) => Promise<Outcome>;
+  endNotes?: () => Record<string, unknown> | undefined;
 }
 
 /**
@@ -132,7 +135,7 @@ export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
   const file = ctx.run.rawFile(side, metric);
   const startedAt = new Date().toISOString();
   const epochAtZero = Date.now() - hrClock.now();
-  ctx.progress.start(`${side} ${metric} (open model, ${o.ratePerSecond}/s)`, o.n);
+  const step = ctx.progress.start(`${side} ${metric} (open model, ${o.ratePerSecond}/s)`, o.n);
   const cpu = cpuSnapshot(ctx.cpuPids?.() ?? {});
   let lateSends = 0;
   let wallMs = 0;
@@ -146,7 +149,7 @@ export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
       onDone: (d) => {
         const r = { ...d.result, ms: d.latencyMs, clientMs: d.doneAt - d.sentAt };
         file.write(toSample(d.i, Math.round(epochAtZero + d.intendedAt), r));
-        ctx.progress.tick(file.lines, file.errors);
+        step.tick(file.lines, file.errors);
       },
     });
     lateSends = out.lateSends;
@@ -157,10 +160,10 @@ export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
       side, metric, file: rawFileName(side, metric), attempts: file.lines, errors: file.errors, wallMs,
       concurrency: o.maxInFlight, startedAt,
       notes: {
-        mode: "open", ratePerSecond: o.ratePerSecond, maxInFlight: o.maxInFlight, lateSends, cpuMs: cpu(),
+        mode: "open", ratePerSecond: o.ratePerSecond, maxInFlight: o.maxInFlight, lateSends, cpuMs: cpu(), ...o.endNotes?.(),
         clock: "client hrtime from the intended send time (wrk2's rule); clientMs from the actual send",
       },
     });
-    ctx.progress.end(`${side} ${metric}`, file.lines, file.errors, wallMs);
+    step.end(file.lines, file.errors, wallMs);
   }
 }

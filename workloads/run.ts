@@ -74,6 +74,8 @@ export interface RivetTarget {
   appPid?: number;
   /** How the processes were started, for the manifest. */
   startedBy: string;
+  /** A local Engine's log, read after each stage for failures from a machine limit. */
+  logFile?: string;
 }
 
 /** A running Worker + DO the Cloudflare stages measure against. */
@@ -84,6 +86,10 @@ export interface CloudflareTarget {
   startedBy: string;
   /** What the Worker runs on, when not local workerd: replaces the local runtime, clock and eviction notes in the manifest. */
   runtime?: { runtime: string; workerClock: string; eviction: string };
+  /** Local workerd's own output, read after each stage for failures from a machine limit. */
+  logFile?: string;
+  /** The limits local workerd runs under, for the manifest. */
+  limits?: { openFiles: number };
 }
 
 /** Measures the selected groups against a running Engine + app, into `run`. */
@@ -109,7 +115,7 @@ export async function measureRivet(cfg: RunConfig, run: RunDir, progress: Progre
       : "none (one Engine on loopback)",
   };
   const client = new GatewayClient(target.gatewayUrl, cfg.requestTimeoutMs, undefined, target.adminToken);
-  const adapter = rivetAdapter(client, { wakeIdleMs: cfg.wakeIdleMs, sleepConfirmTimeoutMs: cfg.sleepConfirmTimeoutMs });
+  const adapter = rivetAdapter(client, { wakeIdleMs: cfg.wakeIdleMs, sleepConfirmTimeoutMs: cfg.sleepConfirmTimeoutMs, ...(target.logFile ? { runtimeLog: { name: "Engine", file: target.logFile } } : {}) });
   try {
     await measureSide(cfg, run, progress, failures, adapter, () => ({ engine: target.enginePid, app: target.appPid, driver: process.pid }));
   } finally {
@@ -131,11 +137,12 @@ export async function measureCloudflare(cfg: RunConfig, run: RunDir, progress: P
     token: "random per Worker, a secret binding; never written",
     loopback: { ...loopbackSettings(), privateNetns: process.env[NETNS_ENV] === "1" },
     client: "undici Pool, keep-alive, HTTP/1.1",
+    ...(target.limits ? { limits: target.limits } : {}),
   };
   // A colo is kept only from a deployed Worker: local workerd answers with Miniflare's placeholder cf object.
   const client = new WorkerClient(target.url, target.token, cfg.requestTimeoutMs, undefined, target.runtime !== undefined);
   try {
-    await measureSide(cfg, run, progress, failures, cloudflareAdapter(client, { wakeIdleMs: cfg.cfWakeIdleMs }), () => ({ driver: process.pid }));
+    await measureSide(cfg, run, progress, failures, cloudflareAdapter(client, { wakeIdleMs: cfg.cfWakeIdleMs, ...(target.logFile ? { runtimeLog: { name: "workerd", file: target.logFile } } : {}) }), () => ({ driver: process.pid }));
   } finally {
     await client.close();
   }
@@ -153,6 +160,7 @@ async function runRivet(cfg: RunConfig, run: RunDir, progress: Progress, failure
       engineConfig: rivet.engineConfig,
       enginePid: rivet.engine.child.pid,
       appPid: rivet.app.child.pid,
+      logFile: rivet.engineLog,
       startedBy: `npm start: ${cfg.engineTopology === "cluster" ? "three Engines (Postgres + NATS, haproxy in front)" : "Engine"} and app started for this run, stopped after it`,
     });
   } finally {
@@ -166,13 +174,15 @@ async function runCloudflare(cfg: RunConfig, run: RunDir, progress: Progress, fa
   const workDir = mkdtempSync(join(tmpdir(), "actor-bench-cf-"));
   // Loaded here: miniflare and workerd are dev dependencies, absent on the runner VM, which measures deployed targets only.
   const { startLocalWorker } = require("./cloudflare/localWorker") as typeof import("./cloudflare/localWorker");
-  const worker = await startLocalWorker({ workDir });
+  const worker = await startLocalWorker({ workDir, ...(cfg.workerdOpenFiles ? { openFileLimit: cfg.workerdOpenFiles } : {}) });
   try {
     await measureCloudflare(cfg, run, progress, failures, {
       url: worker.url,
       token: worker.token,
       versions: worker.versions,
       startedBy: "npm start: workerd started for this run, DO SQLite in its temp dir, stopped after it",
+      logFile: worker.logFile,
+      limits: worker.limits,
     });
   } finally {
     await worker.stop();

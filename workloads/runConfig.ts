@@ -13,6 +13,8 @@ export interface RunConfig {
   groups: Group[];
   resultsDir: string;
   wakeIdleMs: number;
+  /** Local workerd's open-file limit; absent: raised to the hard limit (set lower only to see a machine limit named). */
+  workerdOpenFiles?: number;
   /** Idle time before a DO wake: must exceed the runtime's eviction (local workerd: ~10 s). */
   cfWakeIdleMs: number;
   requestTimeoutMs: number;
@@ -33,7 +35,7 @@ export class UsageError extends Error {}
 
 const USAGE = `usage: npm start -- [--preset quick|local|full] [--side rivet|cloudflare|both] [--groups ${GROUPS.join(",")}]
   [--wake-idle-ms N] [--cf-wake-idle-ms N] [--request-timeout-ms N] [--actor-sleep-timeout-ms N] [--samples name=N,...] [--results-dir DIR]
-  [--loopback quickack|host] [--engine-topology single|cluster] [--engine-nagle] [--engine-keep-backtrace] [--engine-rust-log LEVEL] [--quiet]`;
+  [--loopback quickack|host] [--engine-topology single|cluster] [--engine-nagle] [--engine-keep-backtrace] [--engine-rust-log LEVEL] [--workerd-open-files N] [--quiet]`;
 
 function positiveInt(flag: string, v: string | undefined): number {
   const n = Number(v);
@@ -127,6 +129,9 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
         break;
       case "--results-dir":
         cfg.resultsDir = value();
+        break;
+      case "--workerd-open-files":
+        cfg.workerdOpenFiles = positiveInt(flag, value());
         break;
       case "--engine-nagle":
         cfg.engine.tcpNodelay = false;

@@ -5,6 +5,10 @@
  * what cannot be the same is an adapter property, recorded in the manifest
  * and listed by the report.
  */
+import { forEachBounded } from "./bounded";
+import { watchLog } from "./logWatch";
+import { describeMachineLimit, machineLimitLines, machineLimitOf, type MachineLimitNote } from "../analysis/machineLimits";
+import { waitWithProgress, type Progress } from "./progress";
 import { prng } from "./prng";
 import { idleFor, measure, measureOpen, must, StageSetupError, type MeasureContext, type Outcome } from "./measure";
 import {
@@ -53,8 +57,10 @@ export interface SideAdapter {
   readonly wakeIdleMs: number;
   /** One timed call. Never throws, never retries. */
   call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome>;
+  /** The runtime's own log on this machine, read after each stage for failures that come from a machine limit. */
+  runtimeLog?: { name: string; file: string };
   /** Puts the actors to sleep; resolves when the runtime confirms it, or at once where the runtime evicts by idle alone. */
-  sleep(actorIds: string[]): Promise<void>;
+  sleep(actorIds: string[], progress?: Progress): Promise<void>;
   /** Stages only this side has, run after the group's shared stages. */
   readonly sideOnly?: Partial<Record<Group, (ctx: PlanContext) => Promise<void>>>;
 }
@@ -92,11 +98,37 @@ export function stageSize(ctx: PlanContext, metric: string): number {
   return sampleCount(e, ctx.counts);
 }
 
+/**
+ * Watches a stage for failures from a machine limit: failed samples whose
+ * error names one, and lines naming one that the runtime's log gained while
+ * the stage ran. Any found are said at once and kept in the stage's record.
+ */
+export function limitWatch(ctx: PlanContext, metric: string) {
+  const samples: MachineLimitNote["samples"] = {};
+  const log = ctx.adapter.runtimeLog;
+  const gained = log ? watchLog(log.file) : () => "";
+  return {
+    wrap: (call: (i: number) => Promise<Outcome>) => async (i: number) => {
+      const r = await call(i);
+      const kind = r.ok ? null : machineLimitOf(r.error);
+      if (kind) samples[kind] = (samples[kind] ?? 0) + 1;
+      return r;
+    },
+    endNotes: () => {
+      const note: MachineLimitNote = { samples, runtimeLog: machineLimitLines(gained()) };
+      if (Object.keys(note.samples).length === 0 && Object.keys(note.runtimeLog).length === 0) return undefined;
+      ctx.progress.note(`${ctx.adapter.side} ${metric}: failures from a limit of this machine, not the runtime's behaviour: ${describeMachineLimit(note, log?.name ?? "runtime")}`);
+      return { machineLimit: note };
+    },
+  };
+}
+
 /** Measures a catalog metric on the context's side: n, coldness and side from the catalog. */
 export function measureStage(ctx: PlanContext, metric: string, call: (i: number) => Promise<Outcome>, o: { concurrency?: number; notes?: Record<string, unknown>; n?: number } = {}) {
   const retries = ctx.setupRetries?.splice(0) ?? [];
   const notes = retries.length ? { ...o.notes, setupRetries: retries } : o.notes;
-  return measure({ ctx, side: ctx.adapter.side, metric, n: o.n ?? stageSize(ctx, metric), concurrency: o.concurrency ?? 1, call, notes });
+  const limits = limitWatch(ctx, metric);
+  return measure({ ctx, side: ctx.adapter.side, metric, n: o.n ?? stageSize(ctx, metric), concurrency: o.concurrency ?? 1, call: limits.wrap(call), notes, endNotes: limits.endNotes });
 }
 
 const fresh = (ctx: PlanContext, metric: string, i: number, actor: ActorClass): ActorRef => ({ key: `${ctx.keyPrefix}-${metric}-${i}`, actor });
@@ -121,6 +153,13 @@ async function createGroup(ctx: PlanContext): Promise<void> {
 export const MAX_PREPARATION_FAILURE_SHARE = 0.5;
 
 /**
+ * Wake sets are prepared (created, the store ones written) this many at a
+ * time: nothing of it is measured, and the wakes themselves still go one at a
+ * time after the whole set has slept.
+ */
+export const PREPARE_CONCURRENCY = 8;
+
+/**
  * Wakes: for each set, new actors (the store ones with a row), put to sleep,
  * left idle for the adapter's wakeIdleMs, then woken by their first request.
  * The three sets share one idle wait. An actor whose preparation fails is left
@@ -132,21 +171,25 @@ async function wakeGroup(ctx: PlanContext): Promise<void> {
   for (const s of sets) {
     const n = stageSize(ctx, s.metric);
     const actor = firstRequestOf(s.metric).actor;
-    ctx.progress.note(`${adapter.side} ${s.metric}: preparing ${n} actors`);
-    for (let i = 0; i < n; i++) {
+    const step = ctx.progress.start(`${adapter.side} ${s.metric}: preparing`, n, "actors");
+    const ids: Array<string | undefined> = new Array(n);
+    let done = 0;
+    await forEachBounded(n, PREPARE_CONCURRENCY, async (i) => {
       const r = await adapter.call(fresh(ctx, s.metric, i, actor), actor === "store" ? "write" : "ping");
-      if (r.ok) s.ids.push(r.actorId);
+      if (r.ok) ids[i] = r.actorId;
       else s.errors.push(r.error);
-    }
+      step.tick(++done, s.errors.length);
+    });
+    s.ids = ids.filter((id): id is string => id !== undefined);
+    step.finish(`${adapter.side} ${s.metric}: ${s.ids.length} of ${n} actors prepared, ${PREPARE_CONCURRENCY} at a time`);
     if (s.errors.length > n * MAX_PREPARATION_FAILURE_SHARE) {
       throw new StageSetupError(`${s.metric} preparation: ${s.errors.length} of ${n} creates failed, e.g. ${s.errors[0]}`);
     }
   }
   const all = sets.flatMap((s) => s.ids);
-  await adapter.sleep(all);
+  await adapter.sleep(all, ctx.progress);
   const asleepAt = Date.now();
-  ctx.progress.note(`${adapter.side} wake: ${all.length} actors asleep; idle ${adapter.wakeIdleMs} ms`);
-  await idleFor(ctx, adapter.wakeIdleMs);
+  await waitWithProgress(ctx.progress, `${adapter.side} wake: ${all.length} actors asleep, idle`, adapter.wakeIdleMs, (ms) => idleFor(ctx, ms));
   const idleMs = Date.now() - asleepAt;
   for (const s of sets) {
     const f = firstRequestOf(s.metric);
@@ -156,6 +199,7 @@ async function wakeGroup(ctx: PlanContext): Promise<void> {
         idleAtLeastMs: adapter.wakeIdleMs,
         asleepAt: new Date(asleepAt).toISOString(),
         idleBeforeFirstWakeMs: idleMs,
+        preparationConcurrency: PREPARE_CONCURRENCY,
         preparationFailures: s.errors.length,
         ...(s.errors.length > 0 ? { preparationErrors: s.errors.slice(0, 3) } : {}),
       },
@@ -174,7 +218,7 @@ export async function wokenOnce(ctx: PlanContext, actor: ActorClass, name: strin
   const ref: ActorRef = { id: first.actorId };
   if (seedRows > 0) await setup(ctx, `${name} seed`, () => adapter.call(ref, "seed", seedRows));
   await adapter.sleep([first.actorId]);
-  await idleFor(ctx, adapter.wakeIdleMs);
+  await waitWithProgress(ctx.progress, `${adapter.side} ${name}: actor asleep, idle`, adapter.wakeIdleMs, (ms) => idleFor(ctx, ms));
   const woke = await setup(ctx, `${name} wake`, () => adapter.call(ref, "ping"));
   if (!woke.reply.cold) throw new StageSetupError(`${name}: the wake before the series was not a fresh instance (the actor never slept)`);
   return ref;
@@ -216,8 +260,9 @@ async function burstGroup(ctx: PlanContext): Promise<void> {
   }
   for (const rate of OPEN_RATES[side]) {
     const metric = `open.r${rate}`;
+    const limits = limitWatch(ctx, metric);
     await measureOpen({ ctx, side, metric, ratePerSecond: rate, n: stageSize(ctx, metric), maxInFlight: OPEN_MAX_IN_FLIGHT,
-      call: (i) => ctx.adapter.call(fresh(ctx, metric, i, "plain"), "ping") });
+      call: limits.wrap((i) => ctx.adapter.call(fresh(ctx, metric, i, "plain"), "ping")), endNotes: limits.endNotes });
   }
 }
 

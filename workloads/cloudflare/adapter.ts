@@ -25,9 +25,10 @@ async function noopBaseline(ctx: PlanContext, client: WorkerClient): Promise<voi
 }
 
 /** `wakeIdleMs` must exceed the runtime's eviction (local workerd: about 10 s; Cloudflare: minutes). */
-export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number }): SideAdapter {
+export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number; runtimeLog?: SideAdapter["runtimeLog"] }): SideAdapter {
   return {
     side: "cloudflare",
+    ...(o.runtimeLog ? { runtimeLog: o.runtimeLog } : {}),
     properties: {
       ...CLOUDFLARE_PROPERTIES,
       wakeIdle: `${o.wakeIdleMs} ms after the last call (longer than the runtime's eviction)`,

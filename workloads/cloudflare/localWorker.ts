@@ -1,5 +1,7 @@
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, createWriteStream, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Readable } from "node:stream";
 import { randomBytes } from "node:crypto";
 import { Miniflare } from "miniflare";
 import workerdPath, { version as workerdVersion } from "workerd";
@@ -14,12 +16,18 @@ export interface LocalWorkerOptions {
   port?: number;
   /** Bench token; a random one when absent. Never printed. */
   token?: string;
+  /** workerd's open-file limit (soft and hard); absent: raised to this process's hard limit. */
+  openFileLimit?: number;
 }
 
 export interface LocalWorker {
   url: string;
   token: string;
   persistDir: string;
+  /** workerd's own output (its errors name what an "internal error; reference = ..." was). */
+  logFile: string;
+  /** The limits workerd runs under, for the manifest. */
+  limits: { openFiles: number };
   versions: { workerd: string; miniflare: string };
   stop(): Promise<void>;
 }
@@ -28,15 +36,23 @@ export interface LocalWorker {
  * A wrapper Miniflare runs instead of workerd (MINIFLARE_WORKERD_PATH): the same
  * binary, under a parent-death signal, so a killed run leaves no workerd behind.
  */
-function workerdWrapper(dir: string): string {
+function workerdWrapper(dir: string, openFiles: number): string {
   const wrapper = join(dir, "workerd-pdeathsig.sh");
   const setpriv = "/usr/bin/setpriv";
+  // Every SQLite DO holds files open (its database, journal, WAL): the limit is set where workerd starts.
+  const limit = `ulimit -n ${openFiles}`;
   const body = existsSync(setpriv)
-    ? `#!/bin/sh\nexec ${setpriv} --pdeathsig KILL -- "${workerdPath}" "$@"\n`
-    : `#!/bin/sh\nexec "${workerdPath}" "$@"\n`;
+    ? `#!/bin/sh\n${limit}\nexec ${setpriv} --pdeathsig KILL -- "${workerdPath}" "$@"\n`
+    : `#!/bin/sh\n${limit}\nexec "${workerdPath}" "$@"\n`;
   writeFileSync(wrapper, body);
   chmodSync(wrapper, 0o755);
   return wrapper;
+}
+
+/** This process's hard open-file limit: what an unprivileged workerd may raise its own to. */
+export function hardOpenFileLimit(): number {
+  const n = Number(execFileSync("sh", ["-c", "ulimit -Hn"], { encoding: "utf8" }).trim());
+  return Number.isFinite(n) && n > 0 ? n : 1024;
 }
 
 /** Starts the Worker and its SQLite DO on real workerd (through Miniflare 4) on 127.0.0.1. */
@@ -47,7 +63,10 @@ export async function startLocalWorker(opts: LocalWorkerOptions): Promise<LocalW
   if (opts.port) await assertPortFree(port, "127.0.0.1", "Worker port");
   const persistDir = join(opts.workDir, "do-sqlite");
   const token = opts.token ?? randomBytes(24).toString("hex");
-  process.env.MINIFLARE_WORKERD_PATH = workerdWrapper(opts.workDir);
+  const openFiles = opts.openFileLimit ?? hardOpenFileLimit();
+  process.env.MINIFLARE_WORKERD_PATH = workerdWrapper(opts.workDir, openFiles);
+  const logFile = join(opts.workDir, "workerd.log");
+  const log = createWriteStream(logFile, { flags: "a" });
   const mf = new Miniflare({
     modules: true,
     scriptPath: WORKER_BUNDLE,
@@ -59,6 +78,10 @@ export async function startLocalWorker(opts: LocalWorkerOptions): Promise<LocalW
     host: "127.0.0.1",
     port,
     cf: false,
+    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
+      stdout.pipe(log, { end: false });
+      stderr.pipe(log, { end: false });
+    },
   });
   let url: URL;
   try {
@@ -71,7 +94,12 @@ export async function startLocalWorker(opts: LocalWorkerOptions): Promise<LocalW
     url: url.origin,
     token,
     persistDir,
+    logFile,
+    limits: { openFiles },
     versions: { workerd: workerdVersion, miniflare: packageVersion("miniflare") },
-    stop: () => mf.dispose(),
+    stop: async () => {
+      await mf.dispose();
+      log.end();
+    },
   };
 }

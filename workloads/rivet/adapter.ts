@@ -3,9 +3,14 @@ import { measureStage, type ActorRef, type AdapterProperties, type Op, type Plan
 import { StageSetupError, must } from "../measure";
 import { OPEN_RATES } from "../../analysis/catalog";
 import type { GatewayClient, Target } from "./gateway";
+import { forEachBounded } from "../bounded";
+import type { Progress } from "../progress";
 
 /** The Engine's GET /actors accepts at most 32 actor_ids per request. */
 export const ACTORS_PER_QUERY = 32;
+
+/** Sleep calls and sleep queries in flight at once (setup, not measured). */
+export const SLEEP_CONCURRENCY = 8;
 
 export const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates"> = {
   clock: "the driver's round trip through the Engine gateway (process.hrtime.bigint(), send to full reply)",
@@ -23,26 +28,40 @@ export interface RivetAdapterOptions {
   wakeIdleMs: number;
   /** Upper bound on waiting for the Engine to report actors asleep. */
   sleepConfirmTimeoutMs: number;
+  runtimeLog?: SideAdapter["runtimeLog"];
 }
 
 const target = (ref: ActorRef): Target => ("id" in ref ? { kind: "id", actorId: ref.id } : { kind: "key", actor: ref.actor, key: ref.key });
 
-/** Sleeps each actor explicitly, then polls the Engine until every one reports a sleep_ts. */
-export async function sleepAndConfirm(client: GatewayClient, actorIds: string[], timeoutMs: number): Promise<void> {
-  for (const id of actorIds) must(await client.call({ kind: "id", actorId: id }, "sleep"), `sleep of actor ${id}`);
+/** Sleeps each actor explicitly, then polls the Engine until every one reports a sleep_ts; long ones report progress. */
+export async function sleepAndConfirm(client: GatewayClient, actorIds: string[], timeoutMs: number, progress?: Progress): Promise<void> {
+  const many = actorIds.length > 1 ? progress : undefined;
+  const sleeping = many?.start("rivet: putting actors to sleep", actorIds.length, "actors");
+  let sent = 0;
+  await forEachBounded(actorIds.length, SLEEP_CONCURRENCY, async (i) => {
+    must(await client.call({ kind: "id", actorId: actorIds[i] }, "sleep"), `sleep of actor ${actorIds[i]}`);
+    sleeping?.tick(++sent);
+  });
+  sleeping?.finish(`rivet: ${actorIds.length} actors told to sleep`);
   const pending = new Set(actorIds);
+  const confirming = many?.start("rivet: the Engine confirms them asleep", actorIds.length, "actors");
   const deadline = Date.now() + timeoutMs;
   while (pending.size > 0) {
-    const batch = [...pending].slice(0, ACTORS_PER_QUERY);
-    for (const a of await client.actors(batch)) {
-      if (a.sleep_ts !== null && a.destroy_ts === null) pending.delete(a.actor_id);
+    const ids = [...pending];
+    const batches = Array.from({ length: Math.min(SLEEP_CONCURRENCY, Math.ceil(ids.length / ACTORS_PER_QUERY)) }, (_, b) => ids.slice(b * ACTORS_PER_QUERY, (b + 1) * ACTORS_PER_QUERY));
+    for (const records of await Promise.all(batches.map((batch) => client.actors(batch)))) {
+      for (const a of records) if (a.sleep_ts !== null && a.destroy_ts === null) pending.delete(a.actor_id);
     }
+    confirming?.tick(actorIds.length - pending.size);
     if (pending.size === 0) break;
     if (Date.now() > deadline) {
+      confirming?.finish(`rivet: ${pending.size} actors not confirmed asleep`);
       throw new StageSetupError(`${pending.size} actors not reported asleep by the Engine within ${timeoutMs} ms`);
     }
-    await new Promise((r) => setTimeout(r, 200));
+    // A full round of queries found more asleep: ask again at once; otherwise give the Engine a moment.
+    if (ids.length - pending.size < batches.length * ACTORS_PER_QUERY) await new Promise((r) => setTimeout(r, 200));
   }
+  confirming?.finish(`rivet: ${actorIds.length} actors confirmed asleep`);
 }
 
 /** warm.getOrCreate: the warm actor again, addressed by its key (the gateway resolves it on every call). */
@@ -54,6 +73,7 @@ async function warmGetOrCreate(ctx: PlanContext): Promise<void> {
 export function rivetAdapter(client: GatewayClient, o: RivetAdapterOptions): SideAdapter {
   return {
     side: "rivet",
+    ...(o.runtimeLog ? { runtimeLog: o.runtimeLog } : {}),
     properties: {
       ...RIVET_PROPERTIES,
       wakeIdle: `${o.wakeIdleMs} ms after the Engine reports every actor asleep`,
@@ -64,7 +84,7 @@ export function rivetAdapter(client: GatewayClient, o: RivetAdapterOptions): Sid
       const r = await client.call(target(ref), op, arg === undefined ? [] : [arg]);
       return r.ok ? { ok: true, ms: r.ms, reply: { cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs }, actorId: r.actorId } : r;
     },
-    sleep: (ids) => sleepAndConfirm(client, ids, o.sleepConfirmTimeoutMs),
+    sleep: (ids, progress) => sleepAndConfirm(client, ids, o.sleepConfirmTimeoutMs, progress),
     sideOnly: { warm: warmGetOrCreate },
   };
 }
