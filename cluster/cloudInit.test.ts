@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { engineBinaryPath } from "../workloads/rivet/localRivet";
 import { engineRelease } from "./engineRelease";
-import { ENGINE_CAPS } from "./engineConfig";
+import { DEFAULT_ENGINE_SETTINGS, ENGINE_CAPS, renderEngineConfig } from "./engineConfig";
 import { engineVmFiles, renderEngineCloudInit, renderRunnerCloudInit, runnerVmFiles, scriptsOf, ENGINE_PATHS } from "./cloudInit";
 import { cloudClusterPlan, CLOUD_NETWORK } from "./topology";
 
@@ -48,6 +48,8 @@ describe("Engine VM user data", () => {
     expect(config.nats.addresses[0]).toBe(`${CLOUD_NETWORK.engineAddresses[1]}:4222`);
     expect(config.guard).toEqual({ host: CLOUD_NETWORK.engineAddresses[1], port: 6420, tcp_nodelay: true, ...ENGINE_CAPS.guard });
     expect(config.pegboard).toEqual(ENGINE_CAPS.pegboard);
+    // A VM of its own: the Engine keeps its load shedding.
+    expect(config.runtime).toBeUndefined();
     expect(config.topology.datacenters.default.public_url).toBe(`http://${CLOUD_NETWORK.loadBalancerAddress}:6420`);
     expect(byPath.get("/etc/systemd/system/rivet-engine.service")!.content).toContain(`ExecStartPre=${ENGINE_PATHS.installScript} --verify`);
     expect(doc.runcmd).toEqual([[ENGINE_PATHS.bootScript]]);
@@ -74,6 +76,11 @@ describe("Engine VM user data", () => {
     expect(shown).toMatch(/max_in_flight: Some\(\s*1000000,/);
     expect(shown).toMatch(/actor_create_rate_limit_requests: Some\(\s*1000000000,/);
     expect(shown).toMatch(/actor_create_rate_limit_drip_rate_ms: Some\(\s*1,/);
+    // The local config's runtime section is understood too (the cluster VMs leave it out).
+    const local = join(dir, "engine-local.json");
+    writeFileSync(local, JSON.stringify(renderEngineConfig("/tmp/x", { gateway: 1, apiPeer: 2, metrics: 3 }, DEFAULT_ENGINE_SETTINGS)));
+    const localShown = execFileSync(engineBinaryPath(), ["config", "show", "--config", local], { encoding: "utf8", env: { ...process.env, RUST_LOG: "error" } });
+    expect(localShown).toMatch(/worker_load_shedding_curve: Some\(\s*\[\s*\(\s*1000,\s*1000,\s*\),\s*\(\s*1001,\s*999,/);
   });
 
   it("renders NATS configs nats-server accepts", () => {

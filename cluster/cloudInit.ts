@@ -4,7 +4,7 @@
  * Debian's `cloud-init schema` and `shellcheck` on what these return.
  */
 import { stringify } from "yaml";
-import { DEFAULT_ENGINE_SETTINGS } from "./engineConfig";
+import { DEDICATED_ENGINE_SETTINGS } from "./engineConfig";
 import type { EngineRelease } from "./engineRelease";
 import { nodeRelease } from "./nodeRelease";
 import { renderClusterEngineConfig, renderNatsConfig, type ClusterCredentials, type ClusterPlan } from "./topology";
@@ -100,7 +100,7 @@ function cloudConfig(packages: string[], files: WrittenFile[], runcmd: string[][
 export function engineVmFiles(plan: ClusterPlan, index: number, release: EngineRelease, postgresUrl: string, creds: ClusterCredentials): WrittenFile[] {
   const p = ENGINE_PATHS;
   // Azure's Flexible Server requires TLS; Debian's CA bundle holds its root.
-  const config = renderClusterEngineConfig(plan, index, postgresUrl, DEFAULT_ENGINE_SETTINGS, creds, "/etc/ssl/certs/ca-certificates.crt");
+  const config = renderClusterEngineConfig(plan, index, postgresUrl, DEDICATED_ENGINE_SETTINGS, creds, "/etc/ssl/certs/ca-certificates.crt");
   const engineUnit = `[Unit]
 Description=Rivet Engine ${release.version} (actor-bench)
 After=network-online.target actor-bench-nats.service

@@ -13,9 +13,33 @@ export interface EngineSettings {
   keepRustBacktrace: boolean;
   /** RUST_LOG for the engine; undefined leaves the engine's default. */
   rustLog?: string;
+  /**
+   * The Engine's workflow load shedding (gasoline pulls fewer workflows as
+   * CPU use passes 70% and 5% of them past 90%). It reads the whole machine's
+   * CPU (or its cgroup's), so on one machine shared with the driver, the app
+   * and workerd it sheds on their load, not its own: creates then stall up to
+   * the gateway's 15 s route timeout (workloads/rivet/LATENCY.md). Off for a
+   * local run; on (the Engine's default) on a VM of its own.
+   */
+  loadShedding: boolean;
 }
 
-export const DEFAULT_ENGINE_SETTINGS: EngineSettings = { tcpNodelay: true, keepRustBacktrace: false };
+/** The settings of a local run's Engines: one machine shared with the driver, the app and workerd. */
+export const DEFAULT_ENGINE_SETTINGS: EngineSettings = { tcpNodelay: true, keepRustBacktrace: false, loadShedding: false };
+
+/** An Engine on a VM of its own keeps the Engine's load shedding. */
+export const DEDICATED_ENGINE_SETTINGS: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, loadShedding: true };
+
+/** A pull ratio of 100% at any CPU use: the curve's two points (permille CPU, permille pulled) leave nothing to shed. */
+export const NO_LOAD_SHEDDING_CURVE = [
+  [1000, 1000],
+  [1001, 999],
+] as const;
+
+/** The config's runtime section for `settings`: absent when the Engine keeps its own default. */
+export function runtimeSection(settings: EngineSettings): { runtime?: { worker_load_shedding_curve: typeof NO_LOAD_SHEDDING_CURVE } } {
+  return settings.loadShedding ? {} : { runtime: { worker_load_shedding_curve: NO_LOAD_SHEDDING_CURVE } };
+}
 
 /**
  * The Engine 2.3.19 settings that cap what one client or one process may do,
@@ -50,6 +74,7 @@ export function renderEngineConfig(dataDir: string, ports: EnginePorts, settings
     telemetry: { enabled: false },
     guard: { host, port: ports.gateway, tcp_nodelay: settings.tcpNodelay, ...ENGINE_CAPS.guard },
     pegboard: { ...ENGINE_CAPS.pegboard },
+    ...runtimeSection(settings),
     api_peer: { host, port: ports.apiPeer },
     metrics: { host, port: ports.metrics },
   };

@@ -5,7 +5,7 @@
  * local three-node run render from the same functions.
  */
 import { ClusterConfigError } from "./clusterConfigError";
-import { ENGINE_CAPS, type EnginePorts, type EngineSettings } from "./engineConfig";
+import { ENGINE_CAPS, runtimeSection, type EnginePorts, type EngineSettings } from "./engineConfig";
 
 /** 2.3.x: several Engines share one Postgres and talk through NATS. */
 export type Topology = "postgres-nats";
@@ -113,6 +113,7 @@ export function renderClusterEngineConfig(plan: ClusterPlan, index: number, post
     },
     guard: { host: node.host, port: node.ports.gateway, tcp_nodelay: settings.tcpNodelay, ...ENGINE_CAPS.guard },
     pegboard: { ...ENGINE_CAPS.pegboard },
+    ...runtimeSection(settings),
     api_peer: { host: node.host, port: node.ports.apiPeer },
     metrics: { host: node.host, port: node.ports.metrics },
   };

@@ -51,7 +51,7 @@ describe("dynamic providers in the real provider host", () => {
     const engineUrn = urnOf(T("LocalEngine"), "local-engine");
     const engineIn = withProvider("LocalEngine", {
       stack: "t", stateDir: join(work, "engine"), loopback, engineVersion: "2.3.19",
-      settings: { tcpNodelay: true, keepRustBacktrace: false }, actorSleepTimeoutMs: 30000, topology: "single",
+      settings: { tcpNodelay: true, keepRustBacktrace: false, loadShedding: false }, actorSleepTimeoutMs: 30000, topology: "single",
     });
     const checked = await host.check(engineUrn, {}, engineIn);
     expect(checked.failures).toEqual([]);

@@ -104,6 +104,9 @@ export async function measureRivet(cfg: RunConfig, run: RunDir, progress: Progre
       RUST_LOG: cfg.engine.rustLog ?? null,
     },
     guardTcpNodelay: cfg.engine.tcpNodelay,
+    loadShedding: cfg.engine.loadShedding
+      ? "the Engine's default (workflow pulls cut past 70% machine CPU)"
+      : "off (runtime.worker_load_shedding_curve): on one machine the Engine would shed on the driver's, the app's and workerd's CPU; see workloads/rivet/LATENCY.md",
     placement: PLACEMENT_NOTE,
     guardGatewayV3: false,
     appTcpNodelay: "not settable (RivetKit native module)",

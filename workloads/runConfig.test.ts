@@ -10,7 +10,7 @@ describe("parseRunArgs", () => {
     expect(c.sides).toEqual(["rivet", "cloudflare"]);
     expect(c.groups).toEqual(["create", "wake", "warm", "sqlite", "seqwrite", "burst"]);
     expect(c.wakeIdleMs).toBe(10_000);
-    expect(c.engine).toEqual({ tcpNodelay: true, keepRustBacktrace: false });
+    expect(c.engine).toEqual({ tcpNodelay: true, keepRustBacktrace: false, loadShedding: false });
     expect(c.loopback).toBe("quickack");
   });
   it("takes preset, side and groups (in suite order)", () => {
@@ -36,8 +36,10 @@ describe("parseRunArgs", () => {
     expect(() => parseRunArgs(["--engine-topology", "cluster"])).toThrow(/--engine-topology cluster needs --loopback host/);
   });
   it("engine switches for the latency investigation", () => {
-    const c = parseRunArgs(["--engine-nagle", "--engine-keep-backtrace", "--engine-rust-log", "debug"]);
-    expect(c.engine).toEqual({ tcpNodelay: false, keepRustBacktrace: true, rustLog: "debug" });
+    const c = parseRunArgs(["--engine-nagle", "--engine-keep-backtrace", "--engine-rust-log", "debug", "--engine-load-shedding"]);
+    expect(c.engine).toEqual({ tcpNodelay: false, keepRustBacktrace: true, rustLog: "debug", loadShedding: true });
+    // Each run gets its own settings object: a flag never leaks into the shared default.
+    expect(parseRunArgs([]).engine).toEqual({ tcpNodelay: true, keepRustBacktrace: false, loadShedding: false });
   });
 });
 

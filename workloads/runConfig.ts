@@ -1,4 +1,5 @@
 import { COUNT_KEYS, GROUPS, PRESETS, SIDES, type Group, type PresetName, type SampleCounts, type Side } from "../analysis/catalog";
+import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "../cluster/engineConfig";
 
 export { SIDES, type Side };
 /** Sides this build can run locally. */
@@ -20,7 +21,7 @@ export interface RunConfig {
   requestTimeoutMs: number;
   sleepConfirmTimeoutMs: number;
   actorSleepTimeoutMs: number;
-  engine: { tcpNodelay: boolean; keepRustBacktrace: boolean; rustLog?: string };
+  engine: EngineSettings;
   /**
    * quickack: run inside a private network namespace whose loopback route has
    * delayed ACKs off (see workloads/rivet/LATENCY.md); host: the machine's own loopback.
@@ -35,7 +36,7 @@ export class UsageError extends Error {}
 
 const USAGE = `usage: npm start -- [--preset quick|local|full] [--side rivet|cloudflare|both] [--groups ${GROUPS.join(",")}]
   [--wake-idle-ms N] [--cf-wake-idle-ms N] [--request-timeout-ms N] [--actor-sleep-timeout-ms N] [--samples name=N,...] [--results-dir DIR]
-  [--loopback quickack|host] [--engine-topology single|cluster] [--engine-nagle] [--engine-keep-backtrace] [--engine-rust-log LEVEL] [--workerd-open-files N] [--quiet]`;
+  [--loopback quickack|host] [--engine-topology single|cluster] [--engine-nagle] [--engine-load-shedding] [--engine-keep-backtrace] [--engine-rust-log LEVEL] [--workerd-open-files N] [--quiet]`;
 
 function positiveInt(flag: string, v: string | undefined): number {
   const n = Number(v);
@@ -75,7 +76,7 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
     requestTimeoutMs: 30_000,
     sleepConfirmTimeoutMs: 60_000,
     actorSleepTimeoutMs: 30_000,
-    engine: { tcpNodelay: true, keepRustBacktrace: false },
+    engine: { ...DEFAULT_ENGINE_SETTINGS },
     loopback: "quickack",
     engineTopology: "single",
     quiet: false,
@@ -132,6 +133,9 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
         break;
       case "--workerd-open-files":
         cfg.workerdOpenFiles = positiveInt(flag, value());
+        break;
+      case "--engine-load-shedding":
+        cfg.engine.loadShedding = true;
         break;
       case "--engine-nagle":
         cfg.engine.tcpNodelay = false;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_ENGINE_SETTINGS, ENGINE_CAPS, engineEnv, renderEngineConfig } from "../../cluster/engineConfig";
+import { DEDICATED_ENGINE_SETTINGS, DEFAULT_ENGINE_SETTINGS, ENGINE_CAPS, engineEnv, NO_LOAD_SHEDDING_CURVE, renderEngineConfig } from "../../cluster/engineConfig";
 import { loopbackQuickack } from "./network";
 import { actionPath } from "./gateway";
 
@@ -11,9 +11,22 @@ describe("renderEngineConfig", () => {
       telemetry: { enabled: false },
       guard: { host: "127.0.0.1", port: 1, tcp_nodelay: true, rate_limit: { requests: 1e9, period_ms: 60_000 }, max_in_flight: 1e6 },
       pegboard: { actor_create_rate_limit_requests: 1e9, actor_create_rate_limit_drip_rate_ms: 1 },
+      // One machine shared with the driver, the app and workerd: the Engine's load shedding off.
+      runtime: { worker_load_shedding_curve: [[1000, 1000], [1001, 999]] },
       api_peer: { host: "127.0.0.1", port: 2 },
       metrics: { host: "127.0.0.1", port: 3 },
     });
+  });
+});
+
+describe("load shedding", () => {
+  it("is off for a local Engine and the Engine's own default on a VM of its own", () => {
+    const ports = { gateway: 1, apiPeer: 2, metrics: 3 };
+    expect(renderEngineConfig("/d", ports, DEFAULT_ENGINE_SETTINGS)).toHaveProperty("runtime.worker_load_shedding_curve");
+    expect(renderEngineConfig("/d", ports, DEDICATED_ENGINE_SETTINGS)).not.toHaveProperty("runtime");
+    // The curve pulls every workflow at any CPU use: 1000 permille from 0 to 100% (and 99.9% past it).
+    const [[ax, ay], [bx, by]] = NO_LOAD_SHEDDING_CURVE;
+    expect([ax, ay, bx > ax, by < ay]).toEqual([1000, 1000, true, true]);
   });
 });
 
@@ -29,7 +42,7 @@ describe("engineEnv", () => {
   it("removes RUST_BACKTRACE and RUST_LOG unless asked to keep them", () => {
     const env = engineEnv({ RUST_BACKTRACE: "1", RUST_LOG: "debug", PATH: "/bin" }, DEFAULT_ENGINE_SETTINGS);
     expect(env).toEqual({ PATH: "/bin", RUST_LIB_BACKTRACE: "0" });
-    const kept = engineEnv({ RUST_BACKTRACE: "1" }, { tcpNodelay: true, keepRustBacktrace: true, rustLog: "warn" });
+    const kept = engineEnv({ RUST_BACKTRACE: "1" }, { tcpNodelay: true, keepRustBacktrace: true, rustLog: "warn", loadShedding: false });
     expect(kept).toEqual({ RUST_BACKTRACE: "1", RUST_LOG: "warn" });
   });
 });
