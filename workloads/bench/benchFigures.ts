@@ -18,10 +18,14 @@ const fmt = (x: number | null) => (x === null ? "-" : x >= 100 ? x.toFixed(0) : 
 /** driver / reference; for a latency above 1 means the driver is slower, for a rate below 1. */
 export const ratio = (driver: number, ref: number | null) => (ref === null || ref === 0 ? null : driver / ref);
 
-export function benchTable(figures: readonly Figure[]): string {
+/** What a wrk cell says when wrk did not run: why, never a bare "-". */
+export const WRK_MISSING = "not installed";
+
+export function benchTable(figures: readonly Figure[], wrkMissing = WRK_MISSING): string {
   const rows = [["figure", "driver", "autocannon", "wrk", "driver/autocannon", "driver/wrk"]];
   for (const f of figures) {
-    rows.push([f.name, fmt(f.driver), fmt(f.autocannon), fmt(f.wrk), fmt(ratio(f.driver, f.autocannon)), fmt(ratio(f.driver, f.wrk))]);
+    const w = (x: number | null) => (f.wrk === null ? wrkMissing : fmt(x));
+    rows.push([f.name, fmt(f.driver), fmt(f.autocannon), w(f.wrk), fmt(ratio(f.driver, f.autocannon)), w(ratio(f.driver, f.wrk))]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ")).join("\n");

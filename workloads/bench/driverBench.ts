@@ -142,7 +142,8 @@ async function main(): Promise<void> {
   run.manifest.settings.wrkRuns = wrkFigures;
   run.finish("complete");
   console.log(`driver benchmark, median of ${args.rounds} rounds, ${run.manifest.machine.cpus} x ${run.manifest.machine.cpuModel}:\n`);
-  console.log(benchTable(figures));
+  console.log(benchTable(figures, args.useWrk ? "not installed" : "not run"));
+  if (!wrk) console.log(args.useWrk ? "\nwrk is not installed, so its columns are empty: apt-get install wrk" : "\nwrk was not run (--no-wrk)");
   console.log(`\nrun directory: ${run.dir}`);
 }
 
