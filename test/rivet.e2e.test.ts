@@ -235,9 +235,13 @@ describe("sleep confirmation", () => {
       if (!r.ok && r.error.includes("route_resolve_query_timeout")) r = await client.call(target, "ping");
       ids.push(ok(r).actorId);
     }
-    await sleepAndConfirm(client, ids, 30_000);
+    const out = await sleepAndConfirm(client, ids, 30_000);
+    expect(out).toEqual({ asleep: ids, failures: [], alreadyAsleep: 0 });
     const asleep = [...(await client.actors(ids.slice(0, 32))), ...(await client.actors(ids.slice(32)))];
     expect(asleep.filter((a) => a.sleep_ts !== null)).toHaveLength(ids.length);
+    // Asleep already: counted as such, and no sleep action is sent (it would wake them first).
+    const again = await sleepAndConfirm(client, ids, 30_000);
+    expect(again).toEqual({ asleep: ids, failures: [], alreadyAsleep: ids.length });
   });
 });
 

@@ -179,6 +179,24 @@ describe("the stage plan on both sides", () => {
     }
   });
 
+  it("leaves out an actor that could not be put to sleep, counted with the preparation failures, instead of failing the group", async () => {
+    const s = sideOf("rivet");
+    const sleep = s.adapter.sleep.bind(s.adapter);
+    let dropped = "";
+    s.adapter = Object.assign(s.adapter, {
+      sleep: async (ids: string[]) => {
+        if (ids.length === 1) return sleep(ids);
+        dropped = ids[0];
+        const out = await sleep(ids.slice(1));
+        return { ...out, asleep: out.asleep, failures: [`sleep of actor ${dropped}: timeout after 30000 ms`] };
+      },
+    });
+    await runGroup("wake", s.ctx);
+    const st = s.run.manifest.stages["rivet.wake.ping"];
+    expect(st.attempts).toBe(3);
+    expect(st.notes).toMatchObject({ preparationFailures: 1, preparationErrors: [`sleep of actor ${dropped}: timeout after 30000 ms`] });
+  });
+
   it("fails the group when most preparations fail, on both sides", async () => {
     for (const side of ["rivet", "cloudflare"] as const) {
       const s = sideOf(side);
@@ -192,7 +210,8 @@ describe("the stage plan on both sides", () => {
     for (const side of ["rivet", "cloudflare"] as const) {
       const s = sideOf(side);
       if (side === "cloudflare") s.rt.evicts = false;
-      else s.adapter = Object.assign(s.adapter, { sleep: async () => {} });
+      // A sleep that claims success but puts nothing to sleep: the wake before the series must catch it.
+      else s.adapter = Object.assign(s.adapter, { sleep: async (ids: string[]) => ({ asleep: ids, failures: [] }) });
       await expect(runGroup("sqlite", s.ctx), side).rejects.toThrow(/sqlite: the wake before the series was not a fresh instance/);
     }
   });

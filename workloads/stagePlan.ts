@@ -50,6 +50,13 @@ export interface AdapterProperties {
   openModelRates: string;
 }
 
+/** Which actors are asleep after a sleep (the rest failed to, each failure said); how many were asleep before it. */
+export interface SleepOutcome {
+  asleep: string[];
+  failures: string[];
+  alreadyAsleep?: number;
+}
+
 export interface SideAdapter {
   readonly side: Side;
   readonly properties: AdapterProperties;
@@ -60,7 +67,7 @@ export interface SideAdapter {
   /** The runtime's own log on this machine, read after each stage for failures that come from a machine limit. */
   runtimeLog?: { name: string; file: string };
   /** Puts the actors to sleep; resolves when the runtime confirms it, or at once where the runtime evicts by idle alone. */
-  sleep(actorIds: string[], progress?: Progress): Promise<void>;
+  sleep(actorIds: string[], progress?: Progress): Promise<SleepOutcome>;
   /** Stages only this side has, run after the group's shared stages. */
   readonly sideOnly?: Partial<Record<Group, (ctx: PlanContext) => Promise<void>>>;
 }
@@ -187,7 +194,17 @@ async function wakeGroup(ctx: PlanContext): Promise<void> {
     }
   }
   const all = sets.flatMap((s) => s.ids);
-  await adapter.sleep(all, ctx.progress);
+  // An actor that could not be put to sleep is left out of its set like one that could not be created.
+  const slept = await adapter.sleep(all, ctx.progress);
+  const asleep = new Set(slept.asleep);
+  for (const s of sets) {
+    const ids = s.ids;
+    s.ids = ids.filter((id) => asleep.has(id));
+    for (const id of ids) if (!asleep.has(id)) s.errors.push(slept.failures.find((f) => f.includes(id)) ?? `actor ${id} not asleep`);
+    if (s.errors.length > stageSize(ctx, s.metric) * MAX_PREPARATION_FAILURE_SHARE) {
+      throw new StageSetupError(`${s.metric} preparation: ${s.errors.length} actors could not be created or put to sleep, e.g. ${s.errors[0]}`);
+    }
+  }
   const asleepAt = Date.now();
   await waitWithProgress(ctx.progress, `${adapter.side} wake: ${all.length} actors asleep, idle`, adapter.wakeIdleMs, (ms) => idleFor(ctx, ms));
   const idleMs = Date.now() - asleepAt;
@@ -200,6 +217,7 @@ async function wakeGroup(ctx: PlanContext): Promise<void> {
         asleepAt: new Date(asleepAt).toISOString(),
         idleBeforeFirstWakeMs: idleMs,
         preparationConcurrency: PREPARE_CONCURRENCY,
+        ...(slept.alreadyAsleep !== undefined ? { asleepBeforeSleepCall: slept.alreadyAsleep } : {}),
         preparationFailures: s.errors.length,
         ...(s.errors.length > 0 ? { preparationErrors: s.errors.slice(0, 3) } : {}),
       },
@@ -217,7 +235,8 @@ export async function wokenOnce(ctx: PlanContext, actor: ActorClass, name: strin
   const first = await setup(ctx, `${name} create`, () => adapter.call({ key: `${ctx.keyPrefix}-${name}`, actor }, "ping"));
   const ref: ActorRef = { id: first.actorId };
   if (seedRows > 0) await setup(ctx, `${name} seed`, () => adapter.call(ref, "seed", seedRows));
-  await adapter.sleep([first.actorId]);
+  const slept = await adapter.sleep([first.actorId]);
+  if (!slept.asleep.includes(first.actorId)) throw new StageSetupError(`${name}: could not put the actor to sleep: ${slept.failures[0] ?? "not asleep"}`);
   await waitWithProgress(ctx.progress, `${adapter.side} ${name}: actor asleep, idle`, adapter.wakeIdleMs, (ms) => idleFor(ctx, ms));
   const woke = await setup(ctx, `${name} wake`, () => adapter.call(ref, "ping"));
   if (!woke.reply.cold) throw new StageSetupError(`${name}: the wake before the series was not a fresh instance (the actor never slept)`);

@@ -39,7 +39,7 @@ export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number;
       const r = await client.call(op, target(ref), arg);
       return r.ok ? { ok: true, ms: r.ms, clientMs: r.clientMs, ...(r.colo ? { colo: r.colo } : {}), reply: r.reply, actorId: r.id } : r;
     },
-    sleep: async () => {},
+    sleep: async (ids) => ({ asleep: ids, failures: [] }),
     sideOnly: { create: (ctx) => createUnique(ctx, client), warm: (ctx) => noopBaseline(ctx, client) },
   };
 }

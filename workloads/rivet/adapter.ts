@@ -1,6 +1,6 @@
 /** The Rivet side of the stage plan: the Engine gateway, driven over HTTP with undici. */
-import { measureStage, type ActorRef, type AdapterProperties, type Op, type PlanContext, type SideAdapter, type SideOutcome } from "../stagePlan";
-import { StageSetupError, must } from "../measure";
+import { measureStage, type ActorRef, type AdapterProperties, type Op, type PlanContext, type SideAdapter, type SideOutcome, type SleepOutcome } from "../stagePlan";
+import { StageSetupError } from "../measure";
 import { OPEN_RATES } from "../../analysis/catalog";
 import type { GatewayClient, Target } from "./gateway";
 import { forEachBounded } from "../bounded";
@@ -15,7 +15,7 @@ export const SLEEP_CONCURRENCY = 8;
 export const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates"> = {
   clock: "the driver's round trip through the Engine gateway (process.hrtime.bigint(), send to full reply)",
   create: "getOrCreate of a new key through the gateway; the first request is the sample",
-  sleep: "explicit c.sleep() on each actor, then the Engine's actor API is polled until every one reports sleep_ts",
+  sleep: "explicit c.sleep() on each actor still awake (one idle past RivetKit's sleep timeout is asleep already), then the Engine's actor API is polled until every one reports sleep_ts",
   plainActor: "an actor class with no database",
   storeSchema: "CREATE TABLE IF NOT EXISTS in the database's onMigrate, when an instance opens its database",
   inActor: "handler interval (actorMs) and SQL interval around db.execute (sqlMs)",
@@ -33,35 +33,56 @@ export interface RivetAdapterOptions {
 
 const target = (ref: ActorRef): Target => ("id" in ref ? { kind: "id", actorId: ref.id } : { kind: "key", actor: ref.actor, key: ref.key });
 
-/** Sleeps each actor explicitly, then polls the Engine until every one reports a sleep_ts; long ones report progress. */
-export async function sleepAndConfirm(client: GatewayClient, actorIds: string[], timeoutMs: number, progress?: Progress): Promise<void> {
-  const many = actorIds.length > 1 ? progress : undefined;
-  const sleeping = many?.start("rivet: putting actors to sleep", actorIds.length, "actors");
-  let sent = 0;
-  await forEachBounded(actorIds.length, SLEEP_CONCURRENCY, async (i) => {
-    must(await client.call({ kind: "id", actorId: actorIds[i] }, "sleep"), `sleep of actor ${actorIds[i]}`);
-    sleeping?.tick(++sent);
+/** The ids among `ids` the Engine reports asleep (and not destroyed), asked 32 at a time, 8 queries at once. */
+async function asleepAmong(client: GatewayClient, ids: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  const batches = Array.from({ length: Math.ceil(ids.length / ACTORS_PER_QUERY) }, (_, b) => ids.slice(b * ACTORS_PER_QUERY, (b + 1) * ACTORS_PER_QUERY));
+  await forEachBounded(batches.length, SLEEP_CONCURRENCY, async (b) => {
+    for (const a of await client.actors(batches[b])) if (a.sleep_ts !== null && a.destroy_ts === null) out.add(a.actor_id);
   });
-  sleeping?.finish(`rivet: ${actorIds.length} actors told to sleep`);
-  const pending = new Set(actorIds);
-  const confirming = many?.start("rivet: the Engine confirms them asleep", actorIds.length, "actors");
-  const deadline = Date.now() + timeoutMs;
-  while (pending.size > 0) {
-    const ids = [...pending];
-    const batches = Array.from({ length: Math.min(SLEEP_CONCURRENCY, Math.ceil(ids.length / ACTORS_PER_QUERY)) }, (_, b) => ids.slice(b * ACTORS_PER_QUERY, (b + 1) * ACTORS_PER_QUERY));
-    for (const records of await Promise.all(batches.map((batch) => client.actors(batch)))) {
-      for (const a of records) if (a.sleep_ts !== null && a.destroy_ts === null) pending.delete(a.actor_id);
-    }
-    confirming?.tick(actorIds.length - pending.size);
-    if (pending.size === 0) break;
-    if (Date.now() > deadline) {
-      confirming?.finish(`rivet: ${pending.size} actors not confirmed asleep`);
-      throw new StageSetupError(`${pending.size} actors not reported asleep by the Engine within ${timeoutMs} ms`);
-    }
-    // A full round of queries found more asleep: ask again at once; otherwise give the Engine a moment.
-    if (ids.length - pending.size < batches.length * ACTORS_PER_QUERY) await new Promise((r) => setTimeout(r, 200));
+  return out;
+}
+
+/**
+ * Puts the actors to sleep and waits until the Engine reports every one
+ * asleep. An actor idle past RivetKit's sleep timeout is asleep already, and
+ * a sleep action would wake it first, so only the awake ones are told. A
+ * sleep call that fails leaves its actor out (counted, like a failed
+ * preparation); an actor told to sleep that the Engine never reports asleep
+ * within `timeoutMs` fails the group. Long ones report progress.
+ */
+export async function sleepAndConfirm(client: GatewayClient, actorIds: string[], timeoutMs: number, progress?: Progress): Promise<SleepOutcome> {
+  const many = actorIds.length > 1 ? progress : undefined;
+  const already = await asleepAmong(client, actorIds);
+  const awake = actorIds.filter((id) => !already.has(id));
+  const told = new Set<string>();
+  const failures: string[] = [];
+  const sleeping = many?.start("rivet: putting the awake actors to sleep", awake.length, "actors");
+  try {
+    await forEachBounded(awake.length, SLEEP_CONCURRENCY, async (i) => {
+      const r = await client.call({ kind: "id", actorId: awake[i] }, "sleep");
+      if (r.ok) told.add(awake[i]);
+      else failures.push(`sleep of actor ${awake[i]}: ${r.error}`);
+      sleeping?.tick(told.size + failures.length, failures.length);
+    });
+  } finally {
+    sleeping?.finish(`rivet: ${already.size} actors asleep already, ${told.size} told to sleep, ${failures.length} sleep calls failed`);
   }
-  confirming?.finish(`rivet: ${actorIds.length} actors confirmed asleep`);
+  const pending = new Set(told);
+  const confirming = many?.start("rivet: the Engine confirms them asleep", told.size, "actors");
+  try {
+    const deadline = Date.now() + timeoutMs;
+    while (pending.size > 0) {
+      for (const id of await asleepAmong(client, [...pending])) pending.delete(id);
+      confirming?.tick(told.size - pending.size);
+      if (pending.size === 0) break;
+      if (Date.now() > deadline) throw new StageSetupError(`${pending.size} actors not reported asleep by the Engine within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  } finally {
+    confirming?.finish(`rivet: ${told.size - pending.size} of ${told.size} actors confirmed asleep`);
+  }
+  return { asleep: actorIds.filter((id) => already.has(id) || told.has(id)), failures, alreadyAsleep: already.size };
 }
 
 /** warm.getOrCreate: the warm actor again, addressed by its key (the gateway resolves it on every call). */
