@@ -27,6 +27,8 @@ class FakeRuntime {
   /** What each call did, keys without the run's prefix: "<op> <key|id|unique> [name]". */
   log: string[] = [];
   failKeys = new Set<string>();
+  /** Actors told to sleep that never report asleep. */
+  neverSleeps = new Set<string>();
   evicts = true;
   serve(id: string, op: string, via: string) {
     this.log.push(`${op} ${via}`);
@@ -50,7 +52,7 @@ function fakeGateway(rt: FakeRuntime): GatewayClient {
       if (t.kind === "key" && rt.failKeys.has(short(t.key))) return { ok: false, ms: 1, error: "HTTP 504: route_resolve_query_timeout" };
       const id = t.kind === "key" ? `a-${short(t.key)}` : t.actorId;
       if (action === "sleep") {
-        rt.actors.get(id)!.asleep = true;
+        if (!rt.neverSleeps.has(id)) rt.actors.get(id)!.asleep = true;
         return { ok: true, ms: 1, actorId: id, generation: null, reply: { cold: false, actorMs: 0.1, sqlMs: null, value: null } };
       }
       const cold = rt.serve(id, action, t.kind === "key" ? `key ${short(t.key)}` : "id");
@@ -195,6 +197,16 @@ describe("the stage plan on both sides", () => {
     const st = s.run.manifest.stages["rivet.wake.ping"];
     expect(st.attempts).toBe(3);
     expect(st.notes).toMatchObject({ preparationFailures: 1, preparationErrors: [`sleep of actor ${dropped}: timeout after 30000 ms`] });
+  });
+
+  it("leaves out an actor the Engine never reports asleep, counted, once the confirmation time is up", async () => {
+    const s = sideOf("rivet");
+    s.rt.neverSleeps.add("a-wake.write-1");
+    await runGroup("wake", s.ctx);
+    const st = s.run.manifest.stages["rivet.wake.write"];
+    expect(st.attempts).toBe(3);
+    expect(st.notes).toMatchObject({ preparationFailures: 1, preparationErrors: ["actor a-wake.write-1 not reported asleep by the Engine within 1000 ms"] });
+    expect(s.run.manifest.stages["rivet.wake.ping"].attempts).toBe(4);
   });
 
   it("fails the group when most preparations fail, on both sides", async () => {
