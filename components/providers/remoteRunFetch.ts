@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { downloadRunDir, withoutSas, blobUrl } from "../../workloads/remote/blobStore";
 import { RUN_ID, RunDirError } from "../../analysis/runDirContract";
 import { summarizeRun } from "../../analysis/summary";
-import { verifyRunDir } from "../../analysis/verify";
 import type { RemoteRunResult } from "../../workloads/remote/runner";
 import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
 import { privateDir } from "../../workloads/privateDir";
@@ -73,8 +72,7 @@ export async function create(inputs: Props) {
   if (typeof inputs.log === "string") writeFileSync(join(blobRoot, `${side}.${group}.driver.log`), `${inputs.log}\n`, { mode: 0o600 });
   const result = parseRunnerResult(inputs.result as string, prefix, who);
   const local = join(blobRoot, stack, result.runId);
-  await downloadRunDir({ url: containerUrl, sas: inputs.downloadSas as string }, result.blobPrefix, local, result.sha256);
-  const m = verifyRunDir(local);
+  const m = await downloadRunDir({ url: containerUrl, sas: inputs.downloadSas as string }, result.blobPrefix, local, result.sha256);
   const failed = m.status !== "complete";
   return {
     id: `${stack}-${side}-${group}-${result.runId}`,

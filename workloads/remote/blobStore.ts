@@ -7,7 +7,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { request } from "undici";
-import { RunDirError, verifyRunDir } from "../../analysis/verify";
+import { RunDirError, verifyRunDir, type ManifestLike } from "../../analysis/verify";
 import { checkBenchmarkFiles } from "../../analysis/runDirContract";
 
 export interface BlobContainer {
@@ -72,7 +72,8 @@ export async function uploadRunDir(c: BlobContainer, runDir: string, prefix: str
  * failure it is removed and `dest` is untouched. Throws naming what does not
  * match.
  */
-export async function downloadRunDir(c: BlobContainer, prefix: string, dest: string, manifestSha256: string): Promise<void> {
+/** Downloads a stored run into `dest` and returns its manifest, checked against every hash before `dest` exists. */
+export async function downloadRunDir(c: BlobContainer, prefix: string, dest: string, manifestSha256: string): Promise<ManifestLike> {
   const manifest = await getBlob(c, `${prefix}/manifest.json`);
   const actual = createHash("sha256").update(manifest).digest("hex");
   if (actual !== manifestSha256) {
@@ -95,9 +96,10 @@ export async function downloadRunDir(c: BlobContainer, prefix: string, dest: str
       mkdirSync(dirname(join(tmp, file)), { recursive: true });
       writeFileSync(join(tmp, file), body);
     }
-    verifyRunDir(tmp);
+    const checked = verifyRunDir(tmp);
     if (existsSync(dest)) rmSync(dest, { recursive: true, force: true });
     renameSync(tmp, dest);
+    return checked;
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
