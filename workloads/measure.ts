@@ -58,6 +58,8 @@ export interface MeasureOpts {
   notes?: Record<string, unknown>;
   /** Notes known only once the stage has run (what a runtime's log said meanwhile). */
   endNotes?: () => Record<string, unknown> | undefined;
+  /** Called with a failed sample's error, off the successful calls' path. */
+  onFailure?: (error: string) => void;
 }
 
 /**
@@ -80,6 +82,7 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
       const at = Date.now();
       const r = await o.call(i);
       file.write(toSample(i, at, r));
+      if (!r.ok) o.onFailure?.(r.error);
       step.tick(file.lines, file.errors);
     }
   };
@@ -122,6 +125,7 @@ export interface MeasureOpenOpts {
   maxInFlight: number;
   call: (i: number) => Promise<Outcome>;
   endNotes?: () => Record<string, unknown> | undefined;
+  onFailure?: (error: string) => void;
 }
 
 /**
@@ -149,6 +153,7 @@ export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
       onDone: (d) => {
         const r = { ...d.result, ms: d.latencyMs, clientMs: d.doneAt - d.sentAt };
         file.write(toSample(d.i, Math.round(epochAtZero + d.intendedAt), r));
+        if (!r.ok) o.onFailure?.(r.error);
         step.tick(file.lines, file.errors);
       },
     });

@@ -115,11 +115,9 @@ export function limitWatch(ctx: PlanContext, metric: string) {
   const log = ctx.adapter.runtimeLog;
   const gained = log ? watchLog(log.file) : () => "";
   return {
-    wrap: (call: (i: number) => Promise<Outcome>) => async (i: number) => {
-      const r = await call(i);
-      const kind = r.ok ? null : machineLimitOf(r.error);
+    onFailure: (error: string) => {
+      const kind = machineLimitOf(error);
       if (kind) samples[kind] = (samples[kind] ?? 0) + 1;
-      return r;
     },
     endNotes: () => {
       const note: MachineLimitNote = { samples, runtimeLog: machineLimitLines(gained()) };
@@ -135,7 +133,7 @@ export function measureStage(ctx: PlanContext, metric: string, call: (i: number)
   const retries = ctx.setupRetries?.splice(0) ?? [];
   const notes = retries.length ? { ...o.notes, setupRetries: retries } : o.notes;
   const limits = limitWatch(ctx, metric);
-  return measure({ ctx, side: ctx.adapter.side, metric, n: o.n ?? stageSize(ctx, metric), concurrency: o.concurrency ?? 1, call: limits.wrap(call), notes, endNotes: limits.endNotes });
+  return measure({ ctx, side: ctx.adapter.side, metric, n: o.n ?? stageSize(ctx, metric), concurrency: o.concurrency ?? 1, call, notes, ...limits });
 }
 
 const fresh = (ctx: PlanContext, metric: string, i: number, actor: ActorClass): ActorRef => ({ key: `${ctx.keyPrefix}-${metric}-${i}`, actor });
@@ -281,7 +279,7 @@ async function burstGroup(ctx: PlanContext): Promise<void> {
     const metric = `open.r${rate}`;
     const limits = limitWatch(ctx, metric);
     await measureOpen({ ctx, side, metric, ratePerSecond: rate, n: stageSize(ctx, metric), maxInFlight: OPEN_MAX_IN_FLIGHT,
-      call: limits.wrap((i) => ctx.adapter.call(fresh(ctx, metric, i, "plain"), "ping")), endNotes: limits.endNotes });
+      call: (i) => ctx.adapter.call(fresh(ctx, metric, i, "plain"), "ping"), ...limits });
   }
 }
 
