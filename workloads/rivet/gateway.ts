@@ -1,5 +1,5 @@
 import { Pool } from "undici";
-import { timedRequest } from "../timedRequest";
+import { headerOf, timedRequest } from "../timedRequest";
 
 /** Pure URL building for the Engine gateway's action routes. */
 export type Target = { kind: "key"; actor: string; key: string } | { kind: "id"; actorId: string };
@@ -25,6 +25,8 @@ export type CallResult =
   | { ok: false; ms: number; error: string };
 
 const HEADERS = { "content-type": "application/json", "x-rivet-encoding": "json" };
+/** Nearly every call has no arguments: its body is built once. */
+const NO_ARGS = JSON.stringify({ args: [] });
 
 export class GatewayClient {
   readonly pool: Pool;
@@ -42,7 +44,7 @@ export class GatewayClient {
 
   /** Calls `action` with `args`; never throws and never retries: a failure is a result. */
   async call(target: Target, action: string, args: unknown[] = []): Promise<CallResult> {
-    const r = await timedRequest(this.pool, { method: "POST", path: actionPath(target, action), headers: HEADERS, body: JSON.stringify({ args }) }, this.timeoutMs);
+    const r = await timedRequest(this.pool, { method: "POST", path: actionPath(target, action), headers: HEADERS, body: args.length === 0 ? NO_ARGS : JSON.stringify({ args }) }, this.timeoutMs);
     if (!r.ok) return r;
     if (r.status !== 200) return { ok: false, ms: r.ms, error: `HTTP ${r.status}: ${r.body.slice(0, 300)}` };
     let parsed: { output?: ActorReply };
@@ -52,8 +54,8 @@ export class GatewayClient {
       return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
     }
     if (!parsed.output || typeof parsed.output.cold !== "boolean") return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
-    const gen = r.header("x-rivet-actor-generation");
-    return { ok: true, ms: r.ms, actorId: r.header("x-rivet-actor") ?? "", generation: gen === undefined ? null : Number(gen), reply: parsed.output };
+    const gen = headerOf(r.rawHeaders, "x-rivet-actor-generation");
+    return { ok: true, ms: r.ms, actorId: headerOf(r.rawHeaders, "x-rivet-actor") ?? "", generation: gen === undefined ? null : Number(gen), reply: parsed.output };
   }
 
   /** Actor records from the Engine API (GET /actors), for sleep confirmation. */
