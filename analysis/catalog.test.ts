@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CATALOG, chartMetric, GROUPS, isColdMetric, METRIC_ORDER, metricsOf, PRESETS, sampleCount, SIDES, catalogEntry } from "./catalog";
+import { CATALOG, chartMetric, GROUPS, isColdMetric, METRIC_ORDER, metricsOf, PRESETS, RUNTIMES, sampleCount, SIDES, catalogEntry } from "./catalog";
 
 /** The reference's n per row and side (its headline and throughput tables), written out independently of the catalog. */
 const REFERENCE_N: Record<string, { rivet?: number; cloudflare?: number }> = {
@@ -25,12 +25,23 @@ const REFERENCE_N: Record<string, { rivet?: number; cloudflare?: number }> = {
 describe("metric catalog", () => {
   it("the full preset takes the reference's n on each side", () => {
     for (const [id, want] of Object.entries(REFERENCE_N)) {
-      for (const side of SIDES) {
+      for (const side of RUNTIMES) {
         const e = catalogEntry(id);
         expect(e.sides.includes(side), `${side} ${id}`).toBe(want[side] !== undefined);
         if (want[side] !== undefined) expect(sampleCount(e, PRESETS.full[side]), `${side} ${id}`).toBe(want[side]);
       }
     }
+  });
+  it("the floor measures every metric both runtimes share, with at least the larger side's count in every preset", () => {
+    for (const e of CATALOG.filter((x) => RUNTIMES.every((r) => x.sides.includes(r)))) {
+      expect(e.sides, e.id).toContain("floor");
+      for (const counts of Object.values(PRESETS)) {
+        expect(sampleCount(e, counts.floor), e.id).toBeGreaterThanOrEqual(Math.max(...RUNTIMES.map((r) => sampleCount(e, counts[r]))));
+      }
+    }
+    // Side-only stages stay with their side.
+    expect(catalogEntry("create.unique").sides).toEqual(["cloudflare"]);
+    expect(catalogEntry("warm.getOrCreate").sides).toEqual(["rivet"]);
   });
   it("every design metric id is in the catalog, once, in the design's order of groups", () => {
     expect(new Set(METRIC_ORDER).size).toBe(METRIC_ORDER.length);

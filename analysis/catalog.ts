@@ -20,15 +20,22 @@ export const WORKLOAD = {
   readSeed: 42,
 } as const;
 
-export const SIDES = ["rivet", "cloudflare"] as const;
+/**
+ * The two runtimes, and the floor: the same operations on a plain Node HTTP
+ * server over one SQLite file per key, no actor system (workloads/floor/), the
+ * physical limit each runtime's overhead is read against.
+ */
+export const SIDES = ["rivet", "cloudflare", "floor"] as const;
+/** The sides that are actor runtimes (the headline compares these; the floor is read beside them). */
+export const RUNTIMES = ["rivet", "cloudflare"] as const satisfies readonly Side[];
 export type Side = (typeof SIDES)[number];
 
 /** Suite order. Bursts last: they leave hundreds of awake actors behind (workloads/rivet/LATENCY.md). */
 export const GROUPS = ["create", "wake", "warm", "sqlite", "seqwrite", "burst"] as const;
 export type Group = (typeof GROUPS)[number];
 
-export const SIDE_NAMES: Record<Side, string> = { rivet: "Rivet Actor", cloudflare: "Durable Object" };
-export const SIDE_SHORT: Record<Side, string> = { rivet: "Rivet", cloudflare: "DO" };
+export const SIDE_NAMES: Record<Side, string> = { rivet: "Rivet Actor", cloudflare: "Durable Object", floor: "Floor (Node http + SQLite file)" };
+export const SIDE_SHORT: Record<Side, string> = { rivet: "Rivet", cloudflare: "DO", floor: "Floor" };
 
 /**
  * Which clock each side's `ms` is read from (the reference's protocol). The
@@ -37,7 +44,11 @@ export const SIDE_SHORT: Record<Side, string> = { rivet: "Rivet", cloudflare: "D
 export const SIDE_CLOCKS: Record<Side, string> = {
   rivet: "client round trip through the Engine gateway (driver hrtime)",
   cloudflare: "Worker's Date.now() around the awaited DO call",
+  floor: "client round trip to a plain Node server (driver hrtime)",
 };
+
+/** Whether a side's `ms` is the driver's own round trip; where not, the driver's is `clientMs`. */
+export const MS_IS_CLIENT_CLOCK: Record<Side, boolean> = { rivet: true, cloudflare: false, floor: true };
 
 /**
  * cold: a create or wake; a sample counts only when the actor proves a fresh instance.
@@ -75,7 +86,7 @@ export const BURST_CONCURRENCY = [1, 8, 32, 128] as const;
  * Arrival rates (creates per second) of the open-model stages: around and past
  * what each side sustained locally (Rivet 10-20/s, local DO 150-200/s).
  */
-export const OPEN_RATES: Record<Side, readonly number[]> = { rivet: [5, 10, 20], cloudflare: [50, 100, 200] };
+export const OPEN_RATES: Record<Side, readonly number[]> = { rivet: [5, 10, 20], cloudflare: [50, 100, 200], floor: [100, 200, 400] };
 /** Most requests an open-model stage has outstanding; past that, sends are late and the lateness counts. */
 export const OPEN_MAX_IN_FLIGHT = 256;
 
@@ -84,28 +95,28 @@ export const OPEN_MAX_IN_FLIGHT = 256;
  * wall time), or Little's law on the mean `ms` (the reference's for the DO,
  * whose `ms` is Worker-timed), with the measured rate beside it.
  */
-export const THROUGHPUT_METHOD: Record<Side, "measured" | "littles-law"> = { rivet: "measured", cloudflare: "littles-law" };
+export const THROUGHPUT_METHOD: Record<Side, "measured" | "littles-law"> = { rivet: "measured", cloudflare: "littles-law", floor: "measured" };
 
-const BOTH = SIDES;
+const ALL_SIDES = SIDES;
 
 export const CATALOG: readonly MetricEntry[] = [
-  { id: "create.ping", group: "create", sides: BOTH, kind: "cold", count: "createPing", label: "Actor create, first request answered (no storage)", chart: "create" },
+  { id: "create.ping", group: "create", sides: ALL_SIDES, kind: "cold", count: "createPing", label: "Actor create, first request answered (no storage)", chart: "create" },
   { id: "create.unique", group: "create", sides: ["cloudflare"], kind: "cold", count: "createPing", label: "Actor create, unique id (DO only)", chart: "create" },
-  { id: "create.read", group: "create", sides: BOTH, kind: "cold", count: "createRead", label: "Create, first request is a SQLite read" },
-  { id: "create.write", group: "create", sides: BOTH, kind: "cold", count: "createWrite", label: "Create, first request is a durable SQLite write" },
-  { id: "wake.ping", group: "wake", sides: BOTH, kind: "cold", count: "wake", label: "Actor wake, first request answered" },
-  { id: "wake.read", group: "wake", sides: BOTH, kind: "cold", count: "wake", label: "Wake, first request is a SQLite read" },
-  { id: "wake.write", group: "wake", sides: BOTH, kind: "cold", count: "wake", label: "Wake, first request is a durable SQLite write" },
-  { id: "warm.ping", group: "warm", sides: BOTH, kind: "warm", count: "warm", label: "Warm request (no storage)", chart: "request" },
+  { id: "create.read", group: "create", sides: ALL_SIDES, kind: "cold", count: "createRead", label: "Create, first request is a SQLite read" },
+  { id: "create.write", group: "create", sides: ALL_SIDES, kind: "cold", count: "createWrite", label: "Create, first request is a durable SQLite write" },
+  { id: "wake.ping", group: "wake", sides: ALL_SIDES, kind: "cold", count: "wake", label: "Actor wake, first request answered" },
+  { id: "wake.read", group: "wake", sides: ALL_SIDES, kind: "cold", count: "wake", label: "Wake, first request is a SQLite read" },
+  { id: "wake.write", group: "wake", sides: ALL_SIDES, kind: "cold", count: "wake", label: "Wake, first request is a durable SQLite write" },
+  { id: "warm.ping", group: "warm", sides: ALL_SIDES, kind: "warm", count: "warm", label: "Warm request (no storage)", chart: "request" },
   { id: "warm.getOrCreate", group: "warm", sides: ["rivet"], kind: "warm", count: "warm", label: "Warm request, getOrCreate (Rivet only)" },
   { id: "baseline.noop", group: "warm", sides: ["cloudflare"], kind: "baseline", count: "warm", label: "Client to Worker, no DO call (/noop)" },
-  { id: "sqlite.read", group: "sqlite", sides: BOTH, kind: "warm", count: "sqliteRead", label: "SQLite point read, warm, round trip",
+  { id: "sqlite.read", group: "sqlite", sides: ALL_SIDES, kind: "warm", count: "sqliteRead", label: "SQLite point read, warm, round trip",
     inActor: { label: "SQLite point read, warm, in the actor (its SQL interval, performance.now())", field: "sqlMs" } },
-  { id: "sqlite.write", group: "sqlite", sides: BOTH, kind: "warm", count: "sqliteWrite", label: "SQLite durable write (1 row), round trip", chart: "write",
+  { id: "sqlite.write", group: "sqlite", sides: ALL_SIDES, kind: "warm", count: "sqliteWrite", label: "SQLite durable write (1 row), round trip", chart: "write",
     inActor: { label: "SQLite durable write (1 row), in the actor (its SQL interval, performance.now())", field: "sqlMs" } },
-  { id: "sqlite.scan", group: "sqlite", sides: BOTH, kind: "warm", count: "sqliteScan", label: `SQLite scan of ${WORKLOAD.scanRows.toLocaleString("en-US")} rows, round trip` },
-  { id: "seqwrite", group: "seqwrite", sides: BOTH, kind: "warm", count: "seqWrite", throughput: { mode: "sequential" } },
-  ...BURST_CONCURRENCY.map((c): MetricEntry => ({ id: `burst.c${c}`, group: "burst", sides: BOTH, kind: "cold", count: "burstAttempts", throughput: { mode: "burst", concurrency: c } })),
+  { id: "sqlite.scan", group: "sqlite", sides: ALL_SIDES, kind: "warm", count: "sqliteScan", label: `SQLite scan of ${WORKLOAD.scanRows.toLocaleString("en-US")} rows, round trip` },
+  { id: "seqwrite", group: "seqwrite", sides: ALL_SIDES, kind: "warm", count: "seqWrite", throughput: { mode: "sequential" } },
+  ...BURST_CONCURRENCY.map((c): MetricEntry => ({ id: `burst.c${c}`, group: "burst", sides: ALL_SIDES, kind: "cold", count: "burstAttempts", throughput: { mode: "burst", concurrency: c } })),
   ...SIDES.flatMap((side) => OPEN_RATES[side].map((r): MetricEntry => ({ id: `open.r${r}`, group: "burst", sides: [side], kind: "cold", count: "openSeconds", throughput: { mode: "open", ratePerSecond: r } }))),
 ];
 
@@ -157,12 +168,12 @@ export function sampleCount(e: MetricEntry, counts: SampleCounts): number {
   return t?.mode === "open" ? t.ratePerSecond * counts.openSeconds : counts[e.count];
 }
 
-const same = (c: SampleCounts) => ({ rivet: c, cloudflare: c });
+const same = (c: SampleCounts) => ({ rivet: c, cloudflare: c, floor: c });
 
 /**
  * Sample counts per preset and side. `full` is the reference's n for each side
  * (Rivet 1,000 to 5,000 per row; Durable Objects 200 to 2,000); the others
- * scale it down and give both sides the same n.
+ * scale it down and give every side the same n.
  */
 export const PRESETS = {
   quick: same({
@@ -181,6 +192,11 @@ export const PRESETS = {
     cloudflare: {
       createPing: 200, createRead: 200, createWrite: 200, wake: 200, warm: 300,
       sqliteRead: 300, sqliteWrite: 300, sqliteScan: 300, burstAttempts: 500, seqWrite: 2000, openSeconds: 10,
+    },
+    // The floor takes the larger of the two sides' counts: it is read against both.
+    floor: {
+      createPing: 1500, createRead: 1200, createWrite: 1200, wake: 1200, warm: 2000,
+      sqliteRead: 1200, sqliteWrite: 1200, sqliteScan: 1000, burstAttempts: 500, seqWrite: 5000, openSeconds: 10,
     },
   },
 } as const satisfies Record<string, Record<Side, SampleCounts>>;

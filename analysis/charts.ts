@@ -13,7 +13,7 @@ import { clientPercentiles } from "./summary";
 
 const MAX_POINTS = 400;
 /** Each side's own clock, short, for chart labels. */
-const CLOCK_SHORT: Record<Side, string> = { rivet: "client round trip", cloudflare: "Worker-timed DO call" };
+const CLOCK_SHORT: Record<Side, string> = { rivet: "client round trip", cloudflare: "Worker-timed DO call", floor: "client round trip" };
 
 async function render(spec: vl.TopLevelSpec, outDir: string, name: string): Promise<void> {
   const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: "none" });

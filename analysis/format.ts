@@ -5,6 +5,11 @@ export function ms(x: number | null | undefined): string {
   return x.toFixed(2);
 }
 
+/** A difference in ms with its sign always shown: "+1.20", "-0.40". */
+export function signedMs(x: number): string {
+  return `${x >= 0 ? "+" : ""}${ms(x)}`;
+}
+
 export function rate(x: number): string {
   if (!Number.isFinite(x)) return "-";
   return x >= 100 ? Math.round(x).toLocaleString("en-US") : x.toFixed(1);

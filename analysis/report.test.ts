@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fixture, makeHostile, tree, type S } from "../test/fixtures";
-import { caveats, generateReport } from "./report";
+import { caveats, floorCostMarkdown, generateReport, headlineMarkdown } from "./report";
 import { summarizeRun, type RawSample } from "./summary";
 import { verifyRunDir } from "./verify";
 import { fileDigest, RunDirError } from "./runDirContract";
@@ -317,5 +317,32 @@ describe("caveats", () => {
     const text = caveats(m).join("\n");
     expect(text).toContain("Actors that could not be prepared were left out of their stage, not retried: rivet wake.read 1 (e.g. HTTP 504: route\\_resolve\\_query\\_timeout)");
     expect(text).toContain('The run\'s status is "failed": only the stages listed were measured. What failed: rivet burst: setup failed; second line');
+  });
+});
+
+describe("the floor beside the runtimes", () => {
+  const warm = (ms: number, clientMs?: number): RawSample => ({ ok: true, ms, cold: false, ...(clientMs === undefined ? {} : { clientMs }) });
+  const samples = new Map<string, RawSample[]>([
+    ["floor.warm.ping", Array.from({ length: 9 }, () => warm(0.5))],
+    ["rivet.warm.ping", Array.from({ length: 9 }, () => warm(2))],
+    // The DO's ms is the Worker's clock (0 here); its client round trip is clientMs.
+    ["cloudflare.warm.ping", Array.from({ length: 9 }, () => warm(0, 1.5))],
+    ["floor.sqlite.write", Array.from({ length: 9 }, () => warm(3))],
+    ["rivet.sqlite.write", Array.from({ length: 9 }, () => warm(2.5))],
+  ]);
+  it("each runtime's p50 over the floor's, all on the driver's clock: the difference with its sign, and the ratio", () => {
+    const md = floorCostMarkdown(samples);
+    expect(md).toMatch(/^## Cost over the floor/);
+    expect(md).toContain("| Warm request (no storage) | 0.50 / 0.50 / 0.50 | 9 | 2.00 | +1.50 | 4.0x | 1.50 | +1.00 | 3.0x |");
+    expect(md).toContain("| SQLite durable write (1 row), round trip | 3.00 / 3.00 / 3.00 | 9 | 2.50 | -0.50 | 0.8x | - | - | - |");
+    expect(md).not.toContain("| Actor create");
+  });
+  it("no floor samples, no section; the headline gains the floor's columns only when the run has it", () => {
+    expect(floorCostMarkdown(new Map([...samples].filter(([k]) => !k.startsWith("floor."))))).toBe("");
+    const row = (side: string, metric: string, p: number) => ({ side, metric, n: 9, errors: 0, notCold: 0, restarts: 0, p50: p, p90: p, p99: p, mean: p });
+    const withFloor = headlineMarkdown({ rows: [row("rivet", "warm.ping", 2), row("floor", "warm.ping", 0.5)], throughput: [] });
+    expect(withFloor).toContain("| Floor (Node http + SQLite file): client round trip to a plain Node server (driver hrtime) | n | errors / cold flag wrong |");
+    expect(withFloor).toContain("| Warm request (no storage) | 2.00 / 2.00 / 2.00 | 9 | 0 / 0 | - | - | - | 0.50 / 0.50 / 0.50 | 9 | 0 / 0 |");
+    expect(headlineMarkdown({ rows: [row("rivet", "warm.ping", 2)], throughput: [] })).not.toContain("Floor");
   });
 });

@@ -3,8 +3,8 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { verifyRunDir, type ManifestLike } from "./verify";
 import { clientPercentiles, countedSamples, orderedStages, percentiles, readSamples, summarizeRun, type RawSample, type RunSummary, type SummaryRow } from "./summary";
-import { BURST_CONCURRENCY, CATALOG, isColdMetric, SIDE_CLOCKS, SIDE_NAMES, SIDES, type Side } from "./catalog";
-import { ci, codeBlock, escapeMd, ms, rate, table, triple } from "./format";
+import { BURST_CONCURRENCY, CATALOG, isColdMetric, RUNTIMES, SIDE_CLOCKS, SIDE_NAMES, SIDES, type Side } from "./catalog";
+import { ci, codeBlock, escapeMd, ms, rate, signedMs, table, triple } from "./format";
 import { renderCharts } from "./charts";
 import { ANALYTICS_FILE, inDoBlocks, readAnalyticsLines, type InDoBlock } from "./inDo";
 
@@ -44,16 +44,17 @@ const counts = (r: SummaryRow | undefined) =>
  * wrong cold flags beside it.
  */
 export function headlineMarkdown(s: RunSummary, samples: Map<string, RawSample[]> = new Map()): string {
+  // Both runtimes always (a side not run shows "-"); the floor where the run measured it.
+  const sides: Side[] = [...RUNTIMES, ...SIDES.filter((x) => !(RUNTIMES as readonly Side[]).includes(x) && s.rows.some((r) => r.side === x))];
   const rows: string[][] = [];
   for (const e of CATALOG) {
     if (!e.label || rows.some((r) => r[0] === e.label)) continue;
-    const r = row(s, "rivet", e.id);
-    const c = row(s, "cloudflare", e.id);
-    if (!r && !c) continue;
-    rows.push([e.label, r ? triple(r.p50, r.p90, r.p99) : "-", ...counts(r), c ? triple(c.p50, c.p90, c.p99) : "-", ...counts(c)]);
+    const per = sides.map((side) => row(s, side, e.id));
+    if (per.every((r) => !r)) continue;
+    rows.push([e.label, ...per.flatMap((r) => [r ? triple(r.p50, r.p90, r.p99) : "-", ...counts(r)])]);
     if (e.inActor) {
       // The actor's own interval: a side whose actor reports none (the DO, timed only by the Worker) shows "-".
-      const cells = SIDES.flatMap((side) => {
+      const cells = sides.flatMap((side) => {
         const xs = countedSamples(samples.get(`${side}.${e.id}`) ?? [], false).map((x) => x[e.inActor!.field]).filter((x): x is number => typeof x === "number");
         if (xs.length === 0) return ["-", "-", "-"];
         const p = percentiles(xs);
@@ -62,29 +63,57 @@ export function headlineMarkdown(s: RunSummary, samples: Map<string, RawSample[]
       if (cells.some((c) => c !== "-")) rows.push([e.inActor.label, ...cells]);
     }
   }
-  const head = table(
-    ["Metric", `Rivet Actor: ${SIDE_CLOCKS.rivet}`, "n", "errors / cold flag wrong", `Durable Object: ${SIDE_CLOCKS.cloudflare}`, "n", "errors / cold flag wrong"],
-    rows,
-  );
+  const head = table(["Metric", ...sides.flatMap((side) => [`${SIDE_NAMES[side]}: ${SIDE_CLOCKS[side]}`, "n", "errors / cold flag wrong"])], rows);
+  const hasFloor = sides.includes("floor");
   const tp: string[][] = [];
   for (const metric of [...BURST_CONCURRENCY.map((c) => `burst.c${c}`), "seqwrite"]) {
     const r = s.throughput.find((t) => t.side === "rivet" && t.metric === metric);
     const cl = s.throughput.find((t) => t.side === "cloudflare" && t.metric === metric && t.method === "littles-law");
     const cm = s.throughput.find((t) => t.side === "cloudflare" && t.metric === metric && t.method === "measured");
-    if (!r && !cl) continue;
+    const f = s.throughput.find((t) => t.side === "floor" && t.metric === metric);
+    if (!r && !cl && !f) continue;
     const label = metric === "seqwrite" ? "Sequential durable writes on one actor (woken once)" : `Burst creates at concurrency ${metric.slice("burst.c".length)}`;
     tp.push([
       label,
       r ? `${rate(r.perSecond)}/s (${r.errors} errors of ${r.attempts})` : "-",
       cl && cm ? `${rate(cl.perSecond)}/s (${cl.errors} errors of ${cl.attempts}); measured by the driver: ${rate(cm.perSecond)}/s` : "-",
+      ...(hasFloor ? [f ? `${rate(f.perSecond)}/s (${f.errors} errors of ${f.attempts})` : "-"] : []),
     ]);
   }
-  const tpTable = tp.length ? `\n\n${table(["Throughput (closed loop, the reference's bursts)", "Rivet (measured: completions / wall time)", "Durable Objects (Little's law on Worker-timed ms)"], tp)}` : "";
+  const tpHead = ["Throughput (closed loop, the reference's bursts)", "Rivet (measured: completions / wall time)", "Durable Objects (Little's law on Worker-timed ms)", ...(hasFloor ? ["Floor (measured: completions / wall time)"] : [])];
+  const tpTable = tp.length ? `\n\n${table(tpHead, tp)}` : "";
   return (
     "Milliseconds, p50 / p90 / p99, nearest rank, no trimming. Each side on its own clock, as the reference measures it; the same-clock table in the report puts the client's round trip on both sides. " +
+    (hasFloor ? "The floor is the same operations on a plain Node server over one SQLite file per key, with no actor system: the least this machine can do them in. " : "") +
     `n is the samples the percentiles are taken over; failures are counted, never retried, and left out (${FLAG}: more than ${FLAG_FAILURE_SHARE * 100}% of the stage's attempts failed; the caveats say why). ` +
     "A create or wake counts only when the actor proves a fresh instance (the others are \"cold flag wrong\" and left out); on any other row \"cold flag wrong\" counts calls that hit a restarted instance, which stay in n.\n\n" +
     `${head}${tpTable}${openModelMarkdown(s)}`
+  );
+}
+
+/**
+ * Each runtime's cost over the floor, on one clock (the driver's round trip
+ * on all three): p50 minus the floor's p50, and the ratio of the two.
+ */
+export function floorCostMarkdown(samples: Map<string, RawSample[]>): string {
+  const rows: string[][] = [];
+  for (const e of CATALOG) {
+    if (!e.label || e.kind === "baseline" || !e.sides.includes("floor") || rows.some((r) => r[0] === e.label)) continue;
+    const f = clientPercentiles(samples, "floor", e.id);
+    if (!f) continue;
+    const cells = RUNTIMES.flatMap((side) => {
+      const p = clientPercentiles(samples, side, e.id);
+      return p ? [ms(p.p50), signedMs(p.p50 - f.p50), f.p50 > 0 ? `${(p.p50 / f.p50).toFixed(1)}x` : "-"] : ["-", "-", "-"];
+    });
+    rows.push([e.label, triple(f.p50, f.p90, f.p99), String(f.n), ...cells]);
+  }
+  if (rows.length === 0) return "";
+  return (
+    "## Cost over the floor\n\n" +
+    "The floor does each operation with no actor system: one plain Node http server on this machine, the driver's own client and protocol, one SQLite file per key (a create opens a new file, a wake reopens a closed one, a write is answered after its commit is fsynced). " +
+    "Every column here is the driver's round trip (process.hrtime, send to full reply), so the three are on one clock; a runtime's p50 minus the floor's is what its actor system adds on this machine. " +
+    "A negative difference means the runtime did less than the floor for that row (for instance a write it acknowledges before an fsync).\n\n" +
+    table(["Metric", "Floor p50 / p90 / p99 (client)", "n", "Rivet p50 (client)", "minus floor", "ratio", "DO p50 (client, via the Worker)", "minus floor", "ratio"], rows)
   );
 }
 
@@ -94,7 +123,7 @@ export function openModelMarkdown(s: RunSummary): string {
   for (const t of s.throughput.filter((x) => x.method === "open-model")) {
     const r = row(s, t.side, t.metric);
     rows.push([
-      t.side === "rivet" ? "Rivet Actor" : t.side === "cloudflare" ? "Durable Object" : t.side,
+      SIDE_NAMES[t.side as Side] ?? t.side,
       `${rate(t.targetPerSecond ?? NaN)}/s`,
       `${rate(t.perSecond)}/s`,
       `${t.errors} of ${t.attempts}`,
@@ -103,7 +132,7 @@ export function openModelMarkdown(s: RunSummary): string {
     ]);
   }
   if (rows.length === 0) return "";
-  return `\n\n${table(["Open model: creates at a constant arrival rate", "sent at", "completed", "errors", "ms from the intended send, p50 / p90 / p99", "n"], rows)}\n\nIn the open model a request goes out at its scheduled time whether or not earlier ones have answered, and its latency counts from that time (as wrk2 does), so a runtime that cannot keep up shows growing latency instead of a lower send rate. Client clock on both sides.`;
+  return `\n\n${table(["Open model: creates at a constant arrival rate", "sent at", "completed", "errors", "ms from the intended send, p50 / p90 / p99", "n"], rows)}\n\nIn the open model a request goes out at its scheduled time whether or not earlier ones have answered, and its latency counts from that time (as wrk2 does), so a runtime that cannot keep up shows growing latency instead of a lower send rate. Client clock on every side.`;
 }
 
 function fullTables(l: Loaded): string {
@@ -115,7 +144,7 @@ function fullTables(l: Loaded): string {
       rows.push([r.metric, String(r.n), String(r.errors), String(r.notCold), `${ms(p.p50)} ${ci(p.ci.p50)}`, `${ms(p.p90)} ${ci(p.ci.p90)}`, `${ms(p.p99)} ${ci(p.ci.p99)}`, ms(r.mean)]);
     }
     if (rows.length === 0) continue;
-    out.push(`### ${side === "rivet" ? "Rivet Actor" : side === "cloudflare" ? "Durable Object" : side}\n\n${table(["metric", "n", "errors", "notCold", "p50 [95% CI]", "p90 [95% CI]", "p99 [95% CI]", "mean"], rows)}`);
+    out.push(`### ${SIDE_NAMES[side as Side] ?? side}\n\n${table(["metric", "n", "errors", "notCold", "p50 [95% CI]", "p90 [95% CI]", "p99 [95% CI]", "mean"], rows)}`);
   }
   return out.join("\n\n");
 }
@@ -200,6 +229,7 @@ export function caveats(m: ManifestLike): string[] {
   if (m.stack === "local") {
     out.push("A local run: the Rivet Engine, the RivetKit app, workerd and the load driver all ran on this one machine, one side after the other, sharing its cores. These are the software's costs on a small machine, not what either cloud gives.");
     out.push("No replication: the Engine stores on one local file system and the DO's SQLite is a local file; neither waits for other zones.");
+    if (sides.has("floor")) out.push("The floor ran on the same machine in the same run, after or before the runtimes, never beside them: it shares nothing with them but the machine.");
     if (sides.has("cloudflare")) {
       out.push("The Durable Object side ran on local workerd, which does not freeze timers and whose Date.now() steps in whole milliseconds: DO figures are integers and sub-millisecond calls read 0 or 1. They are not Cloudflare's figures.");
       out.push("No in-DO wall times: they come from Cloudflare's analytics on a cloud stack; local workerd has none. The DO side's in-system figure is the Worker-timed call, with the driver's own round trip (third clock) beside it.");
@@ -215,7 +245,7 @@ export function caveats(m: ManifestLike): string[] {
   if (rivet?.engineEnv?.RUST_BACKTRACE === "removed") out.push("The Engine and the app ran without RUST_BACKTRACE.");
   const limited = Object.values(m.stages).filter((s) => s.notes?.machineLimit);
   if (limited.length) {
-    const runtimeOf = (side: string) => (side === "cloudflare" ? "workerd" : "Engine");
+    const runtimeOf = (side: string) => ({ cloudflare: "workerd", rivet: "Engine" })[side] ?? "floor server";
     out.push(
       `A local artifact, not either runtime's behaviour: these stages failed on a limit of the machine the run was on, named by the failures themselves or by the runtime's log while the stage ran: ${limited
         .map((s) => `${s.side} ${s.metric}: ${s.errors} of ${s.attempts} failed; ${describeMachineLimit(s.notes!.machineLimit as MachineLimitNote, runtimeOf(s.side))}`)
@@ -283,6 +313,7 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
     charts.length ? `## Charts\n\n${charts.map((c) => `![${c}](charts/${c}.png)`).join("\n\n")}\n\nThe headline chart's request group is each side's median warm round trip (warm.ping); the create and write groups subtract that median from every sample first, so they show the work rather than the hop. Its DO create uses the unique-id create.` : "",
     `## Full tables\n\nFor creates, wakes and bursts only samples whose cold flag proves a fresh instance count (n); the others are \`notCold\`. Brackets: distribution-free 95% confidence intervals from order statistics; \`-\` where n is too small for that bound.\n\n${fullTables(l)}`,
     sameClockMarkdown(l.samples),
+    floorCostMarkdown(l.samples),
     [intervalTable(l, "rivet", "actorMs", "In the actor: handler interval (Rivet)"), intervalTable(l, "rivet", "sqlMs", "In the actor: SQL interval around db.execute (Rivet)"), inDoTable(l.inDo)].filter(Boolean).join("\n\n"),
     differencesMarkdown(m),
     `## Caveats\n\n${caveats(m).map((c) => `- ${c}`).join("\n")}`,

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { mean, nearestRank } from "./percentiles";
 import { quantileCI } from "./confidence";
-import { isColdMetric, metricEntry, METRIC_ORDER, SIDES, THROUGHPUT_METHOD, type Side } from "./catalog";
+import { isColdMetric, metricEntry, METRIC_ORDER, MS_IS_CLIENT_CLOCK, SIDES, THROUGHPUT_METHOD, type Side } from "./catalog";
 import { readSamples, type ManifestLike, type Sample } from "./runDirContract";
 
 export { readSamples };
@@ -158,7 +158,7 @@ export function summarizeRun(dir: string, m: ManifestLike, load = (f: string): R
  * /noop baseline, which calls no actor), `clientMs` on the DO side (the third clock).
  */
 const clientMsOf = (side: string, metric: string, x: RawSample) =>
-  side === "rivet" || metricEntry(metric)?.kind === "baseline" ? x.ms : x.clientMs;
+  MS_IS_CLIENT_CLOCK[side as Side] || metricEntry(metric)?.kind === "baseline" ? x.ms : x.clientMs;
 
 /** Client round-trip percentiles of one stage's counted samples, or null when it has none on that clock. */
 export function clientPercentiles(samples: Map<string, RawSample[]>, side: string, metric: string) {

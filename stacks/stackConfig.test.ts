@@ -21,7 +21,13 @@ describe("validateStackConfig: run keys (the same rules as npm start)", () => {
     expect(c).toMatchObject({ target: "local", engineVersion: "2.3.19", runTrigger: null, azure: null, cloudflare: null });
   });
   it("preset", () => expect(() => v({ preset: "huge" })).toThrow(/^config actor-bench:preset: must be one of quick, local, full, got "huge"$/));
-  it("side", () => expect(() => v({ side: "aws" })).toThrow(/^config actor-bench:side: must be rivet, cloudflare or both, got "aws"$/));
+  it("side", () => {
+    expect(() => v({ side: "aws" })).toThrow(/^config actor-bench:side: must be rivet, cloudflare, floor, both \(the two runtimes\) or all \(with the floor\), got "aws"$/);
+    // A stack measures the two runtimes: by default, and the floor is refused by name.
+    expect(v({}).run.sides).toEqual(["rivet", "cloudflare"]);
+    expect(() => v({ side: "floor" })).toThrow(/^config actor-bench:side: "floor" is not allowed; rivet, cloudflare or both: a stack measures the two runtimes; the floor runs with `npm start` on one machine$/);
+    expect(() => v({ side: "all" })).toThrow(/^config actor-bench:side: "all" is not allowed/);
+  });
   it("groups", () => expect(() => v({ groups: "create,nap" })).toThrow(/^config actor-bench:groups: takes a comma list of create, .*unknown: nap$/));
   it("samples", () => expect(() => v({ samples: "pings=3" })).toThrow(/^config actor-bench:samples: takes name=count pairs .* got "pings=3"$/));
   it("wakeIdleMs", () => expect(() => v({ wakeIdleMs: "soon" })).toThrow(/^config actor-bench:wakeIdleMs: needs a positive whole number of milliseconds, got "soon"$/));

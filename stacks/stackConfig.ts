@@ -1,4 +1,5 @@
 import { parseRunArgs, UsageError, type RunConfig } from "../workloads/runConfig";
+import { RUNTIMES } from "../analysis/catalog";
 import { PINNED_NODE_VERSIONS, REFERENCE_NODE_VERSION } from "../cluster/nodeRelease";
 import { GATEWAY_PATHS, validateSshSource, type AzureConfig, type GatewayPath, type StackConfig, type Target } from "../components/benchmarkConfig";
 
@@ -92,6 +93,9 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
     throw new UsageError(hit ? `config actor-bench:${hit[0]}: ${err.message.slice(hit[1].length + 1)}` : err.message);
   }
 
+  // The floor is a local reading beside the runtimes (npm start); a stack provisions and measures the runtimes only.
+  if (raw.side === undefined) run.sides = [...RUNTIMES];
+  else if (run.sides.includes("floor")) fail("side", raw.side, "rivet, cloudflare or both: a stack measures the two runtimes; the floor runs with `npm start` on one machine");
   const engineVersion = raw.engineVersion ?? facts.installedEngineVersion;
   if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(engineVersion)) fail("engineVersion", engineVersion, "a release version such as 2.3.19");
   if (target === "local" && engineVersion !== facts.installedEngineVersion) {

@@ -85,7 +85,7 @@ describe("npm start", () => {
     expect(cli.output()).toMatch(/--preset must be one of quick, local, full/);
   });
 
-  it("runs both sides one after the other into one run directory of the contract, prints the headline and leaves no process", async () => {
+  it("runs both sides and the floor one after the other into one run directory of the contract, prints the headline and leaves no process", async () => {
     const root = mkdtempSync(join(tmpdir(), "ab-cli-"));
     const cli = startCli(["--preset", "quick", "--groups", "warm,seqwrite", "--results-dir", root]);
     // Every process the run starts, whenever it starts: the tree is sampled until the CLI exits.
@@ -99,6 +99,7 @@ describe("npm start", () => {
     const commands = [...seen.values()].join("\n");
     expect(commands).toMatch(/rivet-engine/);
     expect(commands).toMatch(/workerd/);
+    expect(commands).toMatch(/floor\/server\.js/);
     await waitFor(() => [...seen.keys()].every((k) => !alive(k)), 5_000).catch(() => undefined);
     for (const [k, cmd] of seen) expect(alive(k), `${k} ${cmd}`).toBe(false);
     const dir = onlyRunDir(root);
@@ -110,7 +111,7 @@ describe("npm start", () => {
     expect(m.settings.rivet).toMatchObject({ guardTcpNodelay: true, engineEnv: { RUST_BACKTRACE: "removed" } });
     const netns = netnsAvailable().ok;
     expect(m.settings.rivet.loopback).toMatchObject({ privateNetns: netns, ...(netns ? { quickack: true } : {}) });
-    const stages = ["cloudflare.baseline.noop", "cloudflare.seqwrite", "cloudflare.warm.ping", "rivet.seqwrite", "rivet.warm.getOrCreate", "rivet.warm.ping"];
+    const stages = ["cloudflare.baseline.noop", "cloudflare.seqwrite", "cloudflare.warm.ping", "floor.seqwrite", "floor.warm.ping", "rivet.seqwrite", "rivet.warm.getOrCreate", "rivet.warm.ping"];
     expect(Object.keys(m.files).sort()).toEqual([...stages.map((st) => `raw/${st}.jsonl`), ...stages.map((st) => `stages/${st}.json`)]);
     expect(m.code).toMatchObject({ commit: expect.stringMatching(/^[0-9a-f]{40}$/), dirty: expect.any(Boolean) });
     // never at once: the Cloudflare side starts after the Rivet side's last stage ended
@@ -119,6 +120,13 @@ describe("npm start", () => {
     const cfStart = Math.min(...Object.values(m.stages as Record<string, { side: string; startedAt: string }>)
       .filter((st) => st.side === "cloudflare").map((st) => Date.parse(st.startedAt)));
     expect(cfStart).toBeGreaterThanOrEqual(rivetEnd - 1);
+    const cfEnd = Math.max(...Object.values(m.stages as Record<string, { side: string; startedAt: string; wallMs: number }>)
+      .filter((st) => st.side === "cloudflare").map((st) => Date.parse(st.startedAt) + st.wallMs));
+    const floorStart = Math.min(...Object.values(m.stages as Record<string, { side: string; startedAt: string }>)
+      .filter((st) => st.side === "floor").map((st) => Date.parse(st.startedAt)));
+    expect(floorStart).toBeGreaterThanOrEqual(cfEnd - 1);
+    expect(m.versions["better-sqlite3"]).toMatch(/^12\./);
+    expect(m.settings.floor.storage).toMatch(/synchronous = FULL/);
     expect(m.versions).toMatchObject({ workerd: expect.stringMatching(/^1\.\d+/), miniflare: expect.stringMatching(/^4\./), wrangler: "4.86.0" });
     expect(m.settings.cloudflare.workerClock).toMatch(/does not freeze timers and steps in whole ms/);
     expect(JSON.stringify({ ...m, files: undefined })).not.toMatch(/Bearer|[0-9a-f]{48}/); // the per-run token is 48 hex chars

@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { RunDir } from "./runDir";
 import { createProgress, type Progress } from "./progress";
-import { AVAILABLE_SIDES, type RunConfig } from "./runConfig";
+import type { RunConfig } from "./runConfig";
 import type { Group, Side } from "../analysis/catalog";
 import { packageVersion } from "./versions";
 import { onInterrupt } from "./processes";
@@ -18,6 +18,8 @@ import { loopbackSettings } from "./rivet/network";
 import { COMPATIBILITY_DATE } from "./cloudflare/compatibility";
 import { WorkerClient } from "./cloudflare/workerClient";
 import { cloudflareAdapter } from "./cloudflare/adapter";
+import { floorAdapter, FLOOR_SETTINGS } from "./floor/adapter";
+import { startLocalFloor } from "./floor/localFloor";
 import { LAST_GROUPS, OVERLAPPING_GROUPS, runGroup, type PlanContext, type SideAdapter } from "./stagePlan";
 import { summarizeRun, type SummaryRow, type ThroughputRow } from "../analysis/summary";
 
@@ -193,6 +195,28 @@ async function runCloudflare(cfg: RunConfig, run: RunDir, progress: Progress, fa
   }
 }
 
+/**
+ * The floor: the same stage plan against a plain Node server over SQLite
+ * files, started for this run with the Rivet app's idle sleep timeout. Only
+ * the server's own process loads better-sqlite3 (a dev dependency).
+ */
+async function runFloor(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[]): Promise<void> {
+  const workDir = mkdtempSync(join(tmpdir(), "actor-bench-floor-"));
+  const floor = await startLocalFloor({ workDir, idleCloseMs: cfg.actorSleepTimeoutMs });
+  run.manifest.versions = { ...run.manifest.versions, "better-sqlite3": packageVersion("better-sqlite3") };
+  run.manifest.settings.floor = { ...FLOOR_SETTINGS, idleCloseMs: cfg.actorSleepTimeoutMs, startedBy: "npm start: the floor server started for this run, its files in a temp dir, removed after it" };
+  const client = new GatewayClient(floor.url, cfg.requestTimeoutMs);
+  try {
+    await measureSide(cfg, run, progress, failures, floorAdapter(client, { wakeIdleMs: cfg.wakeIdleMs }), () => ({ server: floor.server.child.pid, driver: process.pid }));
+  } finally {
+    await client.close();
+    await floor.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+const LOCAL_RUNNERS: Record<Side, typeof runRivet> = { rivet: runRivet, cloudflare: runCloudflare, floor: runFloor };
+
 /** The versions every run records, whichever side it measures. */
 export function driverVersions(): Record<string, string> {
   return {
@@ -228,8 +252,6 @@ export async function measuredRun(resultsRoot: string, cfg: RunConfig, body: (ru
 /** Runs every selected side and group on this machine, one side after the other, into one run directory. */
 export function runLocalSuite(cfg: RunConfig, progress: Progress = createProgress(process.stdout, cfg.quiet)): Promise<RunOutcome> {
   return measuredRun(resolve(cfg.resultsDir), cfg, async (run, failures) => {
-    for (const side of cfg.sides.filter((s) => AVAILABLE_SIDES.includes(s))) {
-      await (side === "rivet" ? runRivet : runCloudflare)(cfg, run, progress, failures);
-    }
+    for (const side of cfg.sides) await LOCAL_RUNNERS[side](cfg, run, progress, failures);
   });
 }

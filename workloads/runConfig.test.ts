@@ -3,11 +3,14 @@ import { parseRunArgs } from "./runConfig";
 import { PRESETS } from "../analysis/catalog";
 
 describe("parseRunArgs", () => {
-  it("defaults: local preset, both sides, every group, 10 s wake idle", () => {
+  it("defaults: local preset, both sides and the floor, every group, 10 s wake idle", () => {
     const c = parseRunArgs([]);
     expect(c.preset).toBe("local");
     expect(c.counts).toEqual(PRESETS.local);
-    expect(c.sides).toEqual(["rivet", "cloudflare"]);
+    expect(c.sides).toEqual(["rivet", "cloudflare", "floor"]);
+    expect(parseRunArgs(["--side", "both"]).sides).toEqual(["rivet", "cloudflare"]);
+    expect(parseRunArgs(["--side", "all"]).sides).toEqual(["rivet", "cloudflare", "floor"]);
+    expect(parseRunArgs(["--side", "floor"]).sides).toEqual(["floor"]);
     expect(c.groups).toEqual(["create", "wake", "warm", "sqlite", "seqwrite", "burst"]);
     expect(c.wakeIdleMs).toBe(10_000);
     expect(c.engine).toEqual({ tcpNodelay: true, keepRustBacktrace: false, loadShedding: false });
@@ -22,7 +25,7 @@ describe("parseRunArgs", () => {
   });
   it("names the bad flag and what is allowed", () => {
     expect(() => parseRunArgs(["--preset", "huge"])).toThrow(/--preset must be one of quick, local, full, got "huge"/);
-    expect(() => parseRunArgs(["--side", "aws"])).toThrow(/--side must be rivet, cloudflare or both/);
+    expect(() => parseRunArgs(["--side", "aws"])).toThrow(/--side must be rivet, cloudflare, floor, both \(the two runtimes\) or all \(with the floor\), got "aws"/);
     expect(() => parseRunArgs(["--groups", "create,nap"])).toThrow(/unknown: nap/);
     expect(() => parseRunArgs(["--wake-idle-ms", "-5"])).toThrow(/--wake-idle-ms needs a positive whole number/);
     expect(() => parseRunArgs(["--preset"])).toThrow(/--preset needs a value/);
@@ -46,7 +49,7 @@ describe("parseRunArgs", () => {
 describe("--samples", () => {
   it("overrides the preset's counts on both sides, wherever it stands", () => {
     const c = parseRunArgs(["--samples", "createPing=7,warm=9", "--preset", "full"]);
-    for (const side of ["rivet", "cloudflare"] as const) {
+    for (const side of ["rivet", "cloudflare", "floor"] as const) {
       expect(c.counts[side].createPing).toBe(7);
       expect(c.counts[side].warm).toBe(9);
       expect(c.counts[side].wake).toBe(PRESETS.full[side].wake);

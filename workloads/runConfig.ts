@@ -1,9 +1,7 @@
-import { COUNT_KEYS, GROUPS, PRESETS, SIDES, type Group, type PresetName, type SampleCounts, type Side } from "../analysis/catalog";
+import { COUNT_KEYS, GROUPS, PRESETS, RUNTIMES, SIDES, type Group, type PresetName, type SampleCounts, type Side } from "../analysis/catalog";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "../cluster/engineConfig";
 
 export { SIDES, type Side };
-/** Sides this build can run locally. */
-export const AVAILABLE_SIDES: readonly Side[] = ["rivet", "cloudflare"];
 
 export interface RunConfig {
   stack: string;
@@ -34,7 +32,7 @@ export interface RunConfig {
 
 export class UsageError extends Error {}
 
-const USAGE = `usage: npm start -- [--preset quick|local|full] [--side rivet|cloudflare|both] [--groups ${GROUPS.join(",")}]
+const USAGE = `usage: npm start -- [--preset quick|local|full] [--side rivet|cloudflare|floor|both|all] [--groups ${GROUPS.join(",")}]
   [--wake-idle-ms N] [--cf-wake-idle-ms N] [--request-timeout-ms N] [--actor-sleep-timeout-ms N] [--samples name=N,...] [--results-dir DIR]
   [--loopback quickack|host] [--engine-topology single|cluster] [--engine-nagle] [--engine-load-shedding] [--engine-keep-backtrace] [--engine-rust-log LEVEL] [--workerd-open-files N] [--quiet]`;
 
@@ -68,7 +66,7 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
     stack: "local",
     preset: "local",
     counts: PRESETS.local,
-    sides: ["rivet", "cloudflare"],
+    sides: [...SIDES],
     groups: [...GROUPS],
     resultsDir: "results",
     wakeIdleMs: 10_000,
@@ -99,9 +97,10 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
       }
       case "--side": {
         const v = value();
-        if (v === "both") cfg.sides = ["rivet", "cloudflare"];
+        if (v === "both") cfg.sides = [...RUNTIMES];
+        else if (v === "all") cfg.sides = [...SIDES];
         else if ((SIDES as readonly string[]).includes(v)) cfg.sides = [v as Side];
-        else throw new UsageError(`--side must be rivet, cloudflare or both, got "${v}"`);
+        else throw new UsageError(`--side must be rivet, cloudflare, floor, both (the two runtimes) or all (with the floor), got "${v}"`);
         break;
       }
       case "--groups": {
@@ -168,7 +167,7 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
         throw new UsageError(`unknown argument "${flag}"\n${USAGE}`);
     }
   }
-  cfg.counts = { rivet: { ...cfg.counts.rivet, ...overrides }, cloudflare: { ...cfg.counts.cloudflare, ...overrides } };
+  cfg.counts = Object.fromEntries(SIDES.map((side) => [side, { ...cfg.counts[side], ...overrides }])) as Record<Side, SampleCounts>;
   if (cfg.engineTopology === "cluster" && cfg.loopback === "quickack") {
     // The quickack namespace is a user namespace too, where only root is mapped, and Postgres refuses to run as root.
     throw new UsageError("--engine-topology cluster needs --loopback host: its Postgres cannot run inside the quickack namespace (a user namespace with root as its only user)");

@@ -2,7 +2,7 @@
  * The stage plan against both real adapters, over fake transports that behave
  * like the runtimes (an actor is a fresh instance after a sleep or an
  * eviction): both sides get the same calls, counts, preparation and failure
- * rules; only the side-only stages differ.
+ * rules; only the side-only stages differ (the floor, a third adapter, has none).
  */
 import { describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -14,6 +14,7 @@ import { runGroup, type PlanContext, type SideAdapter } from "./stagePlan";
 import { StageSetupError } from "./measure";
 import { rivetAdapter } from "./rivet/adapter";
 import { cloudflareAdapter } from "./cloudflare/adapter";
+import { floorAdapter } from "./floor/adapter";
 import { GROUPS, metricsOf, PRESETS, type SampleCounts, type Side } from "../analysis/catalog";
 import type { GatewayClient, Target } from "./rivet/gateway";
 import type { DoOp, DoTarget, WorkerClient } from "./cloudflare/workerClient";
@@ -91,7 +92,9 @@ function sideOf(side: Side, c = counts): Side$ {
   const rt = new FakeRuntime();
   const adapter = side === "rivet"
     ? rivetAdapter(fakeGateway(rt), { wakeIdleMs: 10_000, sleepConfirmTimeoutMs: 1_000 })
-    : cloudflareAdapter(fakeWorker(rt), { wakeIdleMs: 10_000 });
+    : side === "floor"
+      ? floorAdapter(fakeGateway(rt), { wakeIdleMs: 10_000 })
+      : cloudflareAdapter(fakeWorker(rt), { wakeIdleMs: 10_000 });
   const run = new RunDir(mkdtempSync(join(tmpdir(), "ab-plan-")), "local", "test", {});
   const idles: number[] = [];
   const ctx: PlanContext = {
@@ -127,9 +130,12 @@ function sharedCalls(side: Side, all: string[]): string[] {
 
 describe("the stage plan on both sides", () => {
   it("makes the same calls, in the same order, with the same counts, for every group", async () => {
-    const sides = { rivet: sideOf("rivet"), cloudflare: sideOf("cloudflare") };
+    const sides = { rivet: sideOf("rivet"), cloudflare: sideOf("cloudflare"), floor: sideOf("floor") };
     for (const g of GROUPS) for (const s of Object.values(sides)) await runGroup(g, s.ctx);
     expect(sharedCalls("rivet", sides.rivet.rt.log)).toEqual(sharedCalls("cloudflare", sides.cloudflare.rt.log));
+    // The floor has no side-only stage: its calls are the shared ones as they are.
+    expect(sides.floor.rt.log.filter((l) => !l.startsWith("ping key open."))).toEqual(sharedCalls("rivet", sides.rivet.rt.log));
+    expect(sides.floor.idles).toEqual(sides.rivet.idles);
     expect(sides.rivet.rt.log.length).toBeGreaterThan(50);
     for (const side of ["rivet", "cloudflare"] as const) {
       const opens = sides[side].rt.log.filter((l) => l.startsWith("ping key open.")).length;

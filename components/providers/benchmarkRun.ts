@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { parseRunArgs, SIDES, UsageError } from "../../workloads/runConfig";
-import { GROUPS } from "../../analysis/catalog";
+import { parseRunArgs, UsageError } from "../../workloads/runConfig";
+import { GROUPS, RUNTIMES } from "../../analysis/catalog";
 import { blobDigest, runGroupInChild, type GroupRunRequest } from "../../workloads/local/groupRun";
 import type { DaemonHandle } from "../../workloads/local/daemons";
 import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
@@ -17,7 +17,7 @@ const INPUT_KEYS = ["stack", "side", "group", "runArgs", "trigger", "blobRoot", 
 export function checkGroupSelection(news: Props, failures: CheckFailure[]): void {
   requireString(news, "stack", failures);
   requireString(news, "blobRoot", failures, /^\//);
-  if (!(SIDES as readonly string[]).includes(news.side as string)) failures.push({ property: "side", reason: `side must be one of ${SIDES.join(", ")}, got ${JSON.stringify(news.side)}` });
+  if (!(RUNTIMES as readonly string[]).includes(news.side as string)) failures.push({ property: "side", reason: `side must be one of ${RUNTIMES.join(", ")}, got ${JSON.stringify(news.side)}` });
   if (!(GROUPS as readonly string[]).includes(news.group as string)) failures.push({ property: "group", reason: `group must be one of ${GROUPS.join(", ")}, got ${JSON.stringify(news.group)}` });
   if (!Array.isArray(news.runArgs) || news.runArgs.some((a) => typeof a !== "string")) {
     failures.push({ property: "runArgs", reason: "runArgs must be a list of `npm start` flags" });

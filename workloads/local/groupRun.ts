@@ -46,9 +46,11 @@ export async function runGroupRequest(req: GroupRunRequest, logTo: NodeJS.WriteS
     if (req.side === "rivet") {
       if (!req.rivet) throw new Error("rivet: a rivet group run needs request.rivet (the Engine's endpoints)");
       await measureRivet(cfg, run, progress, failures, req.rivet);
-    } else {
+    } else if (req.side === "cloudflare") {
       if (!req.cloudflare) throw new Error("cloudflare: a cloudflare group run needs request.cloudflare (the Worker's endpoint)");
       await measureCloudflare(cfg, run, progress, failures, req.cloudflare);
+    } else {
+      throw new Error(`${req.side}: a group run measures rivet or cloudflare; the floor runs with \`npm start\` only`);
     }
   });
   const status = out.failures.length === 0 ? "complete" : "failed";

@@ -32,6 +32,12 @@ export interface RivetAdapterOptions {
 
 const target = (ref: ActorRef): Target => ("id" in ref ? { kind: "id", actorId: ref.id } : { kind: "key", actor: ref.actor, key: ref.key });
 
+/** One call through the gateway's action routes, as a stage-plan outcome (the floor speaks the same routes). */
+export async function gatewayCall(client: GatewayClient, ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
+  const r = await client.call(target(ref), op, arg === undefined ? [] : [arg]);
+  return r.ok ? { ok: true, ms: r.ms, reply: { cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs }, actorId: r.actorId } : r;
+}
+
 /** The ids among `ids` the Engine reports asleep (and not destroyed), asked 32 at a time, 8 queries at once. */
 async function asleepAmong(client: GatewayClient, ids: readonly string[]): Promise<Set<string>> {
   const out = new Set<string>();
@@ -100,10 +106,7 @@ export function rivetAdapter(client: GatewayClient, o: RivetAdapterOptions): Sid
       openModelRates: `${OPEN_RATES.rivet.join(", ")} creates per second`,
     },
     wakeIdleMs: o.wakeIdleMs,
-    async call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
-      const r = await client.call(target(ref), op, arg === undefined ? [] : [arg]);
-      return r.ok ? { ok: true, ms: r.ms, reply: { cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs }, actorId: r.actorId } : r;
-    },
+    call: (ref, op, arg) => gatewayCall(client, ref, op, arg),
     sleep: (ids, progress) => sleepAndConfirm(client, ids, o.sleepConfirmTimeoutMs, progress),
     sideOnly: { warm: warmGetOrCreate },
   };

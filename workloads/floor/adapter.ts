@@ -1,0 +1,61 @@
+/** The floor side of the stage plan: the same driver client, against a plain Node server over SQLite files. */
+import type { AdapterProperties, SideAdapter, SleepOutcome } from "../stagePlan";
+import { OPEN_RATES } from "../../analysis/catalog";
+import type { GatewayClient } from "../rivet/gateway";
+import { forEachBounded } from "../bounded";
+import type { Progress } from "../progress";
+import { gatewayCall, SLEEP_CONCURRENCY } from "../rivet/adapter";
+import { FLOOR_PRAGMAS } from "./pragmas";
+
+export const FLOOR_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates"> = {
+  clock: "the driver's round trip to the floor server (process.hrtime.bigint(), send to full reply), the same client as Rivet's",
+  create: "the first request for a new key opens (creates) that key's SQLite file; that request is the sample",
+  sleep: "a sleep call closes the key's database handle before it answers (nothing to confirm); a handle idle past the actor sleep timeout is closed too",
+  plainActor: "a SQLite file with no table, opened and closed like the store's",
+  storeSchema: "CREATE TABLE IF NOT EXISTS each time the file is opened",
+  inActor: "handler interval (actorMs) and SQL interval around the better-sqlite3 call (sqlMs)",
+  sideOnlyStages: "none",
+  throughput: "measured: completions / stage wall time",
+};
+
+/** What the floor is, for the manifest: the physical limit both runtimes are read against. */
+export const FLOOR_SETTINGS = {
+  server: "one Node http server process on 127.0.0.1, HTTP/1.1 keep-alive, the Engine gateway's routes and reply shape",
+  storage: `better-sqlite3, one file per key, PRAGMA ${FLOOR_PRAGMAS.join(", ")} (a write answers after its commit is fsynced)`,
+  what: "no actor system: no routing, no placement, no runner protocol, no replication; the cost of HTTP plus SQLite on this machine",
+};
+
+/** Closes each actor's handle; one that answers "asleep already" was closed by idle. */
+export async function closeHandles(client: GatewayClient, ids: string[], progress?: Progress): Promise<SleepOutcome> {
+  const asleep = new Set<string>();
+  const failures: string[] = [];
+  let already = 0;
+  const step = ids.length > 1 ? progress?.start("floor: closing the actors' files", ids.length, "actors") : undefined;
+  try {
+    await forEachBounded(ids.length, SLEEP_CONCURRENCY, async (i) => {
+      const r = await client.call({ kind: "id", actorId: ids[i] }, "sleep");
+      if (r.ok) {
+        asleep.add(ids[i]);
+        if (r.reply.value === "asleep already") already += 1;
+      } else failures.push(`sleep of actor ${ids[i]}: ${r.error}`);
+      step?.tick(asleep.size + failures.length, failures.length);
+    });
+  } finally {
+    step?.finish(`floor: ${asleep.size} of ${ids.length} actors' files closed (${already} closed by idle already), ${failures.length} failed`);
+  }
+  return { asleep: ids.filter((id) => asleep.has(id)), failures, alreadyAsleep: already };
+}
+
+export function floorAdapter(client: GatewayClient, o: { wakeIdleMs: number }): SideAdapter {
+  return {
+    side: "floor",
+    properties: {
+      ...FLOOR_PROPERTIES,
+      wakeIdle: `${o.wakeIdleMs} ms after every file is closed`,
+      openModelRates: `${OPEN_RATES.floor.join(", ")} creates per second`,
+    },
+    wakeIdleMs: o.wakeIdleMs,
+    call: (ref, op, arg) => gatewayCall(client, ref, op, arg),
+    sleep: (ids, progress) => closeHandles(client, ids, progress),
+  };
+}
