@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fixture, makeHostile, tree, type S } from "../test/fixtures";
-import { caveats, floorCostMarkdown, generateReport, headlineMarkdown } from "./report";
+import { caveats, floorCostMarkdown, generateReport, headlineMarkdown, startStateMarkdown } from "./report";
 import { summarizeRun, type RawSample } from "./summary";
 import { verifyRunDir } from "./verify";
 import { fileDigest, RunDirError } from "./runDirContract";
@@ -344,5 +344,30 @@ describe("the floor beside the runtimes", () => {
     expect(withFloor).toContain("| Floor (Node http + SQLite file): client round trip to a plain Node server (driver hrtime) | n | errors / cold flag wrong |");
     expect(withFloor).toContain("| Warm request (no storage) | 2.00 / 2.00 / 2.00 | 9 | 0 / 0 | - | - | - | 0.50 / 0.50 / 0.50 | 9 | 0 / 0 |");
     expect(headlineMarkdown({ rows: [row("rivet", "warm.ping", 2)], throughput: [] })).not.toContain("Floor");
+  });
+});
+
+describe("what each group started from", () => {
+  const stage = (side: string, metric: string, startState: unknown) => ({ side, metric, file: `raw/${side}.${metric}.jsonl`, attempts: 1, errors: 0, wallMs: 1, concurrency: 1, startedAt: "", notes: { startState } });
+  const st = (group: string, existing: number, awake: number) => ({ group, before: { existing, awake }, atStart: { existing, awake: 0 }, settleMs: 1500, sleepFailures: 0, atStage: { existing, awake: 0 } });
+  it("one row per side and group, from the group's first stage, in suite order", () => {
+    const m = {
+      stages: {
+        "rivet.burst.c8": stage("rivet", "burst.c8", st("burst", 999, 9)),
+        "rivet.burst.c1": stage("rivet", "burst.c1", st("burst", 900, 12)),
+        "rivet.create.ping": stage("rivet", "create.ping", st("create", 0, 0)),
+        "floor.warm.ping": stage("floor", "warm.ping", st("warm", 40, 40)),
+        "cloudflare.warm.ping": stage("cloudflare", "warm.ping", { group: "warm", before: "lots" }),
+      },
+    } as never;
+    const md = startStateMarkdown(m);
+    expect(md).toMatch(/^## What each group started from/);
+    const rows = md.split("\n").filter((l) => /^\| (Rivet|Floor|Durable)/.test(l));
+    expect(rows).toEqual([
+      "| Rivet Actor | create | 0 | 0 | 0 | 1.5 | 0 |",
+      "| Rivet Actor | burst | 900 | 12 | 0 | 1.5 | 0 |",
+      "| Floor (Node http + SQLite file) | warm | 40 | 40 | 0 | 1.5 | 0 |",
+    ]);
+    expect(startStateMarkdown({ stages: {} } as never)).toBe("");
   });
 });

@@ -192,6 +192,36 @@ export function sameClockMarkdown(samples: Map<string, RawSample[]>): string {
   );
 }
 
+interface StartNote {
+  group: string;
+  before: { existing: number; awake: number };
+  atStart: { existing: number; awake: number };
+  settleMs: number;
+  sleepFailures: number;
+}
+
+/** What each group started from, per side: the first stage of each group's startState note. */
+export function startStateMarkdown(m: ManifestLike): string {
+  const rows: string[][] = [];
+  const seen = new Set<string>();
+  for (const st of orderedStages(m)) {
+    const s = m.stages[`${st.side}.${st.metric}`]?.notes?.startState as StartNote | undefined;
+    const n = (x: unknown) => typeof x === "number" && Number.isFinite(x);
+    // A note of another shape (an older run, a hand-edited record) is not shown rather than misread.
+    if (!s || typeof s.group !== "string" || !n(s.before?.existing) || !n(s.before?.awake) || !n(s.atStart?.awake) || !n(s.settleMs) || !n(s.sleepFailures)) continue;
+    if (seen.has(`${st.side}.${s.group}`)) continue;
+    seen.add(`${st.side}.${s.group}`);
+    rows.push([SIDE_NAMES[st.side as Side] ?? st.side, escapeMd(s.group), String(s.before.existing), String(s.before.awake), String(s.atStart.awake), (s.settleMs / 1000).toFixed(1), String(s.sleepFailures)]);
+  }
+  if (rows.length === 0) return "";
+  return (
+    "## What each group started from\n\n" +
+    "A group's figures should not depend on which groups ran before it. So every group starts with every actor the run made before it asleep, on every side: the Rivet Engine reports them asleep (sleep_ts) after the awake ones are told to sleep, the floor closes their files, and on the Durable Object side, which has no sleep call, the group waits (holding the machine) until the last call to any of them is older than the idle eviction. " +
+    "What is not reset is how many actors exist: later groups run on a runtime holding more (asleep) actors, and each stage record keeps the count (notes.startState).\n\n" +
+    table(["side", "group", "actors of the run when reached", "awake then", "awake at the start", "seconds to put them to sleep", "sleep calls failed"], rows)
+  );
+}
+
 /** The differences between the sides, as each side's adapter states them (manifest settings.<side>.adapter). */
 export function differencesMarkdown(m: ManifestLike): string {
   const props = (side: Side) => ((m.settings?.[side] as { adapter?: Record<string, string> } | undefined)?.adapter ?? null);
@@ -315,6 +345,7 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
     sameClockMarkdown(l.samples),
     floorCostMarkdown(l.samples),
     [intervalTable(l, "rivet", "actorMs", "In the actor: handler interval (Rivet)"), intervalTable(l, "rivet", "sqlMs", "In the actor: SQL interval around db.execute (Rivet)"), inDoTable(l.inDo)].filter(Boolean).join("\n\n"),
+    startStateMarkdown(m),
     differencesMarkdown(m),
     `## Caveats\n\n${caveats(m).map((c) => `- ${c}`).join("\n")}`,
     `## Versions\n\n${table(["component", "version"], Object.entries(m.versions).map(([k, v]) => [escapeMd(k), escapeMd(v)]))}`,

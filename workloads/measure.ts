@@ -123,6 +123,7 @@ export interface MeasureOpenOpts {
   n: number;
   maxInFlight: number;
   call: (i: number) => Promise<Outcome>;
+  notes?: Record<string, unknown>;
   endNotes?: () => Record<string, unknown> | undefined;
   onFailure?: (error: string) => void;
 }
@@ -164,7 +165,7 @@ export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
       side, metric, file: rawFileName(side, metric), attempts: file.lines, errors: file.errors, wallMs,
       concurrency: o.maxInFlight, startedAt,
       notes: {
-        mode: "open", ratePerSecond: o.ratePerSecond, maxInFlight: o.maxInFlight, lateSends, cpuMs: cpu(), ...o.endNotes?.(),
+        ...o.notes, mode: "open", ratePerSecond: o.ratePerSecond, maxInFlight: o.maxInFlight, lateSends, cpuMs: cpu(), ...o.endNotes?.(),
         clock: "client hrtime from the intended send time (wrk2's rule); clientMs from the actual send",
       },
     });

@@ -20,7 +20,7 @@ import { WorkerClient } from "./cloudflare/workerClient";
 import { cloudflareAdapter } from "./cloudflare/adapter";
 import { floorAdapter, FLOOR_SETTINGS } from "./floor/adapter";
 import { startLocalFloor } from "./floor/localFloor";
-import { LAST_GROUPS, OVERLAPPING_GROUPS, runGroup, type PlanContext, type SideAdapter } from "./stagePlan";
+import { censusFor, LAST_GROUPS, OVERLAPPING_GROUPS, runGroup, trackActors, type PlanContext, type SideAdapter } from "./stagePlan";
 import { summarizeRun, type SummaryRow, type ThroughputRow } from "../analysis/summary";
 
 export interface RunOutcome {
@@ -41,8 +41,9 @@ async function measureSide(cfg: RunConfig, run: RunDir, progress: Progress, fail
   run.manifest.settings[side] = { ...(run.manifest.settings[side] as object), adapter: adapter.properties };
   run.save();
   const lock = new CpuLock();
+  const census = censusFor(adapter);
   const ctx: PlanContext = {
-    adapter, run, progress, cpuPids,
+    adapter: trackActors(adapter, census), census, run, progress, cpuPids,
     counts: cfg.counts[side],
     keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
     idle: (ms: number) => lock.idle(ms),

@@ -10,12 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RunDir } from "./runDir";
 import { createProgress } from "./progress";
-import { runGroup, type PlanContext, type SideAdapter } from "./stagePlan";
+import { censusFor, LAST_GROUPS, OVERLAPPING_GROUPS, runGroup, trackActors, type GroupStart, type PlanContext, type SideAdapter } from "./stagePlan";
+import { CpuLock, runOverlapped } from "./cpuLock";
 import { StageSetupError } from "./measure";
 import { rivetAdapter } from "./rivet/adapter";
 import { cloudflareAdapter } from "./cloudflare/adapter";
 import { floorAdapter } from "./floor/adapter";
-import { GROUPS, metricsOf, PRESETS, type SampleCounts, type Side } from "../analysis/catalog";
+import { catalogEntry, GROUPS, metricsOf, PRESETS, type SampleCounts, type Side } from "../analysis/catalog";
 import type { GatewayClient, Target } from "./rivet/gateway";
 import type { DoOp, DoTarget, WorkerClient } from "./cloudflare/workerClient";
 
@@ -86,6 +87,7 @@ interface Side$ {
   run: RunDir;
   ctx: PlanContext;
   idles: number[];
+  holds: number[];
 }
 
 function sideOf(side: Side, c = counts): Side$ {
@@ -97,15 +99,25 @@ function sideOf(side: Side, c = counts): Side$ {
       : cloudflareAdapter(fakeWorker(rt), { wakeIdleMs: 10_000 });
   const run = new RunDir(mkdtempSync(join(tmpdir(), "ab-plan-")), "local", "test", {});
   const idles: number[] = [];
+  const holds: number[] = [];
+  // One fake clock for the census: the waits advance it, nothing really waits.
+  let now = 1_000_000;
+  const census = censusFor(adapter, () => now);
   const ctx: PlanContext = {
-    adapter, run, counts: c, keyPrefix: PREFIX, progress: createProgress(process.stdout, true),
+    adapter: trackActors(adapter, census), census, run, counts: c, keyPrefix: PREFIX, progress: createProgress(process.stdout, true),
+    hold: async (ms) => {
+      holds.push(ms);
+      now += ms;
+      rt.evictAll();
+    },
     // The DO runtime evicts what stays idle; explicit sleep needs no eviction. No real waiting.
     idle: async (ms) => {
       idles.push(ms);
+      now += ms;
       if (side === "cloudflare") rt.evictAll();
     },
   };
-  return { rt, adapter, run, ctx, idles };
+  return { rt, adapter, run, ctx, idles, holds };
 }
 
 const samples = (run: RunDir, side: string, metric: string) =>
@@ -127,6 +139,59 @@ function sharedCalls(side: Side, all: string[]): string[] {
     return first;
   });
 }
+
+describe("the state each group starts from", () => {
+  it("every earlier actor is asleep when a group starts, on every side, and every stage record says what it started from", async () => {
+    const sides = { rivet: sideOf("rivet"), cloudflare: sideOf("cloudflare"), floor: sideOf("floor") };
+    for (const g of GROUPS) for (const s of Object.values(sides)) await runGroup(g, s.ctx);
+    for (const [side, s] of Object.entries(sides)) {
+      const starts = new Map<string, GroupStart & { atStage: { existing: number; awake: number } }>();
+      for (const st of Object.values(s.run.manifest.stages)) {
+        const start = st.notes?.startState as (GroupStart & { atStage: { existing: number; awake: number } }) | undefined;
+        expect(start, `${side} ${st.metric}`).toBeDefined();
+        starts.set(st.metric, start!);
+      }
+      // The create group is first: nothing before it.
+      expect(starts.get("create.ping")).toMatchObject({ group: "create", before: { existing: 0, awake: 0 }, atStart: { existing: 0, awake: 0 } });
+      // The warm group comes after the create group's actors (awake then) were put to sleep.
+      const warm = starts.get("warm.ping")!;
+      expect(warm.group, side).toBe("warm");
+      expect(warm.before.awake, side).toBeGreaterThan(0);
+      expect(warm.atStart, side).toEqual({ existing: warm.before.existing, awake: 0 });
+      // Bursts run last: many actors exist, none awake.
+      const burst = starts.get("burst.c1")!;
+      expect(burst.atStart.awake, side).toBe(0);
+      expect(burst.atStart.existing, side).toBeGreaterThan(warm.atStart.existing);
+      expect(burst.atStage, side).toEqual(burst.atStart);
+      // Within a group the stages follow each other: the second create stage sees the first one's actors.
+      expect(starts.get("create.read")!.atStage.existing, side).toBe(counts.createPing);
+    }
+    // Rivet and the floor confirm sleep; the DO side waits out idle eviction instead, holding the CPU lock.
+    expect(sides.rivet.holds).toEqual([]);
+    expect(sides.floor.holds).toEqual([]);
+    expect(sides.cloudflare.holds.length).toBeGreaterThan(0);
+    for (const ms of sides.cloudflare.holds) expect(ms).toBeLessThanOrEqual(10_000);
+  });
+});
+
+describe("start states with groups overlapping (a wake group idles while the next groups run)", () => {
+  it("each stage records its own group's start, not the group that ran during its idle", async () => {
+    const s = sideOf("rivet");
+    const lock = new CpuLock(async () => undefined);
+    const ctx: PlanContext = { ...s.ctx, idle: (ms) => lock.idle(ms) };
+    const order: string[] = [];
+    await runOverlapped(GROUPS, async (g) => {
+      order.push(`start ${g}`);
+      await runGroup(g, ctx);
+      order.push(`end ${g}`);
+    }, lock, OVERLAPPING_GROUPS, LAST_GROUPS);
+    // The overlap happened: the warm group started before the wake group ended.
+    expect(order.indexOf("start warm")).toBeLessThan(order.indexOf("end wake"));
+    for (const st of Object.values(s.run.manifest.stages)) {
+      expect((st.notes?.startState as GroupStart).group, st.metric).toBe(catalogEntry(st.metric).group);
+    }
+  });
+});
 
 describe("the stage plan on both sides", () => {
   it("makes the same calls, in the same order, with the same counts, for every group", async () => {

@@ -6,6 +6,7 @@
  * and listed by the report.
  */
 import { forEachBounded } from "./bounded";
+import { ActorCensus, type ActorCount } from "./actorCensus";
 import { watchLog } from "./logWatch";
 import { describeMachineLimit, machineLimitLines, machineLimitOf, type MachineLimitNote } from "../analysis/machineLimits";
 import { waitWithProgress, type Progress } from "./progress";
@@ -68,6 +69,8 @@ export interface SideAdapter {
   runtimeLog?: { name: string; file: string };
   /** Puts the actors to sleep; resolves when the runtime confirms it, or at once where the runtime evicts by idle alone. */
   sleep(actorIds: string[], progress?: Progress): Promise<SleepOutcome>;
+  /** True where nothing puts an actor to sleep but idle time (wakeIdleMs of it): the DO. */
+  readonly sleepsByIdleOnly?: boolean;
   /** Stages only this side has, run after the group's shared stages. */
   readonly sideOnly?: Partial<Record<Group, (ctx: PlanContext) => Promise<void>>>;
 }
@@ -79,6 +82,85 @@ export interface PlanContext extends MeasureContext {
   keyPrefix: string;
   /** Setup calls tried a second time since the last stage was recorded (they go into its notes). */
   setupRetries?: string[];
+  /** The run's actors on this side (trackActors); without it no start state is kept. */
+  census?: ActorCensus;
+  /** What the group this context runs started from (set by runGroup on the group's own copy). */
+  groupStart?: GroupStart;
+  /** A wait that keeps the CPU lock (a plain timer unless a test replaces it). */
+  hold?: (ms: number) => Promise<void>;
+}
+
+/**
+ * The state a group starts from, the same protocol on every side: every actor
+ * the run made before it is asleep (the runtime confirms it, or on a runtime
+ * that sleeps by idle alone, the last call to any of them is wakeIdleMs old).
+ */
+export interface GroupStart {
+  group: Group;
+  /** Actors of this run on this side, and how many were awake, when the group was reached. */
+  before: ActorCount;
+  /** The same after putting them to sleep: what the group's first stage starts from. */
+  atStart: ActorCount;
+  /** Time spent putting them to sleep (or waiting out their idle eviction). */
+  settleMs: number;
+  /** Sleep calls that failed (those actors stay counted as awake). */
+  sleepFailures: number;
+}
+
+/** The adapter with every call and confirmed sleep noted in the census. */
+export function trackActors(adapter: SideAdapter, census: ActorCensus): SideAdapter {
+  return {
+    ...adapter,
+    async call(ref, op, arg) {
+      const r = await adapter.call(ref, op, arg);
+      if (r.ok) census.called(r.actorId);
+      return r;
+    },
+    async sleep(ids, progress) {
+      const out = await adapter.sleep(ids, progress);
+      // A runtime that sleeps by idle alone confirms nothing: its census counts idle time instead.
+      if (!adapter.sleepsByIdleOnly) census.confirmedAsleep(out.asleep);
+      return out;
+    },
+  };
+}
+
+/** A census for the adapter's side: idle eviction counted where the runtime has nothing else. */
+export function censusFor(adapter: SideAdapter, now: () => number = Date.now): ActorCensus {
+  return new ActorCensus(adapter.sleepsByIdleOnly ? adapter.wakeIdleMs : null, now);
+}
+
+/**
+ * Brings the side to the start state before a group: awake actors are told to
+ * sleep and confirmed, or, where the runtime sleeps by idle alone, the group
+ * waits until the last call to any of them is wakeIdleMs old. The wait keeps
+ * the CPU lock: no other group may wake actors meanwhile.
+ */
+export async function settleBeforeGroup(ctx: PlanContext, group: Group): Promise<GroupStart | undefined> {
+  const census = ctx.census;
+  if (!census) return undefined;
+  const { adapter } = ctx;
+  const before = census.count();
+  const t0 = census.clock();
+  let sleepFailures = 0;
+  const awake = census.awake();
+  if (awake.ids.length > 0) {
+    if (adapter.sleepsByIdleOnly) {
+      const ms = Math.max(0, awake.lastCall + adapter.wakeIdleMs - census.clock());
+      await waitWithProgress(ctx.progress, `${adapter.side} ${group}: ${awake.ids.length} earlier actors left idle past eviction first`, ms, ctx.hold ?? ((x) => new Promise((r) => setTimeout(r, x))));
+    } else {
+      const out = await adapter.sleep(awake.ids, ctx.progress);
+      sleepFailures = out.failures.length;
+    }
+  }
+  const start: GroupStart = { group, before, atStart: census.count(), settleMs: census.clock() - t0, sleepFailures };
+  if (before.awake > 0) ctx.progress.note(`${adapter.side} ${group}: starts with ${start.atStart.existing} actors of this run, ${start.atStart.awake} awake (${before.awake} were awake; ${(start.settleMs / 1000).toFixed(1)} s to settle)`);
+  return start;
+}
+
+/** A stage's start state for its notes: its group's, and the census as the stage starts. */
+function startState(ctx: PlanContext): Record<string, unknown> {
+  return ctx.census && ctx.groupStart ? { startState: { ...ctx.groupStart, atStage: ctx.census.count() } } : {};
 }
 
 /**
@@ -131,7 +213,7 @@ export function limitWatch(ctx: PlanContext, metric: string) {
 /** Measures a catalog metric on the context's side: n, coldness and side from the catalog. */
 export function measureStage(ctx: PlanContext, metric: string, call: (i: number) => Promise<Outcome>, o: { concurrency?: number; notes?: Record<string, unknown>; n?: number } = {}) {
   const retries = ctx.setupRetries?.splice(0) ?? [];
-  const notes = retries.length ? { ...o.notes, setupRetries: retries } : o.notes;
+  const notes = { ...o.notes, ...(retries.length ? { setupRetries: retries } : {}), ...startState(ctx) };
   const limits = limitWatch(ctx, metric);
   return measure({ ctx, side: ctx.adapter.side, metric, n: o.n ?? stageSize(ctx, metric), concurrency: o.concurrency ?? 1, call, notes, ...limits });
 }
@@ -278,7 +360,7 @@ async function burstGroup(ctx: PlanContext): Promise<void> {
   for (const rate of OPEN_RATES[side]) {
     const metric = `open.r${rate}`;
     const limits = limitWatch(ctx, metric);
-    await measureOpen({ ctx, side, metric, ratePerSecond: rate, n: stageSize(ctx, metric), maxInFlight: OPEN_MAX_IN_FLIGHT,
+    await measureOpen({ ctx, side, metric, ratePerSecond: rate, n: stageSize(ctx, metric), maxInFlight: OPEN_MAX_IN_FLIGHT, notes: startState(ctx),
       call: (i) => ctx.adapter.call(fresh(ctx, metric, i, "plain"), "ping"), ...limits });
   }
 }
@@ -294,8 +376,10 @@ const SHARED: Record<Group, (ctx: PlanContext) => Promise<void>> = {
 
 /** Runs one group on the context's side: the shared stages, then the side's own. */
 export async function runGroup(group: Group, ctx: PlanContext): Promise<void> {
-  await SHARED[group](ctx);
-  await ctx.adapter.sideOnly?.[group]?.(ctx);
+  // The group's own context: groups overlap (a wake group idles while others run), each keeps its start.
+  const own: PlanContext = { ...ctx, groupStart: await settleBeforeGroup(ctx, group) };
+  await SHARED[group](own);
+  await ctx.adapter.sideOnly?.[group]?.(own);
 }
 
 /** Groups whose idle wait (before a wake) lets later groups measure meanwhile, and groups that still run last and alone. */

@@ -40,6 +40,7 @@ export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number;
       return r.ok ? { ok: true, ms: r.ms, clientMs: r.clientMs, ...(r.colo ? { colo: r.colo } : {}), reply: r.reply, actorId: r.id } : r;
     },
     sleep: async (ids) => ({ asleep: ids, failures: [] }),
+    sleepsByIdleOnly: true,
     sideOnly: { create: (ctx) => createUnique(ctx, client), warm: (ctx) => noopBaseline(ctx, client) },
   };
 }
