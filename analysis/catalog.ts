@@ -30,8 +30,12 @@ export const SIDES = ["rivet", "cloudflare", "floor"] as const;
 export const RUNTIMES = ["rivet", "cloudflare"] as const satisfies readonly Side[];
 export type Side = (typeof SIDES)[number];
 
-/** Suite order. Bursts last: they leave hundreds of awake actors behind (workloads/rivet/LATENCY.md). */
-export const GROUPS = ["create", "wake", "warm", "sqlite", "seqwrite", "burst"] as const;
+/**
+ * Suite order. Bursts late: they leave hundreds of awake actors behind
+ * (workloads/rivet/LATENCY.md). Scaling last: it fills the runtime with
+ * thousands of actors to see what that costs.
+ */
+export const GROUPS = ["create", "wake", "warm", "sqlite", "seqwrite", "burst", "scale"] as const;
 export type Group = (typeof GROUPS)[number];
 
 export const SIDE_NAMES: Record<Side, string> = { rivet: "Rivet Actor", cloudflare: "Durable Object", floor: "Floor (Node http + SQLite file)" };
@@ -60,6 +64,7 @@ export type MetricKind = "cold" | "warm" | "baseline";
 /** Sample count names; a preset gives each side its own count for each. */
 export const COUNT_KEYS = [
   "createPing", "createRead", "createWrite", "wake", "warm", "sqliteRead", "sqliteWrite", "sqliteScan", "burstAttempts", "seqWrite", "openSeconds",
+  "scaleCreate", "scaleWake", "scaleBurst",
 ] as const;
 export type CountKey = (typeof COUNT_KEYS)[number];
 export type SampleCounts = Record<CountKey, number>;
@@ -79,9 +84,20 @@ export interface MetricEntry {
   chart?: "request" | "create" | "write";
   /** A second headline row from an interval the actor itself reports (the reference's "in the actor" rows). */
   inActor?: { label: string; field: "sqlMs" | "actorMs" };
+  /** A scaling-group stage: its level (actors made before it, asleep) and what it measures there. */
+  scale?: { level: number; op: "create" | "wake" | "burst" };
 }
 
 export const BURST_CONCURRENCY = [1, 8, 32, 128] as const;
+
+/**
+ * The scaling group: creates, wakes and a burst measured again after this
+ * many more actors (asleep) exist. Which levels a run takes is its preset's
+ * (PRESET_SCALE_LEVELS); these are every level any preset takes.
+ */
+export const SCALE_LEVELS = [0, 100, 1000, 10000] as const;
+/** The scaling group's burst concurrency (one level of the burst group's). */
+export const SCALE_BURST_CONCURRENCY = 32;
 /**
  * Arrival rates (creates per second) of the open-model stages: around and past
  * what each side sustained locally (Rivet 10-20/s, local DO 150-200/s).
@@ -118,6 +134,11 @@ export const CATALOG: readonly MetricEntry[] = [
   { id: "seqwrite", group: "seqwrite", sides: ALL_SIDES, kind: "warm", count: "seqWrite", throughput: { mode: "sequential" } },
   ...BURST_CONCURRENCY.map((c): MetricEntry => ({ id: `burst.c${c}`, group: "burst", sides: ALL_SIDES, kind: "cold", count: "burstAttempts", throughput: { mode: "burst", concurrency: c } })),
   ...SIDES.flatMap((side) => OPEN_RATES[side].map((r): MetricEntry => ({ id: `open.r${r}`, group: "burst", sides: [side], kind: "cold", count: "openSeconds", throughput: { mode: "open", ratePerSecond: r } }))),
+  ...SCALE_LEVELS.flatMap((level): MetricEntry[] => [
+    { id: `scale.wake.e${level}`, group: "scale", sides: ALL_SIDES, kind: "cold", count: "scaleWake", scale: { level, op: "wake" } },
+    { id: `scale.create.e${level}`, group: "scale", sides: ALL_SIDES, kind: "cold", count: "scaleCreate", scale: { level, op: "create" } },
+    { id: `scale.burst.e${level}`, group: "scale", sides: ALL_SIDES, kind: "cold", count: "scaleBurst", scale: { level, op: "burst" }, throughput: { mode: "burst", concurrency: SCALE_BURST_CONCURRENCY } },
+  ]),
 ];
 
 const BY_ID = new Map<string, MetricEntry>();
@@ -179,25 +200,41 @@ export const PRESETS = {
   quick: same({
     createPing: 20, createRead: 20, createWrite: 20, wake: 10, warm: 100,
     sqliteRead: 50, sqliteWrite: 50, sqliteScan: 20, burstAttempts: 128, seqWrite: 100, openSeconds: 3,
+    scaleCreate: 10, scaleWake: 10, scaleBurst: 32,
   }),
   local: same({
     createPing: 300, createRead: 240, createWrite: 240, wake: 120, warm: 500,
     sqliteRead: 300, sqliteWrite: 300, sqliteScan: 200, burstAttempts: 256, seqWrite: 1000, openSeconds: 5,
+    scaleCreate: 100, scaleWake: 100, scaleBurst: 128,
   }),
   full: {
     rivet: {
       createPing: 1500, createRead: 1200, createWrite: 1200, wake: 1200, warm: 2000,
       sqliteRead: 1200, sqliteWrite: 1200, sqliteScan: 1000, burstAttempts: 500, seqWrite: 5000, openSeconds: 10,
+      scaleCreate: 200, scaleWake: 200, scaleBurst: 256,
     },
     cloudflare: {
       createPing: 200, createRead: 200, createWrite: 200, wake: 200, warm: 300,
       sqliteRead: 300, sqliteWrite: 300, sqliteScan: 300, burstAttempts: 500, seqWrite: 2000, openSeconds: 10,
+      scaleCreate: 200, scaleWake: 200, scaleBurst: 256,
     },
     // The floor takes the larger of the two sides' counts: it is read against both.
     floor: {
       createPing: 1500, createRead: 1200, createWrite: 1200, wake: 1200, warm: 2000,
       sqliteRead: 1200, sqliteWrite: 1200, sqliteScan: 1000, burstAttempts: 500, seqWrite: 5000, openSeconds: 10,
+      scaleCreate: 200, scaleWake: 200, scaleBurst: 256,
     },
   },
 } as const satisfies Record<string, Record<Side, SampleCounts>>;
 export type PresetName = keyof typeof PRESETS;
+
+/**
+ * The scaling group's levels per preset. It is off by default in quick (a
+ * run asks for it with --groups) and stops at 1,000 in local so that
+ * `npm start` stays a few minutes; full takes the 10,000 the question needs.
+ */
+export const PRESET_SCALE_LEVELS: Record<PresetName, readonly number[]> = { quick: [0, 100], local: [0, 1000], full: [0, 1000, 10000] };
+/** The groups a preset runs when --groups is not given. */
+export function defaultGroups(preset: PresetName): Group[] {
+  return GROUPS.filter((g) => preset !== "quick" || g !== "scale");
+}

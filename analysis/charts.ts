@@ -10,6 +10,7 @@ import { nearestRank } from "./percentiles";
 // d3-array for domains, ticks and bins only: its quantiles interpolate (R-7), and percentiles here are nearest rank.
 import { bin, extent, ticks } from "d3-array";
 import { clientPercentiles } from "./summary";
+import { scaleRows, type ScaleRow } from "./scale";
 
 const MAX_POINTS = 400;
 /** Each side's own clock, short, for chart labels. */
@@ -122,8 +123,19 @@ export function histogramData(samples: Map<string, RawSample[]>, group: string):
   return out;
 }
 
+/** The scaling chart's points: p50 and p99 of each side's creates and wakes against the actors existing. */
+export function scaleChartData(rows: readonly ScaleRow[]): Array<{ series: string; percentile: string; existing: number; ms: number }> {
+  const out: Array<{ series: string; percentile: string; existing: number; ms: number }> = [];
+  for (const r of rows) {
+    if (r.op === "burst" || r.existing === null || r.n === 0) continue;
+    const series = `${SIDE_SHORT[r.side]} ${r.op}`;
+    out.push({ series, percentile: "p50", existing: r.existing, ms: Math.max(r.p50, 0.01) }, { series, percentile: "p99", existing: r.existing, ms: Math.max(r.p99, 0.01) });
+  }
+  return out;
+}
+
 /** Writes charts/*.svg and *.png; returns the chart names, in order. */
-export async function renderCharts(m: ManifestLike, samples: Map<string, RawSample[]>, _summary: RunSummary, outDir: string): Promise<string[]> {
+export async function renderCharts(m: ManifestLike, samples: Map<string, RawSample[]>, summary: RunSummary, outDir: string): Promise<string[]> {
   const names: string[] = [];
   const head = headlineData(samples);
   if (head.length) {
@@ -169,7 +181,30 @@ export async function renderCharts(m: ManifestLike, samples: Map<string, RawSamp
     );
     names.push("same-clock");
   }
+  const scale = scaleChartData(scaleRows(m, summary));
+  if (scale.length) {
+    await render(
+      {
+        $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+        title: `Create and wake latency against the actors that exist, each side's own clock, ${m.stack} run ${m.runId}`,
+        width: 520,
+        height: 300,
+        data: { values: scale },
+        mark: { type: "line", point: true },
+        encoding: {
+          x: { field: "existing", type: "quantitative", scale: { type: "symlog" }, title: "actors of the run existing (asleep) when the stage began (symlog scale)" },
+          y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "ms (log scale)" },
+          color: { field: "series", type: "nominal", title: null, legend: { labelLimit: 300 } },
+          strokeDash: { field: "percentile", type: "nominal", title: null },
+        },
+      },
+      outDir,
+      "scale",
+    );
+    names.push("scale");
+  }
   for (const group of GROUPS) {
+    if (group === "scale") continue;
     const data = cdfData(samples, group);
     if (data.length === 0) continue;
     const domain = logDomain(data.map((d) => d.ms));

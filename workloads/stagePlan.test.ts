@@ -16,12 +16,12 @@ import { StageSetupError } from "./measure";
 import { rivetAdapter } from "./rivet/adapter";
 import { cloudflareAdapter } from "./cloudflare/adapter";
 import { floorAdapter } from "./floor/adapter";
-import { catalogEntry, GROUPS, metricsOf, PRESETS, type SampleCounts, type Side } from "../analysis/catalog";
+import { catalogEntry, GROUPS, isColdMetric, metricsOf, PRESETS, type SampleCounts, type Side } from "../analysis/catalog";
 import type { GatewayClient, Target } from "./rivet/gateway";
 import type { DoOp, DoTarget, WorkerClient } from "./cloudflare/workerClient";
 
 const PREFIX = "run";
-const counts: SampleCounts = { ...PRESETS.quick.rivet, createPing: 3, createRead: 2, createWrite: 2, wake: 4, warm: 5, sqliteRead: 3, sqliteWrite: 3, sqliteScan: 2, burstAttempts: 4, seqWrite: 3, openSeconds: 1 };
+const counts: SampleCounts = { ...PRESETS.quick.rivet, createPing: 3, createRead: 2, createWrite: 2, wake: 4, warm: 5, sqliteRead: 3, sqliteWrite: 3, sqliteScan: 2, burstAttempts: 4, seqWrite: 3, openSeconds: 1, scaleCreate: 2, scaleWake: 2, scaleBurst: 3 };
 
 /** A runtime's actors: an actor asleep (or evicted) answers its next call from a fresh instance. */
 class FakeRuntime {
@@ -104,7 +104,7 @@ function sideOf(side: Side, c = counts): Side$ {
   let now = 1_000_000;
   const census = censusFor(adapter, () => now);
   const ctx: PlanContext = {
-    adapter: trackActors(adapter, census), census, run, counts: c, keyPrefix: PREFIX, progress: createProgress(process.stdout, true),
+    adapter: trackActors(adapter, census), census, run, counts: c, keyPrefix: PREFIX, progress: createProgress(process.stdout, true), scaleLevels: [0, 100],
     hold: async (ms) => {
       holds.push(ms);
       now += ms;
@@ -207,16 +207,18 @@ describe("the stage plan on both sides", () => {
       expect(opens, side).toBe(metricsOf(side, "burst").filter((m) => m.startsWith("open.")).reduce((n, m) => n + Number(m.slice("open.r".length)), 0));
     }
     // The same idle waits before wakes (the wake group's and the woken-once series'), on both sides.
-    expect(sides.rivet.idles).toEqual([10_000, 10_000, 10_000]);
+    // (the wake group's, the sqlite and seqwrite series', and one per scaling level)
+    expect(sides.rivet.idles).toEqual([10_000, 10_000, 10_000, 10_000, 10_000]);
     expect(sides.cloudflare.idles).toEqual(sides.rivet.idles);
     for (const side of ["rivet", "cloudflare"] as const) {
       const { run } = sides[side];
       for (const g of GROUPS) {
-        for (const metric of metricsOf(side, g)) {
+        // Every level the run takes (the scaling group runs 0 and 100 here).
+        for (const metric of metricsOf(side, g).filter((id) => [undefined, 0, 100].includes(catalogEntry(id).scale?.level))) {
           const xs = samples(run, side, metric);
           expect(xs.every((x) => x.ok), `${side} ${metric}`).toBe(true);
-          // Creates, wakes and bursts are fresh instances; nothing else restarted, and the flag is kept either way.
-          const cold = /^(create|wake|burst|open)\./.test(metric);
+          // Creates, wakes and bursts (the scaling group's too) are fresh instances; nothing else restarted, and the flag is kept either way.
+          const cold = isColdMetric(metric);
           expect(xs.every((x) => x.cold === cold), `${side} ${metric}`).toBe(true);
         }
       }

@@ -13,7 +13,7 @@ import { waitWithProgress, type Progress } from "./progress";
 import { prng } from "./prng";
 import { idleFor, measure, measureOpen, must, StageSetupError, type MeasureContext, type Outcome } from "./measure";
 import {
-  BURST_CONCURRENCY, catalogEntry, OPEN_MAX_IN_FLIGHT, OPEN_RATES, sampleCount, WORKLOAD,
+  BURST_CONCURRENCY, catalogEntry, OPEN_MAX_IN_FLIGHT, OPEN_RATES, sampleCount, SCALE_BURST_CONCURRENCY, WORKLOAD,
   type Group, type SampleCounts, type Side,
 } from "../analysis/catalog";
 
@@ -86,6 +86,8 @@ export interface PlanContext extends MeasureContext {
   census?: ActorCensus;
   /** What the group this context runs started from (set by runGroup on the group's own copy). */
   groupStart?: GroupStart;
+  /** The scaling group's levels (the preset's). */
+  scaleLevels?: readonly number[];
   /** A wait that keeps the CPU lock (a plain timer unless a test replaces it). */
   hold?: (ms: number) => Promise<void>;
 }
@@ -137,6 +139,12 @@ export function censusFor(adapter: SideAdapter, now: () => number = Date.now): A
  * the CPU lock: no other group may wake actors meanwhile.
  */
 export async function settleBeforeGroup(ctx: PlanContext, group: Group): Promise<GroupStart | undefined> {
+  const settled = await settleAll(ctx, group);
+  return settled && { group, ...settled };
+}
+
+/** Puts every awake actor of the run on this side to sleep (see settleBeforeGroup); `what` names the step. */
+export async function settleAll(ctx: PlanContext, what: string): Promise<Omit<GroupStart, "group"> | undefined> {
   const census = ctx.census;
   if (!census) return undefined;
   const { adapter } = ctx;
@@ -147,14 +155,14 @@ export async function settleBeforeGroup(ctx: PlanContext, group: Group): Promise
   if (awake.ids.length > 0) {
     if (adapter.sleepsByIdleOnly) {
       const ms = Math.max(0, awake.lastCall + adapter.wakeIdleMs - census.clock());
-      await waitWithProgress(ctx.progress, `${adapter.side} ${group}: ${awake.ids.length} earlier actors left idle past eviction first`, ms, ctx.hold ?? ((x) => new Promise((r) => setTimeout(r, x))));
+      await waitWithProgress(ctx.progress, `${adapter.side} ${what}: ${awake.ids.length} earlier actors left idle past eviction first`, ms, ctx.hold ?? ((x) => new Promise((r) => setTimeout(r, x))));
     } else {
       const out = await adapter.sleep(awake.ids, ctx.progress);
       sleepFailures = out.failures.length;
     }
   }
-  const start: GroupStart = { group, before, atStart: census.count(), settleMs: census.clock() - t0, sleepFailures };
-  if (before.awake > 0) ctx.progress.note(`${adapter.side} ${group}: starts with ${start.atStart.existing} actors of this run, ${start.atStart.awake} awake (${before.awake} were awake; ${(start.settleMs / 1000).toFixed(1)} s to settle)`);
+  const start = { before, atStart: census.count(), settleMs: census.clock() - t0, sleepFailures };
+  if (before.awake > 0) ctx.progress.note(`${adapter.side} ${what}: starts with ${start.atStart.existing} actors of this run, ${start.atStart.awake} awake (${before.awake} were awake; ${(start.settleMs / 1000).toFixed(1)} s to settle)`);
   return start;
 }
 
@@ -247,6 +255,31 @@ export const MAX_PREPARATION_FAILURE_SHARE = 0.5;
 export const PREPARE_CONCURRENCY = 8;
 
 /**
+ * New actors made for a later measurement (not samples), PREPARE_CONCURRENCY
+ * at a time, with progress. Those that fail are left out and counted; more
+ * than MAX_PREPARATION_FAILURE_SHARE failing fails the group.
+ */
+export async function prepareActors(ctx: PlanContext, what: string, n: number, ref: (i: number) => ActorRef, op: Op): Promise<{ ids: string[]; errors: string[] }> {
+  const { adapter } = ctx;
+  const step = ctx.progress.start(`${adapter.side} ${what}: preparing`, n, "actors");
+  const ids: Array<string | undefined> = new Array(n);
+  const errors: string[] = [];
+  let done = 0;
+  await forEachBounded(n, PREPARE_CONCURRENCY, async (i) => {
+    const r = await adapter.call(ref(i), op);
+    if (r.ok) ids[i] = r.actorId;
+    else errors.push(r.error);
+    step.tick(++done, errors.length);
+  });
+  const made = ids.filter((id): id is string => id !== undefined);
+  step.finish(`${adapter.side} ${what}: ${made.length} of ${n} actors prepared, ${PREPARE_CONCURRENCY} at a time`);
+  if (errors.length > n * MAX_PREPARATION_FAILURE_SHARE) {
+    throw new StageSetupError(`${what} preparation: ${errors.length} of ${n} creates failed, e.g. ${errors[0]}`);
+  }
+  return { ids: made, errors };
+}
+
+/**
  * Wakes: for each set, new actors (the store ones with a row), put to sleep,
  * left idle for the adapter's wakeIdleMs, then woken by their first request.
  * The three sets share one idle wait. An actor whose preparation fails is left
@@ -256,22 +289,8 @@ async function wakeGroup(ctx: PlanContext): Promise<void> {
   const { adapter } = ctx;
   const sets = ["wake.ping", "wake.read", "wake.write"].map((metric) => ({ metric, ids: [] as string[], errors: [] as string[] }));
   for (const s of sets) {
-    const n = stageSize(ctx, s.metric);
     const actor = firstRequestOf(s.metric).actor;
-    const step = ctx.progress.start(`${adapter.side} ${s.metric}: preparing`, n, "actors");
-    const ids: Array<string | undefined> = new Array(n);
-    let done = 0;
-    await forEachBounded(n, PREPARE_CONCURRENCY, async (i) => {
-      const r = await adapter.call(fresh(ctx, s.metric, i, actor), actor === "store" ? "write" : "ping");
-      if (r.ok) ids[i] = r.actorId;
-      else s.errors.push(r.error);
-      step.tick(++done, s.errors.length);
-    });
-    s.ids = ids.filter((id): id is string => id !== undefined);
-    step.finish(`${adapter.side} ${s.metric}: ${s.ids.length} of ${n} actors prepared, ${PREPARE_CONCURRENCY} at a time`);
-    if (s.errors.length > n * MAX_PREPARATION_FAILURE_SHARE) {
-      throw new StageSetupError(`${s.metric} preparation: ${s.errors.length} of ${n} creates failed, e.g. ${s.errors[0]}`);
-    }
+    Object.assign(s, await prepareActors(ctx, s.metric, stageSize(ctx, s.metric), (i) => fresh(ctx, s.metric, i, actor), actor === "store" ? "write" : "ping"));
   }
   const all = sets.flatMap((s) => s.ids);
   // An actor that could not be put to sleep is left out of its set like one that could not be created.
@@ -365,6 +384,54 @@ async function burstGroup(ctx: PlanContext): Promise<void> {
   }
 }
 
+/** Filler actors for the scaling group are made this many at a time (setup, not measured). */
+export const SCALE_FILL_CONCURRENCY = 16;
+
+/**
+ * Cost as the work grows: at each of the preset's levels, that many filler
+ * actors (plain, created then asleep) exist besides the ones measured; then
+ * a wake set is woken, new actors are created one at a time, and a burst of
+ * creates runs at SCALE_BURST_CONCURRENCY. Each level's wakes start with
+ * every actor of the run asleep (settleAll) and idle for the side's wake
+ * idle, as in the wake group.
+ */
+async function scaleGroup(ctx: PlanContext): Promise<void> {
+  const { adapter } = ctx;
+  const levels = [...(ctx.scaleLevels ?? [])].sort((a, b) => a - b);
+  let fillers = 0;
+  let fillFailures = 0;
+  for (const level of levels) {
+    if (level > fillers) {
+      const step = ctx.progress.start(`${adapter.side} scale: filling to ${level} actors`, level - fillers, "actors");
+      let done = 0;
+      let failed = 0;
+      const from = fillers;
+      await forEachBounded(level - from, SCALE_FILL_CONCURRENCY, async (i) => {
+        const r = await adapter.call({ key: `${ctx.keyPrefix}-scale-fill-${from + i}`, actor: "plain" }, "ping");
+        if (!r.ok) failed += 1;
+        step.tick(++done, failed);
+      });
+      step.finish(`${adapter.side} scale: ${level - from - failed} filler actors made (${failed} failed), ${SCALE_FILL_CONCURRENCY} at a time`);
+      if (failed > (level - from) * MAX_PREPARATION_FAILURE_SHARE) throw new StageSetupError(`scale: ${failed} of ${level - from} filler creates failed`);
+      fillers = level;
+      fillFailures += failed;
+    }
+    const notes = (settled: unknown) => ({ level, fillers: fillers - fillFailures, fillFailures, settled });
+    const wake = `scale.wake.e${level}`;
+    const set = await prepareActors(ctx, wake, stageSize(ctx, wake), (i) => fresh(ctx, wake, i, "plain"), "ping");
+    const settled = await settleAll(ctx, `scale e${level}`);
+    // Where sleep is only idle time, settling was the idle (wakeIdleMs since the last call); elsewhere the wake idle follows the confirmed sleep.
+    if (!adapter.sleepsByIdleOnly) await waitWithProgress(ctx.progress, `${adapter.side} scale e${level}: every actor asleep, idle`, adapter.wakeIdleMs, (ms) => idleFor(ctx, ms));
+    await measureStage(ctx, wake, (i) => adapter.call({ id: set.ids[i] }, "ping"), { n: set.ids.length, notes: { ...notes(settled), preparationFailures: set.errors.length } });
+    // The creates and the burst follow at once (the woken set still awake, as each stage's atStage count says): a settle
+    // before each would cost the DO side its whole eviction time again, 10 minutes on Cloudflare.
+    const create = `scale.create.e${level}`;
+    await measureStage(ctx, create, (i) => adapter.call(fresh(ctx, create, i, "plain"), "ping"), { notes: notes(settled) });
+    const burst = `scale.burst.e${level}`;
+    await measureStage(ctx, burst, (i) => adapter.call(fresh(ctx, burst, i, "plain"), "ping"), { concurrency: SCALE_BURST_CONCURRENCY, notes: notes(settled) });
+  }
+}
+
 const SHARED: Record<Group, (ctx: PlanContext) => Promise<void>> = {
   create: createGroup,
   wake: wakeGroup,
@@ -372,6 +439,7 @@ const SHARED: Record<Group, (ctx: PlanContext) => Promise<void>> = {
   sqlite: sqliteGroup,
   seqwrite: seqwriteGroup,
   burst: burstGroup,
+  scale: scaleGroup,
 };
 
 /** Runs one group on the context's side: the shared stages, then the side's own. */
@@ -384,4 +452,4 @@ export async function runGroup(group: Group, ctx: PlanContext): Promise<void> {
 
 /** Groups whose idle wait (before a wake) lets later groups measure meanwhile, and groups that still run last and alone. */
 export const OVERLAPPING_GROUPS: ReadonlySet<Group> = new Set(["wake", "sqlite", "seqwrite"]);
-export const LAST_GROUPS: ReadonlySet<Group> = new Set(["burst"]);
+export const LAST_GROUPS: ReadonlySet<Group> = new Set(["burst", "scale"]);

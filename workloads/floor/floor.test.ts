@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,8 +10,9 @@ import { GatewayClient } from "../rivet/gateway";
 import { stopAll } from "../processes";
 import { parseRunArgs } from "../runConfig";
 import { runLocalSuite } from "../run";
-import { metricsOf, GROUPS, WORKLOAD } from "../../analysis/catalog";
+import { catalogEntry, metricsOf, GROUPS, WORKLOAD } from "../../analysis/catalog";
 import { verifyRunDir } from "../../analysis/verify";
+import { generateReport } from "../../analysis/report";
 
 describe("the floor's store (real SQLite files)", () => {
   const dir = mkdtempSync(join(tmpdir(), "floor-store-"));
@@ -125,11 +126,14 @@ describe("the floor server over HTTP, with the driver's gateway client", () => {
 describe("npm start --side floor: every shared metric through the one stage plan", () => {
   it("measures every group, proves every create and wake cold, and the run verifies", async () => {
     const root = mkdtempSync(join(tmpdir(), "floor-run-"));
-    const cfg = { ...parseRunArgs(["--preset", "quick", "--side", "floor", "--wake-idle-ms", "1000", "--results-dir", root]), quiet: true };
+    const cfg = { ...parseRunArgs(["--preset", "quick", "--side", "floor", "--groups", GROUPS.join(","), "--wake-idle-ms", "1000", "--results-dir", root]), quiet: true };
     const out = await runLocalSuite(cfg);
     expect(out.failures).toEqual([]);
     const m = verifyRunDir(out.runDir);
-    const want = GROUPS.flatMap((g) => metricsOf("floor", g));
+    const want = GROUPS.flatMap((g) => metricsOf("floor", g)).filter((id) => {
+      const level = catalogEntry(id).scale?.level;
+      return level === undefined || cfg.scaleLevels.includes(level);
+    });
     expect(Object.keys(m.stages).sort()).toEqual(want.map((id) => `floor.${id}`).sort());
     for (const r of out.rows) {
       expect(r.errors, r.metric).toBe(0);
@@ -139,6 +143,14 @@ describe("npm start --side floor: every shared metric through the one stage plan
     expect(wake.notes).toMatchObject({ preparationFailures: 0 });
     expect(JSON.stringify((m.settings as { floor: unknown }).floor)).toMatch(/no actor system/);
     expect(readFileSync(join(out.runDir, "raw", "floor.create.ping.jsonl"), "utf8").trim().split("\n")).toHaveLength(20);
+    // The scaling group: the 100 level ran with the 100 fillers (and every earlier actor) existing, all asleep.
+    const e100 = m.stages["floor.scale.wake.e100"].notes as { level: number; fillers: number; startState: { atStage: { existing: number; awake: number } } };
+    expect(e100).toMatchObject({ level: 100, fillers: 100 });
+    expect(e100.startState.atStage.awake).toBe(0);
+    expect(e100.startState.atStage.existing).toBeGreaterThanOrEqual(100 + 10);
+    await generateReport(out.runDir);
+    expect(readdirSync(join(out.runDir, "report", "charts"))).toContain("scale.png");
+    expect(readFileSync(join(out.runDir, "report", "results.md"), "utf8")).toMatch(/## Cost as the work grows[\s\S]*\| Floor \(Node http \+ SQLite file\) \| 100 \| [\d,]+ \|/);
     rmSync(root, { recursive: true, force: true });
   }, 120_000);
 });
