@@ -26,4 +26,14 @@ describe("ActorCensus", () => {
     expect(c.awake(10_000)).toEqual({ ids: ["b"], lastCall: 5_000 });
     expect(c.count(15_000)).toEqual({ existing: 2, awake: 0 });
   });
+  it("an actor a sleep did not confirm stays counted awake but is not settled again until it is called again", () => {
+    const c = new ActorCensus(null);
+    c.called("a", 1);
+    c.called("b", 2);
+    c.notConfirmed(["a"]);
+    expect(c.toSettle(10)).toEqual(["b"]);
+    expect(c.count(10)).toEqual({ existing: 2, awake: 2 });
+    c.called("a", 20);
+    expect(c.toSettle(30)).toEqual(["a", "b"]);
+  });
 });

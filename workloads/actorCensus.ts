@@ -14,6 +14,8 @@ export interface ActorCount {
 export class ActorCensus {
   private readonly lastCall = new Map<string, number>();
   private readonly asleepAt = new Map<string, number>();
+  /** Told to sleep and never confirmed: counted awake, not waited for again until the next call to them. */
+  private readonly unconfirmed = new Set<string>();
   /** `evictAfterMs`: where the runtime puts an actor to sleep by idle alone (the DO), how long that takes; null where sleep is confirmed. */
   constructor(
     readonly evictAfterMs: number | null,
@@ -23,6 +25,15 @@ export class ActorCensus {
 
   called(id: string, at = this.clock()): void {
     this.lastCall.set(id, at);
+    this.unconfirmed.delete(id);
+  }
+  /** Actors a sleep did not confirm: they stay awake in the count, and settling skips them from now on. */
+  notConfirmed(ids: readonly string[]): void {
+    for (const id of ids) if (this.lastCall.has(id)) this.unconfirmed.add(id);
+  }
+  /** The awake actors worth telling to sleep: all but those a sleep already failed to confirm. */
+  toSettle(now = this.clock()): string[] {
+    return this.awake(now).ids.filter((id) => !this.unconfirmed.has(id));
   }
   confirmedAsleep(ids: readonly string[], at = this.clock()): void {
     for (const id of ids) if (this.lastCall.has(id)) this.asleepAt.set(id, at);

@@ -157,7 +157,11 @@ export async function settleAll(ctx: PlanContext, what: string): Promise<Omit<Gr
       const ms = Math.max(0, awake.lastCall + adapter.wakeIdleMs - census.clock());
       await waitWithProgress(ctx.progress, `${adapter.side} ${what}: ${awake.ids.length} earlier actors left idle past eviction first`, ms, ctx.hold ?? ((x) => new Promise((r) => setTimeout(r, x))));
     } else {
-      const out = await adapter.sleep(awake.ids, ctx.progress);
+      // One the runtime never confirmed asleep is not waited for again (each wait is the full confirmation time).
+      const ids = census.toSettle();
+      const out = ids.length ? await adapter.sleep(ids, ctx.progress) : { asleep: [], failures: [] };
+      const asleep = new Set(out.asleep);
+      census.notConfirmed(ids.filter((id) => !asleep.has(id)));
       sleepFailures = out.failures.length;
     }
   }
