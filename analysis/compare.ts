@@ -36,5 +36,7 @@ export function compareRuns(dirA: string, dirB: string): string {
     }
   }
   const only = [...[...a.keys()].filter((k) => !b.has(k)).map((k) => `${k} (A only)`), ...[...b.keys()].filter((k) => !a.has(k)).map((k) => `${k} (B only)`)];
-  return `A: ${dirA}\nB: ${dirB}\n\n${table(["metric", "q", "A ms", "B ms", "B/A", "n A / B", "95% CIs overlap"], rows)}${only.length ? `\n\nNot in both runs: ${only.join(", ")}` : ""}\n`;
+  const drift =
+    "\n\nThe intervals are each run's own sampling error. Two runs made at different times also differ by what the machine was doing: on a shared machine, compare a stage that ran with the same start state in both (the first group, say) to see how large that drift is before reading a difference as the code's.";
+  return `A: ${dirA}\nB: ${dirB}\n\n${table(["metric", "q", "A ms", "B ms", "B/A", "n A / B", "95% CIs overlap"], rows)}${drift}${only.length ? `\n\nNot in both runs: ${only.join(", ")}` : ""}\n`;
 }

@@ -19,7 +19,7 @@ export function replaceHeadline(readme: string, label: string, headline: string)
 export function refreshReadme(readme: string, runDir: string, headline: string): string {
   const m = readManifest(runDir);
   const mach = m.machine as { cpus?: number; cpuModel?: string; memory?: number };
-  const where = m.stack === "local" ? "a local run: both sides on one machine, one after the other" : `stack ${escapeMd(m.stack)}`;
+  const where = m.stack === "local" ? "a local run: every side on one machine, one after the other" : `stack ${escapeMd(m.stack)}`;
   const label = `From run \`${runDir}\` (${where}; ${escapeMd(String(m.startedAt).slice(0, 10))}; preset ${escapeMd(m.preset)}; ${escapeMd(mach.cpus)} x ${escapeMd(mach.cpuModel)}, ${mach.memory ? Math.round(Number(mach.memory) / 2 ** 30) : "?"} GiB${codeOf(m)}). Full report: [results.md](${runDir}/report/results.md).`;
   return replaceHeadline(readme, label, headline);
 }

@@ -281,6 +281,13 @@ describe("the stage plan on both sides", () => {
     expect(st.attempts).toBe(3);
     expect(st.notes).toMatchObject({ preparationFailures: 1, preparationErrors: ["actor a-wake.write-1 not reported asleep by the Engine within 1000 ms"] });
     expect(s.run.manifest.stages["rivet.wake.ping"].attempts).toBe(4);
+    // The next group does not wait the confirmation time for it again: it starts at once, that actor counted awake.
+    const t0 = Date.now();
+    await runGroup("warm", s.ctx);
+    expect(Date.now() - t0).toBeLessThan(900);
+    const warm = s.run.manifest.stages["rivet.warm.ping"].notes!.startState as GroupStart;
+    expect(warm.atStart.awake).toBe(1);
+    expect(warm.sleepFailures).toBe(0);
   });
 
   it("fails the group when most preparations fail, on both sides", async () => {

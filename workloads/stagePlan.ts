@@ -121,7 +121,12 @@ export function trackActors(adapter: SideAdapter, census: ActorCensus): SideAdap
     async sleep(ids, progress) {
       const out = await adapter.sleep(ids, progress);
       // A runtime that sleeps by idle alone confirms nothing: its census counts idle time instead.
-      if (!adapter.sleepsByIdleOnly) census.confirmedAsleep(out.asleep);
+      if (!adapter.sleepsByIdleOnly) {
+        census.confirmedAsleep(out.asleep);
+        // One the runtime did not confirm stays awake in the count, and is not waited for again.
+        const asleep = new Set(out.asleep);
+        census.notConfirmed(ids.filter((id) => !asleep.has(id)));
+      }
       return out;
     },
   };
@@ -159,10 +164,7 @@ export async function settleAll(ctx: PlanContext, what: string): Promise<Omit<Gr
     } else {
       // One the runtime never confirmed asleep is not waited for again (each wait is the full confirmation time).
       const ids = census.toSettle();
-      const out = ids.length ? await adapter.sleep(ids, ctx.progress) : { asleep: [], failures: [] };
-      const asleep = new Set(out.asleep);
-      census.notConfirmed(ids.filter((id) => !asleep.has(id)));
-      sleepFailures = out.failures.length;
+      sleepFailures = ids.length ? (await adapter.sleep(ids, ctx.progress)).failures.length : 0;
     }
   }
   const start = { before, atStart: census.count(), settleMs: census.clock() - t0, sleepFailures };
