@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fixture, makeHostile, tree, type S } from "../test/fixtures";
-import { caveats, floorCostMarkdown, generateReport, headlineMarkdown, startStateMarkdown } from "./report";
+import { caveats, floorCostMarkdown, generateReport, headlineMarkdown, sameClockMarkdown, startStateMarkdown } from "./report";
 import { summarizeRun, type RawSample } from "./summary";
 import { verifyRunDir } from "./verify";
 import { fileDigest, RunDirError } from "./runDirContract";
@@ -336,6 +336,14 @@ describe("the floor beside the runtimes", () => {
     expect(md).toContain("| Warm request (no storage) | 0.50 / 0.50 / 0.50 | 9 | 2.00 | +1.50 | 4.0x | 1.50 | +1.00 | 3.0x |");
     expect(md).toContain("| SQLite durable write (1 row), round trip | 3.00 / 3.00 / 3.00 | 9 | 2.50 | -0.50 | 0.8x | - | - | - |");
     expect(md).not.toContain("| Actor create");
+  });
+  it("the same-clock table gains a floor column, with a header for every cell", () => {
+    const md = sameClockMarkdown(samples);
+    const lines = md.split("\n").filter((l) => l.startsWith("|"));
+    expect(lines[0]).toBe("| Metric | Rivet Actor (client) | n | Durable Object (client, via the Worker) | n | Floor (client) | n | DO client p50 minus /noop p50 |");
+    for (const l of lines) expect(l.split("|").length, l).toBe(lines[0].split("|").length);
+    expect(md).toContain("| Warm request (no storage) | 2.00 / 2.00 / 2.00 | 9 | 1.50 / 1.50 / 1.50 | 9 | 0.50 / 0.50 / 0.50 | 9 | - |");
+    expect(sameClockMarkdown(new Map([...samples].filter(([k]) => !k.startsWith("floor.")))).split("\n").find((l) => l.startsWith("| Metric"))).not.toContain("Floor");
   });
   it("no floor samples, no section; the headline gains the floor's columns only when the run has it", () => {
     expect(floorCostMarkdown(new Map([...samples].filter(([k]) => !k.startsWith("floor."))))).toBe("");

@@ -170,10 +170,12 @@ function intervalTable(l: Loaded, side: string, field: "actorMs" | "sqlMs", titl
  */
 export function sameClockMarkdown(samples: Map<string, RawSample[]>): string {
   const noop = clientPercentiles(samples, "cloudflare", "baseline.noop");
+  // Both runtimes always; the floor where the run has it.
+  const sides: Side[] = [...RUNTIMES, ...([...samples.keys()].some((k) => k.startsWith("floor.")) ? (["floor"] as const) : [])];
   const rows: string[][] = [];
   for (const e of CATALOG) {
     if (!e.label || e.kind === "baseline" || rows.some((r) => r[0] === e.label)) continue;
-    const cells = SIDES.flatMap((side) => {
+    const cells = sides.flatMap((side) => {
       const p = clientPercentiles(samples, side, e.id);
       return p ? [triple(p.p50, p.p90, p.p99), String(p.n)] : ["-", "-"];
     });
@@ -185,11 +187,13 @@ export function sameClockMarkdown(samples: Map<string, RawSample[]>): string {
   const baseLine = noop
     ? `Baseline: the client's round trip to the Worker with no DO call (/noop), p50 / p90 / p99 ${triple(noop.p50, noop.p90, noop.p99)} ms over ${noop.n} calls.`
     : "No /noop baseline in this run (the DO side's warm group takes it).";
+  const heads: Record<Side, string> = { rivet: "Rivet Actor (client)", cloudflare: "Durable Object (client, via the Worker)", floor: "Floor (client)" };
   return (
     "## Same clock: the client's round trip on both sides\n\n" +
-    "Milliseconds, p50 / p90 / p99, nearest rank, all timed by the load driver with process.hrtime from send to full reply: through the Engine gateway on the Rivet side, through the Worker (which then calls the DO) on the Durable Object side. " +
+    "Milliseconds, p50 / p90 / p99, nearest rank, all timed by the load driver with process.hrtime from send to full reply: through the Engine gateway on the Rivet side, through the Worker (which then calls the DO) on the Durable Object side" +
+    (sides.includes("floor") ? ", straight to the floor server on the floor side. " : ". ") +
     `${baseLine}\n\n` +
-    table(["Metric", "Rivet Actor (client)", "n", "Durable Object (client, via the Worker)", "n", "DO client p50 minus /noop p50"], rows)
+    table(["Metric", ...sides.flatMap((side) => [heads[side], "n"]), "DO client p50 minus /noop p50"], rows)
   );
 }
 
