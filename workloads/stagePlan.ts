@@ -261,24 +261,24 @@ export const MAX_PREPARATION_FAILURE_SHARE = 0.5;
 export const PREPARE_CONCURRENCY = 8;
 
 /**
- * New actors made for a later measurement (not samples), PREPARE_CONCURRENCY
- * at a time, with progress. Those that fail are left out and counted; more
- * than MAX_PREPARATION_FAILURE_SHARE failing fails the group.
+ * New actors made for a later measurement (not samples), `concurrency` at a
+ * time, with progress. Those that fail are left out and counted; more than
+ * MAX_PREPARATION_FAILURE_SHARE failing fails the group.
  */
-export async function prepareActors(ctx: PlanContext, what: string, n: number, ref: (i: number) => ActorRef, op: Op): Promise<{ ids: string[]; errors: string[] }> {
+export async function prepareActors(ctx: PlanContext, what: string, n: number, ref: (i: number) => ActorRef, op: Op, concurrency = PREPARE_CONCURRENCY): Promise<{ ids: string[]; errors: string[] }> {
   const { adapter } = ctx;
   const step = ctx.progress.start(`${adapter.side} ${what}: preparing`, n, "actors");
   const ids: Array<string | undefined> = new Array(n);
   const errors: string[] = [];
   let done = 0;
-  await forEachBounded(n, PREPARE_CONCURRENCY, async (i) => {
+  await forEachBounded(n, concurrency, async (i) => {
     const r = await adapter.call(ref(i), op);
     if (r.ok) ids[i] = r.actorId;
     else errors.push(r.error);
     step.tick(++done, errors.length);
   });
   const made = ids.filter((id): id is string => id !== undefined);
-  step.finish(`${adapter.side} ${what}: ${made.length} of ${n} actors prepared, ${PREPARE_CONCURRENCY} at a time`);
+  step.finish(`${adapter.side} ${what}: ${made.length} of ${n} actors prepared, ${concurrency} at a time`);
   if (errors.length > n * MAX_PREPARATION_FAILURE_SHARE) {
     throw new StageSetupError(`${what} preparation: ${errors.length} of ${n} creates failed, e.g. ${errors[0]}`);
   }
@@ -408,19 +408,10 @@ async function scaleGroup(ctx: PlanContext): Promise<void> {
   let fillFailures = 0;
   for (const level of levels) {
     if (level > fillers) {
-      const step = ctx.progress.start(`${adapter.side} scale: filling to ${level} actors`, level - fillers, "actors");
-      let done = 0;
-      let failed = 0;
       const from = fillers;
-      await forEachBounded(level - from, SCALE_FILL_CONCURRENCY, async (i) => {
-        const r = await adapter.call({ key: `${ctx.keyPrefix}-scale-fill-${from + i}`, actor: "plain" }, "ping");
-        if (!r.ok) failed += 1;
-        step.tick(++done, failed);
-      });
-      step.finish(`${adapter.side} scale: ${level - from - failed} filler actors made (${failed} failed), ${SCALE_FILL_CONCURRENCY} at a time`);
-      if (failed > (level - from) * MAX_PREPARATION_FAILURE_SHARE) throw new StageSetupError(`scale: ${failed} of ${level - from} filler creates failed`);
+      const made = await prepareActors(ctx, `scale fillers ${from} to ${level}`, level - from, (i) => ({ key: `${ctx.keyPrefix}-scale-fill-${from + i}`, actor: "plain" }), "ping", SCALE_FILL_CONCURRENCY);
       fillers = level;
-      fillFailures += failed;
+      fillFailures += made.errors.length;
     }
     const notes = (settled: unknown) => ({ level, fillers: fillers - fillFailures, fillFailures, settled });
     const wake = `scale.wake.e${level}`;
