@@ -117,6 +117,10 @@ describe("the floor server over HTTP, with the driver's gateway client", () => {
     const unknown = await client.call({ kind: "id", actorId: "f000" }, "ping");
     expect(unknown.ok).toBe(false);
     if (!unknown.ok) expect(unknown.error).toMatch(/^HTTP 404: .*no actor f000/);
+    // A malformed id is refused with its reason, and the server keeps serving.
+    const garbled = await fetch(`${floor.url}/gateway/%E0%A4%A/action/ping`, { method: "POST", body: "{}" });
+    expect(garbled.status).toBe(400);
+    expect(await garbled.text()).toMatch(/is not valid percent-encoding/);
     const bad = await client.call({ kind: "key", actor: "plain", key: "http-2" }, "scan");
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.error).toMatch(/^HTTP 500: .*the plain actor has no op \\"scan\\"/);

@@ -151,7 +151,13 @@ export function handle(store: FloorStore, req: IncomingMessage, body: string, re
     if (!key || (target !== "plain" && target !== "store")) return reply(res, 400, JSON.stringify({ error: "a by-key call needs rvt-key and the actor plain or store" }));
     a = store.byKey(key, target);
   } else {
-    a = store.get(decodeURIComponent(target));
+    let id: string;
+    try {
+      id = decodeURIComponent(target);
+    } catch {
+      return reply(res, 400, JSON.stringify({ error: `the actor id ${JSON.stringify(target)} is not valid percent-encoding` }));
+    }
+    a = store.get(id);
     if (!a) return reply(res, 404, JSON.stringify({ error: `no actor ${target}` }));
   }
   let args: unknown[];
