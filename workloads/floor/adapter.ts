@@ -2,9 +2,8 @@
 import type { AdapterProperties, SideAdapter, SleepOutcome } from "../stagePlan";
 import { OPEN_RATES } from "../../analysis/catalog";
 import type { GatewayClient } from "../rivet/gateway";
-import { forEachBounded } from "../bounded";
 import type { Progress } from "../progress";
-import { gatewayCall, SLEEP_CONCURRENCY } from "../rivet/adapter";
+import { gatewayCall, sendSleepCalls } from "../rivet/adapter";
 import { FLOOR_PRAGMAS } from "./pragmas";
 
 export const FLOOR_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates"> = {
@@ -27,23 +26,10 @@ export const FLOOR_SETTINGS = {
 
 /** Closes each actor's handle; one that answers "asleep already" was closed by idle. */
 export async function closeHandles(client: GatewayClient, ids: string[], progress?: Progress): Promise<SleepOutcome> {
-  const asleep = new Set<string>();
-  const failures: string[] = [];
-  let already = 0;
-  const step = ids.length > 1 ? progress?.start("floor: closing the actors' files", ids.length, "actors") : undefined;
-  try {
-    await forEachBounded(ids.length, SLEEP_CONCURRENCY, async (i) => {
-      const r = await client.call({ kind: "id", actorId: ids[i] }, "sleep");
-      if (r.ok) {
-        asleep.add(ids[i]);
-        if (r.reply.value === "asleep already") already += 1;
-      } else failures.push(`sleep of actor ${ids[i]}: ${r.error}`);
-      step?.tick(asleep.size + failures.length, failures.length);
-    });
-  } finally {
-    step?.finish(`floor: ${asleep.size} of ${ids.length} actors' files closed (${already} closed by idle already), ${failures.length} failed`);
-  }
-  return { asleep: ids.filter((id) => asleep.has(id)), failures, alreadyAsleep: already };
+  const closedByIdle = (values: Map<string, unknown>) => [...values.values()].filter((v) => v === "asleep already").length;
+  const { told, failures, values } = await sendSleepCalls(client, ids, ids.length > 1 ? progress : undefined, "floor: closing the actors' files", (t) =>
+    `floor: ${t.told.size} of ${ids.length} actors' files closed (${closedByIdle(t.values)} closed by idle already), ${t.failures.length} failed`);
+  return { asleep: ids.filter((id) => told.has(id)), failures, alreadyAsleep: closedByIdle(values) };
 }
 
 export function floorAdapter(client: GatewayClient, o: { wakeIdleMs: number }): SideAdapter {

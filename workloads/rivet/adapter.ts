@@ -49,6 +49,35 @@ async function asleepAmong(client: GatewayClient, ids: readonly string[]): Promi
 }
 
 /**
+ * Sends the `sleep` action to each actor, SLEEP_CONCURRENCY at a time (setup,
+ * not measured), as a progress step: which answered, what each said, and the
+ * failures with their text. Rivet's sleep and the floor's close both use it.
+ */
+export async function sendSleepCalls(
+  client: GatewayClient,
+  ids: readonly string[],
+  progress: Progress | undefined,
+  stage: string,
+  summary: (t: { told: Set<string>; failures: string[]; values: Map<string, unknown> }) => string,
+): Promise<{ told: Set<string>; failures: string[]; values: Map<string, unknown> }> {
+  const t = { told: new Set<string>(), failures: [] as string[], values: new Map<string, unknown>() };
+  const step = progress?.start(stage, ids.length, "actors");
+  try {
+    await forEachBounded(ids.length, SLEEP_CONCURRENCY, async (i) => {
+      const r = await client.call({ kind: "id", actorId: ids[i] }, "sleep");
+      if (r.ok) {
+        t.told.add(ids[i]);
+        t.values.set(ids[i], r.reply.value);
+      } else t.failures.push(`sleep of actor ${ids[i]}: ${r.error}`);
+      step?.tick(t.told.size + t.failures.length, t.failures.length);
+    });
+  } finally {
+    step?.finish(summary(t));
+  }
+  return t;
+}
+
+/**
  * Puts the actors to sleep and waits until the Engine reports every one
  * asleep. An actor idle past RivetKit's sleep timeout is asleep already, and
  * a sleep action would wake it first, so only the awake ones are told. A
@@ -60,19 +89,7 @@ export async function sleepAndConfirm(client: GatewayClient, actorIds: string[],
   const many = actorIds.length > 1 ? progress : undefined;
   const already = await asleepAmong(client, actorIds);
   const awake = actorIds.filter((id) => !already.has(id));
-  const told = new Set<string>();
-  const failures: string[] = [];
-  const sleeping = many?.start("rivet: putting the awake actors to sleep", awake.length, "actors");
-  try {
-    await forEachBounded(awake.length, SLEEP_CONCURRENCY, async (i) => {
-      const r = await client.call({ kind: "id", actorId: awake[i] }, "sleep");
-      if (r.ok) told.add(awake[i]);
-      else failures.push(`sleep of actor ${awake[i]}: ${r.error}`);
-      sleeping?.tick(told.size + failures.length, failures.length);
-    });
-  } finally {
-    sleeping?.finish(`rivet: ${already.size} actors asleep already, ${told.size} told to sleep, ${failures.length} sleep calls failed`);
-  }
+  const { told, failures } = await sendSleepCalls(client, awake, many, "rivet: putting the awake actors to sleep", (t) => `rivet: ${already.size} actors asleep already, ${t.told.size} told to sleep, ${t.failures.length} sleep calls failed`);
   const pending = new Set(told);
   const confirming = many?.start("rivet: the Engine confirms them asleep", told.size, "actors");
   try {
