@@ -83,7 +83,15 @@ describe("Engine VM user data", () => {
     expect(localShown).toMatch(/worker_load_shedding_curve: Some\(\s*\[\s*\(\s*1000,\s*1000,\s*\),\s*\(\s*1001,\s*999,/);
   });
 
-  it("renders NATS configs nats-server accepts", () => {
+  it("renders NATS configs nats-server accepts, whatever the passwords start with", () => {
+    // Passwords that begin with digits (as hex or random ones do): unquoted, nats-server read them as numbers and refused the file.
+    const digits = { ...CREDS, natsPassword: `7e5${"a".repeat(37)}`, natsRoutePassword: `12${"b".repeat(38)}` };
+    for (let i = 0; i < 3; i++) {
+      const file = join(dir, `nats-digits-${i}.conf`);
+      writeFileSync(file, engineVmFiles(plan, i, release, PG_URL, digits).find((f) => f.path === ENGINE_PATHS.natsConfig)!.content);
+      const r = spawnSync(tool("nats-server"), ["-t", "-c", file], { encoding: "utf8" });
+      expect(`${r.stdout}${r.stderr}`).toMatch(/configuration file .* is valid/);
+    }
     for (let i = 0; i < 3; i++) {
       const file = join(dir, `nats-${i}.conf`);
       writeFileSync(file, engineVmFiles(plan, i, release, PG_URL, CREDS).find((f) => f.path === ENGINE_PATHS.natsConfig)!.content);
@@ -91,7 +99,7 @@ describe("Engine VM user data", () => {
       expect(`${r.stdout}${r.stderr}`).toMatch(/configuration file .* is valid/);
       expect(r.status).toBe(0);
       expect(readFileSync(file, "utf8").match(new RegExp(`nats://route:${CREDS.natsRoutePassword}@10\\.40\\.1\\.\\d+:6222`, "g"))).toHaveLength(2);
-      expect(readFileSync(file, "utf8")).toMatch(/authorization \{\n  user: rivet\n  password: n{40}\n\}/);
+      expect(readFileSync(file, "utf8")).toMatch(/authorization \{\n  user: rivet\n  password: "n{40}"\n\}/);
     }
   });
 });

@@ -129,20 +129,21 @@ export function renderNatsConfig(plan: ClusterPlan, index: number, creds: Cluste
   const node = plan.nodes[index];
   if (!node) throw new Error(`no node ${index} in a ${plan.nodes.length}-node plan`);
   checkCredentials(creds);
-  const routes = plan.nodes.filter((n) => n !== node).map((n) => `    nats://${NATS_USERS.route}:${creds.natsRoutePassword}@${n.host}:${n.natsClusterPort}`);
+  // Quoted: nats-server reads an unquoted value that starts with a digit (a hex or random password may) as a number and refuses the file.
+  const routes = plan.nodes.filter((n) => n !== node).map((n) => `    "nats://${NATS_USERS.route}:${creds.natsRoutePassword}@${n.host}:${n.natsClusterPort}"`);
   return [
     `server_name: ${node.name}`,
     `listen: "${node.host}:${node.natsClientPort}"`,
     "authorization {",
     `  user: ${NATS_USERS.client}`,
-    `  password: ${creds.natsPassword}`,
+    `  password: "${creds.natsPassword}"`,
     "}",
     "cluster {",
     "  name: actor-bench",
     `  listen: "${node.host}:${node.natsClusterPort}"`,
     "  authorization {",
     `    user: ${NATS_USERS.route}`,
-    `    password: ${creds.natsRoutePassword}`,
+    `    password: "${creds.natsRoutePassword}"`,
     "  }",
     "  routes: [",
     ...routes,
