@@ -37,5 +37,7 @@ export const runDir = bench.runDir;
 export const summary = bench.summary;
 export const gatewayUrl = local?.engine?.gatewayUrl ?? cloud?.cluster.gatewayUrl;
 export const workerUrl = local?.worker?.url ?? cloud?.worker?.url;
+/** A cloud pass's planned runs, their expected times and where idle waits overlap (also `npm run schedule -- <stack>`). */
+export const schedule = cloud?.schedule;
 /** The runner VM's public address (SSH from sshSourceAddress only). */
 export const runnerIp = cloud?.runner.publicIp;

@@ -16,8 +16,8 @@ export const DIAL = { dialErrorLimit: 60, perDialTimeout: 20 } as const;
 
 export interface RemoteGroupRunArgs {
   stack: string;
-  side: "rivet" | "cloudflare";
-  group: string;
+  /** Which tasks the run takes, e.g. "rivet.create" or "cloudflare.wake+rivet.create+rivet.wake" (passRunName). */
+  part: string;
   connection: pulumi.Input<RunnerConnection>;
   appDir: string;
   nodeBin: string;
@@ -27,7 +27,7 @@ export interface RemoteGroupRunArgs {
   request: pulumi.Input<Record<string, unknown>>;
   /** What else re-runs it: the deployed bundle, the stack's runId trigger. */
   triggers: pulumi.Input<unknown>[];
-  /** Blob name prefix the runner must use: <stack>/<side>.<group>. */
+  /** Blob name prefix the runner must use: <stack>/<part>. */
   prefix: string;
   containerUrl: pulumi.Input<string>;
   /** The read-only SAS this machine downloads with (a secret); never sent to the runner. */
@@ -58,7 +58,8 @@ export class RemoteRunFetch extends pulumi.dynamic.Resource {
 }
 
 /**
- * One stage group run on the runner VM: a remote.Command runs the driver
+ * One run of the pass on the runner VM (one group, or a Cloudflare group with
+ * the Rivet groups its idle wait hosts): a remote.Command runs the driver
  * there (single-flight, time-limited; the run directory goes to the result
  * container) and prints one JSON line; a RemoteRunFetch downloads that run
  * and checks it against the digest in the line and the manifest's hashes.
@@ -89,8 +90,7 @@ export class RemoteGroupRun extends pulumi.ComponentResource {
       `${name}-fetch`,
       {
         stack: args.stack,
-        side: args.side,
-        group: args.group,
+        part: args.part,
         prefix: args.prefix,
         result: this.command.stdout,
         log: this.command.stderr,

@@ -59,7 +59,9 @@ describe("validateStackConfig: stack keys", () => {
 describe("validateStackConfig: azure stacks", () => {
   it("takes the defaults for zones and VM sizes", () => {
     const c = v(azure, "eastus2");
-    expect(c.azure).toEqual({ region: "eastus2", zones: [1, 2, 3], engineVmSize: "Standard_L8as_v5", runnerVmSize: "Standard_D16as_v7", sshSourceAddress: "203.0.113.7", sshSourceWide: false, gatewayPath: "zone", runnerNodeVersion: "v24.10.0", runTimeLimitMinutes: 120, resourceGroup: null });
+    expect(c.azure).toEqual({ region: "eastus2", zones: [1, 2, 3], engineVmSize: "Standard_L8as_v5", runnerVmSize: "Standard_D16as_v7", sshSourceAddress: "203.0.113.7", sshSourceWide: false, gatewayPath: "zone", runnerNodeVersion: "v24.10.0", runTimeLimitMinutes: 120, overlapIdle: true, resourceGroup: null });
+    expect(v({ ...azure, overlapIdle: "false" }, "eastus2").azure?.overlapIdle).toBe(false);
+    expect(() => v({ ...azure, overlapIdle: "yes" }, "eastus2")).toThrow(/^config actor-bench:overlapIdle: "yes" is not allowed; true \(Rivet groups measure during the Durable Object groups' idle waits\) or false/);
     expect(v({ ...azure, runTimeLimitMinutes: "30" }, "eastus2").azure?.runTimeLimitMinutes).toBe(30);
     expect(() => v({ ...azure, runTimeLimitMinutes: "2h" }, "eastus2")).toThrow(/^config actor-bench:runTimeLimitMinutes: "2h" is not allowed; whole minutes from 5 to 720/);
     expect(v({ ...azure, runnerNodeVersion: "v20.20.2" }, "eastus2").azure?.runnerNodeVersion).toBe("v20.20.2");

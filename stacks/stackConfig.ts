@@ -24,7 +24,7 @@ export const RUN_KEYS = {
   engineTopology: "--engine-topology",
 } as const;
 
-export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "sshSourceWide", "gatewayPath", "runnerNodeVersion", "runTimeLimitMinutes", "cloudflareAccountId", "cloudflareWorkersSubdomain"] as const;
+export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "sshSourceWide", "gatewayPath", "runnerNodeVersion", "runTimeLimitMinutes", "overlapIdle", "cloudflareAccountId", "cloudflareWorkersSubdomain"] as const;
 export const STACK_KEYS = [...(Object.keys(RUN_KEYS) as Array<keyof typeof RUN_KEYS>), "target", "engineVersion", "runId", ...CLOUD_KEYS] as const;
 export type StackKey = (typeof STACK_KEYS)[number];
 
@@ -39,6 +39,8 @@ export const DEFAULTS = {
   runnerNodeVersion: REFERENCE_NODE_VERSION,
   /** Longer than any group of the full preset takes on the runner (the DO wake group waits 3 x 10 minutes). */
   runTimeLimitMinutes: "120",
+  /** The Cloudflare groups' idle waits host Rivet groups (workloads/passPlan.ts). */
+  overlapIdle: "true",
 } as const;
 
 /** What the validator needs to know besides the raw values. */
@@ -52,6 +54,31 @@ export interface StackFacts {
 const fail = (key: StackKey, value: string, allowed: string): never => {
   throw new UsageError(`config actor-bench:${key}: ${JSON.stringify(value)} is not allowed; ${allowed}`);
 };
+
+/**
+ * The run part of a stack's config: the run keys as `npm start` flags, parsed
+ * by the same parser (an error names the config key), the sides defaulting to
+ * the two runtimes. The floor is refused: a stack measures the runtimes only.
+ */
+export function stackRunConfig(stack: string, raw: Partial<Record<StackKey, string>>): { run: RunConfig; runArgs: string[] } {
+  const runArgs: string[] = [];
+  for (const [key, flag] of Object.entries(RUN_KEYS) as Array<[keyof typeof RUN_KEYS, string]>) {
+    const v = raw[key];
+    if (v !== undefined) runArgs.push(flag, v);
+  }
+  let run: RunConfig;
+  try {
+    run = { ...parseRunArgs(runArgs), stack };
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    const hit = (Object.entries(RUN_KEYS) as Array<[StackKey, string]>).find(([, flag]) => err.message.startsWith(`${flag} `));
+    throw new UsageError(hit ? `config actor-bench:${hit[0]}: ${err.message.slice(hit[1].length + 1)}` : err.message);
+  }
+  // The floor is a local reading beside the runtimes (npm start); a stack provisions and measures the runtimes only.
+  if (raw.side === undefined) run.sides = [...RUNTIMES];
+  else if (run.sides.includes("floor")) fail("side", raw.side, "rivet, cloudflare or both: a stack measures the two runtimes; the floor runs with `npm start` on one machine");
+  return { run, runArgs };
+}
 
 /** Three distinct Azure logical zones. Azure numbers them 1 to 3. */
 export function validateZones(v: string): number[] {
@@ -79,23 +106,7 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
   const target = (raw.target ?? DEFAULTS.target) as Target;
   if (!(TARGETS as readonly string[]).includes(target)) fail("target", target, `one of ${TARGETS.join(", ")}`);
 
-  const runArgs: string[] = [];
-  for (const [key, flag] of Object.entries(RUN_KEYS) as Array<[keyof typeof RUN_KEYS, string]>) {
-    const v = raw[key];
-    if (v !== undefined) runArgs.push(flag, v);
-  }
-  let run: RunConfig;
-  try {
-    run = { ...parseRunArgs(runArgs), stack };
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    const hit = (Object.entries(RUN_KEYS) as Array<[StackKey, string]>).find(([, flag]) => err.message.startsWith(`${flag} `));
-    throw new UsageError(hit ? `config actor-bench:${hit[0]}: ${err.message.slice(hit[1].length + 1)}` : err.message);
-  }
-
-  // The floor is a local reading beside the runtimes (npm start); a stack provisions and measures the runtimes only.
-  if (raw.side === undefined) run.sides = [...RUNTIMES];
-  else if (run.sides.includes("floor")) fail("side", raw.side, "rivet, cloudflare or both: a stack measures the two runtimes; the floor runs with `npm start` on one machine");
+  const { run, runArgs } = stackRunConfig(stack, raw);
   const engineVersion = raw.engineVersion ?? facts.installedEngineVersion;
   if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(engineVersion)) fail("engineVersion", engineVersion, "a release version such as 2.3.19");
   if (target === "local" && engineVersion !== facts.installedEngineVersion) {
@@ -128,6 +139,8 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
   }
   const limit = raw.runTimeLimitMinutes ?? DEFAULTS.runTimeLimitMinutes;
   if (!/^\d+$/.test(limit) || Number(limit) < 5 || Number(limit) > 720) fail("runTimeLimitMinutes", limit, "whole minutes from 5 to 720: how long one group's run may take on the runner before it is stopped");
+  const overlapIdle = raw.overlapIdle ?? DEFAULTS.overlapIdle;
+  if (overlapIdle !== "true" && overlapIdle !== "false") fail("overlapIdle", overlapIdle, "true (Rivet groups measure during the Durable Object groups' idle waits) or false (every group in a run of its own)");
   const azure: AzureConfig = {
     region: region!,
     zones: validateZones(raw.zones ?? DEFAULTS.zones),
@@ -138,6 +151,7 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
     gatewayPath: gatewayPath as GatewayPath,
     runnerNodeVersion: raw.runnerNodeVersion ?? DEFAULTS.runnerNodeVersion,
     runTimeLimitMinutes: Number(limit),
+    overlapIdle: overlapIdle === "true",
     resourceGroup: raw.resourceGroup ?? null,
   };
   if (!PINNED_NODE_VERSIONS.includes(azure.runnerNodeVersion)) {

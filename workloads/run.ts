@@ -20,6 +20,7 @@ import { WorkerClient } from "./cloudflare/workerClient";
 import { cloudflareAdapter } from "./cloudflare/adapter";
 import { floorAdapter, FLOOR_SETTINGS } from "./floor/adapter";
 import { startLocalFloor } from "./floor/localFloor";
+import { suiteTasks, taskLabel, type Task } from "./passPlan";
 import { censusFor, LAST_GROUPS, OVERLAPPING_GROUPS, runGroup, trackActors, type PlanContext, type SideAdapter } from "./stagePlan";
 import { summarizeRun, type SummaryRow, type ThroughputRow } from "../analysis/summary";
 
@@ -30,42 +31,64 @@ export interface RunOutcome {
   failures: string[];
 }
 
+/** A side ready to measure: its adapter and the processes whose CPU each stage records. */
+interface SideSession {
+  adapter: SideAdapter;
+  cpuPids: PlanContext["cpuPids"];
+}
+
 /**
- * Runs each selected group against one side through the stage plan, one
- * measurement at a time (a CpuLock), with idle waits before wakes overlapping
- * the next groups; a group whose setup fails is recorded and the rest go on.
- * The adapter's properties (what differs between the sides) go into the manifest.
+ * Runs the tasks in order through the stage plan under one CpuLock, one
+ * measurement at a time: a group with an idle wait (before a wake) is not
+ * awaited, so the next tasks, of either side, measure during its idle; a
+ * last group waits for every task before it. Each side keeps its own census
+ * and context. A group whose setup fails is recorded and the rest go on.
+ * Each adapter's properties (what differs between the sides) go into the manifest.
  */
-async function measureSide(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], adapter: SideAdapter, cpuPids: PlanContext["cpuPids"]): Promise<void> {
-  const side = adapter.side;
-  run.manifest.settings[side] = { ...(run.manifest.settings[side] as object), adapter: adapter.properties };
-  run.save();
+async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], sessions: Partial<Record<Side, SideSession>>, tasks: readonly Task[]): Promise<void> {
   const lock = new CpuLock();
-  const census = censusFor(adapter);
-  const ctx: PlanContext = {
-    adapter: trackActors(adapter, census), census, run, progress, cpuPids,
-    counts: cfg.counts[side],
-    scaleLevels: cfg.scaleLevels,
-    keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
-    idle: (ms: number) => lock.idle(ms),
-  };
+  const contexts: Partial<Record<Side, PlanContext>> = {};
+  for (const side of new Set(tasks.map((t) => t.side))) {
+    const session = sessions[side];
+    if (!session) throw new Error(`${side}: the run's order names this side but it has no target`);
+    const { adapter, cpuPids } = session;
+    run.manifest.settings[side] = { ...(run.manifest.settings[side] as object), adapter: adapter.properties };
+    const census = censusFor(adapter);
+    contexts[side] = {
+      adapter: trackActors(adapter, census), census, run, progress, cpuPids,
+      counts: cfg.counts[side],
+      scaleLevels: cfg.scaleLevels,
+      keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
+      idle: (ms: number) => lock.idle(ms),
+    };
+  }
+  if (new Set(tasks.map((t) => t.side)).size > 1) run.manifest.settings.order = { tasks: tasks.map(taskLabel), lock: ORDER_NOTE };
+  run.save();
+  const byLabel = new Map(tasks.map((t) => [taskLabel(t), t]));
+  const labelsWhere = (set: ReadonlySet<Group>) => new Set(tasks.filter((t) => set.has(t.group)).map(taskLabel));
   await runOverlapped(
-    cfg.groups,
-    async (g: Group) => {
+    tasks.map(taskLabel),
+    async (label) => {
+      const { side, group } = byLabel.get(label)!;
       const t0 = process.hrtime.bigint();
       try {
-        await runGroup(g, ctx);
+        await runGroup(group, contexts[side]!);
       } catch (err) {
-        failures.push(`${side} ${g}: ${(err as Error).message}`);
-        progress.note(`${side} ${g} FAILED: ${(err as Error).message}`);
+        failures.push(`${label}: ${(err as Error).message}`);
+        progress.note(`${label} FAILED: ${(err as Error).message}`);
       }
-      progress.note(`${side} ${g}: group took ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(1)} s${OVERLAPPING_GROUPS.has(g) ? " (its idle wait overlapped the next groups)" : ""}`);
+      progress.note(`${label}: group took ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(1)} s${OVERLAPPING_GROUPS.has(group) ? " (its idle wait overlapped the next groups)" : ""}`);
     },
     lock,
-    OVERLAPPING_GROUPS,
-    LAST_GROUPS,
+    labelsWhere(OVERLAPPING_GROUPS),
+    labelsWhere(LAST_GROUPS),
+    (label) => byLabel.get(label)!.side,
   );
 }
+
+/** What the manifest says about a run whose order mixes the sides. */
+export const ORDER_NOTE =
+  "one lock for both sides: one group measures at a time; only an idle wait before a wake lets the next groups (of either side) run, so no two stages ever overlap";
 
 /** A running Engine + app the Rivet stages measure against, however it was started. */
 export interface RivetTarget {
@@ -96,8 +119,10 @@ export interface CloudflareTarget {
   limits?: { openFiles: number };
 }
 
-/** Measures the selected groups against a running Engine + app, into `run`. */
-export async function measureRivet(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], target: RivetTarget): Promise<void> {
+/** A side's client and adapter over a running target, its settings written into the manifest; close() lets go of the client. */
+type OpenSession = SideSession & { close(): Promise<void> };
+
+function openRivet(cfg: RunConfig, run: RunDir, target: RivetTarget): OpenSession {
   run.manifest.versions.engine = target.engineVersion;
   run.manifest.settings.rivet = {
     startedBy: target.startedBy,
@@ -122,16 +147,14 @@ export async function measureRivet(cfg: RunConfig, run: RunDir, progress: Progre
       : "none (one Engine on loopback)",
   };
   const client = new GatewayClient(target.gatewayUrl, cfg.requestTimeoutMs, undefined, target.adminToken);
-  const adapter = rivetAdapter(client, { wakeIdleMs: cfg.wakeIdleMs, sleepConfirmTimeoutMs: cfg.sleepConfirmTimeoutMs, ...(target.logFile ? { runtimeLog: { name: "Engine", file: target.logFile } } : {}) });
-  try {
-    await measureSide(cfg, run, progress, failures, adapter, () => ({ engine: target.enginePid, app: target.appPid, driver: process.pid }));
-  } finally {
-    await client.close();
-  }
+  return {
+    adapter: rivetAdapter(client, { wakeIdleMs: cfg.wakeIdleMs, sleepConfirmTimeoutMs: cfg.sleepConfirmTimeoutMs, ...(target.logFile ? { runtimeLog: { name: "Engine", file: target.logFile } } : {}) }),
+    cpuPids: () => ({ engine: target.enginePid, app: target.appPid, driver: process.pid }),
+    close: () => client.close(),
+  };
 }
 
-/** Measures the selected groups against a running Worker, into `run`. */
-export async function measureCloudflare(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], target: CloudflareTarget): Promise<void> {
+function openCloudflare(cfg: RunConfig, run: RunDir, target: CloudflareTarget): OpenSession {
   run.manifest.versions = { ...run.manifest.versions, ...target.versions, ...(target.runtime ? {} : { wrangler: packageVersion("wrangler") }) };
   run.manifest.settings.cloudflare = {
     startedBy: target.startedBy,
@@ -148,10 +171,40 @@ export async function measureCloudflare(cfg: RunConfig, run: RunDir, progress: P
   };
   // A colo is kept only from a deployed Worker: local workerd answers with Miniflare's placeholder cf object.
   const client = new WorkerClient(target.url, target.token, cfg.requestTimeoutMs, undefined, target.runtime !== undefined);
+  return {
+    adapter: cloudflareAdapter(client, { wakeIdleMs: cfg.cfWakeIdleMs, ...(target.logFile ? { runtimeLog: { name: "workerd", file: target.logFile } } : {}) }),
+    cpuPids: () => ({ driver: process.pid }),
+    close: () => client.close(),
+  };
+}
+
+/** Measures the selected groups against a running Engine + app, into `run`. */
+export const measureRivet = (cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], target: RivetTarget) =>
+  measureRuntimes(cfg, run, progress, failures, { rivet: target }, suiteTasks(["rivet"], cfg.groups));
+
+/** Measures the selected groups against a running Worker, into `run`. */
+export const measureCloudflare = (cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], target: CloudflareTarget) =>
+  measureRuntimes(cfg, run, progress, failures, { cloudflare: target }, suiteTasks(["cloudflare"], cfg.groups));
+
+/** The running runtimes a run measures, whoever started them. */
+export interface RuntimeTargets {
+  rivet?: RivetTarget;
+  cloudflare?: CloudflareTarget;
+}
+
+/**
+ * Measures the tasks, in their order, against running targets, into `run`:
+ * one side's groups (a laptop run, a stack's group run) or both sides'
+ * interleaved under one lock (a cloud pass's overlapped run).
+ */
+export async function measureRuntimes(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], targets: RuntimeTargets, tasks: readonly Task[]): Promise<void> {
+  const sessions: Partial<Record<Side, OpenSession>> = {};
   try {
-    await measureSide(cfg, run, progress, failures, cloudflareAdapter(client, { wakeIdleMs: cfg.cfWakeIdleMs, ...(target.logFile ? { runtimeLog: { name: "workerd", file: target.logFile } } : {}) }), () => ({ driver: process.pid }));
+    if (targets.rivet) sessions.rivet = openRivet(cfg, run, targets.rivet);
+    if (targets.cloudflare) sessions.cloudflare = openCloudflare(cfg, run, targets.cloudflare);
+    await measureTasks(cfg, run, progress, failures, sessions, tasks);
   } finally {
-    await client.close();
+    await Promise.all(Object.values(sessions).map((s) => s.close()));
   }
 }
 
@@ -209,7 +262,8 @@ async function runFloor(cfg: RunConfig, run: RunDir, progress: Progress, failure
   run.manifest.settings.floor = { ...FLOOR_SETTINGS, idleCloseMs: cfg.actorSleepTimeoutMs, startedBy: "npm start: the floor server started for this run, its files in a temp dir, removed after it" };
   const client = new GatewayClient(floor.url, cfg.requestTimeoutMs);
   try {
-    await measureSide(cfg, run, progress, failures, floorAdapter(client, { wakeIdleMs: cfg.wakeIdleMs }), () => ({ server: floor.server.child.pid, driver: process.pid }));
+    const adapter = floorAdapter(client, { wakeIdleMs: cfg.wakeIdleMs });
+    await measureTasks(cfg, run, progress, failures, { floor: { adapter, cpuPids: () => ({ server: floor.server.child.pid, driver: process.pid }) } }, suiteTasks(["floor"], cfg.groups));
   } finally {
     await client.close();
     await floor.stop();

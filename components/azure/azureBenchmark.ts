@@ -11,6 +11,8 @@ import { engineVmPlan } from "./networkRules";
 import { CLOUD_PORTS } from "../../cluster/topology";
 import { passReport, type BenchmarkReport } from "../benchmarkReport";
 import { RemoteGroupRun } from "../remoteRunner";
+import { passRunName, planPass, taskLabel, type PassRun } from "../../workloads/passPlan";
+import { newestCosts, passSchedule } from "../../workloads/passSchedule";
 import { BenchNetwork } from "./network";
 import { ColdStore } from "./coldStore";
 import { EngineCluster, POSTGRES_SETTINGS } from "./engineCluster";
@@ -59,6 +61,10 @@ export class AzureBenchmark extends pulumi.ComponentResource {
   readonly cluster: EngineCluster;
   readonly runner: RunnerVm;
   readonly runs: RemoteGroupRun[] = [];
+  /** The pass's runs in order: which groups share a run so that one side's idle wait hosts the other's measuring. */
+  readonly plan: PassRun[];
+  /** The planned schedule as text (a stack output, so `pulumi preview` prints it). */
+  readonly schedule: pulumi.Output<string>;
   worker?: CloudflareWorker;
   readonly analytics: DoAnalytics[] = [];
   readonly reportResource: BenchmarkReport;
@@ -172,22 +178,33 @@ export class AzureBenchmark extends pulumi.ComponentResource {
       startedBy: `pulumi up -s ${cfg.stack}: EngineCluster on Azure`,
     };
     const parts: Array<{ run: RemoteGroupRun | DoAnalytics; label: string }> = [];
-    // One chain on the runner: the Rivet groups, then the Cloudflare groups, never two at once.
+    // One chain on the runner, never two runs at once: the pass's runs in planned order (workloads/passPlan.ts).
+    this.plan = planPass(cfg.run.sides, cfg.run.groups, azure.overlapIdle);
+    this.schedule = pulumi.output(passSchedule(cfg.run, azure.overlapIdle, newestCosts(join(args.projectDir, "results"), cfg.stack), args.projectDir).then((s) => s.text));
     let previous: pulumi.Resource = this.runner.probe;
-    const groupRun = (side: "rivet" | "cloudflare", group: string, target: Record<string, unknown>, extra: pulumi.Resource[] = []) => {
-      const prefix = `${cfg.stack}/${side}.${group}`;
+    for (const planned of this.plan) {
+      const part = passRunName(planned);
+      const hasCloudflare = planned.tasks.some((t) => t.side === "cloudflare");
+      const first = planned.tasks[0];
+      const targets = Object.fromEntries(planned.tasks.map((t) => [t.side, t.side === "rivet" ? rivetTarget : cfTarget]));
+      const prefix = `${cfg.stack}/${part}`;
       const run = new RemoteGroupRun(
-        `${name}-${side}-${group}`,
+        `${name}-${planned.tasks.map((t) => `${t.side}-${t.group}`).join("-")}`,
         {
           stack: cfg.stack,
-          side,
-          group,
+          part,
           connection: this.runner.connection,
           appDir: RUNNER_PATHS.appDir,
           nodeBin: RUNNER_NODE_BIN,
           limitMinutes: azure.runTimeLimitMinutes,
           request: {
-            request: { side, runArgs: [...cfg.runArgs, "--side", side, "--groups", group], stack: cfg.stack, blobRoot: `${RUNNER_PATHS.appDir}/runs`, [side]: target },
+            request: {
+              side: first.side,
+              ...(planned.tasks.length > 1 ? { tasks: planned.tasks, runArgs: cfg.runArgs } : { runArgs: [...cfg.runArgs, "--side", first.side, "--groups", first.group] }),
+              stack: cfg.stack,
+              blobRoot: `${RUNNER_PATHS.appDir}/runs`,
+              ...targets,
+            },
             containerUrl: this.coldStore.resultContainerUrl,
             prefix,
           },
@@ -196,30 +213,23 @@ export class AzureBenchmark extends pulumi.ComponentResource {
           prefix,
           containerUrl: this.coldStore.resultContainerUrl,
           downloadSas: this.coldStore.downloadSas,
-          blobRoot: join(stateRoot, "blobs", `${side}.${group}`),
-          after: [previous, this.runner.credentials, ...extra],
+          blobRoot: join(stateRoot, "blobs", part),
+          after: [previous, this.runner.credentials, ...(hasCloudflare && this.worker ? [this.worker] : [])],
         },
         { parent: this },
       );
       this.runs.push(run);
       previous = run.command;
-      return run;
-    };
-    if (cfg.run.sides.includes("rivet")) {
-      for (const group of cfg.run.groups) parts.push({ run: groupRun("rivet", group, rivetTarget), label: `rivet ${group}` });
-    }
-    if (cfg.cloudflare && this.worker && cfTarget && apiToken) {
-      const cf = cfg.cloudflare;
-      for (const group of cfg.run.groups) {
-        const run = groupRun("cloudflare", group, cfTarget, [this.worker]);
+      parts.push({ run, label: planned.tasks.map(taskLabel).join(" + ") });
+      if (hasCloudflare && this.worker && apiToken && cfg.cloudflare) {
         const analytics = new DoAnalytics(
-          `${name}-cloudflare-${group}-analytics`,
+          `${name}-${part.replace(/\./g, "-").replace(/\+/g, "-")}-analytics`,
           {
             stack: cfg.stack,
             forRunDir: run.blob,
             forSha256: run.sha256,
-            blobRoot: join(stateRoot, "blobs", `cloudflare.${group}.analytics`),
-            accountId: cf.accountId,
+            blobRoot: join(stateRoot, "blobs", `${part}.analytics`),
+            accountId: cfg.cloudflare.accountId,
             scriptName: this.worker.scriptName,
             apiToken,
             ...ANALYTICS_WAIT,
@@ -227,13 +237,13 @@ export class AzureBenchmark extends pulumi.ComponentResource {
           { parent: this, dependsOn: [run] },
         );
         this.analytics.push(analytics);
-        parts.push({ run, label: `cloudflare ${group}` }, { run: analytics, label: `cloudflare ${group} analytics` });
+        parts.push({ run: analytics, label: `${part} analytics` });
       }
     }
     this.reportResource = passReport(`${name}-report`, cfg.stack, args.projectDir, parts, this);
     this.report = this.reportResource.report;
     this.runDir = this.reportResource.runDir;
     this.summary = this.reportResource.summary;
-    this.registerOutputs({ report: this.report, runDir: this.runDir, summary: this.summary, runnerIp: this.runner.publicIp, gatewayUrl: this.cluster.gatewayUrl, workerUrl: this.worker?.url });
+    this.registerOutputs({ schedule: this.schedule, report: this.report, runDir: this.runDir, summary: this.summary, runnerIp: this.runner.publicIp, gatewayUrl: this.cluster.gatewayUrl, workerUrl: this.worker?.url });
   }
 }

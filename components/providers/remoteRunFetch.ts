@@ -8,13 +8,15 @@ import { replaceDiff, requireString, type CheckFailure, type Props } from "./com
 import { privateDir } from "../../workloads/privateDir";
 
 /** The run it fetches (its reported line) and where it goes; the SAS is a credential, not a reason to fetch again. */
-const INPUT_KEYS = ["stack", "side", "group", "prefix", "result", "blobRoot", "containerUrl"];
+const INPUT_KEYS = ["stack", "part", "prefix", "result", "blobRoot", "containerUrl"];
+
+/** A run's part name: its tasks as <side>.<group>, joined by "+" (workloads/passPlan.ts passRunName). */
+export const PART = /^(rivet|cloudflare)\.[a-z]+(\+(rivet|cloudflare)\.[a-z]+)*$/;
 
 export async function check(_olds: Props, news: Props) {
   const failures: CheckFailure[] = [];
   requireString(news, "stack", failures);
-  requireString(news, "side", failures, /^(rivet|cloudflare)$/);
-  requireString(news, "group", failures, /^[a-z]+$/);
+  requireString(news, "part", failures, PART);
   requireString(news, "prefix", failures);
   requireString(news, "blobRoot", failures, /^\//);
   requireString(news, "containerUrl", failures, /^https?:\/\//);
@@ -61,21 +63,20 @@ export function parseRunnerResult(stdout: string, prefix: string, who: string): 
  * summary are read from that checked copy, never from the runner's word.
  */
 export async function create(inputs: Props) {
-  const side = inputs.side as string;
-  const group = inputs.group as string;
+  const part = inputs.part as string;
   const stack = inputs.stack as string;
   const blobRoot = inputs.blobRoot as string;
   const prefix = inputs.prefix as string;
   const containerUrl = inputs.containerUrl as string;
-  const who = `the ${side} ${group} run on the runner`;
+  const who = `the ${part} run on the runner`;
   privateDir(blobRoot);
-  if (typeof inputs.log === "string") writeFileSync(join(blobRoot, `${side}.${group}.driver.log`), `${inputs.log}\n`, { mode: 0o600 });
+  if (typeof inputs.log === "string") writeFileSync(join(blobRoot, `${part}.driver.log`), `${inputs.log}\n`, { mode: 0o600 });
   const result = parseRunnerResult(inputs.result as string, prefix, who);
   const local = join(blobRoot, stack, result.runId);
   const m = await downloadRunDir({ url: containerUrl, sas: inputs.downloadSas as string }, result.blobPrefix, local, result.sha256);
   const failed = m.status !== "complete";
   return {
-    id: `${stack}-${side}-${group}-${result.runId}`,
+    id: `${stack}-${part}-${result.runId}`,
     outs: {
       ...inputs,
       runId: result.runId,

@@ -7,13 +7,21 @@ import { createProgress } from "../progress";
 import { withPdeathsig } from "../processes";
 import { logTail } from "../waitFor";
 import { NETNS_ENV } from "../netns";
-import { measureCloudflare, measuredRun, measureRivet, type CloudflareTarget, type RivetTarget } from "../run";
+import { measuredRun, measureRuntimes, type CloudflareTarget, type RivetTarget } from "../run";
+import { suiteTasks, type Task } from "../passPlan";
+import { GROUPS, RUNTIMES, type Group } from "../../analysis/catalog";
 import type { SummaryRow, ThroughputRow } from "../../analysis/summary";
 import { reachArgv, type DaemonHandle } from "./daemons";
 
 /** One BenchmarkRun: a side's selected groups against a running target, into a run directory of its own. */
 export interface GroupRunRequest {
   side: Side;
+  /**
+   * The run's order when it takes groups of both runtimes (a cloud pass's
+   * overlapped run): each task's side needs its target; `side` and
+   * `--groups` are then ignored. Absent: `side`'s selected groups.
+   */
+  tasks?: Task[];
   /** `npm start` flags (preset, groups, timeouts...): the same rules as a laptop run. */
   runArgs: string[];
   stack: string;
@@ -38,21 +46,34 @@ export function blobDigest(runDir: string): string {
   return createHash("sha256").update(readFileSync(join(runDir, "manifest.json"))).digest("hex");
 }
 
+/** The tasks a request asks for, checked: each a runtime with its target and a known group, none twice. */
+export function requestTasks(req: GroupRunRequest, groups: readonly Group[]): Task[] {
+  if (req.tasks === undefined) {
+    if (!(RUNTIMES as readonly string[]).includes(req.side)) throw new Error(`${req.side}: a group run measures rivet or cloudflare; the floor runs with \`npm start\` only`);
+    return suiteTasks([req.side], groups);
+  }
+  if (!Array.isArray(req.tasks) || req.tasks.length === 0) throw new Error("request.tasks: a list of { side, group }, or leave it out");
+  const seen = new Set<string>();
+  for (const t of req.tasks) {
+    const label = `${String(t?.side)} ${String(t?.group)}`;
+    if (!(RUNTIMES as readonly string[]).includes(t?.side) || !(GROUPS as readonly string[]).includes(t?.group)) throw new Error(`request.tasks: ${label} is not a runtime (${RUNTIMES.join(", ")}) and a group (${GROUPS.join(", ")})`);
+    if (seen.has(label)) throw new Error(`request.tasks: ${label} is listed twice`);
+    seen.add(label);
+  }
+  return req.tasks.map(({ side, group }) => ({ side, group }));
+}
+
 /** Runs the request in this process. */
 export async function runGroupRequest(req: GroupRunRequest, logTo: NodeJS.WriteStream = process.stderr): Promise<GroupRunResult> {
-  const cfg = { ...parseRunArgs(req.runArgs), stack: req.stack, sides: [req.side] };
+  const parsed = parseRunArgs(req.runArgs);
+  const tasks = requestTasks(req, parsed.groups);
+  const cfg = { ...parsed, stack: req.stack, sides: [...new Set(tasks.map((t) => t.side))], groups: GROUPS.filter((g) => tasks.some((t) => t.group === g)) };
+  for (const side of cfg.sides) {
+    if (!req[side as "rivet" | "cloudflare"]) throw new Error(`${side}: a ${side} group run needs request.${side} (${side === "rivet" ? "the Engine's endpoints" : "the Worker's endpoint"})`);
+  }
   const progress = createProgress(logTo, cfg.quiet);
-  const out = await measuredRun(req.blobRoot, cfg, async (run, failures) => {
-    if (req.side === "rivet") {
-      if (!req.rivet) throw new Error("rivet: a rivet group run needs request.rivet (the Engine's endpoints)");
-      await measureRivet(cfg, run, progress, failures, req.rivet);
-    } else if (req.side === "cloudflare") {
-      if (!req.cloudflare) throw new Error("cloudflare: a cloudflare group run needs request.cloudflare (the Worker's endpoint)");
-      await measureCloudflare(cfg, run, progress, failures, req.cloudflare);
-    } else {
-      throw new Error(`${req.side}: a group run measures rivet or cloudflare; the floor runs with \`npm start\` only`);
-    }
-  });
+  const targets = { ...(cfg.sides.includes("rivet") ? { rivet: req.rivet } : {}), ...(cfg.sides.includes("cloudflare") ? { cloudflare: req.cloudflare } : {}) };
+  const out = await measuredRun(req.blobRoot, cfg, (run, failures) => measureRuntimes(cfg, run, progress, failures, targets, tasks));
   const status = out.failures.length === 0 ? "complete" : "failed";
   return { runId: out.run.manifest.runId, runDir: out.runDir, sha256: blobDigest(out.runDir), status, failures: out.failures, summary: { rows: out.rows, throughput: out.throughput } };
 }

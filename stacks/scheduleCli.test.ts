@@ -1,0 +1,46 @@
+import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { main } from "./scheduleCli";
+import { fixture } from "../test/fixtures";
+
+/** A project folder with one stack file and, optionally, a results/ tree. */
+function project(stackYaml: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "ab-schedule-"));
+  writeFileSync(join(dir, "Pulumi.cloud.yaml"), stackYaml);
+  return dir;
+}
+const CLOUD = `config:\n  actor-bench:target: azure\n  actor-bench:region: eastus2\n  actor-bench:preset: full\n  actor-bench:groups: create,wake\n  actor-bench:cfWakeIdleMs: "600000"\n`;
+
+describe("npm run schedule", () => {
+  it("prints a stack's planned pass from its file, with the costs of the newest run that verifies", async () => {
+    const dir = project(CLOUD);
+    const older = fixture({ "rivet.create.ping": { samples: Array(10).fill({ ms: 50, cold: true }), wallMs: 600 } }, { root: join(dir, "results"), at: new Date(Date.UTC(2026, 11, 1)) });
+    const newer = fixture({ "rivet.create.ping": { samples: Array(10).fill({ ms: 50, cold: true }), wallMs: 900 } }, { root: join(dir, "results"), at: new Date(Date.UTC(2026, 11, 2)) });
+    const text = await main(["cloud"], dir);
+    expect(text).toContain(`per-request wall times of results/local/${newer.split("/").pop()}`);
+    expect(text).toMatch(/\n1 +cloudflare wake +0:00:00 .* rivet create, rivet wake\n/);
+    // A tampered newest run is passed over for the older one, which still verifies.
+    appendFileSync(join(newer, "raw/rivet.create.ping.jsonl"), "{}\n");
+    expect(await main(["cloud"], dir)).toContain(`per-request wall times of results/local/${older.split("/").pop()}`);
+    // --from names the run; one that does not verify is refused, naming the file.
+    await expect(main(["cloud", "--from", newer], dir)).rejects.toThrow(/does not match the manifest/);
+  });
+  it("with no verified run, counts the idle waits alone and says so", async () => {
+    const text = await main(["cloud"], project(CLOUD));
+    expect(text).toContain("no verified run under results/, so only the idle waits are counted");
+    // The DO wake's 10 minutes are the run; create groups cost nothing known.
+    expect(text).toMatch(/\nTotal 0:10:00; with every group in a run of its own, one after another, 0:10:10 /);
+  });
+  it("refuses a local stack, a missing stack, a bad key, and bad arguments, each in one line", async () => {
+    const dir = project(CLOUD);
+    writeFileSync(join(dir, "Pulumi.home.yaml"), "config:\n  actor-bench:target: local\n");
+    writeFileSync(join(dir, "Pulumi.typo.yaml"), "config:\n  actor-bench:target: azure\n  actor-bench:presets: full\n");
+    await expect(main(["home"], dir)).rejects.toThrow(/^stack home: its target is local, whose pass runs each group alone on this machine/);
+    await expect(main(["nope"], dir)).rejects.toThrow(/Pulumi\.nope\.yaml: no such stack file/);
+    await expect(main(["typo"], dir)).rejects.toThrow(/unknown config key actor-bench:presets; known keys: /);
+    await expect(main([], dir)).rejects.toThrow(/^usage: npm run schedule -- <stack>/);
+    await expect(main(["cloud", "--form", "x"], dir)).rejects.toThrow(/^usage/);
+  });
+});
