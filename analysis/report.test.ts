@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fixture, makeHostile, tree, type S } from "../test/fixtures";
-import { caveats, floorCostMarkdown, generateReport, headlineMarkdown, sameClockMarkdown, startStateMarkdown } from "./report";
+import { caveats, floorCostMarkdown, generateReport, headlineMarkdown, sameClockMarkdown, startStateMarkdown, tableSides } from "./report";
 import { summarizeRun, type RawSample } from "./summary";
 import { verifyRunDir } from "./verify";
 import { fileDigest, RunDirError } from "./runDirContract";
@@ -377,5 +377,13 @@ describe("what each group started from", () => {
       "| Floor (Node http + SQLite file) | warm | 40 | 40 | 0 | 1.5 | 0 |",
     ]);
     expect(startStateMarkdown({ stages: {} } as never)).toBe("");
+  });
+});
+
+describe("which sides a table shows", () => {
+  it("both runtimes always, in catalog order; the floor only where measured", () => {
+    expect(tableSides(new Set())).toEqual(["rivet", "cloudflare"]);
+    expect(tableSides(new Set(["cloudflare"]))).toEqual(["rivet", "cloudflare"]);
+    expect(tableSides(new Set(["floor", "rivet"]))).toEqual(["rivet", "cloudflare", "floor"]);
   });
 });

@@ -39,14 +39,18 @@ export const FLAG = "⚠";
 const counts = (r: SummaryRow | undefined) =>
   r ? [String(r.n), `${r.errors}${flagged(r.n + r.errors + r.notCold, r.errors) ? ` ${FLAG}` : ""} / ${isColdMetric(r.metric) ? r.notCold : r.restarts}`] : ["-", "-"];
 
+/** A table's side columns: both runtimes always (a side not run shows "-"), any other side (the floor) where the run measured it. */
+export function tableSides(measured: ReadonlySet<string>): Side[] {
+  return [...RUNTIMES, ...SIDES.filter((x) => !(RUNTIMES as readonly Side[]).includes(x) && measured.has(x))];
+}
+
 /**
  * The headline in the reference's shape: raw round trips, p50 / p90 / p99,
  * both sides side by side, each column naming its clock; n with errors and
  * wrong cold flags beside it.
  */
 export function headlineMarkdown(s: RunSummary, samples: Map<string, RawSample[]> = new Map()): string {
-  // Both runtimes always (a side not run shows "-"); the floor where the run measured it.
-  const sides: Side[] = [...RUNTIMES, ...SIDES.filter((x) => !(RUNTIMES as readonly Side[]).includes(x) && s.rows.some((r) => r.side === x))];
+  const sides = tableSides(new Set(s.rows.map((r) => r.side)));
   const rows: string[][] = [];
   for (const e of CATALOG) {
     if (!e.label || rows.some((r) => r[0] === e.label)) continue;
@@ -170,8 +174,7 @@ function intervalTable(l: Loaded, side: string, field: "actorMs" | "sqlMs", titl
  */
 export function sameClockMarkdown(samples: Map<string, RawSample[]>): string {
   const noop = clientPercentiles(samples, "cloudflare", "baseline.noop");
-  // Both runtimes always; the floor where the run has it.
-  const sides: Side[] = [...RUNTIMES, ...([...samples.keys()].some((k) => k.startsWith("floor.")) ? (["floor"] as const) : [])];
+  const sides = tableSides(new Set([...samples.keys()].map((k) => k.split(".")[0])));
   const rows: string[][] = [];
   for (const e of CATALOG) {
     if (!e.label || e.kind === "baseline" || rows.some((r) => r[0] === e.label)) continue;
