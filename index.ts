@@ -35,6 +35,8 @@ export const groups = stackConfig.run.groups;
 export const report = bench.report;
 export const runDir = bench.runDir;
 export const summary = bench.summary;
+/** The static site (site/index.html beside results/): every verified run, this pass's included, and the comparison view. */
+export const site = bench.site;
 export const gatewayUrl = local?.engine?.gatewayUrl ?? cloud?.cluster.gatewayUrl;
 export const workerUrl = local?.worker?.url ?? cloud?.worker?.url;
 /** A cloud pass's planned runs, their expected times and where idle waits overlap (also `npm run schedule -- <stack>`). */

@@ -135,122 +135,113 @@ export function scaleChartData(rows: readonly ScaleRow[]): Array<{ series: strin
 }
 
 /** Writes charts/*.svg and *.png; returns the chart names, in order. */
-export async function renderCharts(m: ManifestLike, samples: Map<string, RawSample[]>, summary: RunSummary, outDir: string): Promise<string[]> {
-  const names: string[] = [];
+export interface ChartSpec {
+  name: string;
+  spec: vl.TopLevelSpec;
+}
+
+/**
+ * Every chart of a run as a Vega-Lite spec, named; pure. The report renders
+ * them to SVG and PNG, the site draws the same specs in the page.
+ */
+export function chartSpecs(m: ManifestLike, samples: Map<string, RawSample[]>, summary: RunSummary): ChartSpec[] {
+  const specs: ChartSpec[] = [];
   const head = headlineData(samples);
   if (head.length) {
-    await render(
-      {
-        $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-        title: `p50 ms, each side on its own clock, ${m.stack} run ${m.runId}`,
-        width: 600,
-        height: 260,
-        data: { values: head },
-        mark: { type: "bar" },
-        encoding: {
-          x: { field: "group", type: "nominal", title: null, sort: null, axis: { labelAngle: 0, labelLimit: 240 } },
-          xOffset: { field: "side", type: "nominal" },
-          y: { field: "ms", type: "quantitative", title: "ms (p50)" },
-          color: { field: "side", type: "nominal", title: null },
-        },
+    specs.push({ name: "headline", spec: {
+      $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+      title: `p50 ms, each side on its own clock, ${m.stack} run ${m.runId}`,
+      width: 600,
+      height: 260,
+      data: { values: head },
+      mark: { type: "bar" },
+      encoding: {
+        x: { field: "group", type: "nominal", title: null, sort: null, axis: { labelAngle: 0, labelLimit: 240 } },
+        xOffset: { field: "side", type: "nominal" },
+        y: { field: "ms", type: "quantitative", title: "ms (p50)" },
+        color: { field: "side", type: "nominal", title: null },
       },
-      outDir,
-      "headline",
-    );
-    names.push("headline");
+    } });
   }
   const same = sameClockData(samples);
   if (same.length) {
-    await render(
-      {
-        $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-        title: `p50 ms on one clock: the client's round trip (driver hrtime), ${m.stack} run ${m.runId}`,
-        width: 640,
-        height: 260,
-        data: { values: same },
-        mark: { type: "bar" },
-        encoding: {
-          x: { field: "metric", type: "nominal", title: null, sort: null, axis: { labelAngle: -30 } },
-          xOffset: { field: "side", type: "nominal" },
-          y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "client round trip, ms (p50, log scale)" },
-          color: { field: "side", type: "nominal", title: null },
-        },
+    specs.push({ name: "same-clock", spec: {
+      $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+      title: `p50 ms on one clock: the client's round trip (driver hrtime), ${m.stack} run ${m.runId}`,
+      width: 640,
+      height: 260,
+      data: { values: same },
+      mark: { type: "bar" },
+      encoding: {
+        x: { field: "metric", type: "nominal", title: null, sort: null, axis: { labelAngle: -30 } },
+        xOffset: { field: "side", type: "nominal" },
+        y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "client round trip, ms (p50, log scale)" },
+        color: { field: "side", type: "nominal", title: null },
       },
-      outDir,
-      "same-clock",
-    );
-    names.push("same-clock");
+    } });
   }
   const scale = scaleChartData(scaleRows(m, summary));
   if (scale.length) {
-    await render(
-      {
-        $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-        title: `Create and wake latency against the actors that exist, each side's own clock, ${m.stack} run ${m.runId}`,
-        width: 520,
-        height: 300,
-        data: { values: scale },
-        mark: { type: "line", point: true },
-        encoding: {
-          x: { field: "existing", type: "quantitative", scale: { type: "symlog" }, title: "actors of the run existing (asleep) when the stage began (symlog scale)" },
-          y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "ms (log scale)" },
-          color: { field: "series", type: "nominal", title: null, legend: { labelLimit: 300 } },
-          strokeDash: { field: "percentile", type: "nominal", title: null },
-        },
+    specs.push({ name: "scale", spec: {
+      $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+      title: `Create and wake latency against the actors that exist, each side's own clock, ${m.stack} run ${m.runId}`,
+      width: 520,
+      height: 300,
+      data: { values: scale },
+      mark: { type: "line", point: true },
+      encoding: {
+        x: { field: "existing", type: "quantitative", scale: { type: "symlog" }, title: "actors of the run existing (asleep) when the stage began (symlog scale)" },
+        y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "ms (log scale)" },
+        color: { field: "series", type: "nominal", title: null, legend: { labelLimit: 300 } },
+        strokeDash: { field: "percentile", type: "nominal", title: null },
       },
-      outDir,
-      "scale",
-    );
-    names.push("scale");
+    } });
   }
   for (const group of GROUPS) {
     if (group === "scale") continue;
     const data = cdfData(samples, group);
     if (data.length === 0) continue;
     const domain = logDomain(data.map((d) => d.ms));
-    await render(
-      {
-        $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-        title: `${group}: latency distribution (CDF), each side's own clock, ${m.stack} run ${m.runId}`,
-        width: 480,
-        height: 280,
-        data: { values: data },
-        mark: { type: "line", interpolate: "step-after" },
-        encoding: {
-          x: { field: "ms", type: "quantitative", scale: { type: "log", domain }, axis: { values: logTicks(...domain) }, title: "ms (log scale)" },
-          y: { field: "fraction", type: "quantitative", title: "fraction of samples", scale: { domain: [0, 1] } },
-          color: { field: "series", type: "nominal", title: null, legend: { labelLimit: 300 } },
-        },
+    specs.push({ name: `cdf-${group}`, spec: {
+      $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+      title: `${group}: latency distribution (CDF), each side's own clock, ${m.stack} run ${m.runId}`,
+      width: 480,
+      height: 280,
+      data: { values: data },
+      mark: { type: "line", interpolate: "step-after" },
+      encoding: {
+        x: { field: "ms", type: "quantitative", scale: { type: "log", domain }, axis: { values: logTicks(...domain) }, title: "ms (log scale)" },
+        y: { field: "fraction", type: "quantitative", title: "fraction of samples", scale: { domain: [0, 1] } },
+        color: { field: "series", type: "nominal", title: null, legend: { labelLimit: 300 } },
       },
-      outDir,
-      `cdf-${group}`,
-    );
-    names.push(`cdf-${group}`);
+    } });
   }
   // Cold starts: how the samples spread, tail included.
   for (const group of ["create", "wake"]) {
     const data = histogramData(samples, group);
     if (data.length === 0) continue;
     const domain = logDomain(data.flatMap((d) => [d.from, d.to]));
-    await render(
-      {
-        $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-        title: `${group}: samples per latency bin, each side's own clock, ${m.stack} run ${m.runId}`,
-        width: 480,
-        height: 240,
-        data: { values: data },
-        mark: { type: "rect", opacity: 0.7 },
-        encoding: {
-          x: { field: "from", type: "quantitative", scale: { type: "log", domain }, axis: { values: logTicks(...domain) }, title: "ms (log scale)" },
-          x2: { field: "to" },
-          y: { field: "count", type: "quantitative", title: "samples", stack: null },
-          color: { field: "series", type: "nominal", title: null, legend: { labelLimit: 300 } },
-        },
+    specs.push({ name: `hist-${group}`, spec: {
+      $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+      title: `${group}: samples per latency bin, each side's own clock, ${m.stack} run ${m.runId}`,
+      width: 480,
+      height: 240,
+      data: { values: data },
+      mark: { type: "rect", opacity: 0.7 },
+      encoding: {
+        x: { field: "from", type: "quantitative", scale: { type: "log", domain }, axis: { values: logTicks(...domain) }, title: "ms (log scale)" },
+        x2: { field: "to" },
+        y: { field: "count", type: "quantitative", title: "samples", stack: null },
+        color: { field: "series", type: "nominal", title: null, legend: { labelLimit: 300 } },
       },
-      outDir,
-      `hist-${group}`,
-    );
-    names.push(`hist-${group}`);
+    } });
   }
-  return names;
+  return specs;
+}
+
+/** Renders every chart of the run into outDir as <name>.svg and <name>.png; returns the names. */
+export async function renderCharts(m: ManifestLike, samples: Map<string, RawSample[]>, summary: RunSummary, outDir: string): Promise<string[]> {
+  const specs = chartSpecs(m, samples, summary);
+  for (const { name, spec } of specs) await render(spec, outDir, name);
+  return specs.map((c) => c.name);
 }

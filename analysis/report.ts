@@ -15,9 +15,9 @@ export interface Report {
   headline: string;
 }
 
-type Loaded = { m: ManifestLike; samples: Map<string, RawSample[]>; summary: RunSummary; inDo: InDoBlock[] };
+export type Loaded = { m: ManifestLike; samples: Map<string, RawSample[]>; summary: RunSummary; inDo: InDoBlock[] };
 
-function load(dir: string): Loaded {
+export function loadRun(dir: string): Loaded {
   const m = verifyRunDir(dir);
   const samples = new Map<string, RawSample[]>();
   for (const s of orderedStages(m)) samples.set(`${s.side}.${s.metric}`, readSamples(join(dir, s.file)));
@@ -392,7 +392,7 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
  * directory's files: the same raw files give byte-identical reports.
  */
 export async function generateReport(dir: string): Promise<Report> {
-  const l = load(dir);
+  const l = loadRun(dir);
   const tmp = join(dir, "report.tmp");
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(join(tmp, "charts"), { recursive: true });

@@ -21,9 +21,11 @@ export class BenchmarkReport extends pulumi.dynamic.Resource {
   declare readonly failure: pulumi.Output<string | null>;
   declare readonly report: pulumi.Output<string>;
   declare readonly summary: pulumi.Output<RunSummaryOut>;
+  /** The static site's index.html (beside results/), rebuilt with this run. */
+  declare readonly site: pulumi.Output<string>;
 
   constructor(name: string, args: BenchmarkReportArgs, opts?: pulumi.CustomResourceOptions) {
-    const outputs = ["runId", "runDir", "status", "failure", "report", "summary"];
+    const outputs = ["runId", "runDir", "status", "failure", "report", "summary", "site"];
     super(provider, name, withOutputs(args, outputs), opts, "actor-bench", "BenchmarkReport");
   }
 }

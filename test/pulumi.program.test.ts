@@ -51,13 +51,14 @@ describe("index.ts under setMocks: the local stack", () => {
     expect(await valueOf(exports.stack)).toBe("local");
   });
 
-  it("preview runs nothing and leaves report, runDir and summary unknown", async () => {
+  it("preview runs nothing and leaves report, runDir, summary and site unknown", async () => {
     const before = resultsIn("results/local");
     const { registered, exports } = await runProgram("local", stackConfigFromFiles("local"), true);
     expect(registered.length).toBeGreaterThan(0);
     expect(await isKnown(exports.report)).toBe(false);
     expect(await isKnown(exports.runDir)).toBe(false);
     expect(await isKnown(exports.summary)).toBe(false);
+    expect(await isKnown(exports.site)).toBe(false);
     expect(resultsIn("results/local")).toEqual(before);
     expect(existsSync(".actor-bench/local/engine/daemon.log")).toBe(false);
   });

@@ -118,6 +118,11 @@ describe("dynamic providers in the real provider host", () => {
     expect(report.props.report).toMatch(/Rivet Actor[\s\S]*Durable Object/);
     const merged = verifyRunDir(runDir);
     expect(Object.keys(merged.stages).sort()).toEqual(expect.arrayContaining(["rivet.create.ping", "cloudflare.create.unique"]));
+    // The site beside results/ is rebuilt with the new run on its index and a page of its own.
+    expect(report.props.site).toBe(join(work, "site", "index.html"));
+    const runId = report.props.runId as string;
+    expect(readFileSync(report.props.site as string, "utf8")).toContain(`data-run="t/${runId}"`);
+    expect(readFileSync(join(work, "site", "runs", "t", `${runId}.html`), "utf8")).toContain('id="chart-cdf-create"');
 
     // Delete a run: its blob goes, and a refresh finds it gone.
     await host.delete(runUrn("rivet"), runs[1].id, runs[1].props);

@@ -62,7 +62,7 @@ function mockState(type: string, name: string, inputs: Record<string, unknown>, 
   if (type === "cloudflare:index/workersScriptSubdomain:WorkersScriptSubdomain") return { ...inputs };
   if (/:(BenchmarkRun|RemoteRunFetch)$/.test(type)) return { ...inputs, runId: "mock", blob: `/mock/${inputs.part ?? `${inputs.side}.${inputs.group}`}`, sha256: "0".repeat(64), status: "complete", failures: [], summary: { rows: [], throughput: [] } };
   if (type.endsWith(":DoAnalytics")) return { ...inputs, runId: "mock", blob: `/mock/analytics.${String(inputs.forRunDir).split("/").pop()}`, sha256: "1".repeat(64), blocks: 1, invocations: 1 };
-  if (type.endsWith(":BenchmarkReport")) return { ...inputs, runId: "mock", runDir: "/mock/run", status: "complete", failure: null, report: "# mocked report", summary: { rows: [], throughput: [] } };
+  if (type.endsWith(":BenchmarkReport")) return { ...inputs, runId: "mock", runDir: "/mock/run", status: "complete", failure: null, report: "# mocked report", summary: { rows: [], throughput: [] }, site: "/mock/site/index.html" };
   return inputs;
 }
 

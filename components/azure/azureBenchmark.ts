@@ -71,6 +71,8 @@ export class AzureBenchmark extends pulumi.ComponentResource {
   readonly report: pulumi.Output<string>;
   readonly runDir: pulumi.Output<string>;
   readonly summary: pulumi.Output<unknown>;
+  /** The static site's index.html, rebuilt from every run under results/ after this pass. */
+  readonly site: pulumi.Output<string>;
 
   constructor(name: string, args: AzureBenchmarkArgs, opts?: pulumi.ComponentResourceOptions) {
     super("actor-bench:azure:Benchmark", name, {}, opts);
@@ -244,6 +246,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
     this.report = this.reportResource.report;
     this.runDir = this.reportResource.runDir;
     this.summary = this.reportResource.summary;
-    this.registerOutputs({ schedule: this.schedule, report: this.report, runDir: this.runDir, summary: this.summary, runnerIp: this.runner.publicIp, gatewayUrl: this.cluster.gatewayUrl, workerUrl: this.worker?.url });
+    this.site = this.reportResource.site;
+    this.registerOutputs({ schedule: this.schedule, report: this.report, runDir: this.runDir, summary: this.summary, site: this.site, runnerIp: this.runner.publicIp, gatewayUrl: this.cluster.gatewayUrl, workerUrl: this.worker?.url });
   }
 }

@@ -27,6 +27,8 @@ export class LocalBenchmark extends pulumi.ComponentResource {
   readonly report: pulumi.Output<string>;
   readonly runDir: pulumi.Output<string>;
   readonly summary: pulumi.Output<unknown>;
+  /** The static site's index.html, rebuilt from every run under results/ after this pass. */
+  readonly site: pulumi.Output<string>;
 
   constructor(name: string, args: LocalBenchmarkArgs, opts?: pulumi.ComponentResourceOptions) {
     super("actor-bench:local:Benchmark", name, {}, opts);
@@ -86,6 +88,7 @@ export class LocalBenchmark extends pulumi.ComponentResource {
     this.report = this.reportResource.report;
     this.runDir = this.reportResource.runDir;
     this.summary = this.reportResource.summary;
-    this.registerOutputs({ report: this.report, runDir: this.runDir, summary: this.summary });
+    this.site = this.reportResource.site;
+    this.registerOutputs({ report: this.report, runDir: this.runDir, summary: this.summary, site: this.site });
   }
 }

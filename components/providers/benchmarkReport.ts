@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { mergeRunParts, type RunPart } from "../../workloads/mergeRuns";
 import { generateReport } from "../../analysis/report";
+import { buildSite } from "../../analysis/site";
 import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
 
 const INPUT_KEYS = ["stack", "resultsRoot", "parts"];
@@ -18,10 +19,16 @@ export async function diff(_id: string, olds: Props, news: Props) {
   return replaceDiff(olds, news, INPUT_KEYS);
 }
 
-/** Merges every run's blob into results/<stack>/<runId>/ and writes its report there, as `npm run report` does. */
+/**
+ * Merges every run's blob into results/<stack>/<runId>/ and writes its report
+ * there, as `npm run report` does; then rebuilds the site beside results/
+ * (`npm run site`) with every run there, this one included.
+ */
 export async function create(inputs: Props) {
-  const run = mergeRunParts(inputs.parts as RunPart[], inputs.resultsRoot as string, inputs.stack as string);
+  const resultsRoot = inputs.resultsRoot as string;
+  const run = mergeRunParts(inputs.parts as RunPart[], resultsRoot, inputs.stack as string);
   const report = await generateReport(run.dir);
+  const site = buildSite(resultsRoot, join(dirname(resultsRoot), "site"));
   return {
     id: `${inputs.stack}-report-${run.manifest.runId}`,
     outs: {
@@ -31,6 +38,7 @@ export async function create(inputs: Props) {
       status: run.manifest.status,
       failure: run.manifest.failure ?? null,
       report: report.markdown,
+      site: site.index,
       summary: { rows: report.summary.rows, throughput: report.summary.throughput },
     },
   };

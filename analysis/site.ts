@@ -1,0 +1,267 @@
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative } from "node:path";
+import { marked } from "marked";
+import { caveats, floorCostMarkdown, headlineMarkdown, loadRun, sameClockMarkdown, scaleMarkdown, type Loaded } from "./report";
+import { chartSpecs } from "./charts";
+import { stageStats } from "./compare";
+import { RUN_ID, RunDirError } from "./runDirContract";
+import type { StageStats } from "./compareRows";
+
+/** A run the site shows: what the index lists about it and where its page is. */
+export interface SiteRun {
+  stack: string;
+  runId: string;
+  startedAt: string;
+  preset: string;
+  status: string;
+  commit: string;
+  machine: string;
+  /** Relative to the site's root. */
+  page: string;
+}
+
+/** A run directory that did not verify: listed with the reason, never shown. */
+export interface RefusedRun {
+  /** Relative to the project (results/<stack>/<runId>). */
+  dir: string;
+  reason: string;
+}
+
+export interface Site {
+  runs: SiteRun[];
+  refused: RefusedRun[];
+  /** Absolute path of the site's index.html. */
+  index: string;
+}
+
+const STACK_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Every results/<stack>/<runId>/ folder, by stack then run. */
+export function runDirsUnder(resultsRoot: string): Array<{ stack: string; runId: string; dir: string }> {
+  if (!existsSync(resultsRoot)) return [];
+  const out: Array<{ stack: string; runId: string; dir: string }> = [];
+  for (const stack of readdirSync(resultsRoot).sort()) {
+    const sdir = join(resultsRoot, stack);
+    if (!statSync(sdir).isDirectory()) continue;
+    for (const runId of readdirSync(sdir).sort()) {
+      if (RUN_ID.test(runId) && statSync(join(sdir, runId)).isDirectory()) out.push({ stack, runId, dir: join(sdir, runId) });
+    }
+  }
+  return out;
+}
+
+export function escapeHtml(x: unknown): string {
+  return String(x).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}
+
+/** JSON inside a <script> element: nothing in it can close the element. */
+const scriptJson = (x: unknown) => JSON.stringify(x).replace(/</g, "\\u003c");
+
+const md = (text: string) => marked.parse(text, { async: false, gfm: true }) as string;
+
+function page(title: string, root: string, body: string, scripts: string[] = []): string {
+  return [
+    "<!doctype html>",
+    '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeHtml(title)}</title><link rel="stylesheet" href="${root}assets/site.css"></head>`,
+    `<body><nav><a href="${root}index.html">Runs</a> · <a href="${root}compare.html">Compare runs</a></nav><main>`,
+    body,
+    "</main>",
+    ...scripts.map((s) => `<script src="${root}assets/${s}"></script>`),
+    "</body></html>",
+    "",
+  ].join("\n");
+}
+
+function describe(l: Loaded, stack: string, runId: string): SiteRun {
+  const m = l.m;
+  const mach = m.machine as { cpus?: number; cpuModel?: string; memory?: number };
+  const commit = m.code?.commit ? String(m.code.commit).slice(0, 12) + (m.code.dirty ? " (uncommitted changes)" : "") : "not recorded";
+  return {
+    stack,
+    runId,
+    startedAt: String(m.startedAt),
+    preset: String(m.preset),
+    status: String(m.status ?? "unknown"),
+    commit,
+    machine: `${mach.cpus ?? "?"} x ${mach.cpuModel ?? "?"}, ${mach.memory ? (Number(mach.memory) / 2 ** 30).toFixed(1) : "?"} GiB`,
+    page: `runs/${stack}/${runId}.html`,
+  };
+}
+
+/** The page of one verified run: the headline on each side's own clock or on one clock, throughput, and every chart drawn in the page. */
+export function runPage(l: Loaded, r: SiteRun): string {
+  // The report's specs, with a tooltip on every mark; a line gets invisible points so that hovering anywhere along it names the sample there.
+  const specs = chartSpecs(l.m, l.samples, l.summary).map((c) => ({ name: c.name, spec: { ...c.spec, config: { mark: { tooltip: true }, line: { point: { filled: true, opacity: 0, size: 80 } } } } }));
+  const chart = (name: string) => (specs.some((c) => c.name === name) ? `<div class="chart" id="chart-${name}" data-chart="${name}"></div>` : "");
+  const others = specs.filter((c) => c.name !== "headline" && c.name !== "same-clock");
+  const extra = [floorCostMarkdown(l.samples), scaleMarkdown(l.m, l.summary)].filter(Boolean).join("\n\n");
+  const body = [
+    `<h1>Run ${escapeHtml(r.runId)} <small>${escapeHtml(r.stack)}</small></h1>`,
+    `<p class="meta">Started ${escapeHtml(r.startedAt)} · preset <code>${escapeHtml(r.preset)}</code> · status <code>${escapeHtml(r.status)}</code> · commit <code>${escapeHtml(r.commit)}</code> · ${escapeHtml(r.machine)}. Every number here is computed from the run's hashed files, which were verified when this page was built.</p>`,
+    '<fieldset class="clock"><legend>Clock</legend>',
+    '<label><input type="radio" name="clock" value="own" checked> Each side on its own clock (the reference\'s)</label>',
+    '<label><input type="radio" name="clock" value="same"> One clock for every side: the driver\'s round trip</label></fieldset>',
+    `<section id="clock-own"><h2>Headline and throughput</h2>${md(headlineMarkdown(l.summary, l.samples))}${chart("headline")}</section>`,
+    `<section id="clock-same" hidden>${md(sameClockMarkdown(l.samples))}${chart("same-clock")}</section>`,
+    extra ? `<section>${md(extra)}</section>` : "",
+    others.length ? `<section><h2>Distributions and scaling</h2>${others.map((c) => chart(c.name)).join("\n")}</section>` : "",
+    `<section><h2>Caveats</h2>${md(caveats(l.m).map((c) => `- ${c}`).join("\n"))}</section>`,
+    `<script type="application/json" id="charts">${scriptJson(specs)}</script>`,
+  ].join("\n");
+  return page(`actor-bench ${r.stack} ${r.runId}`, "../../", body, ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "run.js"]);
+}
+
+export function indexPage(runs: readonly SiteRun[], refused: readonly RefusedRun[]): string {
+  const rows = runs.map(
+    (r) =>
+      `<tr data-run="${escapeHtml(`${r.stack}/${r.runId}`)}"><td>${escapeHtml(r.stack)}</td><td><a href="${escapeHtml(r.page)}">${escapeHtml(r.runId)}</a></td><td>${escapeHtml(r.startedAt)}</td><td>${escapeHtml(r.preset)}</td><td><code>${escapeHtml(r.commit)}</code></td><td>${escapeHtml(r.machine)}</td><td>${escapeHtml(r.status)}</td></tr>`,
+  );
+  const body = [
+    "<h1>actor-bench results</h1>",
+    "<p>Every run directory under <code>results/</code>. A run is shown only when each of its files matches the sha256 its manifest lists; one that does not is listed below as refused, with the reason, and nothing of it is shown.</p>",
+    runs.length
+      ? `<table id="runs"><thead><tr><th>Stack</th><th>Run</th><th>Started</th><th>Preset</th><th>Commit</th><th>Machine</th><th>Status</th></tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>`
+      : "<p>No verified run yet.</p>",
+    `<h2>Refused</h2>${refused.length ? `<ul id="refused">${refused.map((x) => `<li><code>${escapeHtml(x.dir)}</code>: ${escapeHtml(x.reason)}</li>`).join("\n")}</ul>` : '<p id="refused">None.</p>'}`,
+  ].join("\n");
+  return page("actor-bench results", "", body);
+}
+
+/** The comparison view: each verified run's percentiles and intervals as data; the page compares any two or more with the same code as `npm run compare`. */
+export function comparePage(runs: ReadonlyArray<SiteRun & { stats: Record<string, StageStats> }>): string {
+  const data = runs.map((r) => ({ id: `${r.stack}/${r.runId}`, label: `${r.stack} ${r.runId} (${r.preset}, ${r.commit})`, stats: r.stats }));
+  const body = [
+    "<h1>Compare runs</h1>",
+    "<p>Pick two or more runs: the first is the base, and each other run is shown beside it per stage with its 95% confidence intervals (distribution-free, from order statistics), the ratio to the base, and whether the intervals overlap. The intervals are each run's own sampling error; two runs made at different times also differ by what their machines were doing.</p>",
+    `<form id="pick">${data.map((d) => `<label><input type="checkbox" name="run" value="${escapeHtml(d.id)}"> ${escapeHtml(d.label)}</label>`).join("<br>\n")}</form>`,
+    '<div id="comparison"></div>',
+    `<script type="application/json" id="stats">${scriptJson(data)}</script>`,
+  ].join("\n");
+  return page("actor-bench: compare runs", "", body, ["compare.js", "compare-view.js"]);
+}
+
+const CSS = `body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1b1f24}nav{padding:.6em 1.5em;background:#1b1f24}nav a{color:#fff}main{padding:1em 1.5em;max-width:1400px}
+table{border-collapse:collapse;margin:.8em 0;font-size:13px}th,td{border:1px solid #c9ced6;padding:.25em .5em;text-align:left;vertical-align:top}th{background:#eef1f5}
+.meta{color:#444}fieldset.clock{border:1px solid #c9ced6;margin:1em 0}fieldset.clock label{margin-right:1.5em}.chart{margin:1em 0}h1 small{color:#666;font-weight:normal}
+td.no{background:#fde7e7}td.yes{background:#eaf6ea}#pick label{display:inline-block;margin:.15em 0}`;
+
+/** The run page's script: draws every chart from its spec, then flips between the two clocks. */
+const RUN_JS = `(function () {
+  var specs = JSON.parse(document.getElementById("charts").textContent);
+  Promise.all(specs.map(function (c) {
+    return vegaEmbed("#chart-" + c.name, c.spec, { renderer: "svg", actions: false }).then(function () {
+      document.getElementById("chart-" + c.name).setAttribute("data-rendered", "yes");
+    });
+  })).then(function () { document.body.setAttribute("data-charts", "rendered"); },
+    function (e) { document.body.setAttribute("data-charts", "failed: " + e.message); });
+  var inputs = document.querySelectorAll('input[name="clock"]');
+  for (var i = 0; i < inputs.length; i++) inputs[i].addEventListener("change", function (ev) {
+    document.getElementById("clock-own").hidden = ev.target.value !== "own";
+    document.getElementById("clock-same").hidden = ev.target.value !== "same";
+  });
+})();
+`;
+
+/** The comparison page's script: the selection (also ?runs=a,b in the address) drawn through actorBench.compareRows. */
+const COMPARE_JS = `(function () {
+  var runs = JSON.parse(document.getElementById("stats").textContent);
+  var boxes = document.querySelectorAll('input[name="run"]');
+  var asked = (new URLSearchParams(location.search).get("runs") || "").split(",").filter(Boolean);
+  if (asked.length === 0) asked = runs.slice(0, 2).map(function (r) { return r.id; });
+  var order = asked.slice();
+  function esc(s) { return String(s).replace(/[&<>"]/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]; }); }
+  function ci(c) { return "[" + (c.lo === null ? "-" : actorBench.ms(c.lo)) + ", " + (c.hi === null ? "-" : actorBench.ms(c.hi)) + "]"; }
+  function draw() {
+    var picked = order.map(function (id) { return runs.find(function (r) { return r.id === id; }); }).filter(Boolean);
+    var out = document.getElementById("comparison");
+    if (picked.length < 2) { out.innerHTML = "<p>Pick at least two runs.</p>"; return; }
+    var base = picked[0];
+    var others = picked.slice(1).map(function (r) { return { run: r, rows: actorBench.compareRows(base.stats, r.stats) }; });
+    var head = "<tr><th>stage</th><th>q</th><th>" + esc(base.id) + " ms [95% CI] (n)</th>" + others.map(function (o) { return "<th>" + esc(o.run.id) + " ms [95% CI] (n)</th><th>ratio to base</th><th>CIs overlap</th>"; }).join("") + "</tr>";
+    var body = others[0].rows.map(function (row, i) {
+      var cells = "<td>" + esc(row.key) + "</td><td>" + row.q + "</td><td>" + actorBench.ms(row.a) + " " + ci(row.aCi) + " (" + row.nA + ")</td>";
+      for (var k = 0; k < others.length; k++) {
+        var r = others[k].rows.find(function (x) { return x.key === row.key && x.q === row.q; });
+        cells += r ? "<td>" + actorBench.ms(r.b) + " " + ci(r.bCi) + " (" + r.nB + ")</td><td data-ratio>" + (r.ratio === null ? "-" : r.ratio.toFixed(2)) + "</td><td class='" + (r.overlap ? "yes" : "no") + "'>" + (r.overlap ? "yes" : "no: a real difference") + "</td>" : "<td>-</td><td>-</td><td>-</td>";
+      }
+      return "<tr data-key='" + esc(row.key + " " + row.q) + "'>" + cells + "</tr>";
+    }).join("\\n");
+    var missing = others.map(function (o) {
+      return actorBench.notInBoth(base.stats, o.run.stats).map(function (k) { return k.replace("(A only)", "(only in " + base.id + ")").replace("(B only)", "(only in " + o.run.id + ")"); });
+    }).reduce(function (a, b) { return a.concat(b); }, []);
+    out.innerHTML = "<table id='comparison-table'><thead>" + head + "</thead><tbody>" + body + "</tbody></table>" + (missing.length ? "<p>Not in every run: " + esc(missing.join(", ")) + "</p>" : "");
+  }
+  for (var i = 0; i < boxes.length; i++) {
+    boxes[i].checked = order.indexOf(boxes[i].value) >= 0;
+    boxes[i].addEventListener("change", function (ev) {
+      order = order.filter(function (id) { return id !== ev.target.value; });
+      if (ev.target.checked) order.push(ev.target.value);
+      draw();
+    });
+  }
+  draw();
+  document.body.setAttribute("data-compare", "drawn");
+})();
+`;
+
+/** A file of an installed package, for the site's assets (the page needs no network). */
+function packageFile(pkg: string, file: string): string {
+  // The package's folder: up from its entry point (not every package exports its package.json).
+  let dir = dirname(require.resolve(pkg));
+  while (!existsSync(join(dir, "package.json")) || !dir.endsWith(pkg)) {
+    if (dirname(dir) === dir) throw new Error(`${pkg}: package folder not found; run \`npm ci\``);
+    dir = dirname(dir);
+  }
+  return join(dir, file);
+}
+
+/**
+ * Builds the static site into outDir (replaced whole, written beside it
+ * first): an index of every run under resultsRoot, a page per run that
+ * verifies, the refused ones listed with their reason, and the comparison
+ * view. Vega, Vega-Lite and vega-embed come from node_modules; the
+ * comparison code from `npm run build`.
+ */
+export function buildSite(resultsRoot: string, outDir: string, projectDir = dirname(resultsRoot)): Site {
+  // Built by `npm run build` into dist/site/, whether this runs from dist/analysis/ or from the source (tests).
+  const up = dirname(__dirname);
+  const compareJs = join(basename(up) === "dist" ? up : join(up, "dist"), "site", "compare.js");
+  if (!existsSync(compareJs)) throw new Error(`${compareJs} is missing: run \`npm run build\` first`);
+  const tmp = `${outDir}.tmp`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(join(tmp, "assets"), { recursive: true });
+  const runs: Array<SiteRun & { stats: Record<string, StageStats> }> = [];
+  const refused: RefusedRun[] = [];
+  for (const { stack, runId, dir } of runDirsUnder(resultsRoot)) {
+    const rel = relative(projectDir, dir) || dir;
+    if (!STACK_NAME.test(stack)) {
+      refused.push({ dir: rel, reason: `"${stack}" is not a stack name (letters, digits, dot, dash, underscore)` });
+      continue;
+    }
+    let l: Loaded;
+    try {
+      l = loadRun(dir);
+    } catch (err) {
+      if (!(err instanceof RunDirError)) throw err;
+      refused.push({ dir: rel, reason: err.message });
+      continue;
+    }
+    const r = describe(l, stack, runId);
+    mkdirSync(join(tmp, "runs", stack), { recursive: true });
+    writeFileSync(join(tmp, r.page), runPage(l, r));
+    runs.push({ ...r, stats: stageStats(l.m, (side, metric) => l.samples.get(`${side}.${metric}`) ?? []) });
+  }
+  writeFileSync(join(tmp, "index.html"), indexPage(runs, refused));
+  writeFileSync(join(tmp, "compare.html"), comparePage(runs));
+  writeFileSync(join(tmp, "assets", "site.css"), CSS);
+  writeFileSync(join(tmp, "assets", "run.js"), RUN_JS);
+  writeFileSync(join(tmp, "assets", "compare-view.js"), COMPARE_JS);
+  copyFileSync(compareJs, join(tmp, "assets", "compare.js"));
+  copyFileSync(packageFile("vega", "build/vega.min.js"), join(tmp, "assets", "vega.min.js"));
+  copyFileSync(packageFile("vega-lite", "build/vega-lite.min.js"), join(tmp, "assets", "vega-lite.min.js"));
+  copyFileSync(packageFile("vega-embed", "build/vega-embed.min.js"), join(tmp, "assets", "vega-embed.min.js"));
+  rmSync(outDir, { recursive: true, force: true });
+  renameSync(tmp, outDir);
+  return { runs: runs.map(({ stats: _stats, ...r }) => r), refused, index: join(outDir, "index.html") };
+}

@@ -1,0 +1,150 @@
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { buildSite, type Site } from "../analysis/site";
+import { generateReport } from "../analysis/report";
+import { compareRuns } from "../analysis/compare";
+import { CATALOG, SIDE_NAMES, type Side } from "../analysis/catalog";
+import type { SummaryRow } from "../analysis/summary";
+import { fixture, type S } from "./fixtures";
+
+// Debian's chromium, driven by playwright-core; .ci/run installs it. Without it this file is skipped, saying so.
+const CHROMIUM = "/usr/bin/chromium";
+const COMMITTED = resolve("results/local/20261203T2023Z");
+/** Where the screenshots go: the test's output, kept after the run (ignored by git). */
+const OUTPUT = resolve("test-output/site");
+
+let root: string;
+let site: Site;
+let browser: Browser;
+let older: string;
+
+/** A small second run of the same stages, so the comparison has two local runs. */
+function smallRun(resultsRoot: string, at: Date, factor: number): string {
+  const cold = (ms: number): S => ({ ms, cold: true });
+  const samples = (base: number) => Array.from({ length: 40 }, (_, i) => cold(base * factor + i * 0.5));
+  return fixture({ "rivet.create.ping": { samples: samples(50) }, "cloudflare.create.ping": { samples: samples(5), concurrency: 1 } }, { root: resultsRoot, at });
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) return;
+  root = mkdtempSync(join(tmpdir(), "ab-site-"));
+  const results = join(root, "results");
+  mkdirSync(join(results, "local"), { recursive: true });
+  cpSync(COMMITTED, join(results, "local", "20261203T2023Z"), { recursive: true });
+  older = smallRun(results, new Date(Date.UTC(2026, 10, 30, 9, 0)), 1);
+  await generateReport(older);
+  const tampered = smallRun(results, new Date(Date.UTC(2026, 10, 29, 9, 0)), 2);
+  appendFileSync(join(tampered, "raw", "rivet.create.ping.jsonl"), '{"seq":99,"ok":true,"ms":1}\n');
+  site = buildSite(results, join(root, "site"), root);
+  mkdirSync(OUTPUT, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function open(path: string, query = ""): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("requestfailed", (r) => errors.push(`request failed: ${r.url()}`));
+  await page.goto(pathToFileURL(join(root, "site", path)).href + query);
+  (page as Page & { errors: string[] }).errors = errors;
+  return page;
+}
+
+/** Parses "a / b / c" (the report's p50 / p90 / p99 cell) into numbers. */
+const triple = (cell: string) => cell.split("/").map((x) => Number(x.trim().replace(/,/g, "")));
+/** The report prints ms with 2 decimals under 100 and whole numbers from 100. */
+const close = (shown: number, value: number) => Math.abs(shown - value) <= (Math.abs(value) >= 100 ? 0.5 : 0.005) + 1e-9;
+
+describe.skipIf(!existsSync(CHROMIUM))("the static site in headless Chromium (skipped without /usr/bin/chromium: apt-get install chromium; .ci/run installs it)", () => {
+  it("lists the verified runs and the tampered one as refused, with the reason", async () => {
+    expect(site.runs.map((r) => `${r.stack}/${r.runId}`).sort()).toEqual(["local/20261130T0900Z", "local/20261203T2023Z"]);
+    const page = await open("index.html");
+    const listed = await page.$$eval("#runs tbody tr", (rows) => rows.map((r) => r.getAttribute("data-run")));
+    expect(listed.sort()).toEqual(["local/20261130T0900Z", "local/20261203T2023Z"]);
+    const refused = await page.$eval("#refused", (e) => e.textContent ?? "");
+    expect(refused).toContain("results/local/20261129T0900Z");
+    expect(refused).toMatch(/raw\/rivet\.create\.ping\.jsonl: sha256 [0-9a-f]{64} does not match the manifest's/);
+    // A refused run has no page.
+    expect(existsSync(join(root, "site", "runs", "local", "20261129T0900Z.html"))).toBe(false);
+    await page.screenshot({ path: join(OUTPUT, "index.png") });
+    expect((page as Page & { errors: string[] }).errors).toEqual([]);
+  });
+
+  it("draws every chart of a run in the page, and its headline equals summary.json", async () => {
+    const page = await open("runs/local/20261203T2023Z.html");
+    await page.waitForFunction(() => document.body.getAttribute("data-charts") !== null, undefined, { timeout: 60_000 });
+    expect(await page.getAttribute("body", "data-charts")).toBe("rendered");
+    const charts = await page.$$eval(".chart", (divs) => divs.map((d) => ({ name: d.getAttribute("data-chart"), marks: d.querySelectorAll("svg g[class*='mark-'] path, svg g[class*='mark-'] rect, svg g[class*='mark-'] line").length })));
+    expect(charts.map((c) => c.name)).toEqual(expect.arrayContaining(["headline", "same-clock", "scale", "cdf-create", "cdf-wake", "hist-create"]));
+    for (const c of charts) expect(c.marks, `${c.name} has SVG marks`).toBeGreaterThan(0);
+
+    const summary = JSON.parse(readFileSync(join(COMMITTED, "report", "summary.json"), "utf8")) as { rows: SummaryRow[] };
+    const table = await page.$$eval("#clock-own table", (ts) => {
+      const t = ts[0];
+      const head = [...t.querySelectorAll("thead th")].map((th) => th.textContent ?? "");
+      return { head, rows: [...t.querySelectorAll("tbody tr")].map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")) };
+    });
+    let checked = 0;
+    for (const row of summary.rows) {
+      const label = CATALOG.find((e) => e.id === row.metric)?.label;
+      const line = table.rows.find((r) => r[0] === label);
+      if (!label || !line) continue;
+      const col = table.head.findIndex((h) => h.startsWith(`${SIDE_NAMES[row.side as Side]}:`));
+      if (col < 0) continue;
+      const [p50, p90, p99] = triple(line[col]);
+      expect(close(p50, row.p50) && close(p90, row.p90) && close(p99, row.p99), `${row.side} ${row.metric}: page ${line[col]}, summary.json ${row.p50} / ${row.p90} / ${row.p99}`).toBe(true);
+      expect(Number(line[col + 1]), `${row.side} ${row.metric} n`).toBe(row.n);
+      checked++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(30);
+    await page.screenshot({ path: join(OUTPUT, "run.png") });
+
+    // Hovering a CDF names the sample under the pointer: its ms, the fraction below it and the series.
+    const points = page.locator("#chart-cdf-create g.mark-symbol path");
+    await points.nth(Math.floor((await points.count()) * 0.8)).hover({ force: true });
+    await page.waitForSelector("#vg-tooltip-element.visible");
+    expect(await page.$eval("#vg-tooltip-element", (e) => e.textContent ?? "")).toMatch(/ms \(log scale\)[\d.]+fraction of samples[\d.]+series(Rivet|DO|Floor) create\.\w+/);
+    const box = (await page.locator("#chart-cdf-create").boundingBox())!;
+    await page.screenshot({ path: join(OUTPUT, "run-cdf-hover.png"), clip: { x: Math.max(0, box.x - 20), y: Math.max(0, box.y - 20), width: box.width + 40, height: box.height + 40 } });
+
+    // The clock switch: the same-clock table replaces the headline.
+    expect(await page.isVisible("#clock-same")).toBe(false);
+    await page.check('input[name="clock"][value="same"]');
+    expect(await page.isVisible("#clock-same")).toBe(true);
+    expect(await page.isVisible("#clock-own")).toBe(false);
+    expect(await page.$eval("#clock-same", (e) => e.textContent ?? "")).toContain("Rivet Actor (client)");
+    await page.screenshot({ path: join(OUTPUT, "run-same-clock.png") });
+    expect((page as Page & { errors: string[] }).errors).toEqual([]);
+  });
+
+  it("compares two runs with the same statistics code as npm run compare", async () => {
+    const a = "local/20261130T0900Z";
+    const b = "local/20261203T2023Z";
+    const page = await open("compare.html", `?runs=${a},${b}`);
+    await page.waitForSelector("#comparison-table");
+    const ratio = await page.$eval("tr[data-key='rivet.create.ping p50'] td[data-ratio]", (td) => td.textContent);
+    // npm run compare's row for the same stage: | key | q | A ms | B ms | B/A | n | overlap |
+    const md = compareRuns(older, COMMITTED);
+    const mdRow = md.split("\n").find((l) => l.startsWith("| rivet.create.ping | p50 |"))!.split("|").map((x) => x.trim());
+    expect(ratio).toBe(mdRow[5]);
+    const overlap = await page.$eval("tr[data-key='rivet.create.ping p50'] td.yes, tr[data-key='rivet.create.ping p50'] td.no", (td) => td.textContent);
+    expect(overlap).toBe(mdRow[7]);
+    // Unticking a run leaves one: the view asks for two.
+    await page.uncheck(`input[value="${b}"]`);
+    expect(await page.$eval("#comparison", (e) => e.textContent)).toContain("Pick at least two runs");
+    await page.check(`input[value="${b}"]`);
+    await page.screenshot({ path: join(OUTPUT, "compare.png") });
+    expect((page as Page & { errors: string[] }).errors).toEqual([]);
+  });
+});
