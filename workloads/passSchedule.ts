@@ -5,37 +5,44 @@ import { RUN_ID, RunDirError } from "../analysis/runDirContract";
 import type { RunConfig } from "./runConfig";
 import { callCostsOf, estimateTask, planPass, renderSchedule, simulatePass, taskLabel, type CallCosts, type PassSchedule } from "./passPlan";
 
-/** Where a schedule's per-request costs come from: a verified run directory. */
+/** Where a schedule's per-request costs come from: verified run directories. */
 export interface CostSource {
   costs: CallCosts;
-  runDir: string;
+  runDirs: string[];
 }
 
 /** The per-request costs of one run directory, verified first (a tampered run estimates nothing). */
 export function costsFromRun(runDir: string): CostSource {
   const m = verifyRunDir(runDir);
-  return { costs: callCostsOf(m.stages), runDir };
+  return { costs: callCostsOf(m.stages), runDirs: [runDir] };
 }
 
 /**
- * The newest run under results/<stack>/ that verifies, else the newest under
- * results/local/ (this machine's), else none: the schedule then shows the idle
- * waits alone.
+ * Each stage's cost from the newest run that verifies and measured it: the
+ * runs under results/<stack>/ first, then results/local/ (this machine's), so
+ * a run of one group (the scaling group alone, say) adds its stages and the
+ * others come from an older full run. None: the schedule shows the idle waits alone.
  */
 export function newestCosts(resultsRoot: string, stack: string): CostSource | undefined {
+  const costs = new Map<string, number>();
+  const runDirs: string[] = [];
   for (const s of [...new Set([stack, "local"])]) {
     const dir = join(resultsRoot, s);
     if (!existsSync(dir)) continue;
-    const runs = readdirSync(dir).filter((n) => RUN_ID.test(n)).sort().reverse();
-    for (const run of runs) {
+    for (const run of readdirSync(dir).filter((n) => RUN_ID.test(n)).sort().reverse()) {
+      let one: CostSource;
       try {
-        return costsFromRun(join(dir, run));
+        one = costsFromRun(join(dir, run));
       } catch (err) {
         if (!(err instanceof RunDirError)) throw err;
+        continue;
       }
+      const added = [...one.costs].filter(([k]) => !costs.has(k));
+      for (const [k, v] of added) costs.set(k, v);
+      if (added.length > 0) runDirs.push(one.runDirs[0]);
     }
   }
-  return undefined;
+  return runDirs.length ? { costs, runDirs } : undefined;
 }
 
 /** A cloud pass's planned schedule for a run config, with its rendering. */
@@ -50,7 +57,7 @@ export async function passSchedule(cfg: RunConfig, overlap: boolean, source: Cos
     return e;
   });
   const from = source
-    ? `per-request wall times of ${relative(projectDir, source.runDir) || source.runDir} (verified; its machine's costs, not the cloud's)`
+    ? `per-request wall times of each stage in the newest of ${source.runDirs.map((d) => relative(projectDir, d) || d).join(", ")} that measured it (verified; their machine's costs, not the cloud's)`
     : "no verified run under results/, so only the idle waits are counted";
   return { schedule, text: renderSchedule(schedule, from, source ? [...unknown] : []) };
 }
