@@ -1,6 +1,6 @@
 import { CpuLock, runOverlapped } from "./cpuLock";
 import { LAST_GROUPS, OVERLAPPING_GROUPS } from "./stagePlan";
-import { catalogEntry, metricsOf, sampleCount, type Group, type SampleCounts, type Side } from "../analysis/catalog";
+import { CATALOG, catalogEntry, metricEntry, metricsOf, sampleCount, type Group, type SampleCounts, type Side } from "../analysis/catalog";
 
 /** One stage group on one side: the unit a run's order is written in. */
 export interface Task {
@@ -9,6 +9,18 @@ export interface Task {
 }
 
 export const taskLabel = (t: Task): string => `${t.side} ${t.group}`;
+
+/**
+ * Runs the tasks in order under the lock (runOverlapped): a group with an
+ * idle wait before a wake is not awaited, so the next tasks, of either side,
+ * run during it; a last group waits for the groups of its own side before it.
+ * The order rule the driver measures by and the schedule simulates.
+ */
+export function runTasks(tasks: readonly Task[], run: (t: Task) => Promise<void>, lock: CpuLock): Promise<void> {
+  const byLabel = new Map(tasks.map((t) => [taskLabel(t), t]));
+  const labelsWhere = (set: ReadonlySet<Group>) => new Set(tasks.filter((t) => set.has(t.group)).map(taskLabel));
+  return runOverlapped(tasks.map(taskLabel), (label) => run(byLabel.get(label)!), lock, labelsWhere(OVERLAPPING_GROUPS), labelsWhere(LAST_GROUPS), (label) => byLabel.get(label)!.side);
+}
 
 /** Every selected group of each side, side after side, in suite order: what `npm start` runs. */
 export function suiteTasks(sides: readonly Side[], groups: readonly Group[]): Task[] {
@@ -84,13 +96,11 @@ export interface EstimateInputs {
 function costOf(costs: CallCosts, side: Side, metric: string): { ms: number; known: boolean } {
   const own = costs.get(`${side}.${metric}`);
   if (own !== undefined) return { ms: own, known: true };
-  const scale = /^(scale\.\w+)\.e(\d+)$/.exec(metric);
-  if (scale) {
-    const levels = [...costs.keys()].map((k) => new RegExp(`^${side}\\.${scale[1].replace(".", "\\.")}\\.e(\\d+)$`).exec(k)).filter((m) => m !== null).map((m) => Number(m![1]));
-    if (levels.length > 0) {
-      const nearest = levels.reduce((a, b) => (Math.abs(b - Number(scale[2])) < Math.abs(a - Number(scale[2])) ? b : a));
-      return { ms: costs.get(`${side}.${scale[1]}.e${nearest}`)!, known: true };
-    }
+  const scale = metricEntry(metric)?.scale;
+  const measured = scale ? CATALOG.filter((e) => e.scale?.op === scale.op && costs.has(`${side}.${e.id}`)) : [];
+  if (scale && measured.length > 0) {
+    const nearest = measured.reduce((a, b) => (Math.abs(b.scale!.level - scale.level) < Math.abs(a.scale!.level - scale.level) ? b : a));
+    return { ms: costs.get(`${side}.${nearest.id}`)!, known: true };
   }
   return { ms: costs.get(`${side}.create.ping`) ?? 0, known: false };
 }
@@ -114,11 +124,11 @@ export function estimateTask(t: Task, inputs: EstimateInputs, costs: CallCosts):
   const unknown: string[] = [];
   let measureMs = 0;
   for (const metric of metricsOf(t.side, t.group)) {
-    const level = catalogEntry(metric).scale?.level;
-    if (level !== undefined && !inputs.scaleLevels.includes(level)) continue;
+    const e = catalogEntry(metric);
+    if (e.scale && !inputs.scaleLevels.includes(e.scale.level)) continue;
     const c = costOf(costs, t.side, metric);
     if (!c.known) unknown.push(metric);
-    measureMs += sampleCount(catalogEntry(metric), counts) * c.ms;
+    measureMs += sampleCount(e, counts) * c.ms;
   }
   const prepare = costs.get(`${t.side}.burst.c8`) ?? costOf(costs, t.side, "create.ping").ms;
   const prepMs = preparedActors(t.side, t.group, counts, inputs.scaleLevels) * prepare;
@@ -154,14 +164,11 @@ export async function simulateRun(run: PassRun, estimate: (t: Task) => TaskEstim
   const timers: Array<{ at: number; seq: number; wake: () => void }> = [];
   const sleep = (ms: number) => new Promise<void>((wake) => timers.push({ at: now + ms, seq: seq++, wake }));
   const lock = new CpuLock(sleep);
-  const byLabel = new Map(run.tasks.map((t) => [taskLabel(t), t]));
   const spans: TaskSpan[] = [];
-  const labelsWhere = (set: ReadonlySet<Group>) => new Set(run.tasks.filter((t) => set.has(t.group)).map(taskLabel));
   let finished = false;
-  const done = runOverlapped(
-    run.tasks.map(taskLabel),
-    async (label) => {
-      const task = byLabel.get(label)!;
+  const done = runTasks(
+    run.tasks,
+    async (task) => {
       const e = estimate(task);
       const span: TaskSpan = { task, startMs: now, endMs: now };
       spans.push(span);
@@ -175,9 +182,6 @@ export async function simulateRun(run: PassRun, estimate: (t: Task) => TaskEstim
       span.endMs = now;
     },
     lock,
-    labelsWhere(OVERLAPPING_GROUPS),
-    labelsWhere(LAST_GROUPS),
-    (label) => byLabel.get(label)!.side,
   ).then(() => {
     finished = true;
   });
@@ -202,7 +206,10 @@ export interface PassSchedule {
 }
 
 /** The runs one after another on the virtual clock, and the total with every group alone for comparison. */
-export async function simulatePass(runs: readonly PassRun[], estimate: (t: Task) => TaskEstimate): Promise<PassSchedule> {
+export async function simulatePass(runs: readonly PassRun[], estimateOf: (t: Task) => TaskEstimate): Promise<PassSchedule> {
+  const tasks = runs.flatMap((r) => r.tasks);
+  const estimates = new Map(tasks.map((t) => [taskLabel(t), estimateOf(t)]));
+  const estimate = (t: Task) => estimates.get(taskLabel(t))!;
   const out: RunSchedule[] = [];
   let at = 0;
   for (const run of runs) {
@@ -210,7 +217,7 @@ export async function simulatePass(runs: readonly PassRun[], estimate: (t: Task)
     out.push(s);
     at = s.endMs;
   }
-  const aloneMs = runs.flatMap((r) => r.tasks).reduce((sum, t) => {
+  const aloneMs = tasks.reduce((sum, t) => {
     const e = estimate(t);
     return sum + e.beforeIdleMs + e.idleMs + e.afterIdleMs;
   }, 0);

@@ -3,7 +3,7 @@ import { join, relative } from "node:path";
 import { verifyRunDir } from "../analysis/verify";
 import { RUN_ID, RunDirError } from "../analysis/runDirContract";
 import type { RunConfig } from "./runConfig";
-import { callCostsOf, estimateTask, planPass, renderSchedule, simulatePass, taskLabel, type CallCosts, type PassSchedule } from "./passPlan";
+import { callCostsOf, estimateTask, planPass, renderSchedule, simulatePass, type CallCosts, type PassSchedule } from "./passPlan";
 
 /** Where a schedule's per-request costs come from: verified run directories. */
 export interface CostSource {
@@ -53,7 +53,7 @@ export async function passSchedule(cfg: RunConfig, overlap: boolean, source: Cos
   const unknown = new Set<string>();
   const schedule = await simulatePass(runs, (t) => {
     const e = estimateTask(t, inputs, costs);
-    for (const m of e.unknown) unknown.add(`${taskLabel(t).split(" ")[0]} ${m}`);
+    for (const m of e.unknown) unknown.add(`${t.side} ${m}`);
     return e;
   });
   const from = source

@@ -5,10 +5,10 @@ import { randomBytes } from "node:crypto";
 import { RunDir } from "./runDir";
 import { createProgress, type Progress } from "./progress";
 import type { RunConfig } from "./runConfig";
-import type { Group, Side } from "../analysis/catalog";
+import type { Side } from "../analysis/catalog";
 import { packageVersion } from "./versions";
 import { onInterrupt } from "./processes";
-import { CpuLock, runOverlapped } from "./cpuLock";
+import { CpuLock } from "./cpuLock";
 import { PLACEMENT_NOTE } from "../cluster/engineConfig";
 import { NETNS_ENV } from "./netns";
 import { startEngineTopology } from "./rivet/localCluster";
@@ -20,8 +20,8 @@ import { WorkerClient } from "./cloudflare/workerClient";
 import { cloudflareAdapter } from "./cloudflare/adapter";
 import { floorAdapter, FLOOR_SETTINGS } from "./floor/adapter";
 import { startLocalFloor } from "./floor/localFloor";
-import { suiteTasks, taskLabel, type Task } from "./passPlan";
-import { censusFor, LAST_GROUPS, OVERLAPPING_GROUPS, runGroup, trackActors, type PlanContext, type SideAdapter } from "./stagePlan";
+import { runTasks, suiteTasks, taskLabel, type Task } from "./passPlan";
+import { censusFor, OVERLAPPING_GROUPS, runGroup, trackActors, type PlanContext, type SideAdapter } from "./stagePlan";
 import { summarizeRun, type SummaryRow, type ThroughputRow } from "../analysis/summary";
 
 export interface RunOutcome {
@@ -39,16 +39,17 @@ interface SideSession {
 
 /**
  * Runs the tasks in order through the stage plan under one CpuLock, one
- * measurement at a time: a group with an idle wait (before a wake) is not
- * awaited, so the next tasks, of either side, measure during its idle; a
- * last group waits for every task before it. Each side keeps its own census
+ * measurement at a time (runTasks: the next tasks, of either side, measure
+ * during a wake's idle wait; a last group waits for its side's groups before
+ * it). Each side keeps its own census
  * and context. A group whose setup fails is recorded and the rest go on.
  * Each adapter's properties (what differs between the sides) go into the manifest.
  */
 async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], sessions: Partial<Record<Side, SideSession>>, tasks: readonly Task[]): Promise<void> {
   const lock = new CpuLock();
   const contexts: Partial<Record<Side, PlanContext>> = {};
-  for (const side of new Set(tasks.map((t) => t.side))) {
+  const sides = new Set(tasks.map((t) => t.side));
+  for (const side of sides) {
     const session = sessions[side];
     if (!session) throw new Error(`${side}: the run's order names this side but it has no target`);
     const { adapter, cpuPids } = session;
@@ -62,14 +63,12 @@ async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, fai
       idle: (ms: number) => lock.idle(ms),
     };
   }
-  if (new Set(tasks.map((t) => t.side)).size > 1) run.manifest.settings.order = { tasks: tasks.map(taskLabel), lock: ORDER_NOTE };
+  if (sides.size > 1) run.manifest.settings.order = { tasks: tasks.map(taskLabel), lock: ORDER_NOTE };
   run.save();
-  const byLabel = new Map(tasks.map((t) => [taskLabel(t), t]));
-  const labelsWhere = (set: ReadonlySet<Group>) => new Set(tasks.filter((t) => set.has(t.group)).map(taskLabel));
-  await runOverlapped(
-    tasks.map(taskLabel),
-    async (label) => {
-      const { side, group } = byLabel.get(label)!;
+  await runTasks(
+    tasks,
+    async ({ side, group }) => {
+      const label = taskLabel({ side, group });
       const t0 = process.hrtime.bigint();
       try {
         await runGroup(group, contexts[side]!);
@@ -80,9 +79,6 @@ async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, fai
       progress.note(`${label}: group took ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(1)} s${OVERLAPPING_GROUPS.has(group) ? " (its idle wait overlapped the next groups)" : ""}`);
     },
     lock,
-    labelsWhere(OVERLAPPING_GROUPS),
-    labelsWhere(LAST_GROUPS),
-    (label) => byLabel.get(label)!.side,
   );
 }
 
