@@ -69,6 +69,23 @@ describe("timedRequest", () => {
     expect(limited.ok).toBe(false);
   });
 
+  it("times from the send, so a request waiting in the pool's queue is not charged for the wait", async () => {
+    // One connection: the second request is written only after the first's 400 ms reply.
+    const pool = new Pool(origin, { connections: 1, pipelining: 1 });
+    const t0 = process.hrtime.bigint();
+    const [first, queued] = await Promise.all([
+      timedRequest(pool, { method: "GET", path: "/slow" }, 5_000),
+      timedRequest(pool, { method: "GET", path: "/slow" }, 5_000),
+    ]);
+    const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    await pool.close();
+    expect(first.ms).toBeGreaterThanOrEqual(400);
+    expect(wallMs).toBeGreaterThanOrEqual(800);
+    // Handed over with the first, sent about 400 ms later: its own round trip only.
+    expect(queued.ms).toBeGreaterThanOrEqual(400);
+    expect(queued.ms).toBeLessThan(wallMs - 300);
+  });
+
   it("a refused connection is a result, not a throw", async () => {
     const probe = createServer();
     await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));

@@ -1,5 +1,5 @@
 import { Pool } from "undici";
-import { headerOf, timedRequest } from "../timedRequest";
+import { headerOf, timedRequest, type TimedResponse } from "../timedRequest";
 
 /** Pure URL building for the Engine gateway's action routes. */
 export type Target = { kind: "key"; actor: string; key: string } | { kind: "id"; actorId: string };
@@ -24,6 +24,21 @@ export type CallResult =
   | { ok: true; ms: number; actorId: string; generation: number | null; reply: ActorReply }
   | { ok: false; ms: number; error: string };
 
+/** Pure: one gateway response as a call's result; anything but a 200 with an actor's reply is a failure. */
+export function toCallResult(r: TimedResponse): CallResult {
+  if (!r.ok) return r;
+  if (r.status !== 200) return { ok: false, ms: r.ms, error: `HTTP ${r.status}: ${r.body.slice(0, 300)}` };
+  let parsed: { output?: ActorReply };
+  try {
+    parsed = JSON.parse(r.body) as { output?: ActorReply };
+  } catch {
+    return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
+  }
+  if (!parsed.output || typeof parsed.output.cold !== "boolean") return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
+  const gen = headerOf(r.rawHeaders, "x-rivet-actor-generation");
+  return { ok: true, ms: r.ms, actorId: headerOf(r.rawHeaders, "x-rivet-actor") ?? "", generation: gen === undefined ? null : Number(gen), reply: parsed.output };
+}
+
 const HEADERS = { "content-type": "application/json", "x-rivet-encoding": "json" };
 /** Nearly every call has no arguments: its body is built once. */
 const NO_ARGS = JSON.stringify({ args: [] });
@@ -43,19 +58,8 @@ export class GatewayClient {
   }
 
   /** Calls `action` with `args`; never throws and never retries: a failure is a result. */
-  async call(target: Target, action: string, args: unknown[] = []): Promise<CallResult> {
-    const r = await timedRequest(this.pool, { method: "POST", path: actionPath(target, action), headers: HEADERS, body: args.length === 0 ? NO_ARGS : JSON.stringify({ args }) }, this.timeoutMs);
-    if (!r.ok) return r;
-    if (r.status !== 200) return { ok: false, ms: r.ms, error: `HTTP ${r.status}: ${r.body.slice(0, 300)}` };
-    let parsed: { output?: ActorReply };
-    try {
-      parsed = JSON.parse(r.body) as { output?: ActorReply };
-    } catch {
-      return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
-    }
-    if (!parsed.output || typeof parsed.output.cold !== "boolean") return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
-    const gen = headerOf(r.rawHeaders, "x-rivet-actor-generation");
-    return { ok: true, ms: r.ms, actorId: headerOf(r.rawHeaders, "x-rivet-actor") ?? "", generation: gen === undefined ? null : Number(gen), reply: parsed.output };
+  call(target: Target, action: string, args: unknown[] = []): Promise<CallResult> {
+    return timedRequest(this.pool, { method: "POST", path: actionPath(target, action), headers: HEADERS, body: args.length === 0 ? NO_ARGS : JSON.stringify({ args }) }, this.timeoutMs, toCallResult);
   }
 
   /** Actor records from the Engine API (GET /actors), for sleep confirmation. */
