@@ -10,11 +10,16 @@ export function processCpuMs(pid: number | undefined, ticksPerSecond = 100): num
   }
 }
 
-/** Pure: fields 14 and 15 (utime, stime) of a /proc/<pid>/stat line, in ms. The command may contain spaces. */
-export function parseProcStatCpuMs(stat: string, ticksPerSecond = 100): number {
+/**
+ * Pure: fields 14 and 15 (utime, stime) of a /proc/<pid>/stat line, in ms, or
+ * with `of: "children"` fields 16 and 17 (cutime, cstime: the CPU of the
+ * children the process has waited for). The command may contain spaces.
+ */
+export function parseProcStatCpuMs(stat: string, ticksPerSecond = 100, of: "self" | "children" = "self"): number {
   const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // rest[0] is field 3 (state): utime is field 14, stime field 15
-  return ((Number(rest[11]) + Number(rest[12])) * 1000) / ticksPerSecond;
+  // rest[0] is field 3 (state): utime is field 14, so rest[11]
+  const i = of === "self" ? 11 : 13;
+  return ((Number(rest[i]) + Number(rest[i + 1])) * 1000) / ticksPerSecond;
 }
 
 /** CPU ms used by each named process since the snapshot was taken. */

@@ -1,4 +1,12 @@
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RunDir } from "../runDir";
+import { autocannonRun } from "./referenceRuns";
+import { NOOP_REPLY } from "./noopServer";
 import { parseWrkOutput } from "./wrk";
 import { benchTable, median, ratio } from "./benchFigures";
 
@@ -13,8 +21,46 @@ describe("driver benchmark figures", () => {
     expect(median([4, 1, 2, 3])).toBe(2.5);
     expect(ratio(0.08, 0.05)).toBeCloseTo(1.6);
     expect(ratio(1, null)).toBeNull();
-    const t = benchTable([{ name: "c1 round trip p50 (ms)", lowerIsBetter: true, driver: 0.08, autocannon: 0.05, wrk: null }]);
+    const t = benchTable([{ name: "c1 round trip p50 (ms)", lowerIsBetter: true, driver: 0.08, undici: 0.06, autocannon: 0.05, wrk: null }]);
+    expect(t.split("\n")[0]).toMatch(/^figure\s+driver\s+undici alone\s+autocannon\s+wrk\s+driver\/autocannon\s+undici\/autocannon\s+driver\/wrk$/);
     // Without wrk the table says why its columns are empty (apt-get install wrk), never a bare "-".
-    expect(t.split("\n")[1]).toMatch(/^c1 round trip p50 \(ms\)\s+0\.080\s+0\.050\s+not installed\s+1\.60\s+not installed$/);
+    expect(t.split("\n")[1]).toMatch(/^c1 round trip p50 \(ms\)\s+0\.080\s+0\.060\s+0\.050\s+not installed\s+1\.60\s+1\.20\s+not installed$/);
+  });
+});
+
+describe("autocannon's stage in the driver benchmark", () => {
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.end(NOOP_REPLY));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/gateway/noop/action/ping`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it("ends its wall time at the last response, not at autocannon's next 1 s tick", async () => {
+    const root = mkdtempSync(join(tmpdir(), "actor-bench-ac-"));
+    try {
+      const run = new RunDir(root, "driver-bench", "bench", {});
+      const t0 = Date.now();
+      await autocannonRun(run, url, "rtt.c8.r1", 8, 300);
+      const callbackMs = Date.now() - t0;
+      const st = run.manifest.stages["autocannon.rtt.c8.r1"];
+      const samples = readFileSync(join(run.dir, st.file), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { at: number; ok: boolean });
+      expect(samples).toHaveLength(300);
+      expect(st.attempts).toBe(300);
+      // autocannon's callback waits for its sampling tick; the stage does not.
+      expect(callbackMs).toBeGreaterThanOrEqual(990);
+      expect(st.wallMs).toBeLessThan(callbackMs - 200);
+      expect(st.wallMs).toBeGreaterThanOrEqual(samples[299].at - samples[0].at - 1);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

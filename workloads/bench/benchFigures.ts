@@ -3,6 +3,8 @@ export interface Figure {
   name: string;
   lowerIsBetter: boolean;
   driver: number;
+  /** undici's dispatch alone, without the driver's code around it. */
+  undici: number;
   autocannon: number;
   wrk: number | null;
 }
@@ -22,10 +24,10 @@ export const ratio = (driver: number, ref: number | null) => (ref === null || re
 export const WRK_MISSING = "not installed";
 
 export function benchTable(figures: readonly Figure[], wrkMissing = WRK_MISSING): string {
-  const rows = [["figure", "driver", "autocannon", "wrk", "driver/autocannon", "driver/wrk"]];
+  const rows = [["figure", "driver", "undici alone", "autocannon", "wrk", "driver/autocannon", "undici/autocannon", "driver/wrk"]];
   for (const f of figures) {
     const w = (x: number | null) => (f.wrk === null ? wrkMissing : fmt(x));
-    rows.push([f.name, fmt(f.driver), fmt(f.autocannon), w(f.wrk), fmt(ratio(f.driver, f.autocannon)), w(ratio(f.driver, f.wrk))]);
+    rows.push([f.name, fmt(f.driver), fmt(f.undici), fmt(f.autocannon), w(f.wrk), fmt(ratio(f.driver, f.autocannon)), fmt(ratio(f.undici, f.autocannon)), w(ratio(f.driver, f.wrk))]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ")).join("\n");

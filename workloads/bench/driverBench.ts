@@ -2,14 +2,15 @@
  * `npm run bench:driver`: how much the load driver adds. The driver's own
  * request path (GatewayClient over undici, the measure loop, a sample written
  * per request) against a no-op Node http server on loopback, side by side in
- * the same run with autocannon and, when installed, wrk. Prints the figures and
- * the ratios driver/reference, and writes a run directory (stack
+ * the same run with undici's dispatch alone (what undici costs without the
+ * driver's code), autocannon and, when installed, wrk. Prints latency, rate and
+ * client CPU per request with the ratios driver/reference, and writes a run
+ * directory (stack
  * "driver-bench") so `npm run report` and `npm run compare` apply.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import autocannon from "autocannon";
 import { RunDir } from "../runDir";
 import { measure } from "../measure";
 import { createProgress } from "../progress";
@@ -17,12 +18,16 @@ import { freePort } from "../ports";
 import { spawnManaged, stopAll } from "../processes";
 import { waitUntil } from "../waitFor";
 import { packageVersion } from "../versions";
-import { GatewayClient } from "../rivet/gateway";
+import { actionPath, GatewayClient } from "../rivet/gateway";
+import { parseProcStatCpuMs } from "../cpuTime";
 import { readSamples, percentiles } from "../../analysis/summary";
 import { runWrk, wrkVersion, type WrkResult } from "./wrk";
 import { benchTable, median, type Figure } from "./benchFigures";
+import { AUTOCANNON_CLOCK, autocannonRun, UNDICI_CLOCK, undiciRun } from "./referenceRuns";
 
 export const RATE_LEVELS = [8, 32, 128] as const;
+/** The route every tool requests: the driver's own action path for actor id "noop". */
+const PATH = actionPath({ kind: "id", actorId: "noop" }, "ping");
 
 interface BenchArgs {
   rounds: number;
@@ -53,24 +58,9 @@ function parseArgs(argv: string[]): BenchArgs {
   return a;
 }
 
-/** One autocannon run with a sample written per response, as the driver writes its own. */
-async function autocannonRun(run: RunDir, url: string, metric: string, connections: number, amount: number): Promise<void> {
-  const file = run.rawFile("autocannon", metric);
-  const startedAt = new Date().toISOString();
-  let seq = 0;
-  const t0 = process.hrtime.bigint();
-  await new Promise<void>((res, rej) => {
-    const inst = autocannon(
-      { url, connections, pipelining: 1, amount, method: "POST", body: '{"args":[]}', headers: { "content-type": "application/json" }, timeout: 10 },
-      (err: Error | null) => (err ? rej(err) : res()),
-    );
-    inst.on("response", (_client: unknown, status: number, _bytes: number, ms: number) => {
-      file.write({ seq: seq++, at: Date.now(), ok: status === 200, ms, cold: null, ...(status === 200 ? {} : { error: `HTTP ${status}` }) });
-    });
-  });
-  const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
-  file.close();
-  run.recordStage({ side: "autocannon", metric, file: `raw/autocannon.${metric}.jsonl`, attempts: file.lines, errors: file.errors, wallMs, concurrency: connections, startedAt });
+/** CPU ms of this process's children it has waited for (wrk runs). */
+function childCpuMs(): number {
+  return parseProcStatCpuMs(readFileSync("/proc/self/stat", "utf8"), 100, "children");
 }
 
 /** Figures of one stage from its raw samples: p50/p99 over successes, completions per second over the stage's wall time. */
@@ -90,34 +80,54 @@ async function main(): Promise<void> {
   const port = await freePort();
   const server = spawnManaged({ name: "noop-server", command: process.execPath, args: [join(__dirname, "noopServer.js"), String(port)], env: process.env, logFile: join(work, "server.log") });
   await waitUntil("listening", server, join(work, "server.log"), 10_000, () => readFileSync(join(work, "server.log"), "utf8").includes("listening"));
-  const url = `http://127.0.0.1:${port}/gateway/noop/action/ping`;
+  const origin = `http://127.0.0.1:${port}`;
+  const url = `${origin}${PATH}`;
   run.manifest.settings.bench = {
     server: "Node http server, one process, 127.0.0.1, fixed 62-byte JSON reply",
     driver: "GatewayClient.call (undici Pool, keep-alive) in the shared measure loop, one sample written per request",
-    autocannon: "programmatic, pipelining 1, one sample written per response event (its own hrtime latency)",
+    undici: UNDICI_CLOCK,
+    autocannon: AUTOCANNON_CLOCK,
     wrk: wrk ? "one thread, latency percentiles from its done() hook; no per-request samples" : "not installed (apt-get install wrk)",
     order: "each round: every tool at c1, then every tool at each rate level, tools interleaved",
+    clientCpu: "CPU per completed request of the tool's own process: the driver and autocannon share this one (process.cpuUsage, all threads, including the sample writes), wrk's from its child fields in /proc/self/stat once it exited",
   };
   run.save();
 
   const progress = createProgress(process.stderr, true);
-  const client = new GatewayClient(`http://127.0.0.1:${port}`, 10_000);
+  const client = new GatewayClient(origin, 10_000);
   const ctx = { run, progress };
   const call = () => client.call({ kind: "id", actorId: "noop" }, "ping");
   const wrkFigures: Record<string, WrkResult[]> = {};
+  // Client CPU per completed request: the driver and autocannon run in this
+  // process (getrusage of all its threads), wrk in a child (its CPU once waited for).
+  const cpuUs: Record<string, number[]> = {};
+  const timedCpu = async (key: string, requests: () => number, work: () => Promise<unknown> | unknown) => {
+    const self0 = process.cpuUsage();
+    const child0 = childCpuMs();
+    await work();
+    const self = process.cpuUsage(self0);
+    const usedUs = key.startsWith("wrk") ? (childCpuMs() - child0) * 1000 : self.user + self.system;
+    (cpuUs[key] ??= []).push(usedUs / Math.max(1, requests()));
+  };
   // Warm-up for every tool: connections open, JIT warm. Not recorded.
   await measure({ ctx, side: "warmup", metric: "driver", n: 2000, concurrency: 8, call });
+  await undiciRun(run, origin, PATH, "warmup", 8, 2000);
   await autocannonRun(run, url, "warmup", 8, 2000);
   if (wrk) runWrk(url, 8, 1, work);
-  for (const k of ["warmup.driver", "autocannon.warmup"]) delete run.manifest.stages[k];
+  for (const k of ["warmup.driver", "undici.warmup", "autocannon.warmup"]) delete run.manifest.stages[k];
 
   for (let r = 1; r <= args.rounds; r++) {
     for (const c of [1, ...RATE_LEVELS]) {
       const metric = `${c === 1 ? "rtt" : "rate"}.c${c}.r${r}`;
       const n = c === 1 ? args.c1Requests : args.rateRequests;
-      await measure({ ctx, side: "driver", metric, n, concurrency: c, call });
-      await autocannonRun(run, url, metric, c, n);
-      if (wrk) (wrkFigures[`c${c}`] ??= []).push(runWrk(url, c, args.wrkSeconds, work));
+      const done = (side: string) => () => run.manifest.stages[`${side}.${metric}`].attempts - run.manifest.stages[`${side}.${metric}`].errors;
+      await timedCpu(`driver.c${c}`, done("driver"), () => measure({ ctx, side: "driver", metric, n, concurrency: c, call }));
+      await timedCpu(`undici.c${c}`, done("undici"), () => undiciRun(run, origin, PATH, metric, c, n));
+      await timedCpu(`autocannon.c${c}`, done("autocannon"), () => autocannonRun(run, url, metric, c, n));
+      if (wrk) {
+        const runs = (wrkFigures[`c${c}`] ??= []);
+        await timedCpu(`wrk.c${c}`, () => runs[runs.length - 1].requests, () => runs.push(runWrk(url, c, args.wrkSeconds, work)));
+      }
       process.stderr.write(`round ${r} c${c} done\n`);
     }
   }
@@ -129,17 +139,21 @@ async function main(): Promise<void> {
   for (const c of [1, ...RATE_LEVELS]) {
     const per = (side: string) => Array.from({ length: args.rounds }, (_, i) => stageFigures(run, side, `${c === 1 ? "rtt" : "rate"}.c${c}.r${i + 1}`));
     const d = per("driver");
+    const u = per("undici");
     const a = per("autocannon");
     const w = wrkFigures[`c${c}`] ?? [];
     const wRate = w.map((x) => (x.requests * 1000) / x.durationMs);
     if (c === 1) {
-      figures.push({ name: "c1 round trip p50 (ms)", lowerIsBetter: true, driver: median(d.map((x) => x.p50)), autocannon: median(a.map((x) => x.p50)), wrk: w.length ? median(w.map((x) => x.p50)) : null });
-      figures.push({ name: "c1 round trip p99 (ms)", lowerIsBetter: true, driver: median(d.map((x) => x.p99)), autocannon: median(a.map((x) => x.p99)), wrk: w.length ? median(w.map((x) => x.p99)) : null });
+      figures.push({ name: "c1 round trip p50 (ms)", lowerIsBetter: true, driver: median(d.map((x) => x.p50)), undici: median(u.map((x) => x.p50)), autocannon: median(a.map((x) => x.p50)), wrk: w.length ? median(w.map((x) => x.p50)) : null });
+      figures.push({ name: "c1 round trip p99 (ms)", lowerIsBetter: true, driver: median(d.map((x) => x.p99)), undici: median(u.map((x) => x.p99)), autocannon: median(a.map((x) => x.p99)), wrk: w.length ? median(w.map((x) => x.p99)) : null });
     }
-    figures.push({ name: `c${c} completions per second`, lowerIsBetter: false, driver: median(d.map((x) => x.perSecond)), autocannon: median(a.map((x) => x.perSecond)), wrk: w.length ? median(wRate) : null });
+    figures.push({ name: `c${c} completions per second`, lowerIsBetter: false, driver: median(d.map((x) => x.perSecond)), undici: median(u.map((x) => x.perSecond)), autocannon: median(a.map((x) => x.perSecond)), wrk: w.length ? median(wRate) : null });
+    const cpu = (tool: string) => median(cpuUs[`${tool}.c${c}`]);
+    figures.push({ name: `c${c} client CPU per request (us)`, lowerIsBetter: true, driver: cpu("driver"), undici: cpu("undici"), autocannon: cpu("autocannon"), wrk: wrk ? cpu("wrk") : null });
   }
   run.manifest.settings.benchFigures = figures;
   run.manifest.settings.wrkRuns = wrkFigures;
+  run.manifest.settings.clientCpuUsPerRequest = cpuUs;
   run.finish("complete");
   console.log(`driver benchmark, median of ${args.rounds} rounds, ${run.manifest.machine.cpus} x ${run.manifest.machine.cpuModel}:\n`);
   console.log(benchTable(figures, args.useWrk ? "not installed" : "not run"));

@@ -63,11 +63,24 @@ describe("actionPath", () => {
   });
 });
 
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { parseProcStatCpuMs } from "../cpuTime";
 describe("parseProcStatCpuMs", () => {
   it("reads utime + stime after a command name with spaces", () => {
     const line = "123 (rivet engine) S 1 123 123 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 8 0 1000 0 0";
     expect(parseProcStatCpuMs(line)).toBe(3000);
+  });
+  it("reads cutime + cstime, the CPU of children waited for, when asked", () => {
+    const line = "123 (rivet engine) S 1 123 123 0 -1 4194560 100 0 0 0 250 50 70 30 20 0 8 0 1000 0 0";
+    expect(parseProcStatCpuMs(line, 100, "children")).toBe(1000);
+    expect(parseProcStatCpuMs(line, 100, "self")).toBe(3000);
+  });
+  it("counts a finished child's CPU in this process's children fields", () => {
+    const read = () => parseProcStatCpuMs(readFileSync("/proc/self/stat", "utf8"), 100, "children");
+    const before = read();
+    spawnSync(process.execPath, ["-e", "const t = Date.now(); while (Date.now() - t < 400);"]);
+    expect(read() - before).toBeGreaterThanOrEqual(300);
   });
 });
 
