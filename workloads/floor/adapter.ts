@@ -7,7 +7,7 @@ import { gatewayCall, sendSleepCalls } from "../rivet/adapter";
 import { FLOOR_PRAGMAS } from "./pragmas";
 
 export const FLOOR_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates"> = {
-  clock: "the driver's round trip to the floor server (process.hrtime.bigint(), send to full reply), the same client as Rivet's",
+  clock: "the driver's round trip to the floor server (process.hrtime.bigint(), from the request's write on its connection to the full reply), the same client as Rivet's",
   create: "the first request for a new key opens (creates) that key's SQLite file; that request is the sample",
   sleep: "a sleep call closes the key's database handle before it answers (nothing to confirm); a handle idle past the actor sleep timeout is closed too",
   plainActor: "a SQLite file with no table, opened and closed like the store's",

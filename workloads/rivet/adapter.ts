@@ -12,7 +12,7 @@ export const ACTORS_PER_QUERY = 32;
 export const SLEEP_CONCURRENCY = 8;
 
 export const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates"> = {
-  clock: "the driver's round trip through the Engine gateway (process.hrtime.bigint(), send to full reply)",
+  clock: "the driver's round trip through the Engine gateway (process.hrtime.bigint(), from the request's write on its connection to the full reply)",
   create: "getOrCreate of a new key through the gateway; the first request is the sample",
   sleep: "explicit c.sleep() on each actor still awake (one idle past RivetKit's sleep timeout is asleep already), then the Engine's actor API is polled until every one reports sleep_ts",
   plainActor: "an actor class with no database",
