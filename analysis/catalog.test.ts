@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CATALOG, chartMetric, GROUPS, isColdMetric, METRIC_ORDER, metricsOf, PRESETS, RUNTIMES, sampleCount, SIDES, catalogEntry } from "./catalog";
+import { CATALOG, chartMetric, GROUPS, isColdMetric, METRIC_ORDER, metricsOf, PRESETS, RUNTIMES, sampleCount, SIDES, catalogEntry, THROUGHPUT_METHOD, throughputText } from "./catalog";
 
 /** The reference's n per row and side (its headline and throughput tables), written out independently of the catalog. */
 const REFERENCE_N: Record<string, { rivet?: number; cloudflare?: number }> = {
@@ -65,4 +65,13 @@ describe("metric catalog", () => {
     expect(chartMetric("rivet", "request")).toBe("warm.ping");
   });
   it("an unknown metric is named", () => expect(() => catalogEntry("create.pong")).toThrow(/"create.pong" is not a metric of the catalog/));
+});
+
+describe("throughputText", () => {
+  it("says in words the method the report's arithmetic uses for each side", () => {
+    for (const side of SIDES) {
+      expect(throughputText(side)).toMatch(THROUGHPUT_METHOD[side] === "littles-law" ? /^Little's law/ : /^measured: completions \/ stage wall time$/);
+    }
+    expect(THROUGHPUT_METHOD.cloudflare).toBe("littles-law");
+  });
 });

@@ -113,6 +113,16 @@ export const OPEN_MAX_IN_FLIGHT = 256;
  */
 export const THROUGHPUT_METHOD: Record<Side, "measured" | "littles-law"> = { rivet: "measured", cloudflare: "littles-law", floor: "measured" };
 
+const THROUGHPUT_TEXT: Record<(typeof THROUGHPUT_METHOD)[Side], string> = {
+  measured: "measured: completions / stage wall time",
+  "littles-law": "Little's law on the Worker-timed mean (the reference's), with the driver's measured rate beside it",
+};
+
+/** A side's throughput method in words, for its adapter's properties (one source with the report's arithmetic). */
+export function throughputText(side: Side): string {
+  return THROUGHPUT_TEXT[THROUGHPUT_METHOD[side]];
+}
+
 const ALL_SIDES = SIDES;
 
 export const CATALOG: readonly MetricEntry[] = [

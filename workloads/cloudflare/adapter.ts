@@ -1,7 +1,7 @@
 /** The Durable Object side of the stage plan: one Worker invocation per call, timed by the Worker. */
 import { measureStage, type ActorRef, type AdapterProperties, type Op, type PlanContext, type SideAdapter, type SideOutcome } from "../stagePlan";
 import type { DoTarget, WorkerClient } from "./workerClient";
-import { OPEN_RATES } from "../../analysis/catalog";
+import { OPEN_RATES, throughputText } from "../../analysis/catalog";
 
 export const CLOUDFLARE_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates"> = {
   clock: "the Worker's Date.now() around the awaited DO call (the reference's); the driver's own round trip is kept as clientMs",
@@ -11,7 +11,7 @@ export const CLOUDFLARE_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openMo
   storeSchema: "CREATE TABLE IF NOT EXISTS on an instance's first SQL call",
   inActor: "none (a Worker's clocks do not advance during CPU work); Cloudflare's analytics give the in-DO wall time on a cloud stack",
   sideOnlyStages: "create.unique (a DO by newUniqueId), baseline.noop (client to Worker, no DO call)",
-  throughput: "Little's law on the Worker-timed mean (the reference's), with the driver's measured rate beside it",
+  throughput: throughputText("cloudflare"),
 };
 
 const target = (ref: ActorRef): DoTarget => ("id" in ref ? { id: ref.id } : { name: ref.key });

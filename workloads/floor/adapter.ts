@@ -1,6 +1,6 @@
 /** The floor side of the stage plan: the same driver client, against a plain Node server over SQLite files. */
 import type { AdapterProperties, SideAdapter, SleepOutcome } from "../stagePlan";
-import { OPEN_RATES } from "../../analysis/catalog";
+import { OPEN_RATES, throughputText } from "../../analysis/catalog";
 import type { GatewayClient } from "../rivet/gateway";
 import type { Progress } from "../progress";
 import { gatewayCall, sendSleepCalls } from "../rivet/adapter";
@@ -14,7 +14,7 @@ export const FLOOR_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRa
   storeSchema: "CREATE TABLE IF NOT EXISTS each time the file is opened",
   inActor: "handler interval (actorMs) and SQL interval around the better-sqlite3 call (sqlMs)",
   sideOnlyStages: "none",
-  throughput: "measured: completions / stage wall time",
+  throughput: throughputText("floor"),
 };
 
 /** What the floor is, for the manifest: the physical limit both runtimes are read against. */

@@ -1,6 +1,6 @@
 /** The Rivet side of the stage plan: the Engine gateway, driven over HTTP with undici. */
 import { measureStage, type ActorRef, type AdapterProperties, type Op, type PlanContext, type SideAdapter, type SideOutcome, type SleepOutcome } from "../stagePlan";
-import { OPEN_RATES } from "../../analysis/catalog";
+import { OPEN_RATES, throughputText } from "../../analysis/catalog";
 import type { GatewayClient, Target } from "./gateway";
 import { forEachBounded } from "../bounded";
 import type { Progress } from "../progress";
@@ -19,7 +19,7 @@ export const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRa
   storeSchema: "CREATE TABLE IF NOT EXISTS in the database's onMigrate, when an instance opens its database",
   inActor: "handler interval (actorMs) and SQL interval around db.execute (sqlMs)",
   sideOnlyStages: "warm.getOrCreate (the warm actor called by key instead of id)",
-  throughput: "measured: completions / stage wall time",
+  throughput: throughputText("rivet"),
 };
 
 export interface RivetAdapterOptions {
