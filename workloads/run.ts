@@ -29,6 +29,8 @@ export interface RunOutcome {
   rows: SummaryRow[];
   throughput: ThroughputRow[];
   failures: string[];
+  /** What the manifest was finished with: complete only when nothing failed. */
+  status: "complete" | "failed";
 }
 
 /** A side ready to measure: its adapter and the processes whose CPU each stage records. */
@@ -297,8 +299,9 @@ export async function measuredRun(resultsRoot: string, cfg: RunConfig, body: (ru
   } finally {
     removeHook();
   }
-  run.finish(failures.length === 0 ? "complete" : "failed", failures.join("\n") || undefined);
-  return { run, runDir: run.dir, failures, ...summarizeRun(run.dir, run.manifest) };
+  const status = failures.length === 0 ? "complete" : "failed";
+  run.finish(status, failures.join("\n") || undefined);
+  return { run, runDir: run.dir, failures, status, ...summarizeRun(run.dir, run.manifest) };
 }
 
 /** Runs every selected side and group on this machine, one side after the other, into one run directory. */

@@ -74,8 +74,7 @@ export async function runGroupRequest(req: GroupRunRequest, logTo: NodeJS.WriteS
   const progress = createProgress(logTo, cfg.quiet);
   const targets = { ...(cfg.sides.includes("rivet") ? { rivet: req.rivet } : {}), ...(cfg.sides.includes("cloudflare") ? { cloudflare: req.cloudflare } : {}) };
   const out = await measuredRun(req.blobRoot, cfg, (run, failures) => measureRuntimes(cfg, run, progress, failures, targets, tasks));
-  const status = out.failures.length === 0 ? "complete" : "failed";
-  return { runId: out.run.manifest.runId, runDir: out.runDir, sha256: blobDigest(out.runDir), status, failures: out.failures, summary: { rows: out.rows, throughput: out.throughput } };
+  return { runId: out.run.manifest.runId, runDir: out.runDir, sha256: blobDigest(out.runDir), status: out.status, failures: out.failures, summary: { rows: out.rows, throughput: out.throughput } };
 }
 
 /**
