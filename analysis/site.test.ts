@@ -45,7 +45,7 @@ describe("the site's pages without a browser", () => {
     const page = readFileSync(join(out, site.runs[0].page), "utf8");
     // The run's numbers come from its samples: 40 / 50 / 60 ms, nearest rank.
     expect(page).toMatch(/<td>50.00 \/ 60.00 \/ 60.00<\/td>\s*<td>3<\/td>/);
-    for (const asset of ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "compare.js", "run.js", "compare-view.js", "site.css"]) expect(existsSync(join(out, "assets", asset)), asset).toBe(true);
+    for (const asset of ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "compare.js", "run.js", "site.css"]) expect(existsSync(join(out, "assets", asset)), asset).toBe(true);
   });
 });
 

@@ -138,7 +138,7 @@ export function comparePage(runs: ReadonlyArray<SiteRun & { stats: Record<string
     '<div id="comparison"></div>',
     `<script type="application/json" id="stats">${scriptJson(data)}</script>`,
   ].join("\n");
-  return page("actor-bench: compare runs", "", body, ["compare.js", "compare-view.js"]);
+  return page("actor-bench: compare runs", "", body, ["compare.js"]);
 }
 
 const CSS = `body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1b1f24}nav{padding:.6em 1.5em;background:#1b1f24}nav a{color:#fff}main{padding:1em 1.5em;max-width:1400px}
@@ -146,64 +146,8 @@ table{border-collapse:collapse;margin:.8em 0;font-size:13px}th,td{border:1px sol
 .meta{color:#444}fieldset.clock{border:1px solid #c9ced6;margin:1em 0}fieldset.clock label{margin-right:1.5em}.chart{margin:1em 0}h1 small{color:#666;font-weight:normal}
 td.no{background:#fde7e7}td.yes{background:#eaf6ea}#pick label{display:inline-block;margin:.15em 0}`;
 
-/** The run page's script: draws every chart from its spec, then flips between the two clocks. */
-const RUN_JS = `(function () {
-  var specs = JSON.parse(document.getElementById("charts").textContent);
-  Promise.all(specs.map(function (c) {
-    return vegaEmbed("#chart-" + c.name, c.spec, { renderer: "svg", actions: false }).then(function () {
-      document.getElementById("chart-" + c.name).setAttribute("data-rendered", "yes");
-    });
-  })).then(function () { document.body.setAttribute("data-charts", "rendered"); },
-    function (e) { document.body.setAttribute("data-charts", "failed: " + e.message); });
-  var inputs = document.querySelectorAll('input[name="clock"]');
-  for (var i = 0; i < inputs.length; i++) inputs[i].addEventListener("change", function (ev) {
-    document.getElementById("clock-own").hidden = ev.target.value !== "own";
-    document.getElementById("clock-same").hidden = ev.target.value !== "same";
-  });
-})();
-`;
-
-/** The comparison page's script: the selection (also ?runs=a,b in the address) drawn through actorBench.compareRows. */
-const COMPARE_JS = `(function () {
-  var runs = JSON.parse(document.getElementById("stats").textContent);
-  var boxes = document.querySelectorAll('input[name="run"]');
-  var asked = (new URLSearchParams(location.search).get("runs") || "").split(",").filter(Boolean);
-  if (asked.length === 0) asked = runs.slice(0, 2).map(function (r) { return r.id; });
-  var order = asked.slice();
-  function esc(s) { return String(s).replace(/[&<>"]/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]; }); }
-  function ci(c) { return "[" + (c.lo === null ? "-" : actorBench.ms(c.lo)) + ", " + (c.hi === null ? "-" : actorBench.ms(c.hi)) + "]"; }
-  function draw() {
-    var picked = order.map(function (id) { return runs.find(function (r) { return r.id === id; }); }).filter(Boolean);
-    var out = document.getElementById("comparison");
-    if (picked.length < 2) { out.innerHTML = "<p>Pick at least two runs.</p>"; return; }
-    var base = picked[0];
-    var others = picked.slice(1).map(function (r) { return { run: r, rows: actorBench.compareRows(base.stats, r.stats) }; });
-    var head = "<tr><th>stage</th><th>q</th><th>" + esc(base.id) + " ms [95% CI] (n)</th>" + others.map(function (o) { return "<th>" + esc(o.run.id) + " ms [95% CI] (n)</th><th>ratio to base</th><th>CIs overlap</th>"; }).join("") + "</tr>";
-    var body = others[0].rows.map(function (row, i) {
-      var cells = "<td>" + esc(row.key) + "</td><td>" + row.q + "</td><td>" + actorBench.ms(row.a) + " " + ci(row.aCi) + " (" + row.nA + ")</td>";
-      for (var k = 0; k < others.length; k++) {
-        var r = others[k].rows.find(function (x) { return x.key === row.key && x.q === row.q; });
-        cells += r ? "<td>" + actorBench.ms(r.b) + " " + ci(r.bCi) + " (" + r.nB + ")</td><td data-ratio>" + (r.ratio === null ? "-" : r.ratio.toFixed(2)) + "</td><td class='" + (r.overlap ? "yes" : "no") + "'>" + (r.overlap ? "yes" : "no: a real difference") + "</td>" : "<td>-</td><td>-</td><td>-</td>";
-      }
-      return "<tr data-key='" + esc(row.key + " " + row.q) + "'>" + cells + "</tr>";
-    }).join("\\n");
-    var missing = others.map(function (o) {
-      return actorBench.notInBoth(base.stats, o.run.stats).map(function (k) { return k.replace("(A only)", "(only in " + base.id + ")").replace("(B only)", "(only in " + o.run.id + ")"); });
-    }).reduce(function (a, b) { return a.concat(b); }, []);
-    out.innerHTML = "<table id='comparison-table'><thead>" + head + "</thead><tbody>" + body + "</tbody></table>" + (missing.length ? "<p>Not in every run: " + esc(missing.join(", ")) + "</p>" : "");
-  }
-  for (var i = 0; i < boxes.length; i++) {
-    boxes[i].checked = order.indexOf(boxes[i].value) >= 0;
-    boxes[i].addEventListener("change", function (ev) {
-      order = order.filter(function (id) { return id !== ev.target.value; });
-      if (ev.target.checked) order.push(ev.target.value);
-      draw();
-    });
-  }
-  draw();
-  document.body.setAttribute("data-compare", "drawn");
-})();
-`;
+/** The pages' own scripts: analysis/browser/runPage.ts and comparePage.ts, typechecked and bundled by `npm run build`. */
+const PAGE_SCRIPTS = ["run.js", "compare.js"] as const;
 
 /** A file of an installed package, for the site's assets (the page needs no network). */
 function packageFile(pkg: string, file: string): string {
@@ -224,10 +168,10 @@ function packageFile(pkg: string, file: string): string {
  * comparison code from `npm run build`.
  */
 export function buildSite(resultsRoot: string, outDir: string, projectDir = dirname(resultsRoot)): Site {
-  // Built by `npm run build` into dist/site/, whether this runs from dist/analysis/ or from the source (tests).
+  // The pages' scripts, built by `npm run build` into dist/site/ (from analysis/browser/), whether this runs from dist/analysis/ or from the source (tests).
   const up = dirname(__dirname);
-  const compareJs = join(basename(up) === "dist" ? up : join(up, "dist"), "site", "compare.js");
-  if (!existsSync(compareJs)) throw new Error(`${compareJs} is missing: run \`npm run build\` first`);
+  const built = join(basename(up) === "dist" ? up : join(up, "dist"), "site");
+  for (const f of PAGE_SCRIPTS) if (!existsSync(join(built, f))) throw new Error(`${join(built, f)} is missing: run \`npm run build\` first`);
   const tmp = `${outDir}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(join(tmp, "assets"), { recursive: true });
@@ -255,9 +199,7 @@ export function buildSite(resultsRoot: string, outDir: string, projectDir = dirn
   writeFileSync(join(tmp, "index.html"), indexPage(runs, refused));
   writeFileSync(join(tmp, "compare.html"), comparePage(runs));
   writeFileSync(join(tmp, "assets", "site.css"), CSS);
-  writeFileSync(join(tmp, "assets", "run.js"), RUN_JS);
-  writeFileSync(join(tmp, "assets", "compare-view.js"), COMPARE_JS);
-  copyFileSync(compareJs, join(tmp, "assets", "compare.js"));
+  for (const f of PAGE_SCRIPTS) copyFileSync(join(built, f), join(tmp, "assets", f));
   copyFileSync(packageFile("vega", "build/vega.min.js"), join(tmp, "assets", "vega.min.js"));
   copyFileSync(packageFile("vega-lite", "build/vega-lite.min.js"), join(tmp, "assets", "vega-lite.min.js"));
   copyFileSync(packageFile("vega-embed", "build/vega-embed.min.js"), join(tmp, "assets", "vega-embed.min.js"));
