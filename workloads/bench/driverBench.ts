@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     autocannon: AUTOCANNON_CLOCK,
     wrk: wrk ? "one thread, latency percentiles from its done() hook; no per-request samples" : "not installed (apt-get install wrk)",
     order: "each round: every tool at c1, then every tool at each rate level, tools interleaved",
-    clientCpu: "CPU per completed request of the tool's own process: the driver and autocannon share this one (process.cpuUsage, all threads, including the sample writes), wrk's from its child fields in /proc/self/stat once it exited",
+    clientCpu: "CPU per completed request of the tool's own process: the driver, undici alone and autocannon share this one (process.cpuUsage, all threads, including the sample writes), wrk's from its child fields in /proc/self/stat once it exited",
   };
   run.save();
 
@@ -98,8 +98,8 @@ async function main(): Promise<void> {
   const ctx = { run, progress };
   const call = () => client.call({ kind: "id", actorId: "noop" }, "ping");
   const wrkFigures: Record<string, WrkResult[]> = {};
-  // Client CPU per completed request: the driver and autocannon run in this
-  // process (getrusage of all its threads), wrk in a child (its CPU once waited for).
+  // Client CPU per completed request: the driver, undici alone and autocannon run
+  // in this process (getrusage of all its threads), wrk in a child (its CPU once waited for).
   const cpuUs: Record<string, number[]> = {};
   const timedCpu = async (key: string, requests: () => number, work: () => Promise<unknown> | unknown) => {
     const self0 = process.cpuUsage();
