@@ -28,9 +28,9 @@ export interface AzureConfig {
   /** The Node release the runner installs (config actor-bench:runnerNodeVersion; its registry hash is pinned in cluster/nodeRelease.ts). */
   runnerNodeVersion: string;
   /** How long one group's run may take on the runner before timeout(1) stops it (config actor-bench:runTimeLimitMinutes). */
-  /** Whether Rivet groups measure during the Cloudflare groups' idle waits, in one run with each (config overlapIdle). */
-  overlapIdle: boolean;
   runTimeLimitMinutes: number;
+  /** Whether Rivet groups measure during the Cloudflare groups' idle waits, in one run with each (config actor-bench:overlapIdle). */
+  overlapIdle: boolean;
   /** An existing resource group to build in; null: the stack makes (and destroy removes) its own. */
   resourceGroup: string | null;
 }
