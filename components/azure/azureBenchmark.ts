@@ -186,12 +186,14 @@ export class AzureBenchmark extends pulumi.ComponentResource {
     let previous: pulumi.Resource = this.runner.probe;
     for (const planned of this.plan) {
       const part = passRunName(planned);
+      // The run's name in resource names: "cloudflare-wake-rivet-create".
+      const slug = part.replace(/[.+]/g, "-");
       const hasCloudflare = planned.tasks.some((t) => t.side === "cloudflare");
       const first = planned.tasks[0];
       const targets = Object.fromEntries(planned.tasks.map((t) => [t.side, t.side === "rivet" ? rivetTarget : cfTarget]));
       const prefix = `${cfg.stack}/${part}`;
       const run = new RemoteGroupRun(
-        `${name}-${planned.tasks.map((t) => `${t.side}-${t.group}`).join("-")}`,
+        `${name}-${slug}`,
         {
           stack: cfg.stack,
           part,
@@ -225,7 +227,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
       parts.push({ run, label: planned.tasks.map(taskLabel).join(" + ") });
       if (hasCloudflare && this.worker && apiToken && cfg.cloudflare) {
         const analytics = new DoAnalytics(
-          `${name}-${part.replace(/\./g, "-").replace(/\+/g, "-")}-analytics`,
+          `${name}-${slug}-analytics`,
           {
             stack: cfg.stack,
             forRunDir: run.blob,
