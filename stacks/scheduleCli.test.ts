@@ -45,6 +45,9 @@ describe("npm run schedule", () => {
     await expect(main(["home"], dir)).rejects.toThrow(/^stack home: its target is local, whose pass runs each group alone on this machine/);
     await expect(main(["nope"], dir)).rejects.toThrow(/Pulumi\.nope\.yaml: no such stack file/);
     await expect(main(["typo"], dir)).rejects.toThrow(/unknown config key actor-bench:presets; known keys: /);
+    // overlapIdle is read by the stack's own rule: not true or false is refused, not taken as false.
+    writeFileSync(join(dir, "Pulumi.yes.yaml"), `${CLOUD}  actor-bench:overlapIdle: "yes"\n`);
+    await expect(main(["yes"], dir)).rejects.toThrow(/^config actor-bench:overlapIdle: "yes" is not allowed; true \(Rivet groups/);
     await expect(main([], dir)).rejects.toThrow(/^usage: npm run schedule -- <stack>/);
     await expect(main(["cloud", "--form", "x"], dir)).rejects.toThrow(/^usage/);
   });

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse } from "yaml";
-import { DEFAULTS, stackRunConfig, STACK_KEYS, type StackKey } from "./stackConfig";
+import { DEFAULTS, overlapIdleOf, stackRunConfig, STACK_KEYS, type StackKey } from "./stackConfig";
 import { UsageError } from "../workloads/runConfig";
 import { RunDirError } from "../analysis/verify";
 import { costsFromRun, newestCosts, passSchedule } from "../workloads/passSchedule";
@@ -30,7 +30,7 @@ export async function main(argv: string[], projectDir = process.cwd()): Promise<
   const raw = stackFileConfig(file);
   if ((raw.target ?? DEFAULTS.target) !== "azure") throw new UsageError(`stack ${stack}: its target is local, whose pass runs each group alone on this machine; the schedule is a cloud pass's (a stack with actor-bench:target azure)`);
   const { run } = stackRunConfig(stack, raw);
-  const overlap = (raw.overlapIdle ?? DEFAULTS.overlapIdle) === "true";
+  const overlap = overlapIdleOf(raw);
   const source = rest.length ? costsFromRun(resolve(rest[1])) : newestCosts(join(projectDir, "results"), stack);
   return (await passSchedule(run, overlap, source, projectDir)).text;
 }

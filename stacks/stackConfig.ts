@@ -80,6 +80,17 @@ export function stackRunConfig(stack: string, raw: Partial<Record<StackKey, stri
   return { run, runArgs };
 }
 
+/** A true/false key, its default when unset; anything else is refused naming what each value means. */
+function booleanKey(raw: Partial<Record<StackKey, string>>, key: "sshSourceWide" | "overlapIdle", fallback: string, allowed: string): boolean {
+  const v = raw[key] ?? fallback;
+  if (v !== "true" && v !== "false") fail(key, v, allowed);
+  return v === "true";
+}
+
+/** Whether Rivet's groups measure during the Durable Object groups' idle waits (actor-bench:overlapIdle). */
+export const overlapIdleOf = (raw: Partial<Record<StackKey, string>>): boolean =>
+  booleanKey(raw, "overlapIdle", DEFAULTS.overlapIdle, "true (Rivet groups measure during the Durable Object groups' idle waits) or false (every group in a run of its own)");
+
 /** Three distinct Azure logical zones. Azure numbers them 1 to 3. */
 export function validateZones(v: string): number[] {
   const items = v.split(",").map((s) => s.trim());
@@ -131,27 +142,25 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
     return v;
   };
   if (raw.sshSourceAddress === undefined) fail("sshSourceAddress", "", "an azure stack needs the address SSH is open to, e.g. 203.0.113.7");
-  const wide = raw.sshSourceWide ?? "false";
-  if (wide !== "true" && wide !== "false") fail("sshSourceWide", wide, "true or false");
+  const wide = booleanKey(raw, "sshSourceWide", "false", "true or false");
   const gatewayPath = raw.gatewayPath ?? "zone";
   if (!(GATEWAY_PATHS as readonly string[]).includes(gatewayPath)) {
     fail("gatewayPath", gatewayPath, "zone (the Engine in the runner's zone, the reference's path) or balanced (the internal load balancer across the zones)");
   }
   const limit = raw.runTimeLimitMinutes ?? DEFAULTS.runTimeLimitMinutes;
   if (!/^\d+$/.test(limit) || Number(limit) < 5 || Number(limit) > 720) fail("runTimeLimitMinutes", limit, "whole minutes from 5 to 720: how long one group's run may take on the runner before it is stopped");
-  const overlapIdle = raw.overlapIdle ?? DEFAULTS.overlapIdle;
-  if (overlapIdle !== "true" && overlapIdle !== "false") fail("overlapIdle", overlapIdle, "true (Rivet groups measure during the Durable Object groups' idle waits) or false (every group in a run of its own)");
+  const overlapIdle = overlapIdleOf(raw);
   const azure: AzureConfig = {
     region: region!,
     zones: validateZones(raw.zones ?? DEFAULTS.zones),
     engineVmSize: size("engineVmSize"),
     runnerVmSize: size("runnerVmSize"),
-    sshSourceAddress: validateSshSource(raw.sshSourceAddress!, wide === "true"),
-    sshSourceWide: wide === "true",
+    sshSourceAddress: validateSshSource(raw.sshSourceAddress!, wide),
+    sshSourceWide: wide,
     gatewayPath: gatewayPath as GatewayPath,
     runnerNodeVersion: raw.runnerNodeVersion ?? DEFAULTS.runnerNodeVersion,
     runTimeLimitMinutes: Number(limit),
-    overlapIdle: overlapIdle === "true",
+    overlapIdle,
     resourceGroup: raw.resourceGroup ?? null,
   };
   if (!PINNED_NODE_VERSIONS.includes(azure.runnerNodeVersion)) {
