@@ -4,7 +4,8 @@
  * them. docs/run-directory.md describes the format for readers.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { parseJsonLines } from "./jsonLines";
 import { GROUPS, metricEntry, SIDES } from "./catalog";
 
@@ -156,4 +157,18 @@ export function parseSamples(text: string, label: string): Sample[] {
 
 export function readSamples(path: string, label = path): Sample[] {
   return parseSamples(readFileSync(path, "utf8"), label);
+}
+
+/** Every results/<stack>/<runId>/ folder, by stack then run. */
+export function runDirsUnder(resultsRoot: string): Array<{ stack: string; runId: string; dir: string }> {
+  if (!existsSync(resultsRoot)) return [];
+  const out: Array<{ stack: string; runId: string; dir: string }> = [];
+  for (const stack of readdirSync(resultsRoot).sort()) {
+    const sdir = join(resultsRoot, stack);
+    if (!statSync(sdir).isDirectory()) continue;
+    for (const runId of readdirSync(sdir).sort()) {
+      if (RUN_ID.test(runId) && statSync(join(sdir, runId)).isDirectory()) out.push({ stack, runId, dir: join(sdir, runId) });
+    }
+  }
+  return out;
 }

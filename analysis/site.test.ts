@@ -2,7 +2,9 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildSite, escapeHtml, indexPage, runDirsUnder } from "./site";
+import { buildSite, indexPage } from "./site";
+import { escapeHtml } from "./html";
+import { runDirsUnder } from "./runDirContract";
 import { compareRows, notInBoth, type StageStats } from "./compareRows";
 import { fixture } from "../test/fixtures";
 

@@ -1,10 +1,11 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { marked } from "marked";
 import { caveats, floorCostMarkdown, headlineMarkdown, loadRun, sameClockMarkdown, scaleMarkdown, type Loaded } from "./report";
 import { chartSpecs } from "./charts";
 import { stageStats } from "./compare";
-import { RUN_ID, RunDirError } from "./runDirContract";
+import { RunDirError, runDirsUnder } from "./runDirContract";
+import { escapeHtml } from "./html";
 import type { StageStats } from "./compareRows";
 
 /** A run the site shows: what the index lists about it and where its page is. */
@@ -36,23 +37,7 @@ export interface Site {
 
 const STACK_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-/** Every results/<stack>/<runId>/ folder, by stack then run. */
-export function runDirsUnder(resultsRoot: string): Array<{ stack: string; runId: string; dir: string }> {
-  if (!existsSync(resultsRoot)) return [];
-  const out: Array<{ stack: string; runId: string; dir: string }> = [];
-  for (const stack of readdirSync(resultsRoot).sort()) {
-    const sdir = join(resultsRoot, stack);
-    if (!statSync(sdir).isDirectory()) continue;
-    for (const runId of readdirSync(sdir).sort()) {
-      if (RUN_ID.test(runId) && statSync(join(sdir, runId)).isDirectory()) out.push({ stack, runId, dir: join(sdir, runId) });
-    }
-  }
-  return out;
-}
 
-export function escapeHtml(x: unknown): string {
-  return String(x).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-}
 
 /** JSON inside a <script> element: nothing in it can close the element. */
 const scriptJson = (x: unknown) => JSON.stringify(x).replace(/</g, "\\u003c");

@@ -1,7 +1,6 @@
-import { existsSync, readdirSync } from "node:fs";
-import { join, relative } from "node:path";
+import { relative } from "node:path";
 import { verifyRunDir } from "../analysis/verify";
-import { RUN_ID, RunDirError } from "../analysis/runDirContract";
+import { RunDirError, runDirsUnder } from "../analysis/runDirContract";
 import type { RunConfig } from "./runConfig";
 import { callCostsOf, estimateTask, planPass, renderSchedule, simulatePass, type CallCosts, type PassSchedule } from "./passPlan";
 
@@ -26,13 +25,12 @@ export function costsFromRun(runDir: string): CostSource {
 export function newestCosts(resultsRoot: string, stack: string): CostSource | undefined {
   const costs = new Map<string, number>();
   const runDirs: string[] = [];
+  const all = runDirsUnder(resultsRoot);
   for (const s of [...new Set([stack, "local"])]) {
-    const dir = join(resultsRoot, s);
-    if (!existsSync(dir)) continue;
-    for (const run of readdirSync(dir).filter((n) => RUN_ID.test(n)).sort().reverse()) {
+    for (const { dir } of all.filter((r) => r.stack === s).reverse()) {
       let one: CostSource;
       try {
-        one = costsFromRun(join(dir, run));
+        one = costsFromRun(dir);
       } catch (err) {
         if (!(err instanceof RunDirError)) throw err;
         continue;

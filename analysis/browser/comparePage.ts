@@ -5,6 +5,7 @@
  */
 import { compareRows, notInBoth, type CompareRow, type Interval, type StageStats } from "../compareRows";
 import { ms } from "../format";
+import { escapeHtml } from "../html";
 
 interface PageRun {
   id: string;
@@ -18,8 +19,6 @@ const boxes = Array.from(document.querySelectorAll<HTMLInputElement>('input[name
 const asked = (new URLSearchParams(location.search).get("runs") ?? "").split(",").filter(Boolean);
 let order = asked.length > 0 ? asked : runs.slice(0, 2).map((r) => r.id);
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-const esc = (s: string | number) => String(s).replace(/[&<>"']/g, (c) => ESCAPES[c]);
 const ci = (c: Interval) => `[${c.lo === null ? "-" : ms(c.lo)}, ${c.hi === null ? "-" : ms(c.hi)}]`;
 
 function otherCells(r: CompareRow | undefined): string {
@@ -38,15 +37,15 @@ function draw(): void {
   }
   const [base, ...rest] = picked;
   const others = rest.map((run) => ({ run, rows: compareRows(base.stats, run.stats) }));
-  const head = `<tr><th>stage</th><th>q</th><th>${esc(base.id)} ms [95% CI] (n)</th>${others.map((o) => `<th>${esc(o.run.id)} ms [95% CI] (n)</th><th>ratio to base</th><th>CIs overlap</th>`).join("")}</tr>`;
+  const head = `<tr><th>stage</th><th>q</th><th>${escapeHtml(base.id)} ms [95% CI] (n)</th>${others.map((o) => `<th>${escapeHtml(o.run.id)} ms [95% CI] (n)</th><th>ratio to base</th><th>CIs overlap</th>`).join("")}</tr>`;
   const body = others[0].rows
     .map((row) => {
-      const cells = `<td>${esc(row.key)}</td><td>${row.q}</td><td>${ms(row.a)} ${ci(row.aCi)} (${row.nA})</td>` + others.map((o) => otherCells(o.rows.find((x) => x.key === row.key && x.q === row.q))).join("");
-      return `<tr data-key='${esc(`${row.key} ${row.q}`)}'>${cells}</tr>`;
+      const cells = `<td>${escapeHtml(row.key)}</td><td>${row.q}</td><td>${ms(row.a)} ${ci(row.aCi)} (${row.nA})</td>` + others.map((o) => otherCells(o.rows.find((x) => x.key === row.key && x.q === row.q))).join("");
+      return `<tr data-key='${escapeHtml(`${row.key} ${row.q}`)}'>${cells}</tr>`;
     })
     .join("\n");
   const missing = others.flatMap((o) => notInBoth(base.stats, o.run.stats).map((k) => k.replace("(A only)", `(only in ${base.id})`).replace("(B only)", `(only in ${o.run.id})`)));
-  out.innerHTML = `<table id='comparison-table'><thead>${head}</thead><tbody>${body}</tbody></table>` + (missing.length ? `<p>Not in every run: ${esc(missing.join(", "))}</p>` : "");
+  out.innerHTML = `<table id='comparison-table'><thead>${head}</thead><tbody>${body}</tbody></table>` + (missing.length ? `<p>Not in every run: ${escapeHtml(missing.join(", "))}</p>` : "");
 }
 
 for (const box of boxes) {
