@@ -18,7 +18,7 @@ import { freePort } from "../ports";
 import { spawnManaged, stopAll } from "../processes";
 import { waitUntil } from "../waitFor";
 import { packageVersion } from "../versions";
-import { actionPath, GatewayClient } from "../rivet/gateway";
+import { actionRequest, GatewayClient, type Target } from "../rivet/gateway";
 import { parseProcStatCpuMs } from "../cpuTime";
 import { readSamples, percentiles } from "../../analysis/summary";
 import { runWrk, wrkVersion, type WrkResult } from "./wrk";
@@ -26,8 +26,9 @@ import { benchTable, median, type Figure } from "./benchFigures";
 import { AUTOCANNON_CLOCK, autocannonRun, UNDICI_CLOCK, undiciRun } from "./referenceRuns";
 
 export const RATE_LEVELS = [8, 32, 128] as const;
-/** The route every tool requests: the driver's own action path for actor id "noop". */
-const PATH = actionPath({ kind: "id", actorId: "noop" }, "ping");
+/** The request every tool sends: the driver's own action call to actor id "noop". */
+const NOOP: Target = { kind: "id", actorId: "noop" };
+const REQUEST = actionRequest(NOOP, "ping");
 
 interface BenchArgs {
   rounds: number;
@@ -81,7 +82,7 @@ async function main(): Promise<void> {
   const server = spawnManaged({ name: "noop-server", command: process.execPath, args: [join(__dirname, "noopServer.js"), String(port)], env: process.env, logFile: join(work, "server.log") });
   await waitUntil("listening", server, join(work, "server.log"), 10_000, () => readFileSync(join(work, "server.log"), "utf8").includes("listening"));
   const origin = `http://127.0.0.1:${port}`;
-  const url = `${origin}${PATH}`;
+  const url = `${origin}${REQUEST.path}`;
   run.manifest.settings.bench = {
     server: "Node http server, one process, 127.0.0.1, fixed 62-byte JSON reply",
     driver: "GatewayClient.call (undici Pool, keep-alive) in the shared measure loop, one sample written per request",
@@ -96,7 +97,7 @@ async function main(): Promise<void> {
   const progress = createProgress(process.stderr, true);
   const client = new GatewayClient(origin, 10_000);
   const ctx = { run, progress };
-  const call = () => client.call({ kind: "id", actorId: "noop" }, "ping");
+  const call = () => client.call(NOOP, "ping");
   const wrkFigures: Record<string, WrkResult[]> = {};
   // Client CPU per completed request: the driver, undici alone and autocannon run
   // in this process (getrusage of all its threads), wrk in a child (its CPU once waited for).
@@ -111,7 +112,7 @@ async function main(): Promise<void> {
   };
   // Warm-up for every tool: connections open, JIT warm. Not recorded.
   await measure({ ctx, side: "warmup", metric: "driver", n: 2000, concurrency: 8, call });
-  await undiciRun(run, origin, PATH, "warmup", 8, 2000);
+  await undiciRun(run, origin, REQUEST, "warmup", 8, 2000);
   await autocannonRun(run, url, "warmup", 8, 2000);
   if (wrk) runWrk(url, 8, 1, work);
   for (const k of ["warmup.driver", "undici.warmup", "autocannon.warmup"]) delete run.manifest.stages[k];
@@ -122,7 +123,7 @@ async function main(): Promise<void> {
       const n = c === 1 ? args.c1Requests : args.rateRequests;
       const done = (side: string) => () => run.manifest.stages[`${side}.${metric}`].attempts - run.manifest.stages[`${side}.${metric}`].errors;
       await timedCpu(`driver.c${c}`, done("driver"), () => measure({ ctx, side: "driver", metric, n, concurrency: c, call }));
-      await timedCpu(`undici.c${c}`, done("undici"), () => undiciRun(run, origin, PATH, metric, c, n));
+      await timedCpu(`undici.c${c}`, done("undici"), () => undiciRun(run, origin, REQUEST, metric, c, n));
       await timedCpu(`autocannon.c${c}`, done("autocannon"), () => autocannonRun(run, url, metric, c, n));
       if (wrk) {
         const runs = (wrkFigures[`c${c}`] ??= []);

@@ -1,6 +1,7 @@
 import autocannon from "autocannon";
 import { Pool, type Dispatcher } from "undici";
 import type { RunDir } from "../runDir";
+import type { TimedRequestOpts } from "../timedRequest";
 
 /** What the manifest says about how autocannon's stages are timed. */
 export const AUTOCANNON_CLOCK =
@@ -37,8 +38,6 @@ export async function autocannonRun(run: RunDir, url: string, metric: string, co
 export const UNDICI_CLOCK =
   "undici Pool.dispatch with a minimal handler and callbacks (no promises, no reply parsing), one sample written per response; timed like the driver, from undici's onConnect to the last byte";
 
-const NO_ARGS = '{"args":[]}';
-
 /**
  * The same requests as the driver's, sent on undici's dispatch with nothing of
  * the driver around it: no promise per call, no reply parsing, the next
@@ -46,11 +45,10 @@ const NO_ARGS = '{"args":[]}';
  * the driver costs beyond this is its own code; what this costs beyond
  * autocannon is undici's.
  */
-export async function undiciRun(run: RunDir, origin: string, path: string, metric: string, connections: number, amount: number): Promise<void> {
+export async function undiciRun(run: RunDir, origin: string, request: TimedRequestOpts, metric: string, connections: number, amount: number): Promise<void> {
   const file = run.rawFile("undici", metric);
   const startedAt = new Date().toISOString();
   const pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
-  const opts = { method: "POST" as const, path, headers: { "content-type": "application/json", "x-rivet-encoding": "json" }, body: NO_ARGS };
   let sent = 0;
   let seq = 0;
   const t0 = process.hrtime.bigint();
@@ -66,7 +64,7 @@ export async function undiciRun(run: RunDir, origin: string, path: string, metri
       let start = process.hrtime.bigint();
       let status = 0;
       const at = Date.now();
-      pool.dispatch(opts, {
+      pool.dispatch(request, {
         onConnect() {
           start = process.hrtime.bigint();
         },

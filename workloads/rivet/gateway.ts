@@ -1,5 +1,5 @@
 import { Pool } from "undici";
-import { headerOf, timedRequest, type TimedResponse } from "../timedRequest";
+import { headerOf, timedRequest, type TimedRequestOpts, type TimedResponse } from "../timedRequest";
 
 /** Pure URL building for the Engine gateway's action routes. */
 export type Target = { kind: "key"; actor: string; key: string } | { kind: "id"; actorId: string };
@@ -43,6 +43,11 @@ const HEADERS = { "content-type": "application/json", "x-rivet-encoding": "json"
 /** Nearly every call has no arguments: its body is built once. */
 const NO_ARGS = JSON.stringify({ args: [] });
 
+/** The HTTP request of one action call: what the driver sends, and what `npm run bench:driver`'s references send too. */
+export function actionRequest(target: Target, action: string, args: unknown[] = []): TimedRequestOpts {
+  return { method: "POST", path: actionPath(target, action), headers: HEADERS, body: args.length === 0 ? NO_ARGS : JSON.stringify({ args }) };
+}
+
 export class GatewayClient {
   readonly pool: Pool;
   private readonly apiHeaders: Record<string, string>;
@@ -59,7 +64,7 @@ export class GatewayClient {
 
   /** Calls `action` with `args`; never throws and never retries: a failure is a result. */
   call(target: Target, action: string, args: unknown[] = []): Promise<CallResult> {
-    return timedRequest(this.pool, { method: "POST", path: actionPath(target, action), headers: HEADERS, body: args.length === 0 ? NO_ARGS : JSON.stringify({ args }) }, this.timeoutMs, toCallResult);
+    return timedRequest(this.pool, actionRequest(target, action, args), this.timeoutMs, toCallResult);
   }
 
   /** Actor records from the Engine API (GET /actors), for sleep confirmation. */
