@@ -1,0 +1,218 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo, Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../ports";
+import { headerOf, Http1Client, requestText, type Http1Request } from "./client";
+
+interface Got {
+  ok: boolean;
+  status?: number;
+  body?: string;
+  head?: string;
+  error?: Error;
+  sent: boolean;
+}
+
+/** One request through the client, its outcome as the handler heard it. */
+function send(c: Http1Client, r: Http1Request): Promise<Got> {
+  return new Promise((resolve) => {
+    let sent = false;
+    c.dispatch(r, {
+      onSend: () => {
+        sent = true;
+      },
+      onReply: (status, head, body) => resolve({ ok: true, status, head, body: body.toString(), sent }),
+      onError: (error) => resolve({ ok: false, error, sent }),
+    });
+  });
+}
+
+/** A real Node server on loopback that counts the connections it accepted. */
+async function listen(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void, keepAliveMs = 60_000) {
+  const sockets: Socket[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d: Buffer) => (body += d.toString()));
+    req.on("end", () => handler(req, res, body));
+  });
+  server.keepAliveTimeout = keepAliveMs;
+  server.on("connection", (s: Socket) => sockets.push(s));
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { server, sockets, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+const servers: Server[] = [];
+afterAll(() => {
+  for (const s of servers) {
+    s.closeAllConnections();
+    s.close();
+  }
+});
+
+describe("requestText", () => {
+  const H = { "content-type": "application/json", "x-rivet-encoding": "json" };
+  it("writes the request line, host, headers, and the body's length in bytes", () => {
+    expect(requestText({ method: "POST", path: "/gateway/a%20b/action/ping", headers: H, body: '{"args":["é"]}' }, "127.0.0.1:6420")).toBe(
+      'POST /gateway/a%20b/action/ping HTTP/1.1\r\nhost: 127.0.0.1:6420\r\ncontent-type: application/json\r\nx-rivet-encoding: json\r\ncontent-length: 15\r\n\r\n{"args":["é"]}',
+    );
+  });
+  it("a POST without a body says its length is 0; a GET says nothing", () => {
+    expect(requestText({ method: "POST", path: "/do/ping?unique=1" }, "h")).toBe("POST /do/ping?unique=1 HTTP/1.1\r\nhost: h\r\ncontent-length: 0\r\n\r\n");
+    expect(requestText({ method: "GET", path: "/noop" }, "h")).toBe("GET /noop HTTP/1.1\r\nhost: h\r\n\r\n");
+  });
+  it("refuses a path or header that would split the request", () => {
+    expect(() => requestText({ method: "GET", path: "/a b" }, "h")).toThrow(/request path "\/a b" is not an encoded origin-form path/);
+    expect(() => requestText({ method: "GET", path: "/a\r\nx: y" }, "h")).toThrow(/not an encoded origin-form path/);
+    expect(() => requestText({ method: "GET", path: "/", headers: { authorization: "Bearer x\r\nevil: 1" } }, "h")).toThrow(/header "authorization" has a character HTTP does not allow/);
+  });
+});
+
+describe("Http1Client against a real Node http server", () => {
+  let s: Awaited<ReturnType<typeof listen>>;
+  beforeAll(async () => {
+    s = await listen((req, res, body) => {
+      const path = req.url?.split("?")[0];
+      if (path === "/chunked") {
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.write("first,");
+        setTimeout(() => res.end("second"), 20);
+      } else if (path === "/close") {
+        res.writeHead(200, { connection: "close", "content-length": "2" });
+        res.end("ok");
+      } else if (path === "/cut") {
+        res.writeHead(200, { "content-length": "100" });
+        res.write("only part");
+        setTimeout(() => res.socket?.destroy(), 20);
+      } else if (path === "/slow") {
+        setTimeout(() => res.end("slow"), 200);
+      } else {
+        res.writeHead(200, { "content-type": "application/json", "x-rivet-actor": "act-1" });
+        res.end(JSON.stringify({ method: req.method, url: req.url, body, host: req.headers.host, len: req.headers["content-length"] ?? null }));
+      }
+    });
+    servers.push(s.server);
+  });
+
+  it("sends the request as written and reads the reply; requests in a row share one connection", async () => {
+    const c = new Http1Client(s.origin, 4);
+    const before = s.sockets.length;
+    for (let i = 0; i < 20; i++) {
+      const r = await send(c, { method: "POST", path: `/x?i=${i}`, headers: { "content-type": "application/json" }, body: '{"args":[]}' });
+      expect(r.ok && r.sent).toBe(true);
+      expect(JSON.parse(r.body!)).toEqual({ method: "POST", url: `/x?i=${i}`, body: '{"args":[]}', host: s.origin.slice(7), len: "11" });
+      expect(headerOf(r.head!, "x-rivet-actor")).toBe("act-1");
+    }
+    expect(s.sockets.length - before).toBe(1);
+    await c.close();
+  });
+
+  it("never opens more than its connections; the rest wait their turn and all complete", async () => {
+    const c = new Http1Client(s.origin, 2);
+    const before = s.sockets.length;
+    const all = await Promise.all(Array.from({ length: 10 }, (_, i) => send(c, { method: "GET", path: `/slow?i=${i}` })));
+    expect(all.every((r) => r.ok && r.body === "slow")).toBe(true);
+    expect(s.sockets.length - before).toBe(2);
+    await c.close();
+  });
+
+  it("reads a chunked reply", async () => {
+    const c = new Http1Client(s.origin, 1);
+    const r = await send(c, { method: "GET", path: "/chunked" });
+    expect(r.body).toBe("first,second");
+    await c.close();
+  });
+
+  it("a reply that says Connection: close closes its connection; the next request gets a new one", async () => {
+    const c = new Http1Client(s.origin, 1);
+    const before = s.sockets.length;
+    expect((await send(c, { method: "GET", path: "/close" })).body).toBe("ok");
+    expect((await send(c, { method: "GET", path: "/" })).ok).toBe(true);
+    expect(s.sockets.length - before).toBe(2);
+    await c.close();
+  });
+
+  it("a connection cut mid-reply fails that request only; the client goes on", async () => {
+    const c = new Http1Client(s.origin, 1);
+    const r = await send(c, { method: "GET", path: "/cut" });
+    expect(r.ok).toBe(false);
+    expect(r.error?.message).toBe("connection closed before the reply was complete");
+    expect((await send(c, { method: "GET", path: "/" })).ok).toBe(true);
+    await c.close();
+  });
+
+  it("a refused connection is an error with its code, before any send", async () => {
+    const c = new Http1Client(`http://127.0.0.1:${await freePort()}`, 1);
+    const r = await send(c, { method: "GET", path: "/" });
+    expect(r.ok).toBe(false);
+    expect(r.sent).toBe(false);
+    expect((r.error as Error & { code?: string }).code).toBe("ECONNREFUSED");
+    await c.close();
+  });
+
+  it("close() fails what still waits, lets what is in flight finish, and refuses what comes after", async () => {
+    const c = new Http1Client(s.origin, 1);
+    const inFlight = send(c, { method: "GET", path: "/slow" });
+    const waiting = send(c, { method: "GET", path: "/" });
+    const closed = c.close();
+    expect((await waiting).error?.message).toBe("the client was closed before the request was sent");
+    expect((await inFlight).body).toBe("slow");
+    await closed;
+    expect((await send(c, { method: "GET", path: "/" })).error?.message).toBe("the client is closed");
+  });
+});
+
+describe("Http1Client and the server's keep-alive limit", () => {
+  it("does not reuse a connection the server is about to close (its Keep-Alive timeout, less a second)", async () => {
+    // Node's server sends "Keep-Alive: timeout=2": the client keeps an idle connection 1 s.
+    const s = await listen((_req, res) => res.end("ok"), 2_000);
+    servers.push(s.server);
+    const c = new Http1Client(s.origin, 1);
+    expect((await send(c, { method: "GET", path: "/" })).ok).toBe(true);
+    expect((await send(c, { method: "GET", path: "/" })).ok).toBe(true);
+    expect(s.sockets.length).toBe(1);
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect((await send(c, { method: "GET", path: "/" })).ok).toBe(true);
+    expect(s.sockets.length).toBe(2);
+    await c.close();
+  });
+});
+
+describe("Http1Client over TLS", () => {
+  it("speaks HTTP/1.1 over TLS to a server whose certificate it trusts, and refuses one it does not", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "actor-bench-tls-"));
+    try {
+      // A self-signed certificate for "localhost" (openssl from Debian).
+      execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+        "-addext", "subjectAltName=DNS:localhost", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")], { stdio: "ignore" });
+      const cert = readFileSync(join(dir, "cert.pem"), "utf8");
+      const server = createHttpsServer({ key: readFileSync(join(dir, "key.pem")), cert }, (req, res) => res.end(`tls ${req.method} ${req.url}`));
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      servers.push(server);
+      const origin = `https://localhost:${(server.address() as AddressInfo).port}`;
+      const trusted = new Http1Client(origin, 1, { ca: cert });
+      const r = await send(trusted, { method: "POST", path: "/do/ping?unique=1" });
+      expect(r.body).toBe("tls POST /do/ping?unique=1");
+      await trusted.close();
+      const untrusted = new Http1Client(origin, 1);
+      const refused = await send(untrusted, { method: "GET", path: "/" });
+      expect(refused.ok).toBe(false);
+      expect((refused.error as Error & { code?: string }).code).toBe("DEPTH_ZERO_SELF_SIGNED_CERT");
+      await untrusted.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("Http1Client origins", () => {
+  it("refuses an origin it cannot use, naming it", () => {
+    expect(() => new Http1Client("ftp://x", 1)).toThrow("origin ftp://x is not http:// or https://");
+    expect(() => new Http1Client("http://x/base", 1)).toThrow("origin http://x/base must have no path or query");
+    expect(() => new Http1Client("http://x", 0)).toThrow("connections must be a positive whole number, not 0");
+  });
+});
