@@ -1,4 +1,4 @@
-import { Pool } from "undici";
+import { Http1Client } from "../http1/client";
 import type { Outcome } from "../measure";
 import { timedRequest } from "../timedRequest";
 
@@ -19,7 +19,7 @@ export type WorkerResult =
   | { ok: false; ms: number; clientMs: number; error: string };
 
 export class WorkerClient {
-  readonly pool: Pool;
+  readonly calls: Http1Client;
   private readonly headers: Record<string, string>;
   /** `keepColo`: keep the colo the Worker reports; only a deployed Worker's is a place (local workerd's is Miniflare's placeholder). */
   constructor(
@@ -29,13 +29,13 @@ export class WorkerClient {
     connections = 256,
     private readonly keepColo = false,
   ) {
-    this.pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
+    this.calls = new Http1Client(origin, connections);
     this.headers = { authorization: `Bearer ${token}` };
   }
 
   /** One Worker invocation that makes one DO call. Never throws, never retries. */
   async call(op: DoOp, target: DoTarget, arg?: number): Promise<WorkerResult> {
-    const r = await timedRequest(this.pool, { method: "POST", path: workerPath(op, target, arg), headers: this.headers }, this.timeoutMs);
+    const r = await timedRequest(this.calls, { method: "POST", path: workerPath(op, target, arg), headers: this.headers }, this.timeoutMs);
     // A failed sample's ms is the client's: the Worker may not have timed anything.
     if (!r.ok) return { ok: false, ms: r.ms, clientMs: r.ms, error: r.error };
     if (r.status !== 200) return { ok: false, ms: r.ms, clientMs: r.ms, error: `HTTP ${r.status}: ${r.body.slice(0, 300)}` };
@@ -55,13 +55,13 @@ export class WorkerClient {
 
   /** Client to Worker with no DO call: the third clock's baseline. `ms` and `clientMs` are both the client's. */
   async noop(): Promise<Outcome> {
-    const r = await timedRequest(this.pool, { method: "GET", path: "/noop" }, this.timeoutMs);
+    const r = await timedRequest(this.calls, { method: "GET", path: "/noop" }, this.timeoutMs);
     if (!r.ok) return { ok: false, ms: r.ms, clientMs: r.ms, error: r.error };
     if (r.status !== 200) return { ok: false, ms: r.ms, clientMs: r.ms, error: `HTTP ${r.status}` };
     return { ok: true, ms: r.ms, clientMs: r.ms, reply: { cold: false, actorMs: null, sqlMs: null } };
   }
 
   close(): Promise<void> {
-    return this.pool.close();
+    return this.calls.close();
   }
 }

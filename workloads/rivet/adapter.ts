@@ -1,4 +1,4 @@
-/** The Rivet side of the stage plan: the Engine gateway, driven over HTTP with undici. */
+/** The Rivet side of the stage plan: the Engine gateway, driven over HTTP/1.1 (the driver's client; the Engine API with undici). */
 import { measureStage, type ActorRef, type AdapterProperties, type Op, type PlanContext, type SideAdapter, type SideOutcome, type SleepOutcome } from "../stagePlan";
 import { OPEN_RATES, throughputText } from "../../analysis/catalog";
 import type { GatewayClient, Target } from "./gateway";

@@ -1,27 +1,28 @@
 import { describe, expect, it } from "vitest";
 import { toCallResult } from "./gateway";
 
-const headers = (pairs: Record<string, string>) => Object.entries(pairs).flatMap(([k, v]) => [Buffer.from(k), Buffer.from(v)]);
+// A reply's head as the driver's client gives it: the status line, then the header lines.
+const head = (pairs: Record<string, string>) => ["HTTP/1.1 200 OK", ...Object.entries(pairs).map(([k, v]) => `${k}: ${v}`)].join("\r\n");
 
 describe("toCallResult", () => {
   it("takes the actor's reply, its id and generation from a 200", () => {
     const r = toCallResult({
       ok: true, ms: 4.2, status: 200,
       body: JSON.stringify({ output: { cold: true, actorMs: 0.3, sqlMs: null, value: 7 } }),
-      rawHeaders: headers({ "Content-Type": "application/json", "X-Rivet-Actor": "act-9", "x-rivet-actor-generation": "3" }),
+      head: head({ "Content-Type": "application/json", "X-Rivet-Actor": "act-9", "x-rivet-actor-generation": "3" }),
     });
     expect(r).toEqual({ ok: true, ms: 4.2, actorId: "act-9", generation: 3, reply: { cold: true, actorMs: 0.3, sqlMs: null, value: 7 } });
   });
   it("a reply without a generation header has generation null", () => {
-    const r = toCallResult({ ok: true, ms: 1, status: 200, body: '{"output":{"cold":false,"actorMs":0,"sqlMs":null,"value":null}}', rawHeaders: headers({ "x-rivet-actor": "a" }) });
+    const r = toCallResult({ ok: true, ms: 1, status: 200, body: '{"output":{"cold":false,"actorMs":0,"sqlMs":null,"value":null}}', head: head({ "x-rivet-actor": "a" }) });
     expect(r.ok && r.generation).toBeNull();
   });
   it("any other status, a body that is not JSON, or a reply without the cold flag is a failure that quotes the body", () => {
-    expect(toCallResult({ ok: true, ms: 15000, status: 504, body: '{"code":"route_resolve_query_timeout"}', rawHeaders: null })).toEqual({
+    expect(toCallResult({ ok: true, ms: 15000, status: 504, body: '{"code":"route_resolve_query_timeout"}', head: "" })).toEqual({
       ok: false, ms: 15000, error: 'HTTP 504: {"code":"route_resolve_query_timeout"}',
     });
-    expect(toCallResult({ ok: true, ms: 2, status: 200, body: "<html>", rawHeaders: null })).toEqual({ ok: false, ms: 2, error: "unexpected reply: <html>" });
-    expect(toCallResult({ ok: true, ms: 2, status: 200, body: '{"output":{"value":1}}', rawHeaders: null })).toEqual({ ok: false, ms: 2, error: 'unexpected reply: {"output":{"value":1}}' });
+    expect(toCallResult({ ok: true, ms: 2, status: 200, body: "<html>", head: "" })).toEqual({ ok: false, ms: 2, error: "unexpected reply: <html>" });
+    expect(toCallResult({ ok: true, ms: 2, status: 200, body: '{"output":{"value":1}}', head: "" })).toEqual({ ok: false, ms: 2, error: 'unexpected reply: {"output":{"value":1}}' });
   });
   it("a request that failed stays the same failure", () => {
     expect(toCallResult({ ok: false, ms: 30000, error: "timeout after 30000 ms: no complete reply within 30000 ms" })).toEqual({

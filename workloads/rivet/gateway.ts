@@ -1,5 +1,6 @@
 import { Pool } from "undici";
-import { headerOf, timedRequest, type TimedRequestOpts, type TimedResponse } from "../timedRequest";
+import { headerOf, Http1Client } from "../http1/client";
+import { timedRequest, type TimedRequestOpts, type TimedResponse } from "../timedRequest";
 
 /** Pure URL building for the Engine gateway's action routes. */
 export type Target = { kind: "key"; actor: string; key: string } | { kind: "id"; actorId: string };
@@ -35,8 +36,8 @@ export function toCallResult(r: TimedResponse): CallResult {
     return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
   }
   if (!parsed.output || typeof parsed.output.cold !== "boolean") return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
-  const gen = headerOf(r.rawHeaders, "x-rivet-actor-generation");
-  return { ok: true, ms: r.ms, actorId: headerOf(r.rawHeaders, "x-rivet-actor") ?? "", generation: gen === undefined ? null : Number(gen), reply: parsed.output };
+  const gen = headerOf(r.head, "x-rivet-actor-generation");
+  return { ok: true, ms: r.ms, actorId: headerOf(r.head, "x-rivet-actor") ?? "", generation: gen === undefined ? null : Number(gen), reply: parsed.output };
 }
 
 const HEADERS = { "content-type": "application/json", "x-rivet-encoding": "json" };
@@ -49,7 +50,10 @@ export function actionRequest(target: Target, action: string, args: unknown[] = 
 }
 
 export class GatewayClient {
-  readonly pool: Pool;
+  /** Timed action calls. */
+  readonly calls: Http1Client;
+  /** The Engine API (untimed): undici. */
+  private readonly api: Pool;
   private readonly apiHeaders: Record<string, string>;
   /** `adminToken`: the Engine's, for its API (actor calls through the gateway need none). */
   constructor(
@@ -58,18 +62,19 @@ export class GatewayClient {
     connections = 256,
     adminToken?: string,
   ) {
-    this.pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
+    this.calls = new Http1Client(origin, connections);
+    this.api = new Pool(origin, { connections: 4, pipelining: 1 });
     this.apiHeaders = adminToken ? { authorization: `Bearer ${adminToken}` } : {};
   }
 
   /** Calls `action` with `args`; never throws and never retries: a failure is a result. */
   call(target: Target, action: string, args: unknown[] = []): Promise<CallResult> {
-    return timedRequest(this.pool, actionRequest(target, action, args), this.timeoutMs, toCallResult);
+    return timedRequest(this.calls, actionRequest(target, action, args), this.timeoutMs, toCallResult);
   }
 
   /** Actor records from the Engine API (GET /actors), for sleep confirmation. */
   async actors(ids: string[]): Promise<Array<{ actor_id: string; sleep_ts: number | null; destroy_ts: number | null }>> {
-    const res = await this.pool.request({
+    const res = await this.api.request({
       method: "GET",
       path: `/actors?namespace=default&actor_ids=${ids.map(encodeURIComponent).join(",")}`,
       headers: this.apiHeaders,
@@ -80,7 +85,7 @@ export class GatewayClient {
     return (JSON.parse(text) as { actors: Array<{ actor_id: string; sleep_ts: number | null; destroy_ts: number | null }> }).actors;
   }
 
-  close(): Promise<void> {
-    return this.pool.close();
+  async close(): Promise<void> {
+    await Promise.all([this.calls.close(), this.api.close()]);
   }
 }
