@@ -34,4 +34,18 @@ describe("RunDir", () => {
     expect(Object.keys(m.machine)).toEqual(expect.arrayContaining(["cpus", "memory", "os"]));
     expect(m.finishedAt).not.toBeNull();
   });
+
+  it("never lists a stale digest: a file that grew since it was hashed is hashed again", () => {
+    const root = mkdtempSync(join(tmpdir(), "ab-rundir-"));
+    const run = new RunDir(root, "local", "quick", {});
+    const f = run.rawFile("rivet", "warm.ping");
+    f.write({ seq: 0, at: 1, ok: true, ms: 1.5, cold: false });
+    run.recordStage({ side: "rivet", metric: "warm.ping", file: "raw/rivet.warm.ping.jsonl", attempts: 1, errors: 0, wallMs: 3, concurrency: 1, startedAt: "" });
+    expect(run.manifest.files["raw/rivet.warm.ping.jsonl"].lines).toBe(1);
+    f.write({ seq: 1, at: 2, ok: true, ms: 1.7, cold: false });
+    f.close();
+    run.recordStage({ side: "rivet", metric: "warm.ping", file: "raw/rivet.warm.ping.jsonl", attempts: 2, errors: 0, wallMs: 4, concurrency: 1, startedAt: "" });
+    const sha = createHash("sha256").update(readFileSync(f.path)).digest("hex");
+    expect(run.manifest.files["raw/rivet.warm.ping.jsonl"]).toEqual({ sha256: sha, lines: 2 });
+  });
 });

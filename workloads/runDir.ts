@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { cpus, totalmem, release, platform, arch, hostname } from "node:os";
 import { join } from "node:path";
 import { SampleFile } from "./samples";
 import { codeProvenance } from "./versions";
 import {
-  fileDigest, MANIFEST_SCHEMA, rawFileName, stageFileName, stageKey, type ManifestLike, type StageRecord,
+  fileDigest, MANIFEST_SCHEMA, rawFileName, stageFileName, stageKey, type FileDigest, type ManifestLike, type StageRecord,
 } from "../analysis/runDirContract";
 
 
@@ -100,12 +100,24 @@ export class RunDir {
     this.save();
   }
 
+  /** Digests by file, with the size and mtime they were taken at: a file unchanged since is not read again. */
+  private digests = new Map<string, { size: number; mtimeNs: bigint; digest: FileDigest }>();
+
   /** Hashes every raw file and stage record present, so the manifest never lists a stale digest. */
   rehash(): void {
     const files: Manifest["files"] = {};
     for (const [folder, ext] of [["raw", ".jsonl"], ["stages", ".json"]] as const) {
       for (const name of readdirSync(join(this.dir, folder)).sort()) {
-        if (name.endsWith(ext)) files[`${folder}/${name}`] = fileDigest(join(this.dir, folder, name));
+        if (!name.endsWith(ext)) continue;
+        const path = join(this.dir, folder, name);
+        const st = statSync(path, { bigint: true });
+        const known = this.digests.get(path);
+        if (known && known.size === Number(st.size) && known.mtimeNs === st.mtimeNs) files[`${folder}/${name}`] = known.digest;
+        else {
+          const digest = fileDigest(path);
+          this.digests.set(path, { size: Number(st.size), mtimeNs: st.mtimeNs, digest });
+          files[`${folder}/${name}`] = digest;
+        }
       }
     }
     this.manifest.files = files;
