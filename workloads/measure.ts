@@ -74,15 +74,27 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
   const step = ctx.progress.start(`${side} ${metric}`, n);
   const cpu = cpuSnapshot(ctx.cpuPids?.() ?? {});
   const t0 = process.hrtime.bigint();
+  // A worker sends its next call before it writes the sample of the one just done: the
+  // sample is on disk microseconds later either way, and its write overlaps the next
+  // round trip instead of delaying it. Still one call in flight per worker.
   const worker = async () => {
+    let i = next++;
+    if (i >= n) return;
+    let at = Date.now();
+    let pending = o.call(i);
     for (;;) {
-      const i = next++;
-      if (i >= n) return;
-      const at = Date.now();
-      const r = await o.call(i);
-      file.write(toSample(i, at, r));
+      const r = await pending;
+      const done = i;
+      const doneAt = at;
+      i = next++;
+      if (i < n) {
+        at = Date.now();
+        pending = o.call(i);
+      }
+      file.write(toSample(done, doneAt, r));
       if (!r.ok) o.onFailure?.(r.error);
       step.tick(file.lines, file.errors);
+      if (i >= n) return;
     }
   };
   try {
