@@ -8,7 +8,7 @@ import { RunDir } from "../runDir";
 import { autocannonRun } from "./referenceRuns";
 import { NOOP_REPLY } from "./noopServer";
 import { parseWrkOutput } from "./wrk";
-import { benchTable, median, ratio } from "./benchFigures";
+import { benchTable, median, pairedRatio } from "./benchFigures";
 
 describe("driver benchmark figures", () => {
   it("reads the line wrk's done() hook prints, in ms and completions", () => {
@@ -16,15 +16,22 @@ describe("driver benchmark figures", () => {
     expect(parseWrkOutput(out)).toEqual({ requests: 60000, durationMs: 2000, errors: 2, p50: 0.054, p99: 0.812 });
     expect(() => parseWrkOutput("Running 2s test\n")).toThrow(/wrk printed no result line/);
   });
-  it("medians, ratios and the printed table", () => {
+  it("medians, paired ratios and the printed table", () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 2, 3])).toBe(2.5);
-    expect(ratio(0.08, 0.05)).toBeCloseTo(1.6);
-    expect(ratio(1, null)).toBeNull();
-    const t = benchTable([{ name: "c1 round trip p50 (ms)", lowerIsBetter: true, driver: 0.08, undici: 0.06, autocannon: 0.05, wrk: null }]);
+    // Rounds at three machine loads; the tool is twice the reference in each.
+    expect(pairedRatio([20, 10, 15], [10, 5, 7.5])).toBe(2);
+    // A third round where the reference alone was disturbed: the ratio of the medians
+    // moves (15 / 10 = 1.5), the median of the rounds' own ratios does not.
+    expect(median([20, 10, 15]) / median([10, 5, 40])).toBe(1.5);
+    expect(pairedRatio([20, 10, 15], [10, 5, 40])).toBe(2);
+    expect(pairedRatio([1], null)).toBeNull();
+    expect(pairedRatio([1, 2], [1])).toBeNull();
+    const t = benchTable([{ name: "c1 round trip p50 (ms)", lowerIsBetter: true, rounds: { driver: [0.08, 0.09, 0.07], undici: [0.06, 0.06, 0.06], autocannon: [0.05, 0.06, 0.05], wrk: null } }]);
     expect(t.split("\n")[0]).toMatch(/^figure\s+driver\s+undici alone\s+autocannon\s+wrk\s+driver\/autocannon\s+undici\/autocannon\s+driver\/wrk$/);
     // Without wrk the table says why its columns are empty (apt-get install wrk), never a bare "-".
-    expect(t.split("\n")[1]).toMatch(/^c1 round trip p50 \(ms\)\s+0\.080\s+0\.060\s+0\.050\s+not installed\s+1\.60\s+1\.20\s+not installed$/);
+    // driver/autocannon: rounds 1.6, 1.5, 1.4 -> 1.5; undici/autocannon: 1.2, 1.0, 1.2 -> 1.2.
+    expect(t.split("\n")[1]).toMatch(/^c1 round trip p50 \(ms\)\s+0\.080\s+0\.060\s+0\.050\s+not installed\s+1\.50\s+1\.20\s+not installed$/);
   });
 });
 

@@ -1,12 +1,12 @@
-/** One compared figure of the driver benchmark. */
+/**
+ * One compared figure of the driver benchmark: a value per round for each
+ * tool (wrk's null when it did not run). The tools run interleaved within a
+ * round, so a round's values were taken under the same machine load.
+ */
 export interface Figure {
   name: string;
   lowerIsBetter: boolean;
-  driver: number;
-  /** undici's dispatch alone, without the driver's code around it. */
-  undici: number;
-  autocannon: number;
-  wrk: number | null;
+  rounds: { driver: number[]; undici: number[]; autocannon: number[]; wrk: number[] | null };
 }
 
 export function median(xs: readonly number[]): number {
@@ -17,8 +17,16 @@ export function median(xs: readonly number[]): number {
 
 const fmt = (x: number | null) => (x === null ? "-" : x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toFixed(3));
 
-/** driver / reference; for a latency above 1 means the driver is slower, for a rate below 1. */
-export const ratio = (driver: number, ref: number | null) => (ref === null || ref === 0 ? null : driver / ref);
+/**
+ * tool / reference, the median over rounds of each round's own ratio: pairing
+ * the values of one round takes out the load the machine had then, which the
+ * ratio of two medians would keep. For a latency above 1 means the tool is
+ * slower, for a rate below 1.
+ */
+export function pairedRatio(tool: readonly number[], ref: readonly number[] | null): number | null {
+  if (ref === null || ref.length !== tool.length || tool.length === 0 || ref.some((x) => x === 0)) return null;
+  return median(tool.map((x, i) => x / ref[i]));
+}
 
 /** What a wrk cell says when wrk did not run: why, never a bare "-". */
 export const WRK_MISSING = "not installed";
@@ -26,8 +34,12 @@ export const WRK_MISSING = "not installed";
 export function benchTable(figures: readonly Figure[], wrkMissing = WRK_MISSING): string {
   const rows = [["figure", "driver", "undici alone", "autocannon", "wrk", "driver/autocannon", "undici/autocannon", "driver/wrk"]];
   for (const f of figures) {
-    const w = (x: number | null) => (f.wrk === null ? wrkMissing : fmt(x));
-    rows.push([f.name, fmt(f.driver), fmt(f.undici), fmt(f.autocannon), w(f.wrk), fmt(ratio(f.driver, f.autocannon)), fmt(ratio(f.undici, f.autocannon)), w(ratio(f.driver, f.wrk))]);
+    const r = f.rounds;
+    const w = (x: number | null) => (r.wrk === null ? wrkMissing : fmt(x));
+    rows.push([
+      f.name, fmt(median(r.driver)), fmt(median(r.undici)), fmt(median(r.autocannon)), w(r.wrk && median(r.wrk)),
+      fmt(pairedRatio(r.driver, r.autocannon)), fmt(pairedRatio(r.undici, r.autocannon)), w(pairedRatio(r.driver, r.wrk)),
+    ]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ")).join("\n");

@@ -22,7 +22,7 @@ import { actionRequest, GatewayClient, type Target } from "../rivet/gateway";
 import { parseProcStatCpuMs } from "../cpuTime";
 import { readSamples, percentiles } from "../../analysis/summary";
 import { runWrk, wrkVersion, type WrkResult } from "./wrk";
-import { benchTable, median, type Figure } from "./benchFigures";
+import { benchTable, type Figure } from "./benchFigures";
 import { AUTOCANNON_CLOCK, autocannonRun, UNDICI_CLOCK, undiciRun } from "./referenceRuns";
 
 export const RATE_LEVELS = [8, 32, 128] as const;
@@ -40,7 +40,7 @@ interface BenchArgs {
 }
 
 function parseArgs(argv: string[]): BenchArgs {
-  const a: BenchArgs = { rounds: 3, c1Requests: 5000, rateRequests: 20000, wrkSeconds: 2, resultsDir: "results", useWrk: true };
+  const a: BenchArgs = { rounds: 5, c1Requests: 5000, rateRequests: 20000, wrkSeconds: 2, resultsDir: "results", useWrk: true };
   for (let i = 0; i < argv.length; i++) {
     const f = argv[i];
     const num = () => {
@@ -85,11 +85,12 @@ async function main(): Promise<void> {
   const url = `${origin}${REQUEST.path}`;
   run.manifest.settings.bench = {
     server: "Node http server, one process, 127.0.0.1, fixed 62-byte JSON reply",
-    driver: "GatewayClient.call (undici Pool, keep-alive) in the shared measure loop, one sample written per request",
+    driver: "GatewayClient.call (the driver's own HTTP/1.1 client, workloads/http1, keep-alive) in the shared measure loop, one sample written per request",
     undici: UNDICI_CLOCK,
     autocannon: AUTOCANNON_CLOCK,
     wrk: wrk ? "one thread, latency percentiles from its done() hook; no per-request samples" : "not installed (apt-get install wrk)",
     order: "each round: every tool at c1, then every tool at each rate level, tools interleaved",
+    ratios: "each ratio is the median over rounds of that round's tool/reference ratio, so both values of a pair were taken under the same machine load",
     clientCpu: "CPU per completed request of the tool's own process: the driver, undici alone and autocannon share this one (process.cpuUsage, all threads, including the sample writes), wrk's from its child fields in /proc/self/stat once it exited",
   };
   run.save();
@@ -142,21 +143,23 @@ async function main(): Promise<void> {
     const d = per("driver");
     const u = per("undici");
     const a = per("autocannon");
-    const w = wrkFigures[`c${c}`] ?? [];
-    const wRate = w.map((x) => (x.requests * 1000) / x.durationMs);
+    const w = wrk ? wrkFigures[`c${c}`] : null;
+    const rounds = (pick: (x: { p50: number; p99: number; perSecond: number }) => number) => ({
+      driver: d.map(pick), undici: u.map(pick), autocannon: a.map(pick), wrk: w && w.map((x) => pick({ p50: x.p50, p99: x.p99, perSecond: (x.requests * 1000) / x.durationMs })),
+    });
     if (c === 1) {
-      figures.push({ name: "c1 round trip p50 (ms)", lowerIsBetter: true, driver: median(d.map((x) => x.p50)), undici: median(u.map((x) => x.p50)), autocannon: median(a.map((x) => x.p50)), wrk: w.length ? median(w.map((x) => x.p50)) : null });
-      figures.push({ name: "c1 round trip p99 (ms)", lowerIsBetter: true, driver: median(d.map((x) => x.p99)), undici: median(u.map((x) => x.p99)), autocannon: median(a.map((x) => x.p99)), wrk: w.length ? median(w.map((x) => x.p99)) : null });
+      figures.push({ name: "c1 round trip p50 (ms)", lowerIsBetter: true, rounds: rounds((x) => x.p50) });
+      figures.push({ name: "c1 round trip p99 (ms)", lowerIsBetter: true, rounds: rounds((x) => x.p99) });
     }
-    figures.push({ name: `c${c} completions per second`, lowerIsBetter: false, driver: median(d.map((x) => x.perSecond)), undici: median(u.map((x) => x.perSecond)), autocannon: median(a.map((x) => x.perSecond)), wrk: w.length ? median(wRate) : null });
-    const cpu = (tool: string) => median(cpuUs[`${tool}.c${c}`]);
-    figures.push({ name: `c${c} client CPU per request (us)`, lowerIsBetter: true, driver: cpu("driver"), undici: cpu("undici"), autocannon: cpu("autocannon"), wrk: wrk ? cpu("wrk") : null });
+    figures.push({ name: `c${c} completions per second`, lowerIsBetter: false, rounds: rounds((x) => x.perSecond) });
+    const cpu = (tool: string) => cpuUs[`${tool}.c${c}`];
+    figures.push({ name: `c${c} client CPU per request (us)`, lowerIsBetter: true, rounds: { driver: cpu("driver"), undici: cpu("undici"), autocannon: cpu("autocannon"), wrk: wrk ? cpu("wrk") : null } });
   }
   run.manifest.settings.benchFigures = figures;
   run.manifest.settings.wrkRuns = wrkFigures;
   run.manifest.settings.clientCpuUsPerRequest = cpuUs;
   run.finish("complete");
-  console.log(`driver benchmark, median of ${args.rounds} rounds, ${run.manifest.machine.cpus} x ${run.manifest.machine.cpuModel}:\n`);
+  console.log(`driver benchmark, ${run.manifest.machine.cpus} x ${run.manifest.machine.cpuModel}: each tool's median of ${args.rounds} rounds; each ratio the median of the rounds' own ratios (the tools run interleaved in a round)\n`);
   console.log(benchTable(figures, args.useWrk ? "not installed" : "not run"));
   if (!wrk) console.log(args.useWrk ? "\nwrk is not installed, so its columns are empty: apt-get install wrk" : "\nwrk was not run (--no-wrk)");
   console.log(`\nrun directory: ${run.dir}`);
