@@ -55,10 +55,10 @@ function fakeGateway(rt: FakeRuntime): GatewayClient {
       const id = t.kind === "key" ? `a-${short(t.key)}` : t.actorId;
       if (action === "sleep") {
         if (!rt.neverSleeps.has(id)) rt.actors.get(id)!.asleep = true;
-        return { ok: true, ms: 1, actorId: id, generation: null, reply: { cold: false, actorMs: 0.1, sqlMs: null, value: null } };
+        return { ok: true, ms: 1, actorId: id, reply: { cold: false, actorMs: 0.1, sqlMs: null, value: null } };
       }
       const cold = rt.serve(id, action, t.kind === "key" ? `key ${short(t.key)}` : "id");
-      return { ok: true, ms: 1, actorId: id, generation: null, reply: { cold, actorMs: 0.1, sqlMs: action === "ping" ? null : 0.05, value: null } };
+      return { ok: true, ms: 1, actorId: id, reply: { cold, actorMs: 0.1, sqlMs: action === "ping" ? null : 0.05, value: null } };
     },
     async actors(ids: string[]) {
       return ids.map((id) => ({ actor_id: id, sleep_ts: rt.actors.get(id)?.asleep ? 1 : null, destroy_ts: null }));

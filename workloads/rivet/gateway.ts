@@ -22,7 +22,7 @@ export interface ActorReply {
 
 /** One timed call: `ms` is client send to full reply, from process.hrtime.bigint(). */
 export type CallResult =
-  | { ok: true; ms: number; actorId: string; generation: number | null; reply: ActorReply }
+  | { ok: true; ms: number; actorId: string; reply: ActorReply }
   | { ok: false; ms: number; error: string };
 
 /** Pure: one gateway response as a call's result; anything but a 200 with an actor's reply is a failure. */
@@ -36,8 +36,7 @@ export function toCallResult(r: TimedResponse): CallResult {
     return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
   }
   if (!parsed.output || typeof parsed.output.cold !== "boolean") return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
-  const gen = headerOf(r.head, "x-rivet-actor-generation");
-  return { ok: true, ms: r.ms, actorId: headerOf(r.head, "x-rivet-actor") ?? "", generation: gen === undefined ? null : Number(gen), reply: parsed.output };
+  return { ok: true, ms: r.ms, actorId: headerOf(r.head, "x-rivet-actor") ?? "", reply: parsed.output };
 }
 
 const HEADERS = { "content-type": "application/json", "x-rivet-encoding": "json" };
