@@ -144,14 +144,16 @@ class Connection {
 
   private onClose(): void {
     if (this.handler) {
+      // A reply framed by the connection's end is complete now; anything else in flight fails, once.
       let reply: Reply | null = null;
+      let err: Error = new Http1Error("HTTP1_CLOSED", this.connected ? "connection closed before the reply" : "connection closed before it was open");
       try {
         reply = this.parser.end();
       } catch (e) {
-        this.fail(e as Error);
+        err = e as Error;
       }
       if (reply) this.finish(reply);
-      else this.fail(new Http1Error("HTTP1_CLOSED", this.connected ? "connection closed before the reply" : "connection closed before it was open"));
+      else this.fail(err);
     }
     this.client.dropped(this);
   }
