@@ -62,7 +62,7 @@ export class GatewayClient {
     adminToken?: string,
   ) {
     this.calls = new Http1Client(origin, connections);
-    this.api = new Pool(origin, { connections: 4, pipelining: 1 });
+    this.api = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
     this.apiHeaders = adminToken ? { authorization: `Bearer ${adminToken}` } : {};
   }
 
