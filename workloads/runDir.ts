@@ -101,7 +101,7 @@ export class RunDir {
   }
 
   /** Digests by file, with the size and mtime they were taken at: a file unchanged since is not read again. */
-  private digests = new Map<string, { size: number; mtimeNs: bigint; digest: FileDigest }>();
+  private digests = new Map<string, { size: bigint; mtimeNs: bigint; digest: FileDigest }>();
 
   /** Hashes every raw file and stage record present, so the manifest never lists a stale digest. */
   rehash(): void {
@@ -110,14 +110,13 @@ export class RunDir {
       for (const name of readdirSync(join(this.dir, folder)).sort()) {
         if (!name.endsWith(ext)) continue;
         const path = join(this.dir, folder, name);
-        const st = statSync(path, { bigint: true });
-        const known = this.digests.get(path);
-        if (known && known.size === Number(st.size) && known.mtimeNs === st.mtimeNs) files[`${folder}/${name}`] = known.digest;
-        else {
-          const digest = fileDigest(path);
-          this.digests.set(path, { size: Number(st.size), mtimeNs: st.mtimeNs, digest });
-          files[`${folder}/${name}`] = digest;
+        const { size, mtimeNs } = statSync(path, { bigint: true });
+        let known = this.digests.get(path);
+        if (!known || known.size !== size || known.mtimeNs !== mtimeNs) {
+          known = { size, mtimeNs, digest: fileDigest(path) };
+          this.digests.set(path, known);
         }
+        files[`${folder}/${name}`] = known.digest;
       }
     }
     this.manifest.files = files;
