@@ -37,8 +37,6 @@ export interface Site {
 
 const STACK_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-
-
 /** JSON inside a <script> element: nothing in it can close the element. */
 const scriptJson = (x: unknown) => JSON.stringify(x).replace(/</g, "\\u003c");
 

@@ -5,9 +5,10 @@ import type { Http1Client, Http1Request, ReplyHandler } from "./http1/client";
  * (`http1/client.ts`). `ms` runs from the send (the handler's onSend, called
  * on the connected socket just before the request is written) to the last
  * byte of the reply, from process.hrtime.bigint(): the window autocannon and
- * wrk time, so the queue for a connection and its set-up are not in it. A request that fails before it is
- * sent (a refused connection) is timed from its hand-over to the pool. The
- * deadline runs from the same point as `ms`. Never throws, never retries.
+ * wrk time, so the wait for a connection and its set-up are not in it. A
+ * request that fails before it is sent (a refused connection) is timed from
+ * its hand-over to the client. The deadline runs from the same point as `ms`.
+ * Never throws, never retries.
  * `npm run bench:driver` measures what this path costs against autocannon and wrk.
  */
 export type TimedResponse =
@@ -27,8 +28,6 @@ export function describeRequestError(err: unknown, timeoutMs: number): string {
 class RequestTimeoutError extends Error {
   override name = "TimeoutError";
 }
-
-
 
 /**
  * How often in-flight requests are checked against their deadline. A timeout
