@@ -1,7 +1,7 @@
 /**
  * `npm run bench:driver`: how much the load driver adds. The driver's own
- * request path (GatewayClient over undici, the measure loop, a sample written
- * per request) against a no-op Node http server on loopback, side by side in
+ * request path (GatewayClient over the driver's HTTP/1.1 client, the measure
+ * loop, a sample written per request) against a no-op Node http server on loopback, side by side in
  * the same run with undici's dispatch alone (what undici costs without the
  * driver's code), autocannon and, when installed, wrk. Prints latency, rate and
  * client CPU per request with the ratios driver/reference, and writes a run
@@ -21,6 +21,7 @@ import { packageVersion } from "../versions";
 import { actionRequest, GatewayClient, type Target } from "../rivet/gateway";
 import { parseProcStatCpuMs } from "../cpuTime";
 import { readSamples, percentiles } from "../../analysis/summary";
+import { stageKey } from "../../analysis/runDirContract";
 import { runWrk, wrkVersion, type WrkResult } from "./wrk";
 import { benchTable, type Figure } from "./benchFigures";
 import { AUTOCANNON_CLOCK, autocannonRun, UNDICI_CLOCK, undiciRun } from "./referenceRuns";
@@ -66,7 +67,7 @@ function childCpuMs(): number {
 
 /** Figures of one stage from its raw samples: p50/p99 over successes, completions per second over the stage's wall time. */
 function stageFigures(run: RunDir, side: string, metric: string): { p50: number; p99: number; perSecond: number; errors: number } {
-  const st = run.manifest.stages[`${side}.${metric}`];
+  const st = run.manifest.stages[stageKey(side, metric)];
   const samples = readSamples(join(run.dir, st.file));
   const p = percentiles(samples.filter((s) => s.ok).map((s) => s.ms));
   return { p50: p.p50, p99: p.p99, perSecond: ((st.attempts - st.errors) * 1000) / st.wallMs, errors: st.errors };
@@ -103,12 +104,12 @@ async function main(): Promise<void> {
   // Client CPU per completed request: the driver, undici alone and autocannon run
   // in this process (getrusage of all its threads), wrk in a child (its CPU once waited for).
   const cpuUs: Record<string, number[]> = {};
-  const timedCpu = async (key: string, requests: () => number, work: () => Promise<unknown> | unknown) => {
+  const timedCpu = async (key: string, requests: () => number, work: () => Promise<unknown> | unknown, of: "self" | "children" = "self") => {
     const self0 = process.cpuUsage();
     const child0 = childCpuMs();
     await work();
     const self = process.cpuUsage(self0);
-    const usedUs = key.startsWith("wrk") ? (childCpuMs() - child0) * 1000 : self.user + self.system;
+    const usedUs = of === "children" ? (childCpuMs() - child0) * 1000 : self.user + self.system;
     (cpuUs[key] ??= []).push(usedUs / Math.max(1, requests()));
   };
   // Warm-up for every tool: connections open, JIT warm. Not recorded.
@@ -122,13 +123,16 @@ async function main(): Promise<void> {
     for (const c of [1, ...RATE_LEVELS]) {
       const metric = `${c === 1 ? "rtt" : "rate"}.c${c}.r${r}`;
       const n = c === 1 ? args.c1Requests : args.rateRequests;
-      const done = (side: string) => () => run.manifest.stages[`${side}.${metric}`].attempts - run.manifest.stages[`${side}.${metric}`].errors;
+      const done = (side: string) => () => {
+        const st = run.manifest.stages[stageKey(side, metric)];
+        return st.attempts - st.errors;
+      };
       await timedCpu(`driver.c${c}`, done("driver"), () => measure({ ctx, side: "driver", metric, n, concurrency: c, call }));
       await timedCpu(`undici.c${c}`, done("undici"), () => undiciRun(run, origin, REQUEST, metric, c, n));
       await timedCpu(`autocannon.c${c}`, done("autocannon"), () => autocannonRun(run, url, metric, c, n));
       if (wrk) {
         const runs = (wrkFigures[`c${c}`] ??= []);
-        await timedCpu(`wrk.c${c}`, () => runs[runs.length - 1].requests, () => runs.push(runWrk(url, c, args.wrkSeconds, work)));
+        await timedCpu(`wrk.c${c}`, () => runs[runs.length - 1].requests, () => runs.push(runWrk(url, c, args.wrkSeconds, work)), "children");
       }
       process.stderr.write(`round ${r} c${c} done\n`);
     }

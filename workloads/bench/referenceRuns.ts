@@ -1,7 +1,26 @@
 import autocannon from "autocannon";
 import { Pool, type Dispatcher } from "undici";
 import type { RunDir } from "../runDir";
+import type { SampleFile } from "../samples";
 import type { TimedRequestOpts } from "../timedRequest";
+import { rawFileName } from "../../analysis/runDirContract";
+
+/**
+ * One reference tool's stage: `drive` sends the requests, writes a sample per
+ * response to `file` and calls `responded` at each (which returns the hrtime
+ * it noted). The stage's wall time runs from the start to the last response,
+ * and it is recorded like the driver's.
+ */
+async function referenceStage(run: RunDir, side: string, metric: string, connections: number, drive: (file: SampleFile, responded: () => bigint) => Promise<void>): Promise<void> {
+  const file = run.rawFile(side, metric);
+  const startedAt = new Date().toISOString();
+  const t0 = process.hrtime.bigint();
+  let last = t0;
+  await drive(file, () => (last = process.hrtime.bigint()));
+  const wallMs = Number(last - t0) / 1e6;
+  file.close();
+  run.recordStage({ side, metric, file: rawFileName(side, metric), attempts: file.lines, errors: file.errors, wallMs, concurrency: connections, startedAt });
+}
 
 /** What the manifest says about how autocannon's stages are timed. */
 export const AUTOCANNON_CLOCK =
@@ -13,25 +32,20 @@ export const AUTOCANNON_CLOCK =
  * autocannon calls back only on its next 1-second sampling tick, and timing to
  * that callback would understate its rate by up to a second per run.
  */
-export async function autocannonRun(run: RunDir, url: string, metric: string, connections: number, amount: number): Promise<void> {
-  const file = run.rawFile("autocannon", metric);
-  const startedAt = new Date().toISOString();
-  let seq = 0;
-  const t0 = process.hrtime.bigint();
-  let last = t0;
-  await new Promise<void>((res, rej) => {
-    const inst = autocannon(
-      { url, connections, pipelining: 1, amount, method: "POST", body: '{"args":[]}', headers: { "content-type": "application/json" }, timeout: 10 },
-      (err: Error | null) => (err ? rej(err) : res()),
-    );
-    inst.on("response", (_client: unknown, status: number, _bytes: number, ms: number) => {
-      last = process.hrtime.bigint();
-      file.write({ seq: seq++, at: Date.now(), ok: status === 200, ms, cold: null, ...(status === 200 ? {} : { error: `HTTP ${status}` }) });
+export function autocannonRun(run: RunDir, url: string, metric: string, connections: number, amount: number): Promise<void> {
+  return referenceStage(run, "autocannon", metric, connections, (file, responded) => {
+    let seq = 0;
+    return new Promise<void>((res, rej) => {
+      const inst = autocannon(
+        { url, connections, pipelining: 1, amount, method: "POST", body: '{"args":[]}', headers: { "content-type": "application/json" }, timeout: 10 },
+        (err: Error | null) => (err ? rej(err) : res()),
+      );
+      inst.on("response", (_client: unknown, status: number, _bytes: number, ms: number) => {
+        responded();
+        file.write({ seq: seq++, at: Date.now(), ok: status === 200, ms, cold: null, ...(status === 200 ? {} : { error: `HTTP ${status}` }) });
+      });
     });
   });
-  const wallMs = Number(last - t0) / 1e6;
-  file.close();
-  run.recordStage({ side: "autocannon", metric, file: `raw/autocannon.${metric}.jsonl`, attempts: file.lines, errors: file.errors, wallMs, concurrency: connections, startedAt });
 }
 
 /** What the manifest says about the bare-undici reference. */
@@ -46,51 +60,45 @@ export const UNDICI_CLOCK =
  * autocannon is undici's.
  */
 export async function undiciRun(run: RunDir, origin: string, request: TimedRequestOpts, metric: string, connections: number, amount: number): Promise<void> {
-  const file = run.rawFile("undici", metric);
-  const startedAt = new Date().toISOString();
   const pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
-  let sent = 0;
-  let seq = 0;
-  const t0 = process.hrtime.bigint();
-  let last = t0;
-  await new Promise<void>((done) => {
-    let open = Math.min(connections, amount);
-    const next = (): void => {
-      if (sent >= amount) {
-        if (--open === 0) done();
-        return;
-      }
-      sent++;
-      let start = process.hrtime.bigint();
-      let status = 0;
-      const at = Date.now();
-      pool.dispatch(request, {
-        onConnect() {
-          start = process.hrtime.bigint();
-        },
-        onHeaders(s: number) {
-          status = s;
-          return true;
-        },
-        onData() {
-          return true;
-        },
-        onComplete() {
-          last = process.hrtime.bigint();
-          const ms = Number(last - start) / 1e6;
-          file.write(status === 200 ? { seq: seq++, at, ok: true, ms, cold: null } : { seq: seq++, at, ok: false, ms, cold: null, error: `HTTP ${status}` });
-          next();
-        },
-        onError(err: Error) {
-          file.write({ seq: seq++, at, ok: false, ms: Number(process.hrtime.bigint() - start) / 1e6, cold: null, error: err.message });
-          next();
-        },
-      } as unknown as Dispatcher.DispatchHandler);
-    };
-    for (let i = open; i > 0; i--) next();
+  await referenceStage(run, "undici", metric, connections, (file, responded) => {
+    let sent = 0;
+    let seq = 0;
+    return new Promise<void>((done) => {
+      let open = Math.min(connections, amount);
+      const next = (): void => {
+        if (sent >= amount) {
+          if (--open === 0) done();
+          return;
+        }
+        sent++;
+        let start = process.hrtime.bigint();
+        let status = 0;
+        const at = Date.now();
+        pool.dispatch(request, {
+          onConnect() {
+            start = process.hrtime.bigint();
+          },
+          onHeaders(s: number) {
+            status = s;
+            return true;
+          },
+          onData() {
+            return true;
+          },
+          onComplete() {
+            const ms = Number(responded() - start) / 1e6;
+            file.write(status === 200 ? { seq: seq++, at, ok: true, ms, cold: null } : { seq: seq++, at, ok: false, ms, cold: null, error: `HTTP ${status}` });
+            next();
+          },
+          onError(err: Error) {
+            file.write({ seq: seq++, at, ok: false, ms: Number(process.hrtime.bigint() - start) / 1e6, cold: null, error: err.message });
+            next();
+          },
+        } as unknown as Dispatcher.DispatchHandler);
+      };
+      for (let i = open; i > 0; i--) next();
+    });
   });
-  const wallMs = Number(last - t0) / 1e6;
-  file.close();
   await pool.close();
-  run.recordStage({ side: "undici", metric, file: `raw/undici.${metric}.jsonl`, attempts: file.lines, errors: file.errors, wallMs, concurrency: connections, startedAt });
 }
