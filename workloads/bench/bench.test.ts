@@ -8,13 +8,19 @@ import { RunDir } from "../runDir";
 import { autocannonRun } from "./referenceRuns";
 import { NOOP_REPLY } from "./noopServer";
 import { parseWrkOutput } from "./wrk";
-import { benchTable, median, pairedRatio } from "./benchFigures";
+import { benchTable, median, pairedRatio, toolOrder } from "./benchFigures";
 
 describe("driver benchmark figures", () => {
   it("reads the line wrk's done() hook prints, in ms and completions", () => {
     const out = "Running 2s test @ http://127.0.0.1:1/\n  1 threads and 8 connections\nWRK_RESULT {\"requests\":60000,\"duration_us\":2000000,\"errors\":2,\"p50_us\":54,\"p99_us\":812}\n";
     expect(parseWrkOutput(out)).toEqual({ requests: 60000, durationMs: 2000, errors: 2, p50: 0.054, p99: 0.812 });
     expect(() => parseWrkOutput("Running 2s test\n")).toThrow(/wrk printed no result line/);
+  });
+  it("runs the driver next to autocannon, and each round in the reverse order of the one before", () => {
+    expect(toolOrder(1)).toEqual(["driver", "autocannon", "undici", "wrk"]);
+    expect(toolOrder(2)).toEqual(["wrk", "undici", "autocannon", "driver"]);
+    expect(toolOrder(3)).toEqual(toolOrder(1));
+    for (const r of [1, 2]) expect(Math.abs(toolOrder(r).indexOf("driver") - toolOrder(r).indexOf("autocannon"))).toBe(1);
   });
   it("medians, paired ratios and the printed table", () => {
     expect(median([3, 1, 2])).toBe(2);

@@ -9,6 +9,18 @@ export interface Figure {
   rounds: { driver: number[]; undici: number[]; autocannon: number[]; wrk: number[] | null };
 }
 
+export type BenchTool = "driver" | "autocannon" | "undici" | "wrk";
+/**
+ * The order the tools run in round `round` (from 1): the driver and autocannon
+ * next to each other, so the pair the target compares is taken closest in
+ * time, and every other round reversed, so a drift of the machine's speed
+ * within a round favours neither.
+ */
+export function toolOrder(round: number): BenchTool[] {
+  const order: BenchTool[] = ["driver", "autocannon", "undici", "wrk"];
+  return round % 2 === 1 ? order : order.reverse();
+}
+
 export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);

@@ -1,11 +1,11 @@
 /**
  * `npm run bench:driver`: how much the load driver adds. The driver's own
  * request path (GatewayClient over the driver's HTTP/1.1 client, the measure
- * loop, a sample written per request) against a no-op Node http server on loopback, side by side in
- * the same run with undici's dispatch alone (what undici costs without the
- * driver's code), autocannon and, when installed, wrk. Prints latency, rate and
- * client CPU per request with the ratios driver/reference, and writes a run
- * directory (stack
+ * loop, a sample written per request) against a no-op server on loopback (nginx
+ * when installed, else Node's http server), side by side in the same run with
+ * undici's dispatch alone (what undici costs without the driver's code),
+ * autocannon and, when installed, wrk. Prints latency, rate and client CPU per
+ * request with the ratios driver/reference, and writes a run directory (stack
  * "driver-bench") so `npm run report` and `npm run compare` apply.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -23,10 +23,13 @@ import { parseProcStatCpuMs } from "../cpuTime";
 import { readSamples, percentiles } from "../../analysis/summary";
 import { stageKey } from "../../analysis/runDirContract";
 import { runWrk, wrkVersion, type WrkResult } from "./wrk";
-import { benchTable, type Figure } from "./benchFigures";
+import { nginxVersion, startNginx } from "./nginxServer";
+import { NOOP_REPLY } from "./noopServer";
+import { benchTable, toolOrder, type Figure } from "./benchFigures";
 import { AUTOCANNON_CLOCK, autocannonRun, UNDICI_CLOCK, undiciRun } from "./referenceRuns";
 
 export const RATE_LEVELS = [8, 32, 128] as const;
+
 /** The request every tool sends: the driver's own action call to actor id "noop". */
 const NOOP: Target = { kind: "id", actorId: "noop" };
 const REQUEST = actionRequest(NOOP, "ping");
@@ -38,10 +41,11 @@ interface BenchArgs {
   wrkSeconds: number;
   resultsDir: string;
   useWrk: boolean;
+  nodeServer: boolean;
 }
 
 function parseArgs(argv: string[]): BenchArgs {
-  const a: BenchArgs = { rounds: 5, c1Requests: 5000, rateRequests: 20000, wrkSeconds: 2, resultsDir: "results", useWrk: true };
+  const a: BenchArgs = { rounds: 9, c1Requests: 5000, rateRequests: 20000, wrkSeconds: 2, resultsDir: "results", useWrk: true, nodeServer: false };
   for (let i = 0; i < argv.length; i++) {
     const f = argv[i];
     const num = () => {
@@ -55,7 +59,8 @@ function parseArgs(argv: string[]): BenchArgs {
     else if (f === "--wrk-seconds") a.wrkSeconds = num();
     else if (f === "--results-dir") a.resultsDir = argv[++i];
     else if (f === "--no-wrk") a.useWrk = false;
-    else throw new Error(`unknown argument ${f}; usage: npm run bench:driver -- [--rounds N] [--c1-requests N] [--rate-requests N] [--wrk-seconds N] [--no-wrk] [--results-dir DIR]`);
+    else if (f === "--node-server") a.nodeServer = true;
+    else throw new Error(`unknown argument ${f}; usage: npm run bench:driver -- [--rounds N] [--c1-requests N] [--rate-requests N] [--wrk-seconds N] [--no-wrk] [--node-server] [--results-dir DIR]`);
   }
   return a;
 }
@@ -80,17 +85,25 @@ async function main(): Promise<void> {
   run.manifest.versions = { ...run.manifest.versions, undici: packageVersion("undici"), autocannon: packageVersion("autocannon"), ...(wrk ? { wrk } : {}) };
   const work = mkdtempSync(join(tmpdir(), "actor-bench-driver-"));
   const port = await freePort();
-  const server = spawnManaged({ name: "noop-server", command: process.execPath, args: [join(__dirname, "noopServer.js"), String(port)], env: process.env, logFile: join(work, "server.log") });
-  await waitUntil("listening", server, join(work, "server.log"), 10_000, () => readFileSync(join(work, "server.log"), "utf8").includes("listening"));
+  const nginx = args.nodeServer ? null : nginxVersion();
+  if (nginx) {
+    run.manifest.versions = { ...run.manifest.versions, nginx };
+    await startNginx(port, join(work, "nginx"));
+  } else {
+    if (!args.nodeServer) process.stderr.write("nginx is not installed (apt-get install nginx-light): loading Node's http server instead, which is slower than wrk and caps every tool's rate at high concurrency\n");
+    const server = spawnManaged({ name: "noop-server", command: process.execPath, args: [join(__dirname, "noopServer.js"), String(port)], env: process.env, logFile: join(work, "server.log") });
+    await waitUntil("listening", server, join(work, "server.log"), 10_000, () => readFileSync(join(work, "server.log"), "utf8").includes("listening"));
+  }
   const origin = `http://127.0.0.1:${port}`;
   const url = `${origin}${REQUEST.path}`;
+  const serverText = `${nginx ? `nginx ${nginx}, one process` : "Node http server, one process"}, 127.0.0.1, fixed ${Buffer.byteLength(NOOP_REPLY)}-byte JSON reply${nginx || args.nodeServer ? "" : " (nginx not installed)"}`;
   run.manifest.settings.bench = {
-    server: "Node http server, one process, 127.0.0.1, fixed 62-byte JSON reply",
+    server: serverText,
     driver: "GatewayClient.call (the driver's own HTTP/1.1 client, workloads/http1, keep-alive) in the shared measure loop, one sample written per request",
     undici: UNDICI_CLOCK,
     autocannon: AUTOCANNON_CLOCK,
     wrk: wrk ? "one thread, latency percentiles from its done() hook; no per-request samples" : "not installed (apt-get install wrk)",
-    order: "each round: every tool at c1, then every tool at each rate level, tools interleaved",
+    order: "each round: every tool at c1, then every tool at each rate level; at each level the driver, autocannon, undici alone, wrk, in reverse every other round",
     ratios: "each ratio is the median over rounds of that round's tool/reference ratio, so both values of a pair were taken under the same machine load",
     clientCpu: "CPU per completed request of the tool's own process: the driver, undici alone and autocannon share this one (process.cpuUsage, all threads, including the sample writes), wrk's from its child fields in /proc/self/stat once it exited",
   };
@@ -127,12 +140,14 @@ async function main(): Promise<void> {
         const st = run.manifest.stages[stageKey(side, metric)];
         return st.attempts - st.errors;
       };
-      await timedCpu(`driver.c${c}`, done("driver"), () => measure({ ctx, side: "driver", metric, n, concurrency: c, call }));
-      await timedCpu(`undici.c${c}`, done("undici"), () => undiciRun(run, origin, REQUEST, metric, c, n));
-      await timedCpu(`autocannon.c${c}`, done("autocannon"), () => autocannonRun(run, url, metric, c, n));
-      if (wrk) {
-        const runs = (wrkFigures[`c${c}`] ??= []);
-        await timedCpu(`wrk.c${c}`, () => runs[runs.length - 1].requests, () => runs.push(runWrk(url, c, args.wrkSeconds, work)), "children");
+      for (const tool of toolOrder(r)) {
+        if (tool === "driver") await timedCpu(`driver.c${c}`, done("driver"), () => measure({ ctx, side: "driver", metric, n, concurrency: c, call }));
+        else if (tool === "autocannon") await timedCpu(`autocannon.c${c}`, done("autocannon"), () => autocannonRun(run, url, metric, c, n));
+        else if (tool === "undici") await timedCpu(`undici.c${c}`, done("undici"), () => undiciRun(run, origin, REQUEST, metric, c, n));
+        else if (wrk) {
+          const runs = (wrkFigures[`c${c}`] ??= []);
+          await timedCpu(`wrk.c${c}`, () => runs[runs.length - 1].requests, () => runs.push(runWrk(url, c, args.wrkSeconds, work)), "children");
+        }
       }
       process.stderr.write(`round ${r} c${c} done\n`);
     }
@@ -163,7 +178,7 @@ async function main(): Promise<void> {
   run.manifest.settings.wrkRuns = wrkFigures;
   run.manifest.settings.clientCpuUsPerRequest = cpuUs;
   run.finish("complete");
-  console.log(`driver benchmark, ${run.manifest.machine.cpus} x ${run.manifest.machine.cpuModel}: each tool's median of ${args.rounds} rounds; each ratio the median of the rounds' own ratios (the tools run interleaved in a round)\n`);
+  console.log(`driver benchmark, ${run.manifest.machine.cpus} x ${run.manifest.machine.cpuModel}, server: ${serverText}; each tool's median of ${args.rounds} rounds; each ratio the median of the rounds' own ratios (the tools run interleaved in a round)\n`);
   console.log(benchTable(figures, args.useWrk ? "not installed" : "not run"));
   if (!wrk) console.log(args.useWrk ? "\nwrk is not installed, so its columns are empty: apt-get install wrk" : "\nwrk was not run (--no-wrk)");
   console.log(`\nrun directory: ${run.dir}`);

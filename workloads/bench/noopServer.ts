@@ -1,13 +1,16 @@
 /**
- * The no-op HTTP server the driver benchmark loads: Node's http server, one
- * process, 127.0.0.1 only. Every request gets the same small reply in the shape
- * of an actor's (so the driver's own parsing runs as in a real stage).
+ * The no-op HTTP server the driver benchmark loads when nginx is not installed
+ * (or with --node-server): Node's http server, one process, 127.0.0.1 only.
+ * Every request gets the same small reply in the shape of an actor's (so the
+ * driver's own parsing runs as in a real stage); nginx sends the same.
  *   node dist/workloads/bench/noopServer.js <port>
  */
 import { createServer } from "node:http";
 
 export const NOOP_REPLY = JSON.stringify({ output: { cold: false, actorMs: 0, sqlMs: null, value: null } });
-const HEADERS = { "content-type": "application/json", "content-length": Buffer.byteLength(NOOP_REPLY), "x-rivet-actor": "noop" };
+/** The actor id every reply names. */
+export const NOOP_ACTOR = "noop";
+const HEADERS = { "content-type": "application/json", "content-length": Buffer.byteLength(NOOP_REPLY), "x-rivet-actor": NOOP_ACTOR };
 
 if (require.main === module) {
   const port = Number(process.argv[2]);
