@@ -50,6 +50,16 @@ describe("ReplyParser", () => {
     expect(r.idleLimitMs).toBe(5000);
   });
 
+  it("headerOf matches a whole field name in any case, the first of repeated ones, never a value or the status line", () => {
+    const head = "HTTP/1.1 200 x-rivet-actor: status\r\nX-Note: x-rivet-actor: in a value\r\nX-Rivet-Actor-Id: longer\r\nx-RIVET-actor:  first \r\nX-Rivet-Actor: second\r\nX-Last:end";
+    expect(headerOf(head, "x-rivet-actor")).toBe("first");
+    expect(headerOf(head, "x-rivet-actor-id")).toBe("longer");
+    expect(headerOf(head, "x-last")).toBe("end");
+    expect(headerOf(head, "x-note")).toBe("x-rivet-actor: in a value");
+    expect(headerOf("HTTP/1.1 204 No Content", "x-rivet-actor")).toBeUndefined();
+    expect(headerOf("HTTP/1.1 200 OK\r\nX-Empty:\r\n", "x-empty")).toBe("");
+  });
+
   it("gives the same reply whichever byte the connection splits it at", () => {
     for (const text of [LENGTH, CHUNKED]) {
       const whole = feedIn(text, []);

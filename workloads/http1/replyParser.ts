@@ -34,14 +34,31 @@ function fieldValue(head: string, colon: number, eol: number): string {
   return head.slice(from, to);
 }
 
-/** A reply's field by lower-case name (the first, if repeated), from its head; undefined if absent. */
+/** Whether the field name at `at` in `head` is `name` (lower case), ignoring case. */
+function isName(head: string, at: number, name: string): boolean {
+  for (let i = 0; i < name.length; i++) {
+    let c = head.charCodeAt(at + i);
+    if (c >= 65 && c <= 90) c += 32;
+    if (c !== name.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+/**
+ * A reply's field by lower-case name (the first, if repeated), from its head;
+ * undefined if absent. Names are compared in place, line by line, without a
+ * lower-cased copy of the head: this runs on every call's reply.
+ */
 export function headerOf(head: string, name: string): string | undefined {
-  // Names are case-insensitive; a latin1 string keeps its length lower-cased, so offsets carry over.
-  const at = head.toLowerCase().indexOf(`\r\n${name}:`);
-  if (at < 0) return undefined;
-  const colon = at + 2 + name.length;
-  const eol = head.indexOf("\r\n", colon);
-  return fieldValue(head, colon, eol < 0 ? head.length : eol);
+  const n = name.length;
+  let eol = head.indexOf("\r\n");
+  while (eol >= 0) {
+    const start = eol + 2;
+    eol = head.indexOf("\r\n", start);
+    const end = eol < 0 ? head.length : eol;
+    if (end - start > n && head.charCodeAt(start + n) === 58 && isName(head, start, name)) return fieldValue(head, start + n, end);
+  }
+  return undefined;
 }
 
 export const MAX_HEAD_BYTES = 64 * 1024;
