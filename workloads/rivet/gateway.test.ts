@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toCallResult } from "./gateway";
+import { actionPath, toCallResult } from "./gateway";
 
 // A reply's head as the driver's client gives it: the status line, then the header lines.
 const head = (pairs: Record<string, string>) => ["HTTP/1.1 200 OK", ...Object.entries(pairs).map(([k, v]) => `${k}: ${v}`)].join("\r\n");
@@ -28,5 +28,16 @@ describe("toCallResult", () => {
     expect(toCallResult({ ok: false, ms: 30000, error: "timeout after 30000 ms: no complete reply within 30000 ms" })).toEqual({
       ok: false, ms: 30000, error: "timeout after 30000 ms: no complete reply within 30000 ms",
     });
+  });
+});
+
+describe("actionPath", () => {
+  it("encodes an id, actor or key as encodeURIComponent does, and leaves one that needs nothing as it is", () => {
+    for (const id of ["noop", "a1B2-c_3.d~", "a b/c?d&e", "é", "x'y(z)*!", "%41", ""]) {
+      expect(actionPath({ kind: "id", actorId: id }, "ping")).toBe(`/gateway/${encodeURIComponent(id)}/action/ping`);
+    }
+    expect(actionPath({ kind: "key", actor: "st ore", key: "k/1" }, "write")).toBe(
+      "/gateway/st%20ore/action/write?rvt-namespace=default&rvt-method=getOrCreate&rvt-runner=default&rvt-key=k%2F1",
+    );
   });
 });
