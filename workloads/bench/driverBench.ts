@@ -23,7 +23,7 @@ import { parseProcStatCpuMs } from "../cpuTime";
 import { readSamples, percentiles } from "../../analysis/summary";
 import { stageKey } from "../../analysis/runDirContract";
 import { runWrk, wrkVersion, type WrkResult } from "./wrk";
-import { nginxVersion, startNginx } from "./nginxServer";
+import { findNginx, startNginx } from "./nginxServer";
 import { NOOP_REPLY } from "./noopServer";
 import { benchTable, toolOrder, type Figure } from "./benchFigures";
 import { AUTOCANNON_CLOCK, autocannonRun, UNDICI_CLOCK, undiciRun } from "./referenceRuns";
@@ -85,10 +85,11 @@ async function main(): Promise<void> {
   run.manifest.versions = { ...run.manifest.versions, undici: packageVersion("undici"), autocannon: packageVersion("autocannon"), ...(wrk ? { wrk } : {}) };
   const work = mkdtempSync(join(tmpdir(), "actor-bench-driver-"));
   const port = await freePort();
-  const nginx = args.nodeServer ? null : nginxVersion();
-  if (nginx) {
-    run.manifest.versions = { ...run.manifest.versions, nginx };
-    await startNginx(port, join(work, "nginx"));
+  const found = args.nodeServer ? null : findNginx();
+  const nginx = found?.version;
+  if (found) {
+    run.manifest.versions = { ...run.manifest.versions, nginx: found.version };
+    await startNginx(found.binary, port, join(work, "nginx"));
   } else {
     if (!args.nodeServer) process.stderr.write("nginx is not installed (apt-get install nginx-light): loading Node's http server instead, which is slower than wrk and caps every tool's rate at high concurrency\n");
     const server = spawnManaged({ name: "noop-server", command: process.execPath, args: [join(__dirname, "noopServer.js"), String(port)], env: process.env, logFile: join(work, "server.log") });

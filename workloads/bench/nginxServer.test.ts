@@ -7,7 +7,7 @@ import { freePort } from "../ports";
 import type { Managed } from "../processes";
 import { ReplyParser, type Reply } from "../http1/replyParser";
 import { GatewayClient } from "../rivet/gateway";
-import { nginxConfig, nginxVersion, startNginx } from "./nginxServer";
+import { findNginx, nginxConfig, startNginx } from "./nginxServer";
 import { NOOP_REPLY } from "./noopServer";
 
 describe("nginxConfig", () => {
@@ -25,7 +25,7 @@ describe("nginxConfig", () => {
   });
 });
 
-const installed = nginxVersion();
+const installed = findNginx();
 // CI installs nginx-light (.ci/run); elsewhere these run once it is installed.
 describe.skipIf(!installed)("the benchmark's nginx (skipped when nginx is not installed: apt-get install nginx-light)", () => {
   let dir: string;
@@ -34,7 +34,7 @@ describe.skipIf(!installed)("the benchmark's nginx (skipped when nginx is not in
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "actor-bench-nginx-"));
     port = await freePort();
-    proc = await startNginx(port, join(dir, "nginx"));
+    proc = await startNginx(installed!.binary, port, join(dir, "nginx"));
   }, 20_000);
   afterAll(async () => {
     await proc?.stop();

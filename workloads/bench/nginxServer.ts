@@ -13,11 +13,16 @@ import { spawnManaged, type Managed } from "../processes";
 import { waitUntil } from "../waitFor";
 import { NOOP_ACTOR, NOOP_REPLY } from "./noopServer";
 
-/** nginx's version, or null when it is not installed. */
-export function nginxVersion(): string | null {
-  const r = spawnSync("nginx", ["-v"], { encoding: "utf8" });
-  if (r.error) return null;
-  return /nginx\/(\S+)/.exec(`${r.stdout}${r.stderr}`)?.[1] ?? "unknown";
+/** Where nginx is looked for: the PATH, then Debian's place for it (not on a non-root user's PATH). */
+const NGINX_BINARIES = ["nginx", "/usr/sbin/nginx"];
+
+/** The nginx binary and its version, or null when it is not installed. */
+export function findNginx(): { binary: string; version: string } | null {
+  for (const binary of NGINX_BINARIES) {
+    const r = spawnSync(binary, ["-v"], { encoding: "utf8" });
+    if (!r.error) return { binary, version: /nginx\/(\S+)/.exec(`${r.stdout}${r.stderr}`)?.[1] ?? "unknown" };
+  }
+  return null;
 }
 
 /**
@@ -57,14 +62,14 @@ http {
 `;
 }
 
-/** Starts nginx with that configuration under `dir` and resolves once it answers with the reply. */
-export async function startNginx(port: number, dir: string): Promise<Managed> {
+/** Starts `binary` (from findNginx) with that configuration under `dir` and resolves once it answers with the reply. */
+export async function startNginx(binary: string, port: number, dir: string): Promise<Managed> {
   mkdirSync(dir, { recursive: true });
   const conf = join(dir, "nginx.conf");
   writeFileSync(conf, nginxConfig(port, dir));
   const log = join(dir, "nginx.out");
   // -e: the error log from the start, before the configuration is read (else nginx opens /var/log/nginx first).
-  const proc = spawnManaged({ name: "noop-nginx", command: "nginx", args: ["-p", dir, "-c", conf, "-e", join(dir, "error.log")], env: process.env, logFile: log });
+  const proc = spawnManaged({ name: "noop-nginx", command: binary, args: ["-p", dir, "-c", conf, "-e", join(dir, "error.log")], env: process.env, logFile: log });
   await waitUntil("answering", proc, join(dir, "error.log"), 10_000, async () => {
     try {
       const r = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body: "{}" });
