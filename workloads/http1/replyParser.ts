@@ -209,34 +209,24 @@ export class ReplyParser {
       const colon = head.indexOf(":", start);
       // No space may come before the colon (RFC 9112 5.1): such a line is refused, not guessed at.
       if (colon <= start || colon > eol || head.charCodeAt(colon - 1) <= 32) throw protocolError(`malformed header line "${head.slice(start, Math.min(eol, start + 60))}"`);
-      // Only four fields frame a reply or its connection, and they are 10, 14 and 17 characters
-      // long; any other line is left in the head for headerOf, read only if asked for.
+      // Only four fields frame a reply or its connection; any other line is left in the head
+      // for headerOf, read only if asked for. Names are compared in place, as headerOf does.
       const n = colon - start;
-      if (n !== 10 && n !== 14 && n !== 17) continue;
-      const name = head.slice(start, colon).toLowerCase();
-      const value = fieldValue(head, colon, eol);
-      // Only four fields frame a reply or its connection; the rest are kept as they are.
-      switch (name) {
-        case "content-length":
-          if (!/^\d{1,15}$/.test(value) || (length >= 0 && length !== Number(value))) throw protocolError(`bad content-length "${value.slice(0, 40)}"`);
-          length = Number(value);
-          break;
-        case "transfer-encoding":
-          coded = true;
-          chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
-          break;
-        case "connection": {
-          const v = value.toLowerCase();
-          if (v === "keep-alive") keepAlive = true;
-          else if (/(?:^|,)\s*close\s*(?:,|$)/.test(v)) keepAlive = false;
-          else if (/(?:^|,)\s*keep-alive\s*(?:,|$)/.test(v)) keepAlive = true;
-          break;
-        }
-        case "keep-alive": {
-          const t = /(?:^|,)\s*timeout=(\d+)/i.exec(value);
-          if (t) this.idleLimitMs = Number(t[1]) * 1000;
-          break;
-        }
+      if (n === 14 && isName(head, start, "content-length")) {
+        const value = fieldValue(head, colon, eol);
+        if (!/^\d{1,15}$/.test(value) || (length >= 0 && length !== Number(value))) throw protocolError(`bad content-length "${value.slice(0, 40)}"`);
+        length = Number(value);
+      } else if (n === 17 && isName(head, start, "transfer-encoding")) {
+        coded = true;
+        chunked = /(?:^|,)\s*chunked\s*$/i.test(fieldValue(head, colon, eol));
+      } else if (n === 10 && isName(head, start, "connection")) {
+        const v = fieldValue(head, colon, eol).toLowerCase();
+        if (v === "keep-alive") keepAlive = true;
+        else if (/(?:^|,)\s*close\s*(?:,|$)/.test(v)) keepAlive = false;
+        else if (/(?:^|,)\s*keep-alive\s*(?:,|$)/.test(v)) keepAlive = true;
+      } else if (n === 10 && isName(head, start, "keep-alive")) {
+        const t = /(?:^|,)\s*timeout=(\d+)/i.exec(fieldValue(head, colon, eol));
+        if (t) this.idleLimitMs = Number(t[1]) * 1000;
       }
     }
     if (status >= 100 && status < 200) {
