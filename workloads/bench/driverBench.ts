@@ -86,7 +86,6 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "actor-bench-driver-"));
   const port = await freePort();
   const found = args.nodeServer ? null : findNginx();
-  const nginx = found?.version;
   if (found) {
     run.manifest.versions = { ...run.manifest.versions, nginx: found.version };
     await startNginx(found.binary, port, join(work, "nginx"));
@@ -97,7 +96,7 @@ async function main(): Promise<void> {
   }
   const origin = `http://127.0.0.1:${port}`;
   const url = `${origin}${REQUEST.path}`;
-  const serverText = `${nginx ? `nginx ${nginx}, one process` : "Node http server, one process"}, 127.0.0.1, fixed ${Buffer.byteLength(NOOP_REPLY)}-byte JSON reply${nginx || args.nodeServer ? "" : " (nginx not installed)"}`;
+  const serverText = `${found ? `nginx ${found.version}, one process` : "Node http server, one process"}, 127.0.0.1, fixed ${Buffer.byteLength(NOOP_REPLY)}-byte JSON reply${found || args.nodeServer ? "" : " (nginx not installed)"}`;
   run.manifest.settings.bench = {
     server: serverText,
     driver: "GatewayClient.call (the driver's own HTTP/1.1 client, workloads/http1, keep-alive) in the shared measure loop, one sample written per request",
