@@ -17,6 +17,8 @@ export class RunDirError extends Error {}
 /** One measured sample, one JSON line in raw/<side>.<metric>.jsonl. */
 export interface Sample {
   seq: number;
+  /** The repetition the sample was taken in (the manifest's repetitions[].rep); absent in a run without repetitions. */
+  rep?: number;
   /** Wall-clock ms (Date.now()) when the sample's request was sent. */
   at: number;
   ok: boolean;
@@ -33,7 +35,21 @@ export interface Sample {
   error?: string;
 }
 
-/** One measured stage. Written to stages/<side>.<metric>.json (hashed) and copied into the manifest. */
+/** One repetition's part of a stage: its own attempts, errors, wall time and notes. */
+export interface RepStage {
+  rep: number;
+  attempts: number;
+  errors: number;
+  wallMs: number;
+  startedAt: string;
+  notes?: Record<string, unknown>;
+}
+
+/**
+ * One measured stage. Written to stages/<side>.<metric>.json (hashed) and copied into the manifest.
+ * In a run with repetitions, attempts, errors and wallMs are the sums over `repetitions`, which
+ * holds each repetition's own part (its notes too); without, the record is the one repetition.
+ */
 export interface StageRecord {
   side: string;
   metric: string;
@@ -45,6 +61,23 @@ export interface StageRecord {
   concurrency: number;
   startedAt: string;
   /** Extra facts a stage reports (e.g. idle time before wakes, CPU of the processes under test). */
+  notes?: Record<string, unknown>;
+  repetitions?: RepStage[];
+}
+
+/** A stage's parts, one per repetition: its `repetitions`, or the record itself as repetition 0. */
+export function stageReps(st: StageRecord): RepStage[] {
+  if (st.repetitions) return st.repetitions;
+  return [{ rep: 0, attempts: st.attempts, errors: st.errors, wallMs: st.wallMs, startedAt: st.startedAt, ...(st.notes ? { notes: st.notes } : {}) }];
+}
+
+/** One repetition of a run's plan: every side's runtime started afresh, the sides in `order`. */
+export interface Repetition {
+  rep: number;
+  startedAt: string;
+  finishedAt: string | null;
+  order: string[];
+  /** What the repetition recorded about itself besides its stages (how the machine was brought to rest before each side). */
   notes?: Record<string, unknown>;
 }
 
@@ -72,6 +105,8 @@ export interface ManifestLike {
   code?: { commit: string | null; dirty: boolean | null; source: string };
   stages: Record<string, StageRecord>;
   files: Record<string, FileDigest>;
+  /** The repetitions of the plan, in the order they ran; absent in a run made as one (a cloud group run, an older run). */
+  repetitions?: Repetition[];
 }
 
 /** A run id: the UTC minute a run started, with -2, -3, ... when that minute was taken. */
@@ -139,6 +174,7 @@ export function sampleProblem(s: unknown): string | null {
   if (typeof x.ms !== "number" || !Number.isFinite(x.ms)) return '"ms" must be a number';
   if (x.cold !== undefined && x.cold !== null && typeof x.cold !== "boolean") return '"cold" must be true, false or null';
   for (const k of ["actorMs", "sqlMs", "clientMs"]) if (!optNumber(x[k])) return `"${k}" must be a number or null`;
+  if (x.rep !== undefined && !(Number.isInteger(x.rep) && (x.rep as number) >= 0)) return '"rep" must be a whole number from 0';
   if (x.colo !== undefined && (typeof x.colo !== "string" || !/^[A-Z]{3,4}$/.test(x.colo))) return '"colo" must be a data center code such as IAD';
   return null;
 }

@@ -2,7 +2,7 @@ import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, normalize } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import {
-  digestBytes, listedNameProblem, MANIFEST_SCHEMA, parseSamples, RunDirError, stageFileName, type ManifestLike, type StageRecord,
+  digestBytes, listedNameProblem, MANIFEST_SCHEMA, parseSamples, RunDirError, stageFileName, type ManifestLike, type Sample, type StageRecord,
 } from "./runDirContract";
 
 export { RunDirError, type ManifestLike, type StageRecord } from "./runDirContract";
@@ -40,6 +40,7 @@ export function verifyRunDir(dir: string): ManifestLike {
   }
   if (m.schema !== MANIFEST_SCHEMA) throw new RunDirError(`${mPath}: schema ${String(m.schema)} is not supported (this report reads schema ${MANIFEST_SCHEMA})`);
   if (!m.files || typeof m.files !== "object" || !m.stages || typeof m.stages !== "object") throw new RunDirError(`${mPath}: has no "files" or "stages"`);
+  const reps = repetitionsOf(m, mPath);
   const bytes = new Map<string, Buffer>();
   for (const [file, want] of Object.entries(m.files)) {
     if (!plainRelativePath(file)) throw new RunDirError(`${mPath}: lists "${file}", which is not a plain relative path inside the run directory`);
@@ -77,6 +78,51 @@ export function verifyRunDir(dir: string): ManifestLike {
     if (samples.length !== st.attempts || errors !== st.errors) {
       throw new RunDirError(`stage ${key}: records ${st.attempts} attempts and ${st.errors} errors, but ${st.file} holds ${samples.length} samples with ${errors} failures`);
     }
+    checkRepetitions(key, st, samples, reps);
   }
   return m;
+}
+
+/** The manifest's repetition numbers, checked to be 0, 1, ... in order; null in a run made without repetitions. */
+function repetitionsOf(m: ManifestLike, mPath: string): Set<number> | null {
+  if (m.repetitions === undefined) return null;
+  if (!Array.isArray(m.repetitions)) throw new RunDirError(`${mPath}: "repetitions" must be a list`);
+  m.repetitions.forEach((r, i) => {
+    if (typeof r !== "object" || r === null || r.rep !== i || typeof r.startedAt !== "string" || !Array.isArray(r.order) || !r.order.every((x) => typeof x === "string")) {
+      throw new RunDirError(`${mPath}: repetitions[${i}] must be {rep: ${i}, startedAt, finishedAt, order: [sides]}`);
+    }
+  });
+  return new Set(m.repetitions.map((r) => r.rep));
+}
+
+/**
+ * Every sample names a repetition the manifest lists (or none, in a run
+ * without repetitions), and each repetition's part of the stage record
+ * counts exactly the samples and failures that repetition holds.
+ */
+function checkRepetitions(key: string, st: StageRecord, samples: readonly Sample[], reps: Set<number> | null): void {
+  const stray = samples.findIndex((s) => (reps === null ? s.rep !== undefined : s.rep === undefined || !reps.has(s.rep)));
+  if (stray >= 0) {
+    const rep = samples[stray].rep;
+    throw new RunDirError(
+      `${st.file} line ${stray + 1}: ${rep === undefined ? "names no repetition" : `names repetition ${rep}`}, which the manifest does not list (${reps === null ? "a run without repetitions" : `repetitions ${[...reps].join(", ")}`})`,
+    );
+  }
+  if (st.repetitions === undefined) {
+    if (reps !== null) throw new RunDirError(`stage ${key}: has no per-repetition parts, but the run has repetitions`);
+    return;
+  }
+  if (reps === null || !Array.isArray(st.repetitions)) throw new RunDirError(`stage ${key}: has per-repetition parts, but the manifest lists no repetitions`);
+  const seen = new Set<number>();
+  for (const part of st.repetitions) {
+    if (!reps.has(part.rep) || seen.has(part.rep)) throw new RunDirError(`stage ${key}: a part for repetition ${String(part.rep)}, which the manifest does not list or the record lists twice`);
+    seen.add(part.rep);
+    const own = samples.filter((s) => s.rep === part.rep);
+    const errors = own.filter((s) => !s.ok).length;
+    if (own.length !== part.attempts || errors !== part.errors) {
+      throw new RunDirError(`stage ${key}: repetition ${part.rep} records ${part.attempts} attempts and ${part.errors} errors, but ${st.file} holds ${own.length} samples with ${errors} failures for it`);
+    }
+  }
+  const without = samples.find((s) => !seen.has(s.rep!));
+  if (without) throw new RunDirError(`stage ${key}: ${st.file} holds samples of repetition ${without.rep}, which its record has no part for`);
 }

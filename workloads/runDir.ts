@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { SampleFile } from "./samples";
 import { codeProvenance } from "./versions";
 import {
-  fileDigest, MANIFEST_SCHEMA, rawFileName, stageFileName, stageKey, type FileDigest, type ManifestLike, type StageRecord,
+  fileDigest, MANIFEST_SCHEMA, rawFileName, stageFileName, stageKey, type FileDigest, type ManifestLike, type RepStage, type StageRecord,
 } from "../analysis/runDirContract";
 
 
@@ -78,9 +78,38 @@ export class RunDir {
   }
 
   private open = new Set<SampleFile>();
+  /** The repetition being measured; undefined in a run made without repetitions. */
+  private rep: number | undefined;
+
+  /**
+   * Starts repetition `rep` (the next one): the samples and stage parts
+   * measured until endRepetition belong to it; `order` is the order its
+   * sides run in.
+   */
+  beginRepetition(rep: number, order: readonly string[]): void {
+    const reps = (this.manifest.repetitions ??= []);
+    if (rep !== reps.length) throw new Error(`repetition ${rep} begun after ${reps.length} (they are numbered 0, 1, ... in order)`);
+    reps.push({ rep, startedAt: new Date().toISOString(), finishedAt: null, order: [...order] });
+    this.rep = rep;
+    this.save();
+  }
+
+  /** Notes a fact of the repetition being measured (not of a stage), kept in the manifest's repetitions. */
+  noteRepetition(key: string, value: unknown): void {
+    const last = this.manifest.repetitions?.at(-1);
+    if (!last) throw new Error(`no repetition to note "${key}" in: begin one first`);
+    (last.notes ??= {})[key] = value;
+    this.save();
+  }
+
+  endRepetition(): void {
+    const last = this.manifest.repetitions?.at(-1);
+    if (last && last.finishedAt === null) last.finishedAt = new Date().toISOString();
+    this.save();
+  }
 
   rawFile(side: string, metric: string): SampleFile {
-    const f = new SampleFile(join(this.dir, rawFileName(side, metric)));
+    const f = new SampleFile(join(this.dir, rawFileName(side, metric)), this.rep);
     this.open.add(f);
     return f;
   }
@@ -91,13 +120,30 @@ export class RunDir {
     this.open.clear();
   }
 
-  recordStage(rec: StageRecord): void {
+  /**
+   * Records a stage. Within a repetition the record gains this repetition's
+   * part, and its attempts, errors and wall time become the sums over its parts.
+   */
+  recordStage(part: StageRecord): void {
+    const rec = this.rep === undefined ? part : this.withRepetition(part, this.rep);
     // Round-tripped through JSON so the manifest's copy equals the hashed file's, undefined fields and all.
     const text = JSON.stringify(rec, null, 2) + "\n";
     writeAtomic(join(this.dir, stageFileName(rec.side, rec.metric)), text);
     this.manifest.stages[stageKey(rec.side, rec.metric)] = JSON.parse(text) as StageRecord;
     this.rehash();
     this.save();
+  }
+
+  private withRepetition(part: StageRecord, rep: number): StageRecord {
+    const had = this.manifest.stages[stageKey(part.side, part.metric)];
+    const own: RepStage = { rep, attempts: part.attempts, errors: part.errors, wallMs: part.wallMs, startedAt: part.startedAt, ...(part.notes ? { notes: part.notes } : {}) };
+    const repetitions = [...(had?.repetitions ?? []).filter((r) => r.rep !== rep), own];
+    const sum = (k: "attempts" | "errors" | "wallMs") => repetitions.reduce((s, r) => s + r[k], 0);
+    return {
+      side: part.side, metric: part.metric, file: part.file,
+      attempts: sum("attempts"), errors: sum("errors"), wallMs: sum("wallMs"),
+      concurrency: part.concurrency, startedAt: had?.startedAt ?? part.startedAt, repetitions,
+    };
   }
 
   /** Digests by file, with the size and mtime they were taken at: a file unchanged since is not read again. */

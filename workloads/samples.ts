@@ -13,7 +13,7 @@ const num = (x: number | null): string => (x === null || !Number.isFinite(x) ? "
  * request: JSON.stringify took about 1.5 us a sample here, this about 0.6.
  */
 export function sampleLine(s: Sample): string {
-  let line = `{"seq":${num(s.seq)},"at":${num(s.at)},"ok":${s.ok},"ms":${num(s.ms)},"cold":${s.cold}`;
+  let line = `{"seq":${num(s.seq)}${s.rep !== undefined ? `,"rep":${num(s.rep)}` : ""},"at":${num(s.at)},"ok":${s.ok},"ms":${num(s.ms)},"cold":${s.cold}`;
   if (s.actorMs !== undefined) line += `,"actorMs":${num(s.actorMs)}`;
   if (s.sqlMs !== undefined) line += `,"sqlMs":${num(s.sqlMs)}`;
   if (s.clientMs !== undefined) line += `,"clientMs":${num(s.clientMs)}`;
@@ -32,7 +32,8 @@ export class SampleFile {
   private seq = 0;
   lines = 0;
   errors = 0;
-  constructor(readonly path: string) {
+  /** `rep`: the repetition every sample written here belongs to (none in a run without repetitions). */
+  constructor(readonly path: string, readonly rep?: number) {
     this.fd = openSync(path, "a");
   }
   nextSeq(): number {
@@ -41,6 +42,7 @@ export class SampleFile {
   /** A write after close (an interrupted run) is dropped: it is no measurement. */
   write(sample: Sample): void {
     if (this.fd < 0) return;
+    if (this.rep !== undefined) sample.rep = this.rep;
     writeSync(this.fd, `${sampleLine(sample)}\n`);
     this.lines += 1;
     if (!sample.ok) this.errors += 1;
