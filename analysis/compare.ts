@@ -1,36 +1,43 @@
-import { verifyRunDir, type ManifestLike } from "./verify";
-import { countedSamples, orderedStages, percentiles, readSamples, type RawSample } from "./summary";
-import { isColdMetric } from "./catalog";
+import { summarizeRun, type RunSummary } from "./summary";
+import { verifyRunDir } from "./verify";
 import { ms, table } from "./format";
-import { join } from "node:path";
-import { compareRows, notInBoth, type StageStats } from "./compareRows";
+import { compareRows, FALSE_DISCOVERY_RATE, notInBoth, VERDICT_TEXT, type CompareRow, type Interval, type StageStats } from "./compareRows";
 
-export { intervalsOverlap } from "./compareRows";
-
-/** Percentiles with their 95% intervals per "<side>.<metric>", in stage order, from a run's samples (counted as the report counts them). */
-export function stageStats(m: ManifestLike, samples: (side: string, metric: string) => RawSample[]): Record<string, StageStats> {
+/** Per "<side>.<metric>", in stage order: the summary's pooled percentiles, their intervals and each repetition's own. */
+export function stageStats(s: RunSummary): Record<string, StageStats> {
   const out: Record<string, StageStats> = {};
-  for (const s of orderedStages(m)) {
-    const p = percentiles(countedSamples(samples(s.side, s.metric), isColdMetric(s.metric)).map((x) => x.ms));
-    out[`${s.side}.${s.metric}`] = { n: p.n, p50: p.p50, p90: p.p90, p99: p.p99, ci: { p50: p.ci.p50, p90: p.ci.p90, p99: p.ci.p99 } };
+  for (const r of s.rows) {
+    out[`${r.side}.${r.metric}`] = { n: r.n, p50: r.p50, p90: r.p90, p99: r.p99, ci: r.repetitions.ci, reps: r.repetitions.perRep };
   }
   return out;
 }
 
 /** A run directory's stage stats, verified first. */
 export function runStats(dir: string): Record<string, StageStats> {
-  const m = verifyRunDir(dir);
-  const files = new Map(orderedStages(m).map((s) => [`${s.side}.${s.metric}`, s.file]));
-  return stageStats(m, (side, metric) => readSamples(join(dir, files.get(`${side}.${metric}`)!)));
+  return stageStats(summarizeRun(dir, verifyRunDir(dir)));
 }
 
-/** Markdown: per metric present in both runs, p50/p90/p99 of A and B, the ratio B/A and whether the CIs overlap. */
+const interval = (c: Interval | null) => (c && c.lo !== null && c.hi !== null ? `[${c.lo.toFixed(2)}, ${c.hi.toFixed(2)}]` : "-");
+
+/** How many rows of each verdict a comparison has, per quantile. */
+export function verdictCounts(rows: readonly CompareRow[], q: CompareRow["q"]): Record<CompareRow["verdict"], number> & { rows: number } {
+  const of = rows.filter((r) => r.q === q);
+  return { rows: of.length, different: of.filter((r) => r.verdict === "different").length, "within noise": of.filter((r) => r.verdict === "within noise").length, "cannot tell": of.filter((r) => r.verdict === "cannot tell").length };
+}
+
+/** Markdown: per metric present in both runs, p50/p90/p99 of A and B, B/A with its interval over repetitions, and the verdict. */
 export function compareRuns(dirA: string, dirB: string): string {
   const a = runStats(dirA);
   const b = runStats(dirB);
-  const rows = compareRows(a, b).map((r) => [r.key, r.q, ms(r.a), ms(r.b), r.ratio === null ? "-" : r.ratio.toFixed(2), `${r.nA} / ${r.nB}`, r.overlap ? "yes" : "no: a real difference"]);
+  const rows = compareRows(a, b);
+  const lines = rows.map((r) => [r.key, r.q, ms(r.a), ms(r.b), r.ratio === null ? "-" : r.ratio.toFixed(2), interval(r.ratioCi), `${r.kA} / ${r.kB}`, `${r.nA} / ${r.nB}`, VERDICT_TEXT[r.verdict]]);
+  const counts = (["p50", "p90", "p99"] as const).map((q) => {
+    const c = verdictCounts(rows, q);
+    return `${q}: ${c.different} of ${c.rows} rows a real difference, ${c["within noise"]} within the noise, ${c["cannot tell"]} cannot tell`;
+  });
   const only = notInBoth(a, b);
-  const drift =
-    "\n\nThe intervals are each run's own sampling error. Two runs made at different times also differ by what the machine was doing: on a shared machine, compare a stage that ran with the same start state in both (the first group, say) to see how large that drift is before reading a difference as the code's.";
-  return `A: ${dirA}\nB: ${dirB}\n\n${table(["metric", "q", "A ms", "B ms", "B/A", "n A / B", "95% CIs overlap"], rows)}${drift}${only.length ? `\n\nNot in both runs: ${only.join(", ")}` : ""}\n`;
+  const how =
+    `\n\nEach row's B/A interval is taken over repetitions (a t test on the log of each repetition's value, pooled variance), not over the samples of one run, which share that run's runtime and machine state. ` +
+    `A difference is called real only when its interval excludes 1 and it passes the Benjamini-Hochberg rule at a ${FALSE_DISCOVERY_RATE * 100}% false discovery rate over all ${rows.length} rows compared; a run with one repetition cannot tell.`;
+  return `A: ${dirA}\nB: ${dirB}\n\n${table(["metric", "q", "A ms", "B ms", "B/A", "B/A 95% interval", "repetitions A / B", "n A / B", "verdict"], lines)}\n\n${counts.join("\n")}${how}${only.length ? `\n\nNot in both runs: ${only.join(", ")}` : ""}\n`;
 }

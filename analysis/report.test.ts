@@ -9,7 +9,7 @@ import { summarizeRun, type RawSample } from "./summary";
 import { verifyRunDir } from "./verify";
 import { fileDigest, RunDirError } from "./runDirContract";
 import { replaceHeadline, README_END, README_START } from "./readme";
-import { intervalsOverlap } from "./compare";
+import { repSpread } from "./repetitions";
 import { headlineData, histogramData, logTicks } from "./charts";
 
 const range = (n: number, f: (i: number) => S) => Array.from({ length: n }, (_, i) => f(i));
@@ -61,7 +61,8 @@ describe("generateReport", () => {
     await generateReport(dir);
     const summary = JSON.parse(readFileSync(join(dir, "report/summary.json"), "utf8"));
     expect(Object.keys(summary)).toEqual(["rows", "throughput"]);
-    expect(Object.keys(summary.rows[0])).toEqual(["side", "metric", "n", "errors", "notCold", "restarts", "p50", "p90", "p99", "mean"]);
+    expect(Object.keys(summary.rows[0])).toEqual(["side", "metric", "n", "errors", "notCold", "restarts", "p50", "p90", "p99", "mean", "repetitions"]);
+    expect(Object.keys(summary.rows[0].repetitions)).toEqual(["k", "perRep", "cv", "ci", "dominant"]);
     expect(Object.keys(summary.throughput[0])).toEqual(["side", "metric", "concurrency", "perSecond", "errors", "attempts", "method"]);
     const md = readFileSync(join(dir, "report/results.md"), "utf8");
     expect(md).toMatch(/\| Metric \| Rivet Actor: client round trip through the Engine gateway \(driver hrtime\) \| n \| errors \/ cold flag wrong \| Durable Object: Worker's Date\.now\(\) around the awaited DO call \| n \| errors \/ cold flag wrong \|/);
@@ -300,11 +301,6 @@ describe("README and compare helpers", () => {
     expect(replaceHeadline(readme, "label", "| t |")).toBe(`# x\n\n${README_START}\nlabel\n\n| t |\n${README_END}\n\nrest\n`);
     expect(() => replaceHeadline("# x\n", "l", "h")).toThrow(/no headline markers/);
   });
-  it("CI overlap treats missing ends as unbounded", () => {
-    expect(intervalsOverlap({ lo: 1, hi: 2 }, { lo: 3, hi: 4 })).toBe(false);
-    expect(intervalsOverlap({ lo: 1, hi: 3 }, { lo: 3, hi: 4 })).toBe(true);
-    expect(intervalsOverlap({ lo: 1, hi: null }, { lo: 30, hi: 40 })).toBe(true);
-  });
 });
 
 describe("caveats", () => {
@@ -347,7 +343,7 @@ describe("the floor beside the runtimes", () => {
   });
   it("no floor samples, no section; the headline gains the floor's columns only when the run has it", () => {
     expect(floorCostMarkdown(new Map([...samples].filter(([k]) => !k.startsWith("floor."))))).toBe("");
-    const row = (side: string, metric: string, p: number) => ({ side, metric, n: 9, errors: 0, notCold: 0, restarts: 0, p50: p, p90: p, p99: p, mean: p });
+    const row = (side: string, metric: string, p: number) => ({ side, metric, n: 9, errors: 0, notCold: 0, restarts: 0, p50: p, p90: p, p99: p, mean: p, repetitions: repSpread([[p]], metric) });
     const withFloor = headlineMarkdown({ rows: [row("rivet", "warm.ping", 2), row("floor", "warm.ping", 0.5)], throughput: [] });
     expect(withFloor).toContain("| Floor (Node http + SQLite file): client round trip to a plain Node server (driver hrtime) | n | errors / cold flag wrong |");
     expect(withFloor).toContain("| Warm request (no storage) | 2.00 / 2.00 / 2.00 | 9 | 0 / 0 | - | - | - | 0.50 / 0.50 / 0.50 | 9 | 0 / 0 |");

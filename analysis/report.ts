@@ -2,12 +2,14 @@ import { describeMachineLimit, flagged, FLAG_FAILURE_SHARE, type MachineLimitNot
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { verifyRunDir, type ManifestLike } from "./verify";
+import { stageReps, type RepStage, type StageRecord } from "./runDirContract";
 import { clientPercentiles, countedSamples, orderedStages, percentiles, readSamples, summarizeRun, type RawSample, type RunSummary, type SummaryRow } from "./summary";
 import { BURST_CONCURRENCY, CATALOG, isColdMetric, RUNTIMES, SCALE_BURST_CONCURRENCY, SIDE_CLOCKS, SIDE_NAMES, SIDES, type Side } from "./catalog";
 import { scaleRows, type ScaleRow } from "./scale";
 import { ci, codeBlock, escapeMd, ms, rate, signedMs, table, triple } from "./format";
 import { renderCharts } from "./charts";
 import { ANALYTICS_FILE, inDoBlocks, readAnalyticsLines, type InDoBlock } from "./inDo";
+import { groupByRep, repSpread } from "./repetitions";
 
 export interface Report {
   summary: RunSummary;
@@ -140,16 +142,40 @@ export function openModelMarkdown(s: RunSummary): string {
   return `\n\n${table(["Open model: creates at a constant arrival rate", "sent at", "completed", "errors", "ms from the intended send, p50 / p90 / p99", "n"], rows)}\n\nIn the open model a request goes out at its scheduled time whether or not earlier ones have answered, and its latency counts from that time (as wrk2 does), so a runtime that cannot keep up shows growing latency instead of a lower send rate. Client clock on every side.`;
 }
 
+const cv = (x: number | null) => (x === null ? "-" : `${(x * 100).toFixed(1)}%`);
+const LEVEL_TEXT = { between: "between repetitions", within: "within a run", none: "none (all equal)" } as const;
+
+/** How many repetitions the run made, for the interval's label: with one, it covers only the noise within that run. */
+export function repetitionCount(m: ManifestLike): number {
+  return Array.isArray(m.repetitions) ? m.repetitions.length : 1;
+}
+
+/** What the full tables' intervals cover, and which level of variance dominates, in words. */
+export function intervalNote(m: ManifestLike, rows: readonly SummaryRow[]): string {
+  const k = repetitionCount(m);
+  if (k < 2) {
+    return "Brackets: 95% bootstrap intervals over this run's samples. The run made one repetition, so they cover only the noise within one run, not the run-to-run spread (which is usually larger): repeat the plan (`--repeat 3`) for intervals a second run can be held to.";
+  }
+  const judged = rows.filter((r) => r.repetitions.dominant !== null);
+  const between = judged.filter((r) => r.repetitions.dominant === "between").length;
+  const orders = (m.repetitions ?? []).map((r) => r.order.map((x) => escapeMd(x)).join(", ")).join("; ");
+  return (
+    `This run repeated its plan ${k} times, every side's runtime started afresh each time, in these orders: ${orders}. ` +
+    "Brackets: 95% intervals from a hierarchical bootstrap (the repetitions resampled, then the samples within each; seeded, so the report is the same every time it is made), so they include the spread between runs and not only the noise within one. With few repetitions they are still too narrow to compare two runs by: `npm run compare` takes a t interval over repetitions. " +
+    `The per-repetition p50s and their coefficient of variation (CV) show that spread; "variance mostly" says whether the repetitions' p50s differ by more than twice what their own sampling error explains (between repetitions) or not (within a run): ${between} of ${judged.length} rows vary mostly between repetitions.`
+  );
+}
+
 function fullTables(l: Loaded): string {
   const out: string[] = [];
   for (const side of [...new Set(orderedStages(l.m).map((st) => st.side))]) {
     const rows: string[][] = [];
     for (const r of l.summary.rows.filter((x) => x.side === side)) {
-      const p = percentiles(countedSamples(l.samples.get(`${side}.${r.metric}`)!, isColdMetric(r.metric)).map((s) => s.ms));
-      rows.push([r.metric, String(r.n), String(r.errors), String(r.notCold), `${ms(p.p50)} ${ci(p.ci.p50)}`, `${ms(p.p90)} ${ci(p.ci.p90)}`, `${ms(p.p99)} ${ci(p.ci.p99)}`, ms(r.mean)]);
+      const c = r.repetitions;
+      rows.push([r.metric, String(r.n), String(r.errors), String(r.notCold), `${ms(r.p50)} ${ci(c.ci.p50)}`, `${ms(r.p90)} ${ci(c.ci.p90)}`, `${ms(r.p99)} ${ci(c.ci.p99)}`, ms(r.mean), c.perRep.p50.map(ms).join(", ") || "-", cv(c.cv), c.dominant ? LEVEL_TEXT[c.dominant] : "-"]);
     }
     if (rows.length === 0) continue;
-    out.push(`### ${SIDE_NAMES[side as Side] ?? side}\n\n${table(["metric", "n", "errors", "notCold", "p50 [95% CI]", "p90 [95% CI]", "p99 [95% CI]", "mean"], rows)}`);
+    out.push(`### ${SIDE_NAMES[side as Side] ?? side}\n\n${table(["metric", "n", "errors", "notCold", "p50 [95% CI]", "p90 [95% CI]", "p99 [95% CI]", "mean", "p50 per repetition", "CV of p50s", "variance mostly"], rows)}`);
   }
   return out.join("\n\n");
 }
@@ -157,14 +183,13 @@ function fullTables(l: Loaded): string {
 function intervalTable(l: Loaded, side: string, field: "actorMs" | "sqlMs", title: string): string {
   const rows: string[][] = [];
   for (const { metric } of orderedStages(l.m).filter((s) => s.side === side)) {
-    const xs = countedSamples(l.samples.get(`${side}.${metric}`)!, isColdMetric(metric))
-      .map((s) => s[field])
-      .filter((x): x is number => typeof x === "number");
+    const xs = countedSamples(l.samples.get(`${side}.${metric}`)!, isColdMetric(metric)).filter((s) => typeof s[field] === "number");
     if (xs.length === 0) continue;
-    const p = percentiles(xs);
-    rows.push([metric, String(p.n), `${ms(p.p50)} ${ci(p.ci.p50)}`, `${ms(p.p90)} ${ci(p.ci.p90)}`, `${ms(p.p99)} ${ci(p.ci.p99)}`]);
+    const p = percentiles(xs.map((s) => s[field] as number));
+    const c = repSpread(groupByRep(xs, (s) => s[field] as number), `${side}.${metric}.${field}`);
+    rows.push([metric, String(p.n), `${ms(p.p50)} ${ci(c.ci.p50)}`, `${ms(p.p90)} ${ci(c.ci.p90)}`, `${ms(p.p99)} ${ci(c.ci.p99)}`, c.perRep.p50.map(ms).join(", ")]);
   }
-  return rows.length ? `### ${title}\n\n${table(["metric", "n", "p50 [95% CI]", "p90 [95% CI]", "p99 [95% CI]"], rows)}` : "";
+  return rows.length ? `### ${title}\n\n${table(["metric", "n", "p50 [95% CI]", "p90 [95% CI]", "p99 [95% CI]", "p50 per repetition"], rows)}` : "";
 }
 
 /**
@@ -233,14 +258,16 @@ interface StartNote {
 export function startStateMarkdown(m: ManifestLike): string {
   const rows: string[][] = [];
   const seen = new Set<string>();
-  for (const st of orderedStages(m)) {
-    const s = m.stages[`${st.side}.${st.metric}`]?.notes?.startState as StartNote | undefined;
+  const multi = repetitionCount(m) > 1;
+  for (const part of orderedStages(m).flatMap((st) => stageReps(m.stages[`${st.side}.${st.metric}`]).map((r) => ({ ...st, rep: r.rep, notes: r.notes })))) {
+    const st = part;
+    const s = part.notes?.startState as StartNote | undefined;
     const n = (x: unknown) => typeof x === "number" && Number.isFinite(x);
     // A note of another shape (an older run, a hand-edited record) is not shown rather than misread.
     if (!s || typeof s.group !== "string" || !n(s.before?.existing) || !n(s.before?.awake) || !n(s.atStart?.awake) || !n(s.settleMs) || !n(s.sleepFailures)) continue;
-    if (seen.has(`${st.side}.${s.group}`)) continue;
-    seen.add(`${st.side}.${s.group}`);
-    rows.push([SIDE_NAMES[st.side as Side] ?? st.side, escapeMd(s.group), String(s.before.existing), String(s.before.awake), String(s.atStart.awake), (s.settleMs / 1000).toFixed(1), String(s.sleepFailures)]);
+    if (seen.has(`${st.side}.${s.group}.${part.rep}`)) continue;
+    seen.add(`${st.side}.${s.group}.${part.rep}`);
+    rows.push([SIDE_NAMES[st.side as Side] ?? st.side, escapeMd(s.group) + (multi ? ` (repetition ${part.rep + 1})` : ""), String(s.before.existing), String(s.before.awake), String(s.atStart.awake), (s.settleMs / 1000).toFixed(1), String(s.sleepFailures)]);
   }
   if (rows.length === 0) return "";
   return (
@@ -281,6 +308,14 @@ export function inDoTable(blocks: readonly InDoBlock[]): string {
   );
 }
 
+/** Every stage's part in every repetition, with the stage's side and metric: where the notes are. */
+export function stageParts(m: ManifestLike): Array<RepStage & Pick<StageRecord, "side" | "metric">> {
+  return Object.values(m.stages).flatMap((st) => stageReps(st).map((r) => ({ ...r, side: st.side, metric: st.metric })));
+}
+
+/** "rivet wake.ping" or, in a run of several repetitions, "rivet wake.ping (repetition 2)". */
+const partName = (m: ManifestLike, p: { side: string; metric: string; rep: number }) => `${p.side} ${p.metric}${repetitionCount(m) > 1 ? ` (repetition ${p.rep + 1})` : ""}`;
+
 /** Caveats that follow from the run's own manifest, nothing typed per run. */
 export function caveats(m: ManifestLike): string[] {
   const out: string[] = [];
@@ -302,24 +337,25 @@ export function caveats(m: ManifestLike): string[] {
   if (rivet?.loopback?.quickack) out.push(`Delayed ACKs were off on the loopback route (quickack 1${rivet.loopback.privateNetns ? ", in a private network namespace" : ""}); see workloads/rivet/LATENCY.md.`);
   else if (rivet) out.push("Delayed ACKs were on (the host's default loopback route): creates include 40 ms delayed-ACK stalls on the app's connection; see workloads/rivet/LATENCY.md.");
   if (rivet?.engineEnv?.RUST_BACKTRACE === "removed") out.push("The Engine and the app ran without RUST_BACKTRACE.");
-  const limited = Object.values(m.stages).filter((s) => s.notes?.machineLimit);
+  const parts = stageParts(m);
+  const limited = parts.filter((s) => s.notes?.machineLimit);
   if (limited.length) {
     const runtimeOf = (side: string) => ({ cloudflare: "workerd", rivet: "Engine" })[side] ?? "floor server";
     out.push(
       `A local artifact, not either runtime's behaviour: these stages failed on a limit of the machine the run was on, named by the failures themselves or by the runtime's log while the stage ran: ${limited
-        .map((s) => `${s.side} ${s.metric}: ${s.errors} of ${s.attempts} failed; ${describeMachineLimit(s.notes!.machineLimit as MachineLimitNote, runtimeOf(s.side))}`)
+        .map((s) => `${partName(m, s)}: ${s.errors} of ${s.attempts} failed; ${describeMachineLimit(s.notes!.machineLimit as MachineLimitNote, runtimeOf(s.side))}`)
         .join("; ")}.`,
     );
   }
   const errs = Object.values(m.stages).filter((s) => s.errors > 0);
   if (errs.length) out.push(`Failures were counted, not retried, and left out of the percentiles: ${errs.map((s) => `${s.side} ${s.metric} ${s.errors} of ${s.attempts}`).join(", ")}.`);
-  const retried = Object.values(m.stages).filter((s) => Array.isArray(s.notes?.setupRetries) && (s.notes!.setupRetries as unknown[]).length > 0);
+  const retried = parts.filter((s) => Array.isArray(s.notes?.setupRetries) && (s.notes!.setupRetries as unknown[]).length > 0);
   if (retried.length) {
-    out.push(`Setup calls (not samples) that failed with a gateway error were tried once more before these stages: ${retried.map((s) => `${s.side} ${s.metric} (${(s.notes!.setupRetries as string[]).map((r) => escapeMd(String(r).slice(0, 160))).join("; ")})`).join(", ")}. Samples are never retried.`);
+    out.push(`Setup calls (not samples) that failed with a gateway error were tried once more before these stages: ${retried.map((s) => `${partName(m, s)} (${(s.notes!.setupRetries as string[]).map((r) => escapeMd(String(r).slice(0, 160))).join("; ")})`).join(", ")}. Samples are never retried.`);
   }
-  const prep = Object.values(m.stages).filter((s) => Number(s.notes?.preparationFailures ?? 0) > 0);
+  const prep = parts.filter((s) => Number(s.notes?.preparationFailures ?? 0) > 0);
   if (prep.length) {
-    out.push(`Actors that could not be prepared were left out of their stage, not retried: ${prep.map((s) => `${s.side} ${s.metric} ${String(s.notes!.preparationFailures)} (e.g. ${escapeMd(String((s.notes!.preparationErrors as string[] | undefined)?.[0] ?? "?").slice(0, 160))})`).join(", ")}.`);
+    out.push(`Actors that could not be prepared were left out of their stage, not retried: ${prep.map((s) => `${partName(m, s)} ${String(s.notes!.preparationFailures)} (e.g. ${escapeMd(String((s.notes!.preparationErrors as string[] | undefined)?.[0] ?? "?").slice(0, 160))})`).join(", ")}.`);
   }
   if (m.status && m.status !== "complete") {
     out.push(`The run's status is "${escapeMd(m.status)}": only the stages listed were measured.${m.failure ? ` What failed: ${escapeMd(m.failure.split("\n").join("; ").slice(0, 600))}` : ""}`);
@@ -370,7 +406,7 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
     placementLine(l.samples, l.inDo),
     `## Headline\n\n${headlineMarkdown(l.summary, l.samples)}`,
     charts.length ? `## Charts\n\n${charts.map((c) => `![${c}](charts/${c}.png)`).join("\n\n")}\n\nThe headline chart's request group is each side's median warm round trip (warm.ping); the create and write groups subtract that median from every sample first, so they show the work rather than the hop. Its DO create uses the unique-id create.` : "",
-    `## Full tables\n\nFor creates, wakes and bursts only samples whose cold flag proves a fresh instance count (n); the others are \`notCold\`. Brackets: distribution-free 95% confidence intervals from order statistics; \`-\` where n is too small for that bound.\n\n${fullTables(l)}`,
+    `## Full tables\n\nFor creates, wakes and bursts only samples whose cold flag proves a fresh instance count (n); the others are \`notCold\`. ${intervalNote(m, l.summary.rows)}\n\n${fullTables(l)}`,
     sameClockMarkdown(l.samples),
     floorCostMarkdown(l.samples),
     [intervalTable(l, "rivet", "actorMs", "In the actor: handler interval (Rivet)"), intervalTable(l, "rivet", "sqlMs", "In the actor: SQL interval around db.execute (Rivet)"), inDoTable(l.inDo)].filter(Boolean).join("\n\n"),

@@ -5,14 +5,14 @@
  * chart are both drawn from these rows.
  */
 import { metricEntry, SIDES, type Side } from "./catalog";
-import type { ManifestLike } from "./runDirContract";
+import { stageReps, type ManifestLike } from "./runDirContract";
 import type { RunSummary } from "./summary";
 
 export interface ScaleRow {
   side: Side;
   level: number;
   op: "create" | "wake" | "burst";
-  /** Actors of this run on this side when the stage began (its notes.startState.atStage); null when not recorded. */
+  /** Actors of this run on this side when the stage began (its first repetition's notes.startState.atStage); null when not recorded. */
   existing: number | null;
   n: number;
   errors: number;
@@ -29,7 +29,9 @@ export function scaleRows(m: ManifestLike, s: RunSummary): ScaleRow[] {
   for (const r of s.rows) {
     const scale = metricEntry(r.metric)?.scale;
     if (!scale || !(SIDES as readonly string[]).includes(r.side)) continue;
-    const at = (m.stages[`${r.side}.${r.metric}`]?.notes?.startState as { atStage?: { existing?: unknown } } | undefined)?.atStage?.existing;
+    // The first repetition's count: every repetition runs the same plan on a fresh runtime, so each makes as many actors.
+    const st = m.stages[`${r.side}.${r.metric}`];
+    const at = ((st ? stageReps(st)[0]?.notes : undefined)?.startState as { atStage?: { existing?: unknown } } | undefined)?.atStage?.existing;
     const t = s.throughput.find((x) => x.side === r.side && x.metric === r.metric && x.method === "measured");
     out.push({
       side: r.side as Side, level: scale.level, op: scale.op,

@@ -1,8 +1,8 @@
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildSite, indexPage } from "./site";
+import { buildSite, indexPage, SITE_MARKER, siteOutputProblem } from "./site";
 import { escapeHtml } from "./html";
 import { runDirsUnder } from "./runDirContract";
 import { compareRows, notInBoth, type StageStats } from "./compareRows";
@@ -36,7 +36,7 @@ describe("the site's pages without a browser", () => {
     const odd = fixture({ "rivet.create.ping": { samples: [cold(40)] } }, { root: join(root, "elsewhere"), at: new Date(Date.UTC(2026, 9, 1)) });
     cpSync(odd, join(results, "no stack!", odd.split("/").pop()!), { recursive: true });
     const out = join(root, "site");
-    mkdirSync(out);
+    buildSite(results, out, root);
     writeFileSync(join(out, "stale.html"), "from an older build");
     const site = buildSite(results, out, root);
     expect(site.runs.map((r) => r.runId)).toEqual([good.split("/").pop()]);
@@ -51,13 +51,69 @@ describe("the site's pages without a browser", () => {
   });
 });
 
+describe("where the site may write", () => {
+  it("refuses the results folder, a folder holding it, one inside it, a file, and a folder it did not make; nothing there is touched", () => {
+    const root = mkdtempSync(join(tmpdir(), "ab-site-out-"));
+    const results = join(root, "results");
+    const run = fixture({ "rivet.create.ping": { samples: [cold(40)] } }, { root: results });
+    const mine = join(root, "notes");
+    mkdirSync(mine);
+    writeFileSync(join(mine, "keep.txt"), "mine");
+    writeFileSync(join(root, "a-file"), "mine too");
+    const cases: Array<[string, RegExp]> = [
+      [results, /is the results folder or a folder that holds it/],
+      [root, /is the results folder or a folder that holds it/],
+      [join(results, "local"), /is inside the results folder/],
+      [join(root, "a-file"), /exists and is not a folder/],
+      [mine, /holds files the site did not make \(no \.actor-bench-site in it\)/],
+    ];
+    for (const [out, why] of cases) {
+      expect(siteOutputProblem(out, results), out).toMatch(why);
+      expect(() => buildSite(results, out, root), out).toThrow(why);
+    }
+    expect(readFileSync(join(mine, "keep.txt"), "utf8")).toBe("mine");
+    expect(readFileSync(join(root, "a-file"), "utf8")).toBe("mine too");
+    expect(existsSync(join(run, "manifest.json"))).toBe(true);
+    // Nothing was left beside them: the build folder is made only once the output is allowed.
+    expect(readdirSync(root).sort()).toEqual(["a-file", "notes", "results"]);
+  });
+
+  it("writes into an absent or empty folder, marks it as its own, and replaces only such a folder", () => {
+    const root = mkdtempSync(join(tmpdir(), "ab-site-out-"));
+    const results = join(root, "results");
+    fixture({ "rivet.create.ping": { samples: [cold(40)] } }, { root: results });
+    const empty = join(root, "empty");
+    mkdirSync(empty);
+    expect(siteOutputProblem(empty, results)).toBeNull();
+    buildSite(results, empty, root);
+    expect(existsSync(join(empty, SITE_MARKER))).toBe(true);
+    expect(siteOutputProblem(empty, results)).toBeNull();
+    expect(() => buildSite(join(root, "resluts"), empty, root)).toThrow(/resluts: no results folder there .*nothing was written/);
+    expect(existsSync(join(empty, "index.html"))).toBe(true);
+    buildSite(results, join(root, "new", "site"), root);
+    expect(existsSync(join(root, "new", "site", "index.html"))).toBe(true);
+    expect(readdirSync(root).sort()).toEqual(["empty", "new", "results"]);
+  });
+});
+
 describe("compareRows (npm run compare and the site's comparison view)", () => {
-  const s = (p50: number, lo: number | null, hi: number | null): StageStats => ({ n: 100, p50, p90: p50 * 2, p99: p50 * 3, ci: { p50: { lo, hi }, p90: { lo: null, hi: null }, p99: { lo: null, hi: null } } });
-  it("gives B/A and whether the intervals overlap, per stage in A's order, for stages in both", () => {
-    const rows = compareRows({ "rivet.x": s(10, 9, 11), "rivet.y": s(0, 0, 0), "rivet.only": s(1, 1, 1) }, { "rivet.y": s(5, 4, 6), "rivet.x": s(20, 18, 22) });
-    expect(rows.filter((r) => r.q === "p50").map((r) => [r.key, r.ratio, r.overlap])).toEqual([["rivet.x", 2, false], ["rivet.y", null, false]]);
-    // Unknown interval ends are unbounded, so they overlap.
-    expect(rows.find((r) => r.key === "rivet.x" && r.q === "p90")!.overlap).toBe(true);
+  const s = (reps: number[]): StageStats => {
+    const p50 = [...reps].sort((a, b) => a - b)[Math.ceil(reps.length / 2) - 1];
+    return { n: 100 * reps.length, p50, p90: p50 * 2, p99: p50 * 3, ci: { p50: { lo: null, hi: null }, p90: { lo: null, hi: null }, p99: { lo: null, hi: null } }, reps: { p50: reps, p90: reps.map((x) => x * 2), p99: reps.map((x) => x * 3) } };
+  };
+  it("judges each row over repetitions, per stage in A's order, for stages in both", () => {
+    const rows = compareRows(
+      { "rivet.x": s([10, 10.2, 9.9]), "rivet.y": s([5, 5.5, 4.5]), "rivet.one": s([3]), "rivet.only": s([1, 1, 1]) },
+      { "rivet.y": s([5.2, 4.6, 5.4]), "rivet.x": s([20, 20.5, 19.8]), "rivet.one": s([6]) },
+    );
+    const p50 = rows.filter((r) => r.q === "p50");
+    expect(p50.map((r) => [r.key, r.verdict])).toEqual([["rivet.x", "different"], ["rivet.y", "within noise"], ["rivet.one", "cannot tell"]]);
+    const x = p50[0];
+    expect(x.ratio).toBe(2);
+    // The ratio's interval over repetitions holds the ratio and excludes 1.
+    expect(x.ratioCi!.lo!).toBeGreaterThan(1.9);
+    expect(x.ratioCi!.hi!).toBeLessThan(2.1);
+    expect(p50[2].ratioCi).toBeNull();
     expect(notInBoth({ a: 1, b: 1 }, { b: 1, c: 1 })).toEqual(["a (A only)", "c (B only)"]);
   });
 });

@@ -1,5 +1,5 @@
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, relative } from "node:path";
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { marked } from "marked";
 import { caveats, floorCostMarkdown, headlineMarkdown, loadRun, sameClockMarkdown, scaleMarkdown, type Loaded } from "./report";
 import { chartSpecs } from "./charts";
@@ -116,7 +116,7 @@ export function comparePage(runs: ReadonlyArray<SiteRun & { stats: Record<string
   const data = runs.map((r) => ({ id: `${r.stack}/${r.runId}`, label: `${r.stack} ${r.runId} (${r.preset}, ${r.commit})`, stats: r.stats }));
   const body = [
     "<h1>Compare runs</h1>",
-    "<p>Pick two or more runs: the first is the base, and each other run is shown beside it per stage with its 95% confidence intervals (distribution-free, from order statistics), the ratio to the base, and whether the intervals overlap. The intervals are each run's own sampling error; two runs made at different times also differ by what their machines were doing.</p>",
+    "<p>Pick two or more runs: the first is the base, and each other run is shown beside it per stage with its 95% intervals (a hierarchical bootstrap over repetitions, then samples), the ratio to the base with its 95% interval over repetitions (a t interval on the log of each repetition's value), and a verdict. A difference is called real only when that interval excludes 1 and it passes the Benjamini-Hochberg rule at a 5% false discovery rate over every row of that comparison; a run of one repetition cannot tell, since one run's samples share its runtime and machine state. The same code as <code>npm run compare</code>.</p>",
     `<form id="pick">${data.map((d) => `<label><input type="checkbox" name="run" value="${escapeHtml(d.id)}"> ${escapeHtml(d.label)}</label>`).join("<br>\n")}</form>`,
     '<div id="comparison"></div>',
     `<script type="application/json" id="stats">${scriptJson(data)}</script>`,
@@ -143,21 +143,10 @@ function packageFile(pkg: string, file: string): string {
   return join(dir, file);
 }
 
-/**
- * Builds the static site into outDir (replaced whole, written beside it
- * first): an index of every run under resultsRoot, a page per run that
- * verifies, the refused ones listed with their reason, and the comparison
- * view. Vega, Vega-Lite and vega-embed come from node_modules; the
- * comparison code from `npm run build`.
- */
-export function buildSite(resultsRoot: string, outDir: string, projectDir = dirname(resultsRoot)): Site {
-  // The pages' scripts, built by `npm run build` into dist/site/ (from analysis/browser/), whether this runs from dist/analysis/ or from the source (tests).
-  const up = dirname(__dirname);
-  const built = join(basename(up) === "dist" ? up : join(up, "dist"), "site");
-  for (const f of PAGE_SCRIPTS) if (!existsSync(join(built, f))) throw new Error(`${join(built, f)} is missing: run \`npm run build\` first`);
-  const tmp = `${outDir}.tmp`;
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(join(tmp, "assets"), { recursive: true });
+/** Writes every page and asset of the site into `into`; the runs it showed and refused. */
+function writeSite(into: string, resultsRoot: string, projectDir: string, built: string): { runs: SiteRun[]; refused: RefusedRun[] } {
+  mkdirSync(join(into, "assets"), { recursive: true });
+  writeFileSync(join(into, SITE_MARKER), "A folder built by `npm run site`: the next build replaces it whole.\n");
   const runs: Array<SiteRun & { stats: Record<string, StageStats> }> = [];
   const refused: RefusedRun[] = [];
   for (const { stack, runId, dir } of runDirsUnder(resultsRoot)) {
@@ -175,18 +164,76 @@ export function buildSite(resultsRoot: string, outDir: string, projectDir = dirn
       continue;
     }
     const r = describe(l, stack, runId);
-    mkdirSync(join(tmp, "runs", stack), { recursive: true });
-    writeFileSync(join(tmp, r.page), runPage(l, r));
-    runs.push({ ...r, stats: stageStats(l.m, (side, metric) => l.samples.get(`${side}.${metric}`) ?? []) });
+    mkdirSync(join(into, "runs", stack), { recursive: true });
+    writeFileSync(join(into, r.page), runPage(l, r));
+    runs.push({ ...r, stats: stageStats(l.summary) });
   }
-  writeFileSync(join(tmp, "index.html"), indexPage(runs, refused));
-  writeFileSync(join(tmp, "compare.html"), comparePage(runs));
-  writeFileSync(join(tmp, "assets", "site.css"), CSS);
-  for (const f of PAGE_SCRIPTS) copyFileSync(join(built, f), join(tmp, "assets", f));
-  copyFileSync(packageFile("vega", "build/vega.min.js"), join(tmp, "assets", "vega.min.js"));
-  copyFileSync(packageFile("vega-lite", "build/vega-lite.min.js"), join(tmp, "assets", "vega-lite.min.js"));
-  copyFileSync(packageFile("vega-embed", "build/vega-embed.min.js"), join(tmp, "assets", "vega-embed.min.js"));
-  rmSync(outDir, { recursive: true, force: true });
+  writeFileSync(join(into, "index.html"), indexPage(runs, refused));
+  writeFileSync(join(into, "compare.html"), comparePage(runs));
+  writeFileSync(join(into, "assets", "site.css"), CSS);
+  for (const f of PAGE_SCRIPTS) copyFileSync(join(built, f), join(into, "assets", f));
+  copyFileSync(packageFile("vega", "build/vega.min.js"), join(into, "assets", "vega.min.js"));
+  copyFileSync(packageFile("vega-lite", "build/vega-lite.min.js"), join(into, "assets", "vega-lite.min.js"));
+  copyFileSync(packageFile("vega-embed", "build/vega-embed.min.js"), join(into, "assets", "vega-embed.min.js"));
+  return { runs: runs.map(({ stats: _stats, ...r }) => r), refused };
+}
+
+/** The file that marks a folder as one the site built: only such a folder (or an empty or absent one) is ever replaced. */
+export const SITE_MARKER = ".actor-bench-site";
+
+/** A site output folder refused, before anything was written or removed. */
+export class SiteOutputError extends Error {}
+
+/**
+ * Why the site may not be written into `outDir`, or null: it must not be
+ * the results folder, inside it or a parent of it, and it must be absent,
+ * an empty folder, or a folder a site build made (it holds SITE_MARKER).
+ */
+export function siteOutputProblem(outDir: string, resultsRoot: string): string | null {
+  const out = resolve(outDir);
+  const results = resolve(resultsRoot);
+  const within = (inner: string, outer: string) => inner === outer || inner.startsWith(outer.endsWith(sep) ? outer : outer + sep);
+  if (within(results, out)) return `${out} is the results folder or a folder that holds it; give the site a folder of its own (e.g. site/)`;
+  if (within(out, results)) return `${out} is inside the results folder ${results}; give the site a folder outside it (e.g. site/)`;
+  if (!existsSync(out)) return null;
+  if (!lstatSync(out).isDirectory()) return `${out} exists and is not a folder; give the site a new or empty folder`;
+  const entries = readdirSync(out);
+  if (entries.length > 0 && !entries.includes(SITE_MARKER)) {
+    return `${out} holds files the site did not make (no ${SITE_MARKER} in it); give the site a new or empty folder, or remove that folder yourself`;
+  }
+  return null;
+}
+
+/**
+ * Builds the static site into outDir (replaced whole, written beside it
+ * first, and only where siteOutputProblem allows): an index of every run under resultsRoot, a page per run that
+ * verifies, the refused ones listed with their reason, and the comparison
+ * view. Vega, Vega-Lite and vega-embed come from node_modules; the
+ * comparison code from `npm run build`.
+ */
+export function buildSite(resultsRoot: string, outDir: string, projectDir = dirname(resultsRoot)): Site {
+  // The pages' scripts, built by `npm run build` into dist/site/ (from analysis/browser/), whether this runs from dist/analysis/ or from the source (tests).
+  const up = dirname(__dirname);
+  const built = join(basename(up) === "dist" ? up : join(up, "dist"), "site");
+  for (const f of PAGE_SCRIPTS) if (!existsSync(join(built, f))) throw new Error(`${join(built, f)} is missing: run \`npm run build\` first`);
+  // A mistyped results path would otherwise build an empty site over the real one.
+  if (!existsSync(resultsRoot) || !lstatSync(resultsRoot).isDirectory()) throw new SiteOutputError(`${resultsRoot}: no results folder there (expected results/<stack>/<runId>/); nothing was written`);
+  const problem = siteOutputProblem(outDir, resultsRoot);
+  if (problem) throw new SiteOutputError(problem);
+  mkdirSync(dirname(resolve(outDir)), { recursive: true });
+  // Built in a new folder beside the output, so a failed build leaves the old site as it was.
+  const tmp = mkdtempSync(join(dirname(resolve(outDir)), `.${basename(outDir)}.build-`));
+  let shown: { runs: SiteRun[]; refused: RefusedRun[] };
+  try {
+    shown = writeSite(tmp, resultsRoot, projectDir, built);
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+  // The old site (checked above: empty or marked as built here) is moved aside, the new one takes its name, then the old goes.
+  const old = existsSync(outDir) ? `${tmp}.old` : null;
+  if (old) renameSync(outDir, old);
   renameSync(tmp, outDir);
-  return { runs: runs.map(({ stats: _stats, ...r }) => r), refused, index: join(outDir, "index.html") };
+  if (old) rmSync(old, { recursive: true, force: true });
+  return { ...shown, index: join(outDir, "index.html") };
 }

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { buildSite } from "./site";
+import { buildSite, SiteOutputError } from "./site";
 
 const USAGE = "usage: npm run site [-- <resultsDir> <siteDir>]   (default: results/ into site/)";
 const args = process.argv.slice(2);
@@ -13,6 +13,6 @@ try {
   console.log(`site: ${site.runs.length} runs shown, ${site.refused.length} refused; open ${site.index}`);
   for (const r of site.refused) console.log(`  refused ${r.dir}: ${r.reason}`);
 } catch (err) {
-  console.error(`site: ${(err as Error).message}`);
+  console.error(err instanceof SiteOutputError ? `site refused: ${err.message}` : `site: ${(err as Error).message}`);
   process.exit(1);
 }

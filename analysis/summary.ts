@@ -3,10 +3,11 @@ import { mean, nearestRank } from "./percentiles";
 import { quantileCI } from "./confidence";
 import { isColdMetric, metricEntry, METRIC_ORDER, MS_IS_CLIENT_CLOCK, SIDES, THROUGHPUT_METHOD, type Side } from "./catalog";
 import { readSamples, type ManifestLike, type Sample } from "./runDirContract";
+import { groupByRep, repSpread, type RepSpread } from "./repetitions";
 
 export { readSamples };
 /** A sample as the statistics read it. */
-export type RawSample = Pick<Sample, "ok" | "ms" | "cold" | "actorMs" | "sqlMs" | "clientMs" | "colo">;
+export type RawSample = Pick<Sample, "ok" | "ms" | "cold" | "actorMs" | "sqlMs" | "clientMs" | "colo" | "rep">;
 
 export interface SummaryRow {
   side: string;
@@ -22,6 +23,8 @@ export interface SummaryRow {
   p90: number;
   p99: number;
   mean: number;
+  /** The same figures over repetitions: each one's percentiles, their spread, the pooled percentiles' intervals. */
+  repetitions: RepSpread;
 }
 
 /** The samples a metric's statistics are taken over: successful ones, and for a cold metric only proven-cold ones. */
@@ -41,7 +44,8 @@ export function summarize(side: string, metric: string, samples: readonly RawSam
     else if (coldMetric && s.cold !== true) notCold++;
     else if (!coldMetric && s.cold === true) restarts++;
   }
-  const xs = ascending(countedSamples(samples, coldMetric).map((s) => s.ms));
+  const counted = countedSamples(samples, coldMetric);
+  const xs = ascending(counted.map((s) => s.ms));
   return {
     side,
     metric,
@@ -53,6 +57,7 @@ export function summarize(side: string, metric: string, samples: readonly RawSam
     p90: nearestRank(xs, 90),
     p99: nearestRank(xs, 99),
     mean: mean(xs),
+    repetitions: repSpread(groupByRep(counted, (s) => s.ms), `${side}.${metric}`),
   };
 }
 

@@ -22,11 +22,11 @@ let site: Site;
 let browser: Browser;
 let older: string;
 
-/** A small second run of the same stages, so the comparison has two local runs. */
+/** A small second run of the same stages in three repetitions, so the comparison has two local runs with intervals over repetitions. */
 function smallRun(resultsRoot: string, at: Date, factor: number): string {
-  const cold = (ms: number): S => ({ ms, cold: true });
-  const samples = (base: number) => Array.from({ length: 40 }, (_, i) => cold(base * factor + i * 0.5));
-  return fixture({ "rivet.create.ping": { samples: samples(50) }, "cloudflare.create.ping": { samples: samples(5), concurrency: 1 } }, { root: resultsRoot, at });
+  const cold = (ms: number, rep: number): S => ({ ms, cold: true, rep });
+  const samples = (base: number) => Array.from({ length: 42 }, (_, i) => cold(base * factor + i * 0.5, i % 3));
+  return fixture({ "rivet.create.ping": { samples: samples(50) }, "cloudflare.create.ping": { samples: samples(5), concurrency: 1 } }, { root: resultsRoot, at, repetitions: 3 });
 }
 
 beforeAll(async () => {
@@ -134,12 +134,13 @@ describe.skipIf(!existsSync(CHROMIUM))("the static site in headless Chromium (sk
     const page = await open("compare.html", `?runs=${a},${b}`);
     await page.waitForSelector("#comparison-table");
     const ratio = await page.$eval("tr[data-key='rivet.create.ping p50'] td[data-ratio]", (td) => td.textContent);
-    // npm run compare's row for the same stage: | key | q | A ms | B ms | B/A | n | overlap |
+    // npm run compare's row for the same stage: | key | q | A ms | B ms | B/A | B/A 95% interval | repetitions | n | verdict |
     const md = compareRuns(older, COMMITTED);
     const mdRow = md.split("\n").find((l) => l.startsWith("| rivet.create.ping | p50 |"))!.split("|").map((x) => x.trim());
-    expect(ratio).toBe(mdRow[5]);
-    const overlap = await page.$eval("tr[data-key='rivet.create.ping p50'] td.yes, tr[data-key='rivet.create.ping p50'] td.no", (td) => td.textContent);
-    expect(overlap).toBe(mdRow[7]);
+    expect(mdRow[7]).toBe("3 / 3");
+    expect(ratio).toBe(`${mdRow[5]} ${mdRow[6]}`);
+    const verdict = await page.$eval("tr[data-key='rivet.create.ping p50'] td[data-verdict]", (td) => td.textContent);
+    expect(verdict).toBe(mdRow[9]);
     // Unticking a run leaves one: the view asks for two.
     await page.uncheck(`input[value="${b}"]`);
     expect(await page.$eval("#comparison", (e) => e.textContent)).toContain("Pick at least two runs");

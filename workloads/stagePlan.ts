@@ -10,7 +10,7 @@ import { ActorCensus, type ActorCount } from "./actorCensus";
 import { watchLog } from "./logWatch";
 import { describeMachineLimit, machineLimitLines, machineLimitOf, type MachineLimitNote } from "../analysis/machineLimits";
 import { waitWithProgress, type Progress } from "./progress";
-import { prng } from "./prng";
+import { prng } from "../analysis/prng";
 import { idleFor, measure, measureOpen, must, StageSetupError, type MeasureContext, type Outcome } from "./measure";
 import {
   BURST_CONCURRENCY, catalogEntry, OPEN_MAX_IN_FLIGHT, OPEN_RATES, sampleCount, SCALE_BURST_CONCURRENCY, WORKLOAD,
