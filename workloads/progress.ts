@@ -21,6 +21,14 @@ export interface Progress {
 
 export const PROGRESS_EVERY_MS = 10_000;
 
+/** The same progress with every step and note named `prefix` first: which repetition a line belongs to. */
+export function prefixed(progress: Progress, prefix: string): Progress {
+  return {
+    start: (stage, total, unit) => progress.start(`${prefix}${stage}`, total, unit),
+    note: (text) => progress.note(`${prefix}${text}`),
+  };
+}
+
 /** One progress line: "rivet wake.ping: preparing: 120/1200 actors, 31.5/s, about 34 s left (2 errors)". */
 export function progressLine(stage: string, done: number, total: number, unit: string, errors: number, elapsedMs: number): string {
   const rate = elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;

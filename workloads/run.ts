@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { RunDir } from "./runDir";
-import { createProgress, type Progress } from "./progress";
+import { createProgress, prefixed, type Progress } from "./progress";
 import type { RunConfig } from "./runConfig";
 import type { Side } from "../analysis/catalog";
 import { packageVersion } from "./versions";
@@ -23,6 +23,8 @@ import { startLocalFloor } from "./floor/localFloor";
 import { runTasks, suiteTasks, taskLabel, type Task } from "./passPlan";
 import { censusFor, OVERLAPPING_GROUPS, runGroup, trackActors, type PlanContext, type SideAdapter } from "./stagePlan";
 import { summarizeRun, type SummaryRow, type ThroughputRow } from "../analysis/summary";
+import { rotation } from "../analysis/repetitions";
+import { quietMachine } from "./quietMachine";
 
 export interface RunOutcome {
   runDir: string;
@@ -88,6 +90,9 @@ async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, fai
 export const ORDER_NOTE =
   "one lock for both sides: one group measures at a time; only an idle wait before a wake lets the next groups (of either side) run, so no two stages ever overlap";
 
+/** The client every timed call goes through, on every side: named once, for the manifest. */
+export const DRIVER_CLIENT = "the driver's own HTTP/1.1 client (workloads/http1), keep-alive, one request at a time per connection, JSON bodies; the Engine API and health checks on undici";
+
 /** A running Engine + app the Rivet stages measure against, however it was started. */
 export interface RivetTarget {
   gatewayUrl: string;
@@ -139,7 +144,7 @@ function openRivet(cfg: RunConfig, run: RunDir, target: RivetTarget): OpenSessio
     appTcpNodelay: "not settable (RivetKit native module)",
     actorSleepTimeoutMs: cfg.actorSleepTimeoutMs,
     loopback: { ...loopbackSettings(), privateNetns: process.env[NETNS_ENV] === "1" },
-    client: "undici Pool, keep-alive, HTTP/1.1, JSON encoding",
+    client: DRIVER_CLIENT,
     engineAuth: target.adminToken
       ? "admin token required by the Engine's API and for runner registration (random per run or a stack secret; never written); actor calls through the gateway are public, as the Engine has them"
       : "none (one Engine on loopback)",
@@ -164,7 +169,7 @@ function openCloudflare(cfg: RunConfig, run: RunDir, target: CloudflareTarget): 
     compatibilityDate: COMPATIBILITY_DATE,
     token: "random per Worker, a secret binding; never written",
     loopback: { ...loopbackSettings(), privateNetns: process.env[NETNS_ENV] === "1" },
-    client: "undici Pool, keep-alive, HTTP/1.1",
+    client: DRIVER_CLIENT,
     ...(target.limits ? { limits: target.limits } : {}),
   };
   // A colo is kept only from a deployed Worker: local workerd answers with Miniflare's placeholder cf object.
@@ -255,9 +260,13 @@ async function runCloudflare(cfg: RunConfig, run: RunDir, progress: Progress, fa
  */
 async function runFloor(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[]): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), "actor-bench-floor-"));
-  const floor = await startLocalFloor({ workDir, idleCloseMs: cfg.actorSleepTimeoutMs });
+  const floor = await startLocalFloor({ workDir, idleCloseMs: cfg.actorSleepTimeoutMs, delayMs: cfg.floorDelayMs });
   run.manifest.versions = { ...run.manifest.versions, "better-sqlite3": packageVersion("better-sqlite3") };
-  run.manifest.settings.floor = { ...FLOOR_SETTINGS, idleCloseMs: cfg.actorSleepTimeoutMs, startedBy: "npm start: the floor server started for this run, its files in a temp dir, removed after it" };
+  run.manifest.settings.floor = {
+    ...FLOOR_SETTINGS, idleCloseMs: cfg.actorSleepTimeoutMs, client: DRIVER_CLIENT,
+    startedBy: "npm start: the floor server started for this run, its files in a temp dir, removed after it",
+    ...(cfg.floorDelayMs > 0 ? { calibrationDelayMs: `${cfg.floorDelayMs} ms added to every action reply (--floor-delay-ms): a planted slowdown, not the floor's own cost` } : {}),
+  };
   const client = new GatewayClient(floor.url, cfg.requestTimeoutMs);
   try {
     const adapter = floorAdapter(client, { wakeIdleMs: cfg.wakeIdleMs });
@@ -304,9 +313,29 @@ export async function measuredRun(resultsRoot: string, cfg: RunConfig, body: (ru
   return { run, runDir: run.dir, failures, status, ...summarizeRun(run.dir, run.manifest) };
 }
 
-/** Runs every selected side and group on this machine, one side after the other, into one run directory. */
+/**
+ * Runs every selected side and group on this machine into one run directory,
+ * `cfg.repeat` times: each repetition starts every side's runtime afresh (a
+ * new Engine and app with a new data directory, a new workerd, a new floor
+ * server), runs the sides one after the other, each after the machine is
+ * brought to rest (quietMachine), and rotates their order from one
+ * repetition to the next, so slow drift of the machine falls on each side
+ * alike.
+ */
 export function runLocalSuite(cfg: RunConfig, progress: Progress = createProgress(process.stdout, cfg.quiet)): Promise<RunOutcome> {
   return measuredRun(resolve(cfg.resultsDir), cfg, async (run, failures) => {
-    for (const side of cfg.sides) await LOCAL_RUNNERS[side](cfg, run, progress, failures);
+    for (let rep = 0; rep < cfg.repeat; rep++) {
+      const order = rotation(cfg.sides, rep);
+      const repProgress = cfg.repeat > 1 ? prefixed(progress, `[repetition ${rep + 1}/${cfg.repeat}] `) : progress;
+      repProgress.note(`sides in this order: ${order.join(", ")}; each runtime started afresh`);
+      run.beginRepetition(rep, order);
+      for (const side of order) {
+        const quiet = await quietMachine();
+        run.noteRepetition(`quietBefore.${side}`, quiet);
+        if (!quiet.quiet) repProgress.note(`${side}: the machine did not come to rest before it (idle ${quiet.idleShare === null ? "unknown" : `${Math.round(quiet.idleShare * 100)}%`} after ${(quiet.waitedMs / 1000).toFixed(1)} s); measuring anyway, noted in the manifest`);
+        await LOCAL_RUNNERS[side](cfg, run, repProgress, failures);
+      }
+      run.endRepetition();
+    }
   });
 }

@@ -1,4 +1,4 @@
-import { COUNT_KEYS, defaultGroups, GROUPS, PRESET_SCALE_LEVELS, PRESETS, RUNTIMES, SIDES, type Group, type PresetName, type SampleCounts, type Side } from "../analysis/catalog";
+import { COUNT_KEYS, defaultGroups, GROUPS, PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, RUNTIMES, SIDES, type Group, type PresetName, type SampleCounts, type Side } from "../analysis/catalog";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "../cluster/engineConfig";
 
 export { SIDES, type Side };
@@ -13,6 +13,10 @@ export interface RunConfig {
   /** The scaling group's levels: actors made before its measurements (the preset's). */
   scaleLevels: readonly number[];
   resultsDir: string;
+  /** Repetitions of the plan, each on fresh runtimes, the sides' order rotated (the preset's unless --repeat). */
+  repeat: number;
+  /** Calibration only: a fixed delay the floor server adds to every action reply (0: none). */
+  floorDelayMs: number;
   wakeIdleMs: number;
   /** Local workerd's open-file limit; absent: raised to the hard limit (set lower only to see a machine limit named). */
   workerdOpenFiles?: number;
@@ -34,17 +38,32 @@ export interface RunConfig {
 
 export class UsageError extends Error {}
 
-const USAGE = `usage: npm start -- [--preset quick|local|full] [--side rivet|cloudflare|floor|both|all] [--groups ${GROUPS.join(",")}]
-  [--wake-idle-ms N] [--cf-wake-idle-ms N] [--request-timeout-ms N] [--actor-sleep-timeout-ms N] [--samples name=N,...] [--results-dir DIR]
+const USAGE = `usage: npm start -- [--preset ${Object.keys(PRESETS).join("|")}] [--repeat N] [--side rivet|cloudflare|floor|both|all] [--groups ${GROUPS.join(",")}]
+  [--floor-delay-ms N] [--wake-idle-ms N] [--cf-wake-idle-ms N] [--request-timeout-ms N] [--actor-sleep-timeout-ms N] [--samples name=N,...] [--results-dir DIR]
   [--loopback quickack|host] [--engine-topology single|cluster] [--engine-nagle] [--engine-load-shedding] [--engine-keep-backtrace] [--engine-rust-log LEVEL] [--workerd-open-files N] [--quiet]`;
 
-function positiveInt(flag: string, v: string | undefined): number {
-  const n = Number(v);
-  if (v === undefined || !Number.isInteger(n) || n <= 0) {
-    throw new UsageError(`${flag} needs a positive whole number of milliseconds, got ${v === undefined ? "nothing" : JSON.stringify(v)}`);
-  }
+/** The bounds of every whole-number flag: what it may be set to, and in what unit it is said. */
+export const FLAG_BOUNDS = {
+  "--repeat": { min: 1, max: 20, unit: "repetitions" },
+  "--floor-delay-ms": { min: 0, max: 10_000, unit: "milliseconds" },
+  // Waits up to a day: setTimeout cannot wait longer than 2^31-1 ms, and no stage needs to.
+  "--wake-idle-ms": { min: 1, max: 86_400_000, unit: "milliseconds" },
+  "--cf-wake-idle-ms": { min: 1, max: 86_400_000, unit: "milliseconds" },
+  "--request-timeout-ms": { min: 1, max: 86_400_000, unit: "milliseconds" },
+  "--actor-sleep-timeout-ms": { min: 1, max: 86_400_000, unit: "milliseconds" },
+  "--workerd-open-files": { min: 1, max: 1_048_576, unit: "open files" },
+} as const;
+
+/** A plain decimal whole number within `flag`'s bounds (no sign, exponent, hex or spaces); a UsageError naming the flag and range otherwise. */
+export function wholeNumber(flag: keyof typeof FLAG_BOUNDS, v: string): number {
+  const { min, max, unit } = FLAG_BOUNDS[flag];
+  const n = /^[0-9]{1,10}$/.test(v) ? Number(v) : Number.NaN;
+  if (!(n >= min && n <= max)) throw new UsageError(`${flag} takes a whole number of ${unit} from ${min} to ${max}, written in plain digits; got ${JSON.stringify(v)}`);
   return n;
 }
+
+/** The most samples --samples may ask of one count: twenty times the largest the full preset takes. */
+export const MAX_SAMPLES = 100_000;
 
 /** `createPing=100,warm=500`: sample counts that override the preset's. */
 export function parseSampleCounts(v: string): Partial<SampleCounts> {
@@ -52,9 +71,9 @@ export function parseSampleCounts(v: string): Partial<SampleCounts> {
   const out: Partial<SampleCounts> = {};
   for (const item of v.split(",").map((s) => s.trim()).filter(Boolean)) {
     const [k, n, extra] = item.split("=");
-    const count = Number(n);
-    if (extra !== undefined || !known.includes(k) || !Number.isInteger(count) || count <= 0) {
-      throw new UsageError(`--samples takes name=count pairs with names ${known.join(", ")} and whole counts above 0, got "${item}"`);
+    const count = /^[0-9]{1,6}$/.test(n ?? "") ? Number(n) : Number.NaN;
+    if (extra !== undefined || !known.includes(k) || !(count >= 1 && count <= MAX_SAMPLES)) {
+      throw new UsageError(`--samples takes name=count pairs with names ${known.join(", ")} and counts from 1 to ${MAX_SAMPLES} in plain digits, got "${item}"`);
     }
     out[k as keyof SampleCounts] = count;
   }
@@ -72,8 +91,10 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
     groups: defaultGroups("local"),
     scaleLevels: PRESET_SCALE_LEVELS.local,
     resultsDir: "results",
+    repeat: PRESET_REPEAT.local,
+    floorDelayMs: 0,
     wakeIdleMs: 10_000,
-    cfWakeIdleMs: 15_000,
+    cfWakeIdleMs: 12_000,
     requestTimeoutMs: 30_000,
     sleepConfirmTimeoutMs: 60_000,
     actorSleepTimeoutMs: 30_000,
@@ -84,6 +105,7 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
   };
   let overrides: Partial<SampleCounts> = {};
   let groupsGiven = false;
+  let repeatGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = () => {
@@ -94,7 +116,7 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
     switch (flag) {
       case "--preset": {
         const v = value();
-        if (!(v in PRESETS)) throw new UsageError(`--preset must be one of ${Object.keys(PRESETS).join(", ")}, got "${v}"`);
+        if (!Object.hasOwn(PRESETS, v)) throw new UsageError(`--preset must be one of ${Object.keys(PRESETS).join(", ")}, got "${v}"`);
         cfg.preset = v as PresetName;
         cfg.counts = PRESETS[cfg.preset];
         break;
@@ -117,26 +139,36 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
         groupsGiven = true;
         break;
       }
+      case "--repeat":
+        cfg.repeat = wholeNumber(flag, value());
+        repeatGiven = true;
+        break;
+      case "--floor-delay-ms":
+        cfg.floorDelayMs = wholeNumber(flag, value());
+        break;
       case "--wake-idle-ms":
-        cfg.wakeIdleMs = positiveInt(flag, value());
+        cfg.wakeIdleMs = wholeNumber(flag, value());
         break;
       case "--cf-wake-idle-ms":
-        cfg.cfWakeIdleMs = positiveInt(flag, value());
+        cfg.cfWakeIdleMs = wholeNumber(flag, value());
         break;
       case "--request-timeout-ms":
-        cfg.requestTimeoutMs = positiveInt(flag, value());
+        cfg.requestTimeoutMs = wholeNumber(flag, value());
         break;
       case "--actor-sleep-timeout-ms":
-        cfg.actorSleepTimeoutMs = positiveInt(flag, value());
+        cfg.actorSleepTimeoutMs = wholeNumber(flag, value());
         break;
       case "--samples":
         overrides = { ...overrides, ...parseSampleCounts(value()) };
         break;
-      case "--results-dir":
-        cfg.resultsDir = value();
+      case "--results-dir": {
+        const v = value();
+        if (v.trim() === "") throw new UsageError("--results-dir needs a folder name, got an empty one");
+        cfg.resultsDir = v;
         break;
+      }
       case "--workerd-open-files":
-        cfg.workerdOpenFiles = positiveInt(flag, value());
+        cfg.workerdOpenFiles = wholeNumber(flag, value());
         break;
       case "--engine-load-shedding":
         cfg.engine.loadShedding = true;
@@ -173,6 +205,7 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
     }
   }
   if (!groupsGiven) cfg.groups = defaultGroups(cfg.preset);
+  if (!repeatGiven) cfg.repeat = PRESET_REPEAT[cfg.preset];
   cfg.scaleLevels = PRESET_SCALE_LEVELS[cfg.preset];
   cfg.counts = Object.fromEntries(SIDES.map((side) => [side, { ...cfg.counts[side], ...overrides }])) as Record<Side, SampleCounts>;
   if (cfg.engineTopology === "cluster" && cfg.loopback === "quickack") {

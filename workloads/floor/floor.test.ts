@@ -12,6 +12,9 @@ import { parseRunArgs } from "../runConfig";
 import { runLocalSuite } from "../run";
 import { catalogEntry, metricsOf, GROUPS, WORKLOAD } from "../../analysis/catalog";
 import { verifyRunDir } from "../../analysis/verify";
+import { stageReps } from "../../analysis/runDirContract";
+import { compareRows } from "../../analysis/compareRows";
+import { runStats } from "../../analysis/compare";
 import { generateReport } from "../../analysis/report";
 
 describe("the floor's store (real SQLite files)", () => {
@@ -143,12 +146,12 @@ describe("npm start --side floor: every shared metric through the one stage plan
       expect(r.errors, r.metric).toBe(0);
       expect(r.notCold, r.metric).toBe(0);
     }
-    const wake = m.stages["floor.wake.read"];
-    expect(wake.notes).toMatchObject({ preparationFailures: 0 });
+    expect(m.repetitions!.map((r) => r.order)).toEqual([["floor"]]);
+    expect(stageReps(m.stages["floor.wake.read"])[0].notes).toMatchObject({ preparationFailures: 0 });
     expect(JSON.stringify((m.settings as { floor: unknown }).floor)).toMatch(/no actor system/);
     expect(readFileSync(join(out.runDir, "raw", "floor.create.ping.jsonl"), "utf8").trim().split("\n")).toHaveLength(20);
     // The scaling group: the 100 level ran with the 100 fillers (and every earlier actor) existing, all asleep.
-    const e100 = m.stages["floor.scale.wake.e100"].notes as { level: number; fillers: number; startState: { atStage: { existing: number; awake: number } } };
+    const e100 = stageReps(m.stages["floor.scale.wake.e100"])[0].notes as { level: number; fillers: number; startState: { atStage: { existing: number; awake: number } } };
     expect(e100).toMatchObject({ level: 100, fillers: 100 });
     expect(e100.startState.atStage.awake).toBe(0);
     expect(e100.startState.atStage.existing).toBeGreaterThanOrEqual(100 + 10);
@@ -157,4 +160,23 @@ describe("npm start --side floor: every shared metric through the one stage plan
     expect(readFileSync(join(out.runDir, "report", "results.md"), "utf8")).toMatch(/## Cost as the work grows[\s\S]*\| Floor \(Node http \+ SQLite file\) \| 100 \| [\d,]+ \|/);
     rmSync(root, { recursive: true, force: true });
   }, 120_000);
+});
+
+describe("a planted slowdown is caught: the floor with --floor-delay-ms 2 against the floor without, three repetitions each", () => {
+  it("compare calls every floor row whose p50 is below 20 ms a real difference, and the delay is in the manifest", async () => {
+    const root = mkdtempSync(join(tmpdir(), "floor-delay-"));
+    const args = ["--preset", "quick", "--side", "floor", "--repeat", "3", "--wake-idle-ms", "1000", "--samples", "openSeconds=1", "--results-dir", root];
+    const plain = await runLocalSuite({ ...parseRunArgs(args), quiet: true });
+    const slowed = await runLocalSuite({ ...parseRunArgs([...args, "--floor-delay-ms", "2"]), quiet: true });
+    expect([plain.failures, slowed.failures]).toEqual([[], []]);
+    const m = verifyRunDir(slowed.runDir);
+    expect(m.config.floorDelayMs).toBe(2);
+    expect(JSON.stringify(m.settings)).toMatch(/"calibrationDelayMs":"2 ms added to every action reply/);
+    expect(m.repetitions).toHaveLength(3);
+    const rows = compareRows(runStats(plain.runDir), runStats(slowed.runDir)).filter((r) => r.q === "p50");
+    const under20 = rows.filter((r) => r.a < 20);
+    expect(under20.length).toBeGreaterThanOrEqual(12);
+    expect(under20.filter((r) => r.verdict !== "different").map((r) => `${r.key} ${r.a} -> ${r.b} (p ${r.p})`)).toEqual([]);
+    rmSync(root, { recursive: true, force: true });
+  }, 240_000);
 });

@@ -12,7 +12,9 @@
  * key, put to sleep by closing the handle (the `sleep` op, or idle past the
  * sleep timeout), woken by reopening the file. The first request an open
  * handle serves reports cold: true.
- *   node dist/workloads/floor/server.js <port> <dataDir> <idleCloseMs>
+ *   node dist/workloads/floor/server.js <port> <dataDir> <idleCloseMs> [<delayMs>]
+ * `delayMs` (calibration only, 0 by default) holds every action reply that long
+ * before it is sent: a planted slowdown a comparison of runs must catch.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createHash } from "node:crypto";
@@ -139,8 +141,8 @@ function reply(res: ServerResponse, status: number, body: string, actorId?: stri
   res.end(body);
 }
 
-/** Answers one request; the body has already been read. */
-export function handle(store: FloorStore, req: IncomingMessage, body: string, res: ServerResponse): void {
+/** Answers one request; the body has already been read. `delayMs` holds an action's reply (calibration). */
+export function handle(store: FloorStore, req: IncomingMessage, body: string, res: ServerResponse, delayMs = 0): void {
   if (req.method === "GET" && req.url === "/floor/state") return reply(res, 200, JSON.stringify(store.state()));
   const m = req.method === "POST" ? ACTION.exec(req.url ?? "") : null;
   if (!m) return reply(res, 404, JSON.stringify({ error: `no route ${req.method} ${req.url}` }));
@@ -166,21 +168,27 @@ export function handle(store: FloorStore, req: IncomingMessage, body: string, re
   } catch {
     return reply(res, 400, JSON.stringify({ error: "the body is not JSON" }));
   }
+  let status = 200;
+  let text: string;
   try {
-    reply(res, 200, JSON.stringify({ output: runOp(store, a, op, args) }), a.id);
+    text = JSON.stringify({ output: runOp(store, a, op, args) });
   } catch (err) {
-    reply(res, 500, JSON.stringify({ error: (err as Error).message }), a.id);
+    status = 500;
+    text = JSON.stringify({ error: (err as Error).message });
   }
+  const id = a.id;
+  if (delayMs > 0) setTimeout(() => reply(res, status, text, id), delayMs);
+  else reply(res, status, text, id);
 }
 
 if (require.main === module) {
-  const [port, dataDir, idle] = [Number(process.argv[2]), process.argv[3], Number(process.argv[4])];
-  if (!Number.isInteger(port) || port <= 0 || !dataDir || !(idle > 0)) throw new Error("usage: server.js <port> <dataDir> <idleCloseMs>");
+  const [port, dataDir, idle, delay] = [Number(process.argv[2]), process.argv[3], Number(process.argv[4]), Number(process.argv[5] ?? 0)];
+  if (!Number.isInteger(port) || port <= 0 || !dataDir || !(idle > 0) || !(Number.isInteger(delay) && delay >= 0)) throw new Error("usage: server.js <port> <dataDir> <idleCloseMs> [<delayMs>]");
   const store = new FloorStore(dataDir);
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => handle(store, req, Buffer.concat(chunks).toString(), res));
+    req.on("end", () => handle(store, req, Buffer.concat(chunks).toString(), res, delay));
   });
   server.keepAliveTimeout = 120_000;
   setInterval(() => store.closeIdle(idle), Math.min(idle, 1_000)).unref();

@@ -67,7 +67,8 @@ export function requestTasks(req: GroupRunRequest, groups: readonly Group[]): Ta
 export async function runGroupRequest(req: GroupRunRequest, logTo: NodeJS.WriteStream = process.stderr): Promise<GroupRunResult> {
   const parsed = parseRunArgs(req.runArgs);
   const tasks = requestTasks(req, parsed.groups);
-  const cfg = { ...parsed, stack: req.stack, sides: [...new Set(tasks.map((t) => t.side))], groups: GROUPS.filter((g) => tasks.some((t) => t.group === g)) };
+  // A stack's group run is one repetition of one group (repetitions are npm start's; a stack would repeat whole passes).
+  const cfg = { ...parsed, repeat: 1, stack: req.stack, sides: [...new Set(tasks.map((t) => t.side))], groups: GROUPS.filter((g) => tasks.some((t) => t.group === g)) };
   for (const side of cfg.sides) {
     if (!req[side as "rivet" | "cloudflare"]) throw new Error(`${side}: a ${side} group run needs request.${side} (${side === "rivet" ? "the Engine's endpoints" : "the Worker's endpoint"})`);
   }
