@@ -82,7 +82,7 @@ describe("npm start", () => {
     const cli = startCli(["--preset", "huge"]);
     const { code } = await cli.exited;
     expect(code).toBe(2);
-    expect(cli.output()).toMatch(/--preset must be one of quick, local, full/);
+    expect(cli.output()).toMatch(/--preset must be one of quick, local, large, full/);
   });
 
   it("runs both sides and the floor one after the other into one run directory of the contract, prints the headline and leaves no process", async () => {

@@ -13,7 +13,9 @@ import { fixture, type S } from "./fixtures";
 
 // Debian's chromium, driven by playwright-core; .ci/run installs it. Without it this file is skipped, saying so.
 const CHROMIUM = "/usr/bin/chromium";
-const COMMITTED = resolve("results/local/20261203T2023Z");
+/** The README's headline run (three repetitions). */
+const COMMITTED_ID = "20261204T1431Z";
+const COMMITTED = resolve("results/local", COMMITTED_ID);
 /** Where the screenshots go: the test's output, kept after the run (ignored by git). */
 const OUTPUT = resolve("test-output/site");
 
@@ -34,7 +36,7 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "ab-site-"));
   const results = join(root, "results");
   mkdirSync(join(results, "local"), { recursive: true });
-  cpSync(COMMITTED, join(results, "local", "20261203T2023Z"), { recursive: true });
+  cpSync(COMMITTED, join(results, "local", COMMITTED_ID), { recursive: true });
   older = smallRun(results, new Date(Date.UTC(2026, 10, 30, 9, 0)), 1);
   await generateReport(older);
   const tampered = smallRun(results, new Date(Date.UTC(2026, 10, 29, 9, 0)), 2);
@@ -68,10 +70,10 @@ const close = (shown: number, value: number) => Math.abs(shown - value) <= (Math
 
 describe.skipIf(!existsSync(CHROMIUM))("the static site in headless Chromium (skipped without /usr/bin/chromium: apt-get install chromium; .ci/run installs it)", () => {
   it("lists the verified runs and the tampered one as refused, with the reason", async () => {
-    expect(site.runs.map((r) => `${r.stack}/${r.runId}`).sort()).toEqual(["local/20261130T0900Z", "local/20261203T2023Z"]);
+    expect(site.runs.map((r) => `${r.stack}/${r.runId}`).sort()).toEqual(["local/20261130T0900Z", `local/${COMMITTED_ID}`]);
     const page = await open("index.html");
     const listed = await page.$$eval("#runs tbody tr", (rows) => rows.map((r) => r.getAttribute("data-run")));
-    expect(listed.sort()).toEqual(["local/20261130T0900Z", "local/20261203T2023Z"]);
+    expect(listed.sort()).toEqual(["local/20261130T0900Z", `local/${COMMITTED_ID}`]);
     const refused = await page.$eval("#refused", (e) => e.textContent ?? "");
     expect(refused).toContain("results/local/20261129T0900Z");
     expect(refused).toMatch(/raw\/rivet\.create\.ping\.jsonl: sha256 [0-9a-f]{64} does not match the manifest's/);
@@ -82,7 +84,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the static site in headless Chromium (sk
   });
 
   it("draws every chart of a run in the page, and its headline equals summary.json", async () => {
-    const page = await open("runs/local/20261203T2023Z.html");
+    const page = await open(`runs/local/${COMMITTED_ID}.html`);
     await page.waitForFunction(() => document.body.getAttribute("data-charts") !== null, undefined, { timeout: 60_000 });
     expect(await page.getAttribute("body", "data-charts")).toBe("rendered");
     const charts = await page.$$eval(".chart", (divs) => divs.map((d) => ({ name: d.getAttribute("data-chart"), marks: d.querySelectorAll("svg g[class*='mark-'] path, svg g[class*='mark-'] rect, svg g[class*='mark-'] line").length })));
@@ -130,7 +132,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the static site in headless Chromium (sk
 
   it("compares two runs with the same statistics code as npm run compare", async () => {
     const a = "local/20261130T0900Z";
-    const b = "local/20261203T2023Z";
+    const b = `local/${COMMITTED_ID}`;
     const page = await open("compare.html", `?runs=${a},${b}`);
     await page.waitForSelector("#comparison-table");
     const ratio = await page.$eval("tr[data-key='rivet.create.ping p50'] td[data-ratio]", (td) => td.textContent);

@@ -211,7 +211,14 @@ export async function measureRuntimes(cfg: RunConfig, run: RunDir, progress: Pro
   }
 }
 
-async function runRivet(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[]): Promise<void> {
+/**
+ * Work directories (a runtime's data) to remove once the whole run is over,
+ * not between its sides: deleting thousands of files makes the disk work
+ * (ext4 with online discard here) while the next side measures its fsyncs.
+ */
+type Leftovers = string[];
+
+async function runRivet(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], leftovers: Leftovers): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), "actor-bench-rivet-"));
   const rivet = await startEngineTopology(cfg.engineTopology, { workDir, settings: cfg.engine, actorSleepTimeoutMs: cfg.actorSleepTimeoutMs });
   const before = failures.length;
@@ -228,12 +235,12 @@ async function runRivet(cfg: RunConfig, run: RunDir, progress: Progress, failure
     });
   } finally {
     await rivet.stop();
-    if (failures.length === before) rmSync(workDir, { recursive: true, force: true });
+    if (failures.length === before) leftovers.push(workDir);
     else progress.note(`engine and app logs kept in ${workDir}`);
   }
 }
 
-async function runCloudflare(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[]): Promise<void> {
+async function runCloudflare(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], leftovers: Leftovers): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), "actor-bench-cf-"));
   // Loaded here: miniflare and workerd are dev dependencies, absent on the runner VM, which measures deployed targets only.
   const { startLocalWorker } = require("./cloudflare/localWorker") as typeof import("./cloudflare/localWorker");
@@ -249,7 +256,7 @@ async function runCloudflare(cfg: RunConfig, run: RunDir, progress: Progress, fa
     });
   } finally {
     await worker.stop();
-    rmSync(workDir, { recursive: true, force: true });
+    leftovers.push(workDir);
   }
 }
 
@@ -258,7 +265,7 @@ async function runCloudflare(cfg: RunConfig, run: RunDir, progress: Progress, fa
  * files, started for this run with the Rivet app's idle sleep timeout. Only
  * the server's own process loads better-sqlite3 (a dev dependency).
  */
-async function runFloor(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[]): Promise<void> {
+async function runFloor(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], leftovers: Leftovers): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), "actor-bench-floor-"));
   const floor = await startLocalFloor({ workDir, idleCloseMs: cfg.actorSleepTimeoutMs, delayMs: cfg.floorDelayMs });
   run.manifest.versions = { ...run.manifest.versions, "better-sqlite3": packageVersion("better-sqlite3") };
@@ -274,7 +281,7 @@ async function runFloor(cfg: RunConfig, run: RunDir, progress: Progress, failure
   } finally {
     await client.close();
     await floor.stop();
-    rmSync(workDir, { recursive: true, force: true });
+    leftovers.push(workDir);
   }
 }
 
@@ -324,18 +331,28 @@ export async function measuredRun(resultsRoot: string, cfg: RunConfig, body: (ru
  */
 export function runLocalSuite(cfg: RunConfig, progress: Progress = createProgress(process.stdout, cfg.quiet)): Promise<RunOutcome> {
   return measuredRun(resolve(cfg.resultsDir), cfg, async (run, failures) => {
-    for (let rep = 0; rep < cfg.repeat; rep++) {
-      const order = rotation(cfg.sides, rep);
-      const repProgress = cfg.repeat > 1 ? prefixed(progress, `[repetition ${rep + 1}/${cfg.repeat}] `) : progress;
-      repProgress.note(`sides in this order: ${order.join(", ")}; each runtime started afresh`);
-      run.beginRepetition(rep, order);
-      for (const side of order) {
-        const quiet = await quietMachine();
-        run.noteRepetition(`quietBefore.${side}`, quiet);
-        if (!quiet.quiet) repProgress.note(`${side}: the machine did not come to rest before it (idle ${quiet.idleShare === null ? "unknown" : `${Math.round(quiet.idleShare * 100)}%`} after ${(quiet.waitedMs / 1000).toFixed(1)} s); measuring anyway, noted in the manifest`);
-        await LOCAL_RUNNERS[side](cfg, run, repProgress, failures);
-      }
-      run.endRepetition();
+    const leftovers: Leftovers = [];
+    try {
+      await repetitions(cfg, run, progress, failures, leftovers);
+    } finally {
+      for (const dir of leftovers) rmSync(dir, { recursive: true, force: true });
     }
   });
+}
+
+/** The repetitions of the plan (see runLocalSuite), each side after the machine is brought to rest. */
+async function repetitions(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], leftovers: Leftovers): Promise<void> {
+  for (let rep = 0; rep < cfg.repeat; rep++) {
+    const order = rotation(cfg.sides, rep);
+    const repProgress = cfg.repeat > 1 ? prefixed(progress, `[repetition ${rep + 1}/${cfg.repeat}] `) : progress;
+    repProgress.note(`sides in this order: ${order.join(", ")}; each runtime started afresh`);
+    run.beginRepetition(rep, order);
+    for (const side of order) {
+      const quiet = await quietMachine();
+      run.noteRepetition(`quietBefore.${side}`, quiet);
+      if (!quiet.quiet) repProgress.note(`${side}: the machine did not come to rest before it (idle ${quiet.idleShare === null ? "unknown" : `${Math.round(quiet.idleShare * 100)}%`} after ${(quiet.waitedMs / 1000).toFixed(1)} s); measuring anyway, noted in the manifest`);
+      await LOCAL_RUNNERS[side](cfg, run, repProgress, failures, leftovers);
+    }
+    run.endRepetition();
+  }
 }

@@ -163,9 +163,10 @@ describe("npm start --side floor: every shared metric through the one stage plan
 });
 
 describe("a planted slowdown is caught: the floor with --floor-delay-ms 2 against the floor without, three repetitions each", () => {
-  it("compare calls every floor row whose p50 is below 20 ms a real difference, and the delay is in the manifest", async () => {
+  it("compare calls every floor row below 20 ms that the delay lengthens a real difference, and the delay is in the manifest", async () => {
     const root = mkdtempSync(join(tmpdir(), "floor-delay-"));
-    const args = ["--preset", "quick", "--side", "floor", "--repeat", "3", "--wake-idle-ms", "1000", "--samples", "openSeconds=1", "--results-dir", root];
+    // Larger counts than quick's (the floor's calls are cheap), so that each repetition's p50 is not mostly its own sampling noise.
+    const args = ["--preset", "quick", "--side", "floor", "--repeat", "3", "--wake-idle-ms", "1000", "--samples", "createPing=60,createRead=60,createWrite=60,wake=30,burstAttempts=256,openSeconds=1", "--results-dir", root];
     const plain = await runLocalSuite({ ...parseRunArgs(args), quiet: true });
     const slowed = await runLocalSuite({ ...parseRunArgs([...args, "--floor-delay-ms", "2"]), quiet: true });
     expect([plain.failures, slowed.failures]).toEqual([[], []]);
@@ -174,8 +175,12 @@ describe("a planted slowdown is caught: the floor with --floor-delay-ms 2 agains
     expect(JSON.stringify(m.settings)).toMatch(/"calibrationDelayMs":"2 ms added to every action reply/);
     expect(m.repetitions).toHaveLength(3);
     const rows = compareRows(runStats(plain.runDir), runStats(slowed.runDir)).filter((r) => r.q === "p50");
-    const under20 = rows.filter((r) => r.a < 20);
-    expect(under20.length).toBeGreaterThanOrEqual(12);
+    // A closed-loop burst above concurrency 1 keeps the one server process busy: its latency is the concurrency over the
+    // server's rate, and a timer that holds a reply costs the server nothing, so the delay does not lengthen it (measured:
+    // burst.c8 14.3 -> 13.6 and 11.7 -> 11.6 ms). Every other stage sends one request at a time or below the floor's rate.
+    const lengthened = (key: string) => { const c = catalogEntry(key.split(".").slice(1).join(".")).throughput; return c?.mode !== "burst" || c.concurrency === 1; };
+    const under20 = rows.filter((r) => r.a < 20 && lengthened(r.key));
+    expect(under20.length).toBeGreaterThanOrEqual(14);
     expect(under20.filter((r) => r.verdict !== "different").map((r) => `${r.key} ${r.a} -> ${r.b} (p ${r.p})`)).toEqual([]);
     rmSync(root, { recursive: true, force: true });
   }, 240_000);
