@@ -14,7 +14,7 @@ import { fixture, type S } from "./fixtures";
 // Debian's chromium, driven by playwright-core; .ci/run installs it. Without it this file is skipped, saying so.
 const CHROMIUM = "/usr/bin/chromium";
 /** The README's headline run (three repetitions). */
-const COMMITTED_ID = "20261204T1431Z";
+const COMMITTED_ID = "20261204T1506Z";
 const COMMITTED = resolve("results/local", COMMITTED_ID);
 /** Where the screenshots go: the test's output, kept after the run (ignored by git). */
 const OUTPUT = resolve("test-output/site");
