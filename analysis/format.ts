@@ -40,6 +40,18 @@ export function escapeMd(text: unknown): string {
     .replace(/[\\`*_[\]|<>~]/g, (c) => `\\${c}`);
 }
 
+/**
+ * Text from a run as an inline code span: one line, fenced by one backtick
+ * more than the longest run inside it, so no backtick can close it early,
+ * and code spans show HTML literally.
+ */
+export function codeSpan(text: unknown): string {
+  const t = String(text).replace(/[\r\n]+/g, " ");
+  const fence = "`".repeat(Math.max(0, ...(t.match(/`+/g) ?? []).map((r) => r.length)) + 1);
+  const pad = t.startsWith("`") || t.endsWith("`") || t === "" ? " " : "";
+  return `${fence}${pad}${t}${pad}${fence}`;
+}
+
 /** A fenced code block that no backtick run inside the text can close. */
 export function codeBlock(lang: string, text: string): string {
   const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((r) => r.length));

@@ -6,7 +6,7 @@ import { stageReps, type RepStage, type StageRecord } from "./runDirContract";
 import { clientPercentiles, countedSamples, orderedStages, percentiles, readSamples, summarizeRun, type RawSample, type RunSummary, type SummaryRow } from "./summary";
 import { BURST_CONCURRENCY, CATALOG, isColdMetric, RUNTIMES, SCALE_BURST_CONCURRENCY, SIDE_CLOCKS, SIDE_NAMES, SIDES, type Side } from "./catalog";
 import { scaleRows, type ScaleRow } from "./scale";
-import { ci, codeBlock, escapeMd, ms, rate, signedMs, table, triple } from "./format";
+import { ci, codeBlock, codeSpan, escapeMd, ms, rate, signedMs, table, triple } from "./format";
 import { renderCharts } from "./charts";
 import { ANALYTICS_FILE, inDoBlocks, readAnalyticsLines, type InDoBlock } from "./inDo";
 import { groupByRep, repSpread } from "./repetitions";
@@ -293,13 +293,15 @@ export function inDoTable(blocks: readonly InDoBlock[]): string {
   if (blocks.length === 0) return "";
   const rows: string[][] = [];
   for (const b of blocks) {
-    const window = `${b.window.from.slice(11, 19)}-${b.window.to.slice(11, 19)}`;
-    if (b.groups.length === 0) rows.push([b.block.replace(/^cloudflare\./, ""), window, String(b.calls), "0", "-", "-", "-", "-", "-", "-"]);
+    // Every field here comes from a stored analytics response: shown literally, never as Markdown.
+    const window = escapeMd(`${String(b.window.from).slice(11, 19)}-${String(b.window.to).slice(11, 19)}`);
+    const block = escapeMd(String(b.block).replace(/^cloudflare\./, ""));
+    if (b.groups.length === 0) rows.push([block, window, escapeMd(b.calls), "0", "-", "-", "-", "-", "-", "-"]);
     for (const g of b.groups) {
-      rows.push([b.block.replace(/^cloudflare\./, ""), window, String(b.calls), String(g.requests), String(g.errors), g.colo, ms(g.meanMs), ms(g.p50Ms), ms(g.p90Ms), ms(g.p99Ms)]);
+      rows.push([block, window, escapeMd(b.calls), escapeMd(g.requests), escapeMd(g.errors), escapeMd(g.colo), ms(g.meanMs), ms(g.p50Ms), ms(g.p90Ms), ms(g.p99Ms)]);
     }
   }
-  const short = blocks.filter((b) => b.groups.reduce((s, g) => s + g.requests, 0) < b.calls).map((b) => b.block);
+  const short = blocks.filter((b) => b.groups.reduce((s, g) => s + g.requests, 0) < b.calls).map((b) => escapeMd(b.block));
   return (
     "### In the DO: Cloudflare's wall time per block of calls (GraphQL analytics)\n\n" +
     "One block is one stage. Cloudflare aggregates each block's DO invocations over its window (UTC, widened to whole seconds, so calls made just before or after the stage in the same second are counted too) and reports the quantiles itself; they are its figures, not nearest rank over our samples.\n\n" +
@@ -343,7 +345,7 @@ export function caveats(m: ManifestLike): string[] {
     const runtimeOf = (side: string) => ({ cloudflare: "workerd", rivet: "Engine" })[side] ?? "floor server";
     out.push(
       `A local artifact, not either runtime's behaviour: these stages failed on a limit of the machine the run was on, named by the failures themselves or by the runtime's log while the stage ran: ${limited
-        .map((s) => `${partName(m, s)}: ${s.errors} of ${s.attempts} failed; ${describeMachineLimit(s.notes!.machineLimit as MachineLimitNote, runtimeOf(s.side))}`)
+        .map((s) => `${partName(m, s)}: ${s.errors} of ${s.attempts} failed; ${escapeMd(describeMachineLimit(s.notes!.machineLimit as MachineLimitNote, runtimeOf(s.side)))}`)
         .join("; ")}.`,
     );
   }
@@ -402,7 +404,7 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
   const machineLine = `${escapeMd(mach.cpus ?? "?")} x ${escapeMd(mach.cpuModel ?? "?")}, ${mach.memory ? (Number(mach.memory) / 2 ** 30).toFixed(1) : "?"} GiB, ${escapeMd(mach.os ?? "?")}`;
   const parts = [
     `# actor-bench run ${escapeMd(m.runId)} (${escapeMd(m.stack)})`,
-    `Started ${m.startedAt}, finished ${m.finishedAt ?? "(not finished)"}, preset \`${m.preset}\`, status \`${m.status ?? "unknown"}\`. Machine: ${machineLine}. ${codeLine(m)} Generated from \`raw/\` and \`stages/\` by \`npm run report\`; every number below comes from those hashed files.`,
+    `Started ${escapeMd(m.startedAt)}, finished ${m.finishedAt === null ? "(not finished)" : escapeMd(m.finishedAt)}, preset ${codeSpan(m.preset)}, status ${codeSpan(m.status ?? "unknown")}. Machine: ${machineLine}. ${codeLine(m)} Generated from \`raw/\` and \`stages/\` by \`npm run report\`; every number below comes from those hashed files.`,
     placementLine(l.samples, l.inDo),
     `## Headline\n\n${headlineMarkdown(l.summary, l.samples)}`,
     charts.length ? `## Charts\n\n${charts.map((c) => `![${c}](charts/${c}.png)`).join("\n\n")}\n\nThe headline chart's request group is each side's median warm round trip (warm.ping); the create and write groups subtract that median from every sample first, so they show the work rather than the hop. Its DO create uses the unique-id create.` : "",
@@ -431,11 +433,18 @@ export async function generateReport(dir: string): Promise<Report> {
   const l = loadRun(dir);
   const tmp = join(dir, "report.tmp");
   rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(join(tmp, "charts"), { recursive: true });
-  const charts = await renderCharts(l.m, l.samples, l.summary, join(tmp, "charts"));
-  const markdown = reportMarkdown(l, charts);
-  writeFileSync(join(tmp, "results.md"), markdown);
-  writeFileSync(join(tmp, "summary.json"), JSON.stringify({ rows: l.summary.rows, throughput: l.summary.throughput }, null, 2) + "\n");
+  let markdown: string;
+  try {
+    mkdirSync(join(tmp, "charts"), { recursive: true });
+    const charts = await renderCharts(l.m, l.samples, l.summary, join(tmp, "charts"));
+    markdown = reportMarkdown(l, charts);
+    writeFileSync(join(tmp, "results.md"), markdown);
+    writeFileSync(join(tmp, "summary.json"), JSON.stringify({ rows: l.summary.rows, throughput: l.summary.throughput }, null, 2) + "\n");
+  } catch (err) {
+    // Whatever failed, no half-written report is left beside the old one.
+    rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
   rmSync(join(dir, "report"), { recursive: true, force: true });
   renameSync(tmp, join(dir, "report"));
   return { summary: l.summary, markdown, headline: headlineMarkdown(l.summary, l.samples) };

@@ -51,6 +51,22 @@ describe("the site's pages without a browser", () => {
   });
 });
 
+describe("a malformed run among good ones", () => {
+  it("is listed as refused, naming the field, while the others build, and leaves no temporary folder", () => {
+    const root = mkdtempSync(join(tmpdir(), "ab-site-malformed-"));
+    const results = join(root, "results");
+    const good = fixture({ "rivet.create.ping": { samples: [cold(40)] } }, { root: results });
+    const bad = fixture({ "rivet.create.ping": { samples: [cold(40)] } }, { root: results, at: new Date(Date.UTC(2026, 10, 1)) });
+    const m = JSON.parse(readFileSync(join(bad, "manifest.json"), "utf8"));
+    m.stages["rivet.create.ping"] = null;
+    writeFileSync(join(bad, "manifest.json"), JSON.stringify(m));
+    const site = buildSite(results, join(root, "site"), root);
+    expect(site.runs.map((r) => r.runId)).toEqual([good.split("/").pop()]);
+    expect(site.refused.map((r) => r.reason)).toEqual([expect.stringMatching(/manifest\.stages\["rivet\.create\.ping"\] must be an object, got null/)]);
+    expect(readdirSync(bad).sort()).toEqual(["manifest.json", "raw", "stages"]);
+  });
+});
+
 describe("where the site may write", () => {
   it("refuses the results folder, a folder holding it, one inside it, a file, and a folder it did not make; nothing there is touched", () => {
     const root = mkdtempSync(join(tmpdir(), "ab-site-out-"));

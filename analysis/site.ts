@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { marked } from "marked";
+import { Marked } from "marked";
 import { caveats, floorCostMarkdown, headlineMarkdown, loadRun, sameClockMarkdown, scaleMarkdown, type Loaded } from "./report";
 import { chartSpecs } from "./charts";
 import { stageStats } from "./compare";
@@ -40,7 +40,13 @@ const STACK_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** JSON inside a <script> element: nothing in it can close the element. */
 const scriptJson = (x: unknown) => JSON.stringify(x).replace(/</g, "\\u003c");
 
-const md = (text: string) => marked.parse(text, { async: false, gfm: true }) as string;
+/**
+ * Markdown to HTML with raw HTML shown as text: a run's strings are escaped
+ * for Markdown already, and this keeps any HTML that still reached the text
+ * (block or inline) from becoming markup in the page.
+ */
+const safeMarkdown = new Marked({ gfm: true, async: false, renderer: { html: ({ text }) => escapeHtml(text) } });
+export const md = (text: string) => safeMarkdown.parse(text) as string;
 
 function page(title: string, root: string, body: string, scripts: string[] = []): string {
   return [

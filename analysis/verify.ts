@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, normalize } from "node:path";
 import { isDeepStrictEqual } from "node:util";
+import { manifestShapeProblem } from "./manifestShape";
 import {
   digestBytes, listedNameProblem, MANIFEST_SCHEMA, parseSamples, RunDirError, stageFileName, type ManifestLike, type Sample, type StageRecord,
 } from "./runDirContract";
@@ -40,6 +41,12 @@ export function verifyRunDir(dir: string): ManifestLike {
   }
   if (m.schema !== MANIFEST_SCHEMA) throw new RunDirError(`${mPath}: schema ${String(m.schema)} is not supported (this report reads schema ${MANIFEST_SCHEMA})`);
   if (!m.files || typeof m.files !== "object" || !m.stages || typeof m.stages !== "object") throw new RunDirError(`${mPath}: has no "files" or "stages"`);
+  const shape = manifestShapeProblem(m);
+  if (shape) throw new RunDirError(`${mPath}: ${shape}; this is not a manifest the driver writes, so nothing of the run is read`);
+  for (const folder of ["raw", "stages"]) {
+    const p = join(dir, folder);
+    if (existsSync(p) && !lstatSync(p).isDirectory()) throw new RunDirError(`${p}: not a plain folder (a link or a file); a run directory holds its files itself`);
+  }
   const reps = repetitionsOf(m, mPath);
   const bytes = new Map<string, Buffer>();
   for (const [file, want] of Object.entries(m.files)) {

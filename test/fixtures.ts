@@ -79,3 +79,33 @@ export function makeHostile(dir: string, kind: Hostile): string {
 export function tree(root: string): string[] {
   return readdirSync(root, { recursive: true, encoding: "utf8" }).sort();
 }
+
+/** Text a compromised runner could put in every string field a report prints: HTML, a script, backticks, pipes, a newline and a heading. */
+export const HOSTILE_TEXT = "x`</td><script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\">\n# forged heading | cell | ``code`` [link](javascript:alert(1))";
+
+/**
+ * A run directory whose hashes all match but whose every printed string is
+ * HOSTILE_TEXT: the manifest's own fields, and the notes of a hashed stage
+ * record (a machine limit, a retried setup call, a preparation error).
+ */
+export function hostileRun(root: string, at = new Date(Date.UTC(2026, 10, 28, 9, 0))): string {
+  const run = new RunDir(root, "local", "quick", { preset: "quick", sides: ["rivet"] }, at);
+  const f = run.rawFile("rivet", "wake.ping");
+  f.write({ seq: 0, at: 1_796_000_000_000, ok: true, ms: 20, cold: true });
+  f.write({ seq: 1, at: 1_796_000_000_001, ok: false, ms: 30000, cold: null, error: HOSTILE_TEXT });
+  f.close();
+  run.recordStage({
+    side: "rivet", metric: "wake.ping", file: "raw/rivet.wake.ping.jsonl", attempts: 2, errors: 1, wallMs: 100, concurrency: 1, startedAt: HOSTILE_TEXT,
+    notes: { machineLimit: { samples: { [HOSTILE_TEXT]: 1 }, runtimeLog: {} }, setupRetries: [HOSTILE_TEXT], preparationFailures: 1, preparationErrors: [HOSTILE_TEXT], startState: { group: HOSTILE_TEXT, before: { existing: 1, awake: 1 }, atStart: { existing: 1, awake: 0 }, settleMs: 1, sleepFailures: 0 } },
+  });
+  Object.assign(run.manifest, {
+    startedAt: HOSTILE_TEXT, finishedAt: HOSTILE_TEXT, preset: HOSTILE_TEXT, failure: HOSTILE_TEXT,
+    versions: { ...run.manifest.versions, [HOSTILE_TEXT]: HOSTILE_TEXT },
+    machine: { cpus: HOSTILE_TEXT, cpuModel: HOSTILE_TEXT, memory: 1, os: HOSTILE_TEXT },
+    code: { commit: HOSTILE_TEXT, dirty: true, source: HOSTILE_TEXT },
+    settings: { rivet: { adapter: { clock: HOSTILE_TEXT, [HOSTILE_TEXT]: HOSTILE_TEXT } } },
+  });
+  (run.manifest as { status: string }).status = HOSTILE_TEXT;
+  run.save();
+  return run.dir;
+}

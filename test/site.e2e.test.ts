@@ -9,7 +9,7 @@ import { generateReport } from "../analysis/report";
 import { compareRuns } from "../analysis/compare";
 import { CATALOG, SIDE_NAMES, type Side } from "../analysis/catalog";
 import type { SummaryRow } from "../analysis/summary";
-import { fixture, type S } from "./fixtures";
+import { fixture, hostileRun, type S } from "./fixtures";
 
 // Debian's chromium, driven by playwright-core; .ci/run installs it. Without it this file is skipped, saying so.
 const CHROMIUM = "/usr/bin/chromium";
@@ -41,6 +41,7 @@ beforeAll(async () => {
   await generateReport(older);
   const tampered = smallRun(results, new Date(Date.UTC(2026, 10, 29, 9, 0)), 2);
   appendFileSync(join(tampered, "raw", "rivet.create.ping.jsonl"), '{"seq":99,"ok":true,"ms":1}\n');
+  hostileRun(results);
   site = buildSite(results, join(root, "site"), root);
   mkdirSync(OUTPUT, { recursive: true });
   browser = await chromium.launch({
@@ -70,10 +71,10 @@ const close = (shown: number, value: number) => Math.abs(shown - value) <= (Math
 
 describe.skipIf(!existsSync(CHROMIUM))("the static site in headless Chromium (skipped without /usr/bin/chromium: apt-get install chromium; .ci/run installs it)", () => {
   it("lists the verified runs and the tampered one as refused, with the reason", async () => {
-    expect(site.runs.map((r) => `${r.stack}/${r.runId}`).sort()).toEqual(["local/20261130T0900Z", `local/${COMMITTED_ID}`]);
+    expect(site.runs.map((r) => `${r.stack}/${r.runId}`).sort()).toEqual(["local/20261128T0900Z", "local/20261130T0900Z", `local/${COMMITTED_ID}`]);
     const page = await open("index.html");
     const listed = await page.$$eval("#runs tbody tr", (rows) => rows.map((r) => r.getAttribute("data-run")));
-    expect(listed.sort()).toEqual(["local/20261130T0900Z", `local/${COMMITTED_ID}`]);
+    expect(listed.sort()).toEqual(["local/20261128T0900Z", "local/20261130T0900Z", `local/${COMMITTED_ID}`]);
     const refused = await page.$eval("#refused", (e) => e.textContent ?? "");
     expect(refused).toContain("results/local/20261129T0900Z");
     expect(refused).toMatch(/raw\/rivet\.create\.ping\.jsonl: sha256 [0-9a-f]{64} does not match the manifest's/);
@@ -149,5 +150,20 @@ describe.skipIf(!existsSync(CHROMIUM))("the static site in headless Chromium (sk
     await page.check(`input[value="${b}"]`);
     await page.screenshot({ path: join(OUTPUT, "compare.png") });
     expect((page as Page & { errors: string[] }).errors).toEqual([]);
+  });
+
+  it("a hostile run's strings stay text on its page and the index: no script of theirs runs, no element or heading comes from them", async () => {
+    for (const path of ["runs/local/20261128T0900Z.html", "index.html"]) {
+      const page = await open(path);
+      await page.waitForLoadState("load");
+      expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), path).toBeUndefined();
+      expect(await page.$$eval("h1, h2, h3, h4, h5, h6", (hs) => hs.filter((h) => (h.textContent ?? "").includes("forged")).length), path).toBe(0);
+      expect(await page.$$eval("img", (xs) => xs.length), path).toBe(0);
+      // The only inline script is the charts' JSON; every other script is one of the site's own files.
+      expect(await page.$$eval("script:not([src])", (xs) => xs.map((x) => x.getAttribute("type"))), path).toEqual(path === "index.html" ? [] : ["application/json"]);
+      expect(await page.$$eval("a[href^='javascript']", (xs) => xs.length), path).toBe(0);
+      if (path !== "index.html") expect(await page.$eval("main", (m) => m.textContent ?? ""), path).toContain("window.__pwned=1");
+      await page.close();
+    }
   });
 });
