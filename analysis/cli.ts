@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { generateReport } from "./report";
 import { RunDirError } from "./verify";
 import { refreshReadme } from "./readme";
+import { failureLine } from "./cliError";
 
 /** npm run report -- <runDir> [--readme] */
 async function main(argv: string[]): Promise<number> {
@@ -9,6 +10,11 @@ async function main(argv: string[]): Promise<number> {
   const unknown = argv.filter((a) => a.startsWith("--") && a !== "--readme");
   if (dirs.length !== 1 || unknown.length) {
     console.error("usage: npm run report -- <runDir> [--readme]   (runDir: results/<stack>/<runId>)");
+    return 2;
+  }
+  // Checked before the report is written, so a --readme run outside the project folder changes nothing.
+  if (argv.includes("--readme") && !existsSync("README.md")) {
+    console.error(`report: --readme refreshes ./README.md, and there is none in ${process.cwd()}: run it from the project folder`);
     return 2;
   }
   const r = await generateReport(dirs[0]);
@@ -25,7 +31,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    console.error(err instanceof RunDirError ? `report refused: ${err.message}` : err);
+    console.error(err instanceof RunDirError ? `report refused: ${failureLine(err)}` : `report failed: ${failureLine(err)}`);
     process.exit(1);
   },
 );

@@ -1,5 +1,6 @@
 import { compareRuns } from "./compare";
 import { RunDirError } from "./verify";
+import { failureLine } from "./cliError";
 
 const dirs = process.argv.slice(2);
 if (dirs.length !== 2) {
@@ -9,6 +10,6 @@ if (dirs.length !== 2) {
 try {
   process.stdout.write(compareRuns(dirs[0], dirs[1]));
 } catch (err) {
-  console.error(err instanceof RunDirError ? `compare refused: ${err.message}` : err);
+  console.error(err instanceof RunDirError ? `compare refused: ${failureLine(err)}` : `compare failed: ${failureLine(err)}`);
   process.exit(1);
 }

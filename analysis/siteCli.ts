@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { buildSite, SiteOutputError } from "./site";
+import { failureLine } from "./cliError";
 
 const USAGE = "usage: npm run site [-- <resultsDir> <siteDir>]   (default: results/ into site/)";
 const args = process.argv.slice(2);
@@ -13,6 +14,6 @@ try {
   console.log(`site: ${site.runs.length} runs shown, ${site.refused.length} refused; open ${site.index}`);
   for (const r of site.refused) console.log(`  refused ${r.dir}: ${r.reason}`);
 } catch (err) {
-  console.error(err instanceof SiteOutputError ? `site refused: ${err.message}` : `site: ${(err as Error).message}`);
+  console.error(err instanceof SiteOutputError ? `site refused: ${failureLine(err)}` : `site failed: ${failureLine(err)}`);
   process.exit(1);
 }

@@ -4,13 +4,22 @@ import { parse } from "yaml";
 import { DEFAULTS, overlapIdleOf, stackRunConfig, STACK_KEYS, type StackKey } from "./stackConfig";
 import { UsageError } from "../workloads/runConfig";
 import { RunDirError } from "../analysis/verify";
+import { failureLine } from "../analysis/cliError";
 import { costsFromRun, newestCosts, passSchedule } from "../workloads/passSchedule";
 
 const USAGE = "usage: npm run schedule -- <stack> [--from <runDir>]   (the stack's Pulumi.<stack>.yaml, in this folder)";
 
 /** The actor-bench keys of a stack file, as the strings Pulumi holds; secrets are neither needed nor read. */
 export function stackFileConfig(path: string): Partial<Record<StackKey, string>> {
-  const doc = (parse(readFileSync(path, "utf8")) ?? {}) as { config?: Record<string, unknown> };
+  let doc: { config?: Record<string, unknown> };
+  try {
+    doc = (parse(readFileSync(path, "utf8")) ?? {}) as { config?: Record<string, unknown> };
+  } catch (err) {
+    throw new UsageError(`${path}: not a stack file Pulumi could read (${failureLine(err)})`);
+  }
+  if (typeof doc !== "object" || Array.isArray(doc) || (doc.config !== undefined && (typeof doc.config !== "object" || doc.config === null || Array.isArray(doc.config)))) {
+    throw new UsageError(`${path}: its top level must be a mapping with a "config:" mapping in it`);
+  }
   const raw: Partial<Record<StackKey, string>> = {};
   for (const [full, value] of Object.entries(doc.config ?? {})) {
     if (!full.startsWith("actor-bench:") || typeof value === "object") continue;
@@ -39,7 +48,7 @@ if (require.main === module) {
   main(process.argv.slice(2)).then(
     (text) => process.stdout.write(`${text}\n`),
     (err: unknown) => {
-      console.error(err instanceof UsageError || err instanceof RunDirError ? `schedule: ${err.message}` : err);
+      console.error(err instanceof UsageError || err instanceof RunDirError ? `schedule: ${failureLine(err)}` : `schedule failed: ${failureLine(err)}`);
       process.exit(err instanceof UsageError ? 2 : 1);
     },
   );

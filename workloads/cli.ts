@@ -1,9 +1,23 @@
+import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
 import { parseRunArgs, UsageError } from "./runConfig";
 import { runLocalSuite } from "./run";
 import { headlineTable } from "../analysis/summary";
 import { generateReport } from "../analysis/report";
 import { stopAll } from "./processes";
 import { NETNS_ENV, netnsAvailable, runInNetns } from "./netns";
+import { failureLine } from "../analysis/cliError";
+
+/** Why run directories cannot be written under `dir` (made if absent), or null. */
+function resultsDirProblem(dir: string): string | null {
+  try {
+    if (existsSync(dir) && !statSync(dir).isDirectory()) return `${dir} exists and is not a folder; give a folder for the run directories`;
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+    return null;
+  } catch (err) {
+    return `${dir} cannot be written here (${failureLine(err)}); give a folder this user can write`;
+  }
+}
 
 async function main(): Promise<number> {
   let cfg;
@@ -11,10 +25,16 @@ async function main(): Promise<number> {
     cfg = parseRunArgs(process.argv.slice(2));
   } catch (err) {
     if (err instanceof UsageError) {
-      console.error(err.message);
+      // --help prints the whole usage; any other refusal is its one line.
+      console.error(err.message.startsWith("usage:") ? err.message : `${failureLine(err)} (npm start -- --help lists the flags)`);
       return 2;
     }
     throw err;
+  }
+  const results = resultsDirProblem(cfg.resultsDir);
+  if (results) {
+    console.error(`--results-dir: ${results}`);
+    return 2;
   }
   if (cfg.loopback === "quickack" && process.env[NETNS_ENV] !== "1") {
     const avail = netnsAvailable();
@@ -45,7 +65,7 @@ main().then(
     process.exit(code);
   },
   async (err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
+    console.error(`npm start failed: ${failureLine(err)}`);
     await stopAll();
     process.exit(1);
   },

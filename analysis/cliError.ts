@@ -1,0 +1,8 @@
+/**
+ * How every command ends on an error: one line that says what is wrong,
+ * never a stack trace (the message's first line; a thrown non-Error as text).
+ */
+export function failureLine(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.split("\n")[0].trim() || (err instanceof Error ? err.name : "unknown error");
+}
