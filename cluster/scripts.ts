@@ -98,6 +98,9 @@ id -u ${paths.user} >/dev/null 2>&1 || useradd --system --no-create-home --home-
 chown -R ${paths.user}:${paths.user} ${paths.dataDir}
 chmod 0750 ${paths.dataDir}
 systemctl daemon-reload
+# Debian's nats-server package starts its own unauthenticated server on loopback: only the cluster's own unit may run.
+systemctl disable --now nats-server.service 2>/dev/null || true
+systemctl mask nats-server.service
 systemctl enable --now actor-bench-nats.service
 systemctl enable --now rivet-engine.service
 echo "actor-bench: engine VM ready"

@@ -90,6 +90,11 @@ describe("the VMs' systemd units", () => {
     const boot = engineFiles.find((f) => f.path === ENGINE_PATHS.bootScript)!.content;
     expect(boot).toMatch(new RegExp(`useradd --system .* ${SERVICE_USERS.engine}`));
     expect(boot).toContain(`chown -R ${SERVICE_USERS.engine}:${SERVICE_USERS.engine} ${ENGINE_PATHS.dataDir}`);
+    // Debian's own nats-server unit (unauthenticated, on loopback) is stopped and masked before the cluster's NATS starts.
+    const lines = boot.split("\n");
+    const masked = lines.indexOf("systemctl mask nats-server.service");
+    expect(masked).toBeGreaterThan(lines.indexOf("systemctl disable --now nats-server.service 2>/dev/null || true"));
+    expect(masked).toBeLessThan(lines.indexOf("systemctl enable --now actor-bench-nats.service"));
   });
 
   it("records systemd-analyze security's exposure of each unit; the Engine and NATS are sandboxed well below the default's", () => {

@@ -69,6 +69,8 @@ function addressBits(addr: string): { value: bigint; bits: 32 | 128 } | null {
 
 /** The narrowest prefix (widest network) allowed without sshSourceWide. */
 export const SSH_WIDEST_PREFIX = { 32: 24, 128: 56 } as const;
+/** Wider than this is refused even with sshSourceWide: a /1 or /7 is no operator's network. */
+export const SSH_WIDE_FLOOR = { 32: 16, 128: 32 } as const;
 
 /**
  * SSH source: one address or a network in canonical form (an integer prefix,
@@ -94,6 +96,9 @@ export function validateSshSource(v: string, allowWide = false): string {
   if (value & ((1n << hostBits) - 1n)) failSsh(v, `a network has no host bits set: did you mean ${bits === 32 ? "the address alone, or its network" : "its network"} (e.g. ${addr}/${bits} or the /${prefix} it lies in)?`);
   const loopback = bits === 32 ? value >> 24n === 127n : value === 1n;
   if (loopback || value === 0n) failSsh(v, "a loopback or unspecified address reaches nobody from outside: give the public address you connect from");
+  if (prefix < SSH_WIDE_FLOOR[bits]) {
+    failSsh(v, `wider than /${SSH_WIDE_FLOOR[bits]}, a large part of the Internet: sshSourceWide opens SSH to a network you mean, not to that; give your own network`);
+  }
   if (!allowWide && prefix < SSH_WIDEST_PREFIX[bits]) {
     failSsh(v, `wider than /${SSH_WIDEST_PREFIX[bits]}; give a narrower network, or set actor-bench:sshSourceWide to true if you mean to open SSH to all of it`);
   }

@@ -108,12 +108,15 @@ describe("validateStackConfig: azure stacks", () => {
     expect(() => validateSshSource("127.0.0.1")).toThrow(/loopback or unspecified/);
   });
   it("sshSourceAddress: nothing wider than /24 or /56 unless sshSourceWide says it is meant", () => {
-    expect(() => validateSshSource("10.0.0.0/8")).toThrow(/wider than \/24; .*set actor-bench:sshSourceWide to true/);
+    expect(() => validateSshSource("10.20.0.0/16")).toThrow(/wider than \/24; .*set actor-bench:sshSourceWide to true/);
     expect(() => validateSshSource("2001:db8::/48")).toThrow(/wider than \/56/);
-    expect(validateSshSource("10.0.0.0/8", true)).toBe("10.0.0.0/8");
+    expect(validateSshSource("10.20.0.0/16", true)).toBe("10.20.0.0/16");
     expect(v({ ...azure, sshSourceAddress: "198.51.0.0/16", sshSourceWide: "true" }, "eastus2").azure?.sshSourceWide).toBe(true);
     expect(() => v({ ...azure, sshSourceAddress: "198.51.0.0/16" }, "eastus2")).toThrow(/wider than \/24/);
     expect(() => v({ ...azure, sshSourceWide: "yes" }, "eastus2")).toThrow(/^config actor-bench:sshSourceWide: "yes" is not allowed; true or false$/);
+    // Even meant, a /1 (half the IPv4 Internet) or a /8 is refused: sshSourceWide is for an operator's own wide network.
+    for (const wide of ["128.0.0.0/1", "10.0.0.0/8", "2001::/16"]) expect(() => validateSshSource(wide, true), wide).toThrow(/a large part of the Internet/);
+    expect(validateSshSource("198.51.0.0/16", true)).toBe("198.51.0.0/16");
   });
   it("cloudflareAccountId and the secret API token are required while the Cloudflare side runs", () => {
     expect(() => v({ ...azure, cloudflareAccountId: "xyz" }, "eastus2")).toThrow(/^config actor-bench:cloudflareAccountId: "xyz" is not allowed; the 32-character hex account id/);

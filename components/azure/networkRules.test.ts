@@ -46,6 +46,9 @@ describe("the NSG rules", () => {
     expect(allows(CLOUD_NETWORK.runnerAddress, engine, "8080")).toBe(false);
     expect(allows(engine, postgres, "5432")).toBe(true);
     expect(allows("203.0.113.7", postgres, "5432")).toBe(false);
+    // The runner, the one host the operator's SSH reaches, reaches neither the Engines' database nor their SSH.
+    expect(allows(CLOUD_NETWORK.runnerAddress, postgres, "5432")).toBe(false);
+    for (const from of [CLOUD_NETWORK.runnerAddress, CLOUD_NETWORK.engineAddresses[1]]) expect(allows(from, engine, "22"), from).toBe(false);
     expect(rules.every((r) => r.access === "Deny" || r.sourceAddressPrefix !== "*")).toBe(true);
     expect(rules.at(-1)).toMatchObject({ access: "Deny", sourceAddressPrefix: "*", destinationPortRanges: ["*"] });
     expect(new Set(rules.map((r) => r.priority)).size).toBe(rules.length);

@@ -1,8 +1,9 @@
 /**
  * The Azure stack's network rules as data: who may reach what. Pure, so the
  * rules are tested without Azure: SSH from the one configured source to the
- * runner only; Engine, NATS and Postgres ports from inside the VNet only; the
- * load balancer's health probe; everything else denied.
+ * runner only; the gateway from inside the VNet; the Engines' peer API, NATS
+ * and Postgres from the Engine VMs only; the load balancer's health probe;
+ * everything else (SSH to the Engines included) denied.
  */
 import { validateSshSource } from "../benchmarkConfig";
 import { CLOUD_NETWORK, CLOUD_PORTS } from "../../cluster/topology";
@@ -45,10 +46,11 @@ export function securityRules(sshSource: string, allowWide = false): SecurityRul
     // The peer API and metrics cannot authenticate in Engine 2.3.19, and NATS is not encrypted: only the Engine VMs
     // reach them, never the runner (the one host open to the internet).
     ...n.engineAddresses.map((a, i) => rule(`engine-peer-nats-from-engine-${i + 1}`, 201 + i, "Allow", `${a}/32`, n.subnet, [p.apiPeer, p.metrics, p.natsClient, p.natsCluster])),
-    rule("postgres-from-bench-subnet", 220, "Allow", n.subnet, n.postgresSubnet, [p.postgres]),
+    // Postgres from the Engines alone: the runner (open to the operator's SSH) has no business with the Engines' database.
+    ...n.engineAddresses.map((a, i) => rule(`postgres-from-engine-${i + 1}`, 211 + i, "Allow", `${a}/32`, n.postgresSubnet, [p.postgres])),
     // Zone-redundant HA: the primary and its standby replicate inside their delegated subnet.
     rule("postgres-ha-within-subnet", 225, "Allow", n.postgresSubnet, n.postgresSubnet, ["*"], "*"),
-    rule("ssh-within-vnet", 230, "Allow", n.subnet, n.subnet, [22]),
+    // No SSH inside the VNet: the Engine VMs are set up by cloud-init alone, so nothing (the runner least) logs in to them.
     rule("lb-health-probe", 240, "Allow", "AzureLoadBalancer", "*", [p.gateway]),
     // Replaces Azure's default AllowVnetInBound: inside the VNet only the ports above are open.
     rule("deny-everything-else", 4000, "Deny", "*", "*", ["*"], "*"),
