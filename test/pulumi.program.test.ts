@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync } from "node:fs";
 import { isKnown, runProgram, stackConfigFromFiles, valueOf, type Registered } from "./pulumiProgram";
-import { GROUPS } from "../analysis/catalog";
+import { defaultGroups } from "../analysis/catalog";
 
 const cloudSecrets = {
   "actor-bench:sshSourceAddress": "203.0.113.7",
@@ -23,7 +23,9 @@ describe("index.ts under setMocks: the local stack", () => {
     const runs = byType("pulumi-nodejs:dynamic/actor-bench:BenchmarkRun");
     const report = byType("pulumi-nodejs:dynamic/actor-bench:BenchmarkReport");
     expect([engine.length, worker.length, report.length]).toEqual([1, 1, 1]);
-    expect(registered).toHaveLength(4 + 2 * GROUPS.length);
+    // The local preset's groups: every one but the scaling group (a stack asks for it with actor-bench:groups).
+    const groups = defaultGroups("local");
+    expect(registered).toHaveLength(4 + 2 * groups.length);
     for (const r of registered.filter((x) => x !== component)) expect(r.parent).toBe(component.urn);
 
     expect(engine[0].inputs).toMatchObject({ stack: "local", loopback: "quickack", engineVersion: "2.3.19", actorSleepTimeoutMs: 30000 });
@@ -31,7 +33,7 @@ describe("index.ts under setMocks: the local stack", () => {
     expect(String(engine[0].inputs.__provider)).toContain("localEngine");
 
     // Cloudflare's groups first, then Rivet's; each run waits for the one before.
-    expect(runs.map((r) => `${r.inputs.side}.${r.inputs.group}`)).toEqual([...GROUPS.map((g) => `cloudflare.${g}`), ...GROUPS.map((g) => `rivet.${g}`)]);
+    expect(runs.map((r) => `${r.inputs.side}.${r.inputs.group}`)).toEqual([...groups.map((g) => `cloudflare.${g}`), ...groups.map((g) => `rivet.${g}`)]);
     for (let i = 1; i < runs.length; i++) expect(runs[i].dependencies).toContain(runs[i - 1].urn);
     for (const r of runs) {
       expect(r.inputs.runArgs).toEqual(expect.arrayContaining(["--preset", "local"]));
@@ -76,7 +78,7 @@ describe("index.ts under setMocks: the local stack", () => {
 describe("index.ts under setMocks: config errors fail before anything is declared", () => {
   const cases: Array<[string, Record<string, string>, RegExp]> = [
     ["an unknown key", { "actor-bench:presets": "quick" }, /unknown config key actor-bench:presets/],
-    ["a bad preset", { "actor-bench:preset": "huge" }, /config actor-bench:preset: must be one of quick, local, full, got "huge"/],
+    ["a bad preset", { "actor-bench:preset": "huge" }, /config actor-bench:preset: must be one of quick, local, large, full, got "huge"/],
     ["a bad group", { "actor-bench:groups": "nap" }, /config actor-bench:groups: .*unknown: nap/],
     ["another Engine version on a local stack", { "actor-bench:engineVersion": "9.9.9" }, /config actor-bench:engineVersion: "9.9.9" is not allowed; a local stack runs the Engine installed from npm/],
     ["a cloud key on a local stack", { "actor-bench:region": "westus" }, /config actor-bench:region: "westus" is not allowed; it applies to actor-bench:target azure only/],

@@ -181,7 +181,7 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
 
   it("a run started again stops the earlier one first: two drivers never load the Engine at once", async () => {
     // A long warm group, then the same command again, as a re-run after a dropped connection would.
-    const long = sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(runRequest("rivet", "warm", ["--preset", "quick", "--samples", "warm=1000000"], rivetTarget())) });
+    const long = sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(runRequest("rivet", "warm", ["--preset", "quick", "--samples", "warm=100000"], rivetTarget())) });
     await waitFor(() => existsSync(join(appDir, RUN_LOCK.pid)) && alive(Number(readFileSync(join(appDir, RUN_LOCK.pid), "utf8"))), 30_000);
     const firstPid = Number(readFileSync(join(appDir, RUN_LOCK.pid), "utf8"));
     const again = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(runRequest("rivet", "create", ["--preset", "quick"], rivetTarget())) });
@@ -197,7 +197,7 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
 
   it("a run past its time limit is stopped by timeout(1), and the lock is free for the next", async () => {
     const t0 = Date.now();
-    const r = await sshExec(conn(), runCommand(appDir, NODE, 3), { stdin: JSON.stringify(runRequest("rivet", "warm", ["--preset", "quick", "--samples", "warm=1000000"], rivetTarget())) });
+    const r = await sshExec(conn(), runCommand(appDir, NODE, 3), { stdin: JSON.stringify(runRequest("rivet", "warm", ["--preset", "quick", "--samples", "warm=100000"], rivetTarget())) });
     expect(r.code).toBe(TIME_LIMIT_EXIT);
     expect(Date.now() - t0).toBeLessThan(60_000);
     expect(r.stdout).toBe("");
