@@ -7,7 +7,7 @@ import { parse } from "yaml";
 import { engineBinaryPath } from "../workloads/rivet/localRivet";
 import { engineRelease } from "./engineRelease";
 import { DEFAULT_ENGINE_SETTINGS, ENGINE_CAPS, renderEngineConfig } from "./engineConfig";
-import { engineVmFiles, renderEngineCloudInit, renderRunnerCloudInit, runnerVmFiles, scriptsOf, ENGINE_PATHS } from "./cloudInit";
+import { engineVmFiles, renderEngineCloudInit, renderRunnerCloudInit, runnerVmFiles, scriptsOf, ENGINE_PATHS, SERVICE_USERS } from "./cloudInit";
 import { cloudClusterPlan, CLOUD_NETWORK } from "./topology";
 
 // cloud-init, shellcheck and nats-server come from Debian (.ci/run installs them).
@@ -124,6 +124,11 @@ describe("runner VM user data", () => {
     expect(env.content).toContain(`RIVET_ENDPOINT=http://${CLOUD_NETWORK.loadBalancerAddress}:6420`);
     expect(env.content).toContain(`RIVET_TOKEN=${CREDS.adminToken}`);
     expect(env.permissions).toBe("0600");
+    // The app's own system user exists before systemd reads the unit that names it.
+    const runcmd = (doc as { runcmd: string[][] }).runcmd.map((c) => c.join(" "));
+    const useradd = runcmd.findIndex((c) => c.startsWith("useradd --system") && c.endsWith(` ${SERVICE_USERS.app}`));
+    expect(useradd).toBeGreaterThanOrEqual(0);
+    expect(useradd).toBeLessThan(runcmd.indexOf("systemctl daemon-reload"));
   });
 });
 

@@ -20,8 +20,12 @@ export const ENGINE_PATHS = {
   natsConfig: "/etc/nats/actor-bench.conf",
 } as const;
 
-/** The system users the Engine and NATS run as (the boot script creates rivet; Debian's nats-server package creates nats). */
-export const SERVICE_USERS = { engine: "rivet", nats: "nats" } as const;
+/**
+ * The system users the services run as: the Engine (its boot script creates rivet), NATS (Debian's
+ * nats-server package creates nats) and, on the runner, the RivetKit app (cloud-init creates
+ * rivetkit; it only reads the app the deploy copied, so it owns nothing and logs in nowhere).
+ */
+export const SERVICE_USERS = { engine: "rivet", nats: "nats", app: "rivetkit" } as const;
 
 /**
  * systemd sandboxing shared by the Engine and NATS units: no privilege gain,
@@ -137,6 +141,8 @@ LoadCredential=nats.conf:${p.natsConfig}
 ExecStart=/usr/sbin/nats-server -c \${CREDENTIALS_DIRECTORY}/nats.conf
 Restart=on-failure
 ${hardening([])}
+# A call outside the filter fails with EPERM instead of killing Node, which falls back (libuv's io_uring, for one).
+SystemCallErrorNumber=EPERM
 
 [Install]
 WantedBy=multi-user.target
@@ -169,21 +175,16 @@ Wants=network-online.target
 ConditionPathExists=${p.appDir}/dist/workloads/rivet/app.js
 
 [Service]
-User=${adminUser}
+# Its own user, not the SSH login that deploys it: the app reads its files and writes none.
+User=${SERVICE_USERS.app}
+Group=${SERVICE_USERS.app}
 WorkingDirectory=${p.appDir}
 EnvironmentFile=${p.appEnv}
 ExecStart=${p.nodeDir}/bin/node ${p.appDir}/dist/workloads/rivet/app.js
 Restart=on-failure
-NoNewPrivileges=yes
-ProtectSystem=full
-PrivateTmp=yes
-PrivateDevices=yes
-ProtectKernelTunables=yes
-ProtectKernelModules=yes
-ProtectControlGroups=yes
-RestrictSUIDSGID=yes
-LockPersonality=yes
-CapabilityBoundingSet=
+${hardening([])}
+# A call outside the filter fails with EPERM instead of killing Node, which falls back (libuv's io_uring, for one).
+SystemCallErrorNumber=EPERM
 
 [Install]
 WantedBy=multi-user.target
@@ -234,7 +235,12 @@ export function renderRunnerCloudInit(nodeVersion: string, gatewayUrl: string, a
   return cloudConfig(
     ["curl", "ca-certificates", "xz-utils", "tar", "util-linux"],
     files,
-    [[RUNNER_PATHS.nodeScript], ["install", "-d", "-o", adminUser, "-g", adminUser, RUNNER_PATHS.appDir], ["systemctl", "daemon-reload"]],
+    [
+      [RUNNER_PATHS.nodeScript],
+      ["install", "-d", "-o", adminUser, "-g", adminUser, RUNNER_PATHS.appDir],
+      ["useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", SERVICE_USERS.app],
+      ["systemctl", "daemon-reload"],
+    ],
     hostKeyConfig(hostKey),
   );
 }

@@ -69,16 +69,19 @@ describe("the VMs' systemd units", () => {
     expect(r.stderr).toMatch(/rivet-engine is not executable/);
   });
 
-  it("no Engine or NATS unit runs as root; the Engine reads its config as a credential, never the file", () => {
+  it("no unit runs as root or as the runner's SSH login; the Engine reads its config as a credential, never the file", () => {
     const [engine, nats] = units(engineFiles).map((u) => u.content);
+    const [app] = units(runnerFiles).map((u) => u.content);
     expect(directive(engine, "User")).toEqual([SERVICE_USERS.engine]);
     expect(directive(nats, "User")).toEqual([SERVICE_USERS.nats]);
+    // The app runs as its own system user, not as "bench" (the login that deploys it over SSH).
+    expect([directive(app, "User"), directive(app, "Group")]).toEqual([[SERVICE_USERS.app], [SERVICE_USERS.app]]);
     expect(directive(engine, "LoadCredential")).toEqual([`engine.json:${ENGINE_PATHS.engineConfig}`]);
     expect(directive(engine, "ExecStart")[0]).toMatch(/--config \$\{CREDENTIALS_DIRECTORY\}\/engine\.json$/);
     expect(engineFiles.find((f) => f.path === ENGINE_PATHS.engineConfig)!.permissions).toBe("0600");
     expect(directive(nats, "LoadCredential")).toEqual([`nats.conf:${ENGINE_PATHS.natsConfig}`]);
     expect(directive(nats, "ExecStart")[0]).toMatch(/-c \$\{CREDENTIALS_DIRECTORY\}\/nats\.conf$/);
-    for (const u of [engine, nats]) {
+    for (const u of [engine, nats, app]) {
       expect(directive(u, "NoNewPrivileges")).toEqual(["yes"]);
       expect(directive(u, "ProtectSystem")).toEqual(["strict"]);
       expect(directive(u, "PrivateTmp")).toEqual(["yes"]);
@@ -86,6 +89,10 @@ describe("the VMs' systemd units", () => {
     }
     expect(directive(engine, "ReadWritePaths")).toEqual([ENGINE_PATHS.dataDir]);
     expect(directive(nats, "ReadWritePaths")).toEqual([]);
+    expect(directive(app, "ReadWritePaths")).toEqual([]);
+    expect(directive(app, "ProtectHome")).toEqual(["yes"]);
+    // Debian's @system-service has no io_uring: a call outside the filter must fail (libuv then falls back), not kill Node.
+    expect(directive(app, "SystemCallErrorNumber")).toEqual(["EPERM"]);
     // The boot script makes the Engine's user and gives it the NVMe mount.
     const boot = engineFiles.find((f) => f.path === ENGINE_PATHS.bootScript)!.content;
     expect(boot).toMatch(new RegExp(`useradd --system .* ${SERVICE_USERS.engine}`));
@@ -97,7 +104,7 @@ describe("the VMs' systemd units", () => {
     expect(masked).toBeLessThan(lines.indexOf("systemctl enable --now actor-bench-nats.service"));
   });
 
-  it("records systemd-analyze security's exposure of each unit; the Engine and NATS are sandboxed well below the default's", () => {
+  it("records systemd-analyze security's exposure of each unit; the Engine, NATS and the app are sandboxed well below the default's", () => {
     const exposure: Record<string, number> = {};
     for (const { u, root } of all) {
       const r = spawnSync(which("systemd-analyze"), ["security", "--offline=yes", `--root=${root}`, "--no-pager", u.path], { encoding: "utf8" });
@@ -109,7 +116,7 @@ describe("the VMs' systemd units", () => {
     // A unit with no sandboxing at all scores 9.6.
     expect(exposure["rivet-engine.service"]).toBeLessThan(5);
     expect(exposure["actor-bench-nats.service"]).toBeLessThan(5);
-    expect(exposure["rivetkit-app.service"]).toBeLessThan(9.6);
+    expect(exposure["rivetkit-app.service"]).toBeLessThan(5);
   });
 });
 
