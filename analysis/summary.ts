@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import { mean, nearestRank } from "./percentiles";
-import { quantileCI } from "./confidence";
 import { isColdMetric, metricEntry, METRIC_ORDER, MS_IS_CLIENT_CLOCK, SIDES, THROUGHPUT_METHOD, type Side } from "./catalog";
 import { readSamples, type ManifestLike, type Sample } from "./runDirContract";
 import { groupByRep, repSpread, type RepSpread } from "./repetitions";
@@ -77,19 +76,12 @@ export interface Percentiles {
   p50: number;
   p90: number;
   p99: number;
-  ci: Record<"p50" | "p90" | "p99", { lo: number | null; hi: number | null }>;
 }
 
-/** p50/p90/p99 with their 95% order-statistic intervals, of any series (ms, actorMs, clientMs, ...). */
+/** p50/p90/p99, nearest rank, of any series (ms, actorMs, clientMs, ...); intervals come from repSpread, over repetitions. */
 export function percentiles(values: readonly number[]): Percentiles {
   const xs = ascending([...values]);
-  return {
-    n: xs.length,
-    p50: nearestRank(xs, 50),
-    p90: nearestRank(xs, 90),
-    p99: nearestRank(xs, 99),
-    ci: { p50: quantileCI(xs, 50), p90: quantileCI(xs, 90), p99: quantileCI(xs, 99) },
-  };
+  return { n: xs.length, p50: nearestRank(xs, 50), p90: nearestRank(xs, 90), p99: nearestRank(xs, 99) };
 }
 
 export interface ThroughputRow {
