@@ -14,6 +14,7 @@ const str: Check = (x) => (typeof x === "string" ? null : `must be text, got ${d
 const strOrNull: Check = (x) => (x === null || typeof x === "string" ? null : `must be text or null, got ${describe(x)}`);
 const count: Check = (x) => (Number.isInteger(x) && (x as number) >= 0 ? null : `must be a whole number from 0, got ${describe(x)}`);
 const duration: Check = (x) => (typeof x === "number" && Number.isFinite(x) && x >= 0 ? null : `must be a number of ms from 0, got ${describe(x)}`);
+const boolOrNull: Check = (x) => (x === null || typeof x === "boolean" ? null : `must be true, false or null, got ${describe(x)}`);
 const object: Check = (x) => (isObject(x) ? null : `must be an object, got ${describe(x)}`);
 const sha256: Check = (x) => (typeof x === "string" && /^[0-9a-f]{64}$/.test(x) ? null : `must be 64 lowercase hex digits, got ${describe(x)}`);
 
@@ -40,7 +41,7 @@ const stage = fields(
   { notes: object },
 );
 const fileDigest = fields({ sha256, lines: count });
-const code = fields({ source: str }, {});
+const code = fields({ commit: strOrNull, dirty: boolOrNull, source: str });
 
 /** The first field of a parsed manifest that is not of the contract's type, as "<path> <what is wrong>", or null. */
 export function manifestShapeProblem(m: unknown): string | null {
@@ -51,11 +52,8 @@ export function manifestShapeProblem(m: unknown): string | null {
   )(m, "manifest");
   if (top) return top;
   for (const [k, v] of Object.entries(m.versions as Record<string, unknown>)) if (typeof v !== "string") return `manifest.versions.${k} must be text, got ${describe(v)}`;
-  if (m.code !== undefined) {
-    const c = m.code as Record<string, unknown>;
-    const p = code(c, "manifest.code") ?? (c.commit === null || typeof c.commit === "string" ? null : `manifest.code.commit must be text or null, got ${describe(c.commit)}`) ?? (c.dirty === null || typeof c.dirty === "boolean" ? null : `manifest.code.dirty must be true, false or null, got ${describe(c.dirty)}`);
-    if (p) return p;
-  }
+  const c = m.code === undefined ? null : code(m.code, "manifest.code");
+  if (c) return c;
   for (const [k, v] of Object.entries(m.files as Record<string, unknown>)) {
     const p = fileDigest(v, `manifest.files["${k}"]`);
     if (p) return p;
