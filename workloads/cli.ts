@@ -6,6 +6,7 @@ import { generateReport } from "../analysis/report";
 import { stopAll } from "./processes";
 import { NETNS_ENV, netnsAvailable, runInNetns } from "./netns";
 import { failureLine } from "../analysis/cliError";
+import { hardOpenFileLimit, openFileProblem } from "./cloudflare/openFiles";
 
 /** Why run directories cannot be written under `dir` (made if absent), or null. */
 function resultsDirProblem(dir: string): string | null {
@@ -35,6 +36,14 @@ async function main(): Promise<number> {
   if (results) {
     console.error(`--results-dir: ${results}`);
     return 2;
+  }
+  if (cfg.sides.includes("cloudflare")) {
+    const openFiles = cfg.workerdOpenFiles ?? hardOpenFileLimit();
+    const problem = openFileProblem(cfg.counts.cloudflare, cfg.groups, cfg.scaleLevels, openFiles);
+    if (problem) {
+      console.error(problem);
+      return 2;
+    }
   }
   if (cfg.loopback === "quickack" && process.env[NETNS_ENV] !== "1") {
     const avail = netnsAvailable();

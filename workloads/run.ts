@@ -118,8 +118,8 @@ export interface CloudflareTarget {
   runtime?: { runtime: string; workerClock: string; eviction: string };
   /** Local workerd's own output, read after each stage for failures from a machine limit. */
   logFile?: string;
-  /** The limits local workerd runs under, for the manifest. */
-  limits?: { openFiles: number };
+  /** The limits local workerd runs under, for the manifest; liveDos paces the preparations. */
+  limits?: { openFiles: number; liveDos: number };
 }
 
 /** A side's client and adapter over a running target, its settings written into the manifest; close() lets go of the client. */
@@ -175,7 +175,11 @@ function openCloudflare(cfg: RunConfig, run: RunDir, target: CloudflareTarget): 
   // A colo is kept only from a deployed Worker: local workerd answers with Miniflare's placeholder cf object.
   const client = new WorkerClient(target.url, target.token, cfg.requestTimeoutMs, undefined, target.runtime !== undefined);
   return {
-    adapter: cloudflareAdapter(client, { wakeIdleMs: cfg.cfWakeIdleMs, ...(target.logFile ? { runtimeLog: { name: "workerd", file: target.logFile } } : {}) }),
+    adapter: cloudflareAdapter(client, {
+      wakeIdleMs: cfg.cfWakeIdleMs,
+      ...(target.logFile ? { runtimeLog: { name: "workerd", file: target.logFile } } : {}),
+      ...(target.limits ? { maxLiveActors: target.limits.liveDos } : {}),
+    }),
     cpuPids: () => ({ driver: process.pid }),
     close: () => client.close(),
   };

@@ -29,6 +29,7 @@ class FakeRuntime {
   /** What each call did, keys without the run's prefix: "<op> <key|id|unique> [name]". */
   log: string[] = [];
   failKeys = new Set<string>();
+  failText = "DO call failed";
   /** Actors told to sleep that never report asleep. */
   neverSleeps = new Set<string>();
   evicts = true;
@@ -70,7 +71,7 @@ function fakeWorker(rt: FakeRuntime): WorkerClient {
   let unique = 0;
   return {
     async call(op: DoOp, t: DoTarget) {
-      if ("name" in t && rt.failKeys.has(short(t.name))) return { ok: false, ms: 1, clientMs: 1, error: "HTTP 502: DO call failed" };
+      if ("name" in t && rt.failKeys.has(short(t.name))) return { ok: false, ms: 1, clientMs: 1, error: `HTTP 502: ${rt.failText}` };
       const id = "name" in t ? `a-${short(t.name)}` : "id" in t ? t.id : `u-${unique++}`;
       const cold = rt.serve(id, op, "name" in t ? `key ${short(t.name)}` : "id" in t ? "id" : "unique");
       return { ok: true, ms: 1, clientMs: 2, id, reply: { cold, actorMs: null, sqlMs: null, value: null } };
@@ -90,13 +91,13 @@ interface Side$ {
   holds: number[];
 }
 
-function sideOf(side: Side, c = counts): Side$ {
+function sideOf(side: Side, c = counts, maxLiveActors?: number): Side$ {
   const rt = new FakeRuntime();
   const adapter = side === "rivet"
     ? rivetAdapter(fakeGateway(rt), { wakeIdleMs: 10_000, sleepConfirmTimeoutMs: 1_000 })
     : side === "floor"
       ? floorAdapter(fakeGateway(rt), { wakeIdleMs: 10_000 })
-      : cloudflareAdapter(fakeWorker(rt), { wakeIdleMs: 10_000 });
+      : cloudflareAdapter(fakeWorker(rt), { wakeIdleMs: 10_000, ...(maxLiveActors !== undefined ? { maxLiveActors } : {}) });
   const run = new RunDir(mkdtempSync(join(tmpdir(), "ab-plan-")), "local", "test", {});
   const idles: number[] = [];
   const holds: number[] = [];
@@ -297,6 +298,38 @@ describe("the stage plan on both sides", () => {
       await expect(runGroup("wake", s.ctx), side).rejects.toThrow(StageSetupError);
       await expect(runGroup("wake", sideOf(side).ctx)).resolves.toBeUndefined();
     }
+  });
+
+  it("paces the scaling fillers under the adapter's live-actor limit, never more awake at once, and says so in the next stage's notes", async () => {
+    const s = sideOf("cloudflare", counts, 20);
+    s.ctx.scaleLevels = [0, 100];
+    let most = 0;
+    const call = s.ctx.adapter.call;
+    s.ctx.adapter = { ...s.ctx.adapter, call: async (ref, op, arg) => {
+      const r = await call(ref, op, arg);
+      most = Math.max(most, s.ctx.census!.count().awake);
+      return r;
+    } };
+    await runGroup("scale", s.ctx);
+    expect(most).toBeLessThanOrEqual(20);
+    // 100 fillers, 20 per 10 s eviction window: at least 40 s of waiting on the census's clock
+    const notes = s.run.manifest.stages["cloudflare.scale.wake.e100"].notes as { preparations: Array<{ what: string; maxLiveActors: number; pacedWaitMs: number }> };
+    expect(notes.preparations[0]).toMatchObject({ what: "scale fillers 0 to 100", maxLiveActors: 20 });
+    expect(notes.preparations[0].pacedWaitMs).toBeGreaterThanOrEqual(40_000);
+    expect(s.holds.filter((ms) => ms === 250).length * 250).toBeGreaterThanOrEqual(40_000);
+    expect(s.adapter.properties.preparationPace).toContain("at most 20 DOs live at once");
+    // Unpaced without a limit: the same group waits only for its settles.
+    const free = sideOf("cloudflare");
+    free.ctx.scaleLevels = [0, 100];
+    await runGroup("scale", free.ctx);
+    expect(free.holds.filter((ms) => ms === 250)).toEqual([]);
+  });
+
+  it("names a machine limit behind failed preparations in the group's failure", async () => {
+    const s = sideOf("cloudflare");
+    s.rt.failText = "internal error; EMFILE: too many open files";
+    for (const i of [0, 1, 2]) s.rt.failKeys.add(`wake.ping-${i}`);
+    await expect(runGroup("wake", s.ctx)).rejects.toThrow(/3 of 4 creates failed.*from a limit of this machine, not the runtime's behaviour: open files \(3 failed samples say so\)/);
   });
 
   it("refuses a series whose actor did not really sleep before it, on both sides", async () => {

@@ -43,6 +43,8 @@ export interface AdapterProperties {
   inActor: string;
   /** Stages only this side has. */
   sideOnlyStages: string;
+  /** How preparations (actors made for a later measurement, never samples) are paced. */
+  preparationPace: string;
   /** How the report computes this side's closed-loop throughput. */
   throughput: string;
   /** How long actors stay idle before a wake, and from when. */
@@ -67,6 +69,13 @@ export interface SideAdapter {
   call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome>;
   /** The runtime's own log on this machine, read after each stage for failures that come from a machine limit. */
   runtimeLog?: { name: string; file: string };
+  /**
+   * The most actors this machine lets the runtime keep awake at once (local
+   * workerd: its open-file limit over the files a live DO holds). Preparations
+   * wait to stay under it; measured stages are never paced (the run refuses
+   * up front when one could exceed it).
+   */
+  readonly maxLiveActors?: number;
   /** Puts the actors to sleep; resolves when the runtime confirms it, or at once where the runtime evicts by idle alone. */
   sleep(actorIds: string[], progress?: Progress): Promise<SleepOutcome>;
   /** True where nothing puts an actor to sleep but idle time (wakeIdleMs of it): the DO. */
@@ -82,6 +91,8 @@ export interface PlanContext extends MeasureContext {
   keyPrefix: string;
   /** Setup calls tried a second time since the last stage was recorded (they go into its notes). */
   setupRetries?: string[];
+  /** What preparations since the last stage met: machine limits named, waits to stay under maxLiveActors (into the next stage's notes). */
+  preparationNotes?: Record<string, unknown>[];
   /** The run's actors on this side (trackActors); without it no start state is kept. */
   census?: ActorCensus;
   /** What the group this context runs started from (set by runGroup on the group's own copy). */
@@ -227,7 +238,8 @@ export function limitWatch(ctx: PlanContext, metric: string) {
 /** Measures a catalog metric on the context's side: n, coldness and side from the catalog. */
 export function measureStage(ctx: PlanContext, metric: string, call: (i: number) => Promise<Outcome>, o: { concurrency?: number; notes?: Record<string, unknown>; n?: number } = {}) {
   const retries = ctx.setupRetries?.splice(0) ?? [];
-  const notes = { ...o.notes, ...(retries.length ? { setupRetries: retries } : {}), ...startState(ctx) };
+  const preparations = ctx.preparationNotes?.splice(0) ?? [];
+  const notes = { ...o.notes, ...(retries.length ? { setupRetries: retries } : {}), ...(preparations.length ? { preparations } : {}), ...startState(ctx) };
   const limits = limitWatch(ctx, metric);
   return measure({ ctx, side: ctx.adapter.side, metric, n: o.n ?? stageSize(ctx, metric), concurrency: o.concurrency ?? 1, call, notes, ...limits });
 }
@@ -260,27 +272,86 @@ export const MAX_PREPARATION_FAILURE_SHARE = 0.5;
  */
 export const PREPARE_CONCURRENCY = 8;
 
+/** How often a paced preparation counts the awake actors again (the census walks every actor of the run). */
+const PACE_RECOUNT_MS = 250;
+
+/**
+ * Admits calls that bring actors to life while fewer than `max` are awake:
+ * the census's count (taken at most every PACE_RECOUNT_MS), plus the calls
+ * admitted and not yet answered, plus those answered since the count. Where
+ * the runtime evicts by idle alone, an actor counts as awake for the whole
+ * wake idle after its last call, longer than the runtime keeps it.
+ */
+export function livePacer(census: ActorCensus, max: number, wait: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms))) {
+  let counted = 0;
+  let countedAt = -Infinity;
+  let pending = 0;
+  let answered = 0;
+  let waitedMs = 0;
+  return {
+    async admit(): Promise<void> {
+      for (;;) {
+        const now = census.clock();
+        if (now - countedAt >= PACE_RECOUNT_MS) {
+          counted = census.count(now).awake;
+          countedAt = now;
+          answered = 0;
+        }
+        if (counted + pending + answered < max) {
+          pending++;
+          return;
+        }
+        await wait(PACE_RECOUNT_MS);
+        waitedMs += PACE_RECOUNT_MS;
+      }
+    },
+    /** The admitted call was answered (and, if it succeeded, the census has it). */
+    answered(): void {
+      pending--;
+      answered++;
+    },
+    get waitedMs() {
+      return waitedMs;
+    },
+  };
+}
+
 /**
  * New actors made for a later measurement (not samples), `concurrency` at a
- * time, with progress. Those that fail are left out and counted; more than
- * MAX_PREPARATION_FAILURE_SHARE failing fails the group.
+ * time, with progress, paced under the adapter's maxLiveActors. Those that
+ * fail are left out and counted; more than MAX_PREPARATION_FAILURE_SHARE
+ * failing fails the group. Failures from a machine limit are named as a
+ * stage's are (limitWatch), in the error and in the next stage's notes.
  */
 export async function prepareActors(ctx: PlanContext, what: string, n: number, ref: (i: number) => ActorRef, op: Op, concurrency = PREPARE_CONCURRENCY): Promise<{ ids: string[]; errors: string[] }> {
   const { adapter } = ctx;
   const step = ctx.progress.start(`${adapter.side} ${what}: preparing`, n, "actors");
   const ids: Array<string | undefined> = new Array(n);
   const errors: string[] = [];
+  const limits = limitWatch(ctx, `${what} preparation`);
+  const pacer = adapter.maxLiveActors !== undefined && ctx.census ? livePacer(ctx.census, adapter.maxLiveActors, ctx.hold) : undefined;
   let done = 0;
   await forEachBounded(n, concurrency, async (i) => {
+    await pacer?.admit();
     const r = await adapter.call(ref(i), op);
+    pacer?.answered();
     if (r.ok) ids[i] = r.actorId;
-    else errors.push(r.error);
+    else {
+      errors.push(r.error);
+      limits.onFailure(r.error);
+    }
     step.tick(++done, errors.length);
   });
   const made = ids.filter((id): id is string => id !== undefined);
-  step.finish(`${adapter.side} ${what}: ${made.length} of ${n} actors prepared, ${concurrency} at a time`);
+  const paced = pacer && pacer.waitedMs > 0 ? `, paced (waited ${(pacer.waitedMs / 1000).toFixed(1)} s to keep under ${adapter.maxLiveActors} awake actors)` : "";
+  step.finish(`${adapter.side} ${what}: ${made.length} of ${n} actors prepared, ${concurrency} at a time${paced}`);
+  const limit = limits.endNotes()?.machineLimit;
+  if (limit || paced) {
+    (ctx.preparationNotes ??= []).push({ what, n, failures: errors.length, ...(pacer ? { maxLiveActors: adapter.maxLiveActors, pacedWaitMs: pacer.waitedMs } : {}), ...(limit ? { machineLimit: limit } : {}) });
+  }
   if (errors.length > n * MAX_PREPARATION_FAILURE_SHARE) {
-    throw new StageSetupError(`${what} preparation: ${errors.length} of ${n} creates failed, e.g. ${errors[0]}`);
+    const named = limit ? `; from a limit of this machine, not the runtime's behaviour: ${describeMachineLimit(limit, adapter.runtimeLog?.name ?? "runtime")}` : "";
+    throw new StageSetupError(`${what} preparation: ${errors.length} of ${n} creates failed, e.g. ${errors[0]}${named}`);
   }
   return { ids: made, errors };
 }
@@ -392,6 +463,9 @@ async function burstGroup(ctx: PlanContext): Promise<void> {
 
 /** Filler actors for the scaling group are made this many at a time (setup, not measured). */
 export const SCALE_FILL_CONCURRENCY = 16;
+
+/** How every side's preparations go, unless a machine limit paces them further (SideAdapter.maxLiveActors). */
+export const PREPARE_PACE = `wake sets ${PREPARE_CONCURRENCY} at a time, scaling fillers ${SCALE_FILL_CONCURRENCY} at a time, as fast as the runtime answers`;
 
 /**
  * Cost as the work grows: at each of the preset's levels, that many filler

@@ -1,9 +1,9 @@
 /** The Durable Object side of the stage plan: one Worker invocation per call, timed by the Worker. */
-import { measureStage, type ActorRef, type AdapterProperties, type Op, type PlanContext, type SideAdapter, type SideOutcome } from "../stagePlan";
+import { measureStage, PREPARE_PACE, type ActorRef, type AdapterProperties, type Op, type PlanContext, type SideAdapter, type SideOutcome } from "../stagePlan";
 import type { DoTarget, WorkerClient } from "./workerClient";
 import { OPEN_RATES, throughputText } from "../../analysis/catalog";
 
-export const CLOUDFLARE_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates"> = {
+export const CLOUDFLARE_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace"> = {
   clock: "the Worker's Date.now() around the awaited DO call (the reference's); the driver's own round trip is kept as clientMs",
   create: "one Worker invocation calling a DO by a new name (idFromName); the first call is the sample",
   sleep: "no sleep call exists: the DO is left idle past the runtime's eviction, and its cold flag proves it was evicted",
@@ -25,12 +25,17 @@ async function noopBaseline(ctx: PlanContext, client: WorkerClient): Promise<voi
 }
 
 /** `wakeIdleMs` must exceed the runtime's eviction (local workerd: about 10 s; Cloudflare: minutes). */
-export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number; runtimeLog?: SideAdapter["runtimeLog"] }): SideAdapter {
+export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number; runtimeLog?: SideAdapter["runtimeLog"]; maxLiveActors?: number }): SideAdapter {
   return {
     side: "cloudflare",
     ...(o.runtimeLog ? { runtimeLog: o.runtimeLog } : {}),
+    ...(o.maxLiveActors !== undefined ? { maxLiveActors: o.maxLiveActors } : {}),
     properties: {
       ...CLOUDFLARE_PROPERTIES,
+      preparationPace:
+        o.maxLiveActors !== undefined
+          ? `${PREPARE_PACE}; then held to at most ${o.maxLiveActors} DOs live at once, what local workerd's open-file limit allows (3 files per live DO)`
+          : PREPARE_PACE,
       wakeIdle: `${o.wakeIdleMs} ms after the last call (longer than the runtime's eviction)`,
       openModelRates: `${OPEN_RATES.cloudflare.join(", ")} creates per second`,
     },

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { chmodSync, createWriteStream, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
@@ -9,6 +8,7 @@ import { WORKER_BUNDLE, WORKER_BUNDLE_DIR } from "./bundle";
 import { assertPortFree, freePort } from "../ports";
 import { packageVersion } from "../versions";
 import { COMPATIBILITY_DATE } from "./compatibility";
+import { hardOpenFileLimit, liveDoLimit } from "./openFiles";
 
 export interface LocalWorkerOptions {
   /** Directory for the DO SQLite files and the workerd wrapper (created). */
@@ -26,8 +26,8 @@ export interface LocalWorker {
   persistDir: string;
   /** workerd's own output (its errors name what an "internal error; reference = ..." was). */
   logFile: string;
-  /** The limits workerd runs under, for the manifest. */
-  limits: { openFiles: number };
+  /** The limits workerd runs under, for the manifest: its open-file limit and the live DOs that allows. */
+  limits: { openFiles: number; liveDos: number };
   versions: { workerd: string; miniflare: string };
   stop(): Promise<void>;
 }
@@ -47,12 +47,6 @@ function workerdWrapper(dir: string, openFiles: number): string {
   writeFileSync(wrapper, body);
   chmodSync(wrapper, 0o755);
   return wrapper;
-}
-
-/** This process's hard open-file limit: what an unprivileged workerd may raise its own to. */
-export function hardOpenFileLimit(): number {
-  const n = Number(execFileSync("sh", ["-c", "ulimit -Hn"], { encoding: "utf8" }).trim());
-  return Number.isFinite(n) && n > 0 ? n : 1024;
 }
 
 /** Starts the Worker and its SQLite DO on real workerd (through Miniflare 4) on 127.0.0.1. */
@@ -95,7 +89,7 @@ export async function startLocalWorker(opts: LocalWorkerOptions): Promise<LocalW
     token,
     persistDir,
     logFile,
-    limits: { openFiles },
+    limits: { openFiles, liveDos: liveDoLimit(openFiles) },
     versions: { workerd: workerdVersion, miniflare: packageVersion("miniflare") },
     stop: async () => {
       await mf.dispose();

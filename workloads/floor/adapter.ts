@@ -1,12 +1,12 @@
 /** The floor side of the stage plan: the same driver client, against a plain Node server over SQLite files. */
-import type { AdapterProperties, SideAdapter, SleepOutcome } from "../stagePlan";
+import { PREPARE_PACE, type AdapterProperties, type SideAdapter, type SleepOutcome } from "../stagePlan";
 import { OPEN_RATES, throughputText } from "../../analysis/catalog";
 import type { GatewayClient } from "../rivet/gateway";
 import type { Progress } from "../progress";
 import { gatewayCall, sendSleepCalls } from "../rivet/adapter";
 import { FLOOR_PRAGMAS } from "./pragmas";
 
-export const FLOOR_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates"> = {
+export const FLOOR_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace"> = {
   clock: "the driver's round trip to the floor server (process.hrtime.bigint(), from the request's write on its connection to the full reply), the same client as Rivet's",
   create: "the first request for a new key opens (creates) that key's SQLite file; that request is the sample",
   sleep: "a sleep call closes the key's database handle before it answers (nothing to confirm); a handle idle past the actor sleep timeout is closed too",
@@ -37,6 +37,7 @@ export function floorAdapter(client: GatewayClient, o: { wakeIdleMs: number }): 
     side: "floor",
     properties: {
       ...FLOOR_PROPERTIES,
+      preparationPace: PREPARE_PACE,
       wakeIdle: `${o.wakeIdleMs} ms after every file is closed`,
       openModelRates: `${OPEN_RATES.floor.join(", ")} creates per second`,
     },

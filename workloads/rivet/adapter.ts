@@ -1,5 +1,5 @@
 /** The Rivet side of the stage plan: the Engine gateway, driven over HTTP/1.1 (the driver's client; the Engine API with undici). */
-import { measureStage, type ActorRef, type AdapterProperties, type Op, type PlanContext, type SideAdapter, type SideOutcome, type SleepOutcome } from "../stagePlan";
+import { measureStage, PREPARE_PACE, type ActorRef, type AdapterProperties, type Op, type PlanContext, type SideAdapter, type SideOutcome, type SleepOutcome } from "../stagePlan";
 import { OPEN_RATES, throughputText } from "../../analysis/catalog";
 import type { GatewayClient, Target } from "./gateway";
 import { forEachBounded } from "../bounded";
@@ -11,7 +11,7 @@ export const ACTORS_PER_QUERY = 32;
 /** Sleep calls and sleep queries in flight at once (setup, not measured). */
 export const SLEEP_CONCURRENCY = 8;
 
-export const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates"> = {
+export const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace"> = {
   clock: "the driver's round trip through the Engine gateway (process.hrtime.bigint(), from the request's write on its connection to the full reply)",
   create: "getOrCreate of a new key through the gateway; the first request is the sample",
   sleep: "explicit c.sleep() on each actor still awake (one idle past RivetKit's sleep timeout is asleep already), then the Engine's actor API is polled until every one reports sleep_ts",
@@ -119,6 +119,7 @@ export function rivetAdapter(client: GatewayClient, o: RivetAdapterOptions): Sid
     ...(o.runtimeLog ? { runtimeLog: o.runtimeLog } : {}),
     properties: {
       ...RIVET_PROPERTIES,
+      preparationPace: PREPARE_PACE,
       wakeIdle: `${o.wakeIdleMs} ms after the Engine reports every actor asleep`,
       openModelRates: `${OPEN_RATES.rivet.join(", ")} creates per second`,
     },
