@@ -35,10 +35,10 @@ function fields(spec: Record<string, Check>, optional: Record<string, Check> = {
   };
 }
 
-const repStage = fields({ rep: count, attempts: count, errors: count, wallMs: duration, startedAt: str }, { notes: object });
+const repStage = fields({ rep: count, attempts: count, errors: count, wallMs: duration, startedAt: str }, { notes: object, status: str, failure: str });
 const stage = fields(
   { side: str, metric: str, file: str, attempts: count, errors: count, wallMs: duration, concurrency: count, startedAt: str },
-  { notes: object },
+  { notes: object, status: str, failure: str },
 );
 const fileDigest = fields({ sha256, lines: count });
 const code = fields({ commit: strOrNull, dirty: boolOrNull, source: str });

@@ -206,7 +206,7 @@ describe("text from a run is Markdown-escaped", () => {
     m.machine.cpuModel = "EPYC | <b>bold</b> ```";
     writeFileSync(join(dir, "manifest.json"), JSON.stringify(m, null, 2) + "\n");
     const { markdown } = await generateReport(dir);
-    expect(markdown).toContain("What failed: boom \\| injected \\| cell; # Heading; \\<script\\>alert(1)\\</script\\> \\[link\\](http://x) \\`\\`\\`");
+    expect(markdown).toContain("Why: boom \\| injected \\| cell; # Heading; \\<script\\>alert(1)\\</script\\> \\[link\\](http://x) \\`\\`\\`");
     expect(markdown).toContain("EPYC \\| \\<b\\>bold\\</b\\> \\`\\`\\`");
     const outsideFences = markdown.replace(/^(`{3,})json\n[\s\S]*?\n\1$/gm, "");
     expect(outsideFences).not.toMatch(/<script>|<b>/);
@@ -312,7 +312,7 @@ describe("caveats", () => {
     m.failure = "rivet burst: setup failed\nsecond line";
     const text = caveats(m).join("\n");
     expect(text).toContain("Actors that could not be prepared were left out of their stage, not retried: rivet wake.read 1 (e.g. HTTP 504: route\\_resolve\\_query\\_timeout)");
-    expect(text).toContain('The run\'s status is "failed": only the stages listed were measured. What failed: rivet burst: setup failed; second line');
+    expect(text).toContain('This run is partial: its status is "failed". Why: rivet burst: setup failed; second line');
   });
 });
 

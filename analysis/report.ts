@@ -2,8 +2,8 @@ import { describeMachineLimit, flagged, FLAG_FAILURE_SHARE, type MachineLimitNot
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { verifyRunDir, type ManifestLike } from "./verify";
-import { stageReps, type RepStage, type StageRecord } from "./runDirContract";
-import { clientPercentiles, countedSamples, orderedStages, percentiles, readSamples, summarizeRun, type RawSample, type RunSummary, type SummaryRow } from "./summary";
+import { stageReps, stageSamples, unendedRepetition, type RepStage, type StageRecord } from "./runDirContract";
+import { clientPercentiles, countedSamples, orderedStages, percentiles, summarizeRun, type RawSample, type RunSummary, type SummaryRow } from "./summary";
 import { BURST_CONCURRENCY, CATALOG, isColdMetric, RUNTIMES, SCALE_BURST_CONCURRENCY, SIDE_CLOCKS, SIDE_NAMES, SIDES, type Side } from "./catalog";
 import { scaleRows, type ScaleRow } from "./scale";
 import { ci, codeBlock, codeSpan, escapeMd, ms, rate, signedMs, table, triple } from "./format";
@@ -22,7 +22,7 @@ export type Loaded = { m: ManifestLike; samples: Map<string, RawSample[]>; summa
 export function loadRun(dir: string): Loaded {
   const m = verifyRunDir(dir);
   const samples = new Map<string, RawSample[]>();
-  for (const s of orderedStages(m)) samples.set(`${s.side}.${s.metric}`, readSamples(join(dir, s.file)));
+  for (const s of orderedStages(m)) samples.set(`${s.side}.${s.metric}`, stageSamples(dir, m, m.stages[`${s.side}.${s.metric}`]));
   const summary = summarizeRun(dir, m, (f) => {
     const st = Object.values(m.stages).find((x) => x.file === f)!;
     return samples.get(`${st.side}.${st.metric}`)!;
@@ -318,9 +318,34 @@ export function stageParts(m: ManifestLike): Array<RepStage & Pick<StageRecord, 
 /** "rivet wake.ping" or, in a run of several repetitions, "rivet wake.ping (repetition 2)". */
 const partName = (m: ManifestLike, p: { side: string; metric: string; rep: number }) => `${p.side} ${p.metric}${repetitionCount(m) > 1 ? ` (repetition ${p.rep + 1})` : ""}`;
 
+/**
+ * What a run that did not complete measured and why it stopped: its status,
+ * the stages that ended early (a runtime lost, samples that could not be
+ * written), and samples kept of a stage that never ended. Empty for a complete run.
+ */
+export function partialRun(m: ManifestLike): string[] {
+  if (!m.status || m.status === "complete") return [];
+  const out: string[] = [];
+  if (m.status === "running") {
+    out.push("This run is partial: it never finished (its driver was killed or its machine stopped before it recorded an end). Only the stages recorded before that are reported; samples written after the last checkpoint are not under a hash and are left out.");
+  } else {
+    out.push(`This run is partial: its status is "${escapeMd(String(m.status))}".${m.failure ? ` Why: ${escapeMd(m.failure.split("\n").join("; ").slice(0, 800))}` : ""}`);
+  }
+  const early = stageParts(m).filter((p) => p.status === "failed");
+  if (early.length) out.push(`Stages that ended early, with every sample taken before the fault kept: ${early.map((p) => `${partName(m, p)}: ${escapeMd(String(p.failure ?? "?").slice(0, 300))}`).join("; ")}.`);
+  const recorded = new Set(Object.values(m.stages).map((s) => s.file));
+  const unended = Object.keys(m.files).filter((f) => f.startsWith("raw/") && f.endsWith(".jsonl") && !recorded.has(f));
+  const rep = unendedRepetition(m);
+  const cut = Object.values(m.stages).filter((s) => rep !== null && s.repetitions && !s.repetitions.some((r) => r.rep === rep) && m.files[s.file]);
+  if (unended.length || cut.length) {
+    out.push(`Samples of a stage that never ended are kept under their hash and left out of every figure: ${[...unended.map((f) => `${codeSpan(f)} (${m.files[f].lines} samples)`), ...cut.map((s) => `${codeSpan(s.file)} (repetition ${rep! + 1})`)].join(", ")}.`);
+  }
+  return out;
+}
+
 /** Caveats that follow from the run's own manifest, nothing typed per run. */
 export function caveats(m: ManifestLike): string[] {
-  const out: string[] = [];
+  const out: string[] = [...partialRun(m)];
   const sides = new Set(Object.values(m.stages).map((s) => s.side));
   if (m.stack === "local") {
     out.push("A local run: the Rivet Engine, the RivetKit app, workerd and the load driver all ran on this one machine, one side after the other, sharing its cores. These are the software's costs on a small machine, not what either cloud gives.");
@@ -358,9 +383,6 @@ export function caveats(m: ManifestLike): string[] {
   const prep = parts.filter((s) => Number(s.notes?.preparationFailures ?? 0) > 0);
   if (prep.length) {
     out.push(`Actors that could not be prepared were left out of their stage, not retried: ${prep.map((s) => `${partName(m, s)} ${String(s.notes!.preparationFailures)} (e.g. ${escapeMd(String((s.notes!.preparationErrors as string[] | undefined)?.[0] ?? "?").slice(0, 160))})`).join(", ")}.`);
-  }
-  if (m.status && m.status !== "complete") {
-    out.push(`The run's status is "${escapeMd(m.status)}": only the stages listed were measured.${m.failure ? ` What failed: ${escapeMd(m.failure.split("\n").join("; ").slice(0, 600))}` : ""}`);
   }
   if (sides.has("cloudflare")) out.push("Durable Object rates use Little's law on the Worker-timed mean, as the reference does; the driver's measured rate is shown beside them.");
   return out;
@@ -405,6 +427,7 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
   const parts = [
     `# actor-bench run ${escapeMd(m.runId)} (${escapeMd(m.stack)})`,
     `Started ${escapeMd(m.startedAt)}, finished ${m.finishedAt === null ? "(not finished)" : escapeMd(m.finishedAt)}, preset ${codeSpan(m.preset)}, status ${codeSpan(m.status ?? "unknown")}. Machine: ${machineLine}. ${codeLine(m)} Generated from \`raw/\` and \`stages/\` by \`npm run report\`; every number below comes from those hashed files.`,
+    partialRun(m).length ? `**Partial run.** ${partialRun(m)[0]} The caveats below list what ended early.` : "",
     placementLine(l.samples, l.inDo),
     `## Headline\n\n${headlineMarkdown(l.summary, l.samples)}`,
     charts.length ? `## Charts\n\n${charts.map((c) => `![${c}](charts/${c}.png)`).join("\n\n")}\n\nThe headline chart's request group is each side's median warm round trip (warm.ping); the create and write groups subtract that median from every sample first, so they show the work rather than the hop. Its DO create uses the unique-id create.` : "",

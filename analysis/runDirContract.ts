@@ -43,6 +43,9 @@ export interface RepStage {
   wallMs: number;
   startedAt: string;
   notes?: Record<string, unknown>;
+  /** "failed" when the stage ended early: its runtime was lost (a process ended, named in `failure`). */
+  status?: "failed";
+  failure?: string;
 }
 
 /**
@@ -63,12 +66,15 @@ export interface StageRecord {
   /** Extra facts a stage reports (e.g. idle time before wakes, CPU of the processes under test). */
   notes?: Record<string, unknown>;
   repetitions?: RepStage[];
+  /** "failed" when the stage (in any repetition) ended early; `failure` says why. */
+  status?: "failed";
+  failure?: string;
 }
 
 /** A stage's parts, one per repetition: its `repetitions`, or the record itself as repetition 0. */
 export function stageReps(st: StageRecord): RepStage[] {
   if (st.repetitions) return st.repetitions;
-  return [{ rep: 0, attempts: st.attempts, errors: st.errors, wallMs: st.wallMs, startedAt: st.startedAt, ...(st.notes ? { notes: st.notes } : {}) }];
+  return [{ rep: 0, attempts: st.attempts, errors: st.errors, wallMs: st.wallMs, startedAt: st.startedAt, ...(st.notes ? { notes: st.notes } : {}), ...(st.status ? { status: st.status } : {}), ...(st.failure ? { failure: st.failure } : {}) }];
 }
 
 /** One repetition of a run's plan: every side's runtime started afresh, the sides in `order`. */
@@ -193,6 +199,27 @@ export function parseSamples(text: string, label: string): Sample[] {
 
 export function readSamples(path: string, label = path): Sample[] {
   return parseSamples(readFileSync(path, "utf8"), label);
+}
+
+/** The repetition an unfinished run ended in (never finished: an interrupt, a killed driver), or null. */
+export function unendedRepetition(m: ManifestLike): number | null {
+  if (m.status === "complete" || !Array.isArray(m.repetitions)) return null;
+  const last = m.repetitions.at(-1);
+  return last && last.finishedAt === null ? last.rep : null;
+}
+
+/**
+ * A verified stage's samples (verifyRunDir first): the lines its hash covers,
+ * without those of a repetition the run ended in before this stage recorded
+ * its part. For a finished run, every line of the file.
+ */
+export function stageSamples(dir: string, m: ManifestLike, st: StageRecord): Sample[] {
+  const text = readFileSync(join(dir, st.file), "utf8");
+  const hashed = m.files[st.file]?.lines;
+  const all = parseSamples(hashed === undefined ? text : text.split("\n").slice(0, hashed).join("\n"), st.file);
+  const unended = unendedRepetition(m);
+  if (unended === null || !st.repetitions || st.repetitions.some((r) => r.rep === unended)) return all;
+  return all.filter((s) => s.rep !== unended);
 }
 
 /** Every results/<stack>/<runId>/ folder, by stack then run. */

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { mean, nearestRank } from "./percentiles";
 import { isColdMetric, metricEntry, METRIC_ORDER, MS_IS_CLIENT_CLOCK, SIDES, THROUGHPUT_METHOD, type Side } from "./catalog";
-import { readSamples, type ManifestLike, type Sample } from "./runDirContract";
+import { readSamples, stageSamples, type ManifestLike, type Sample } from "./runDirContract";
 import { groupByRep, repSpread, type RepSpread } from "./repetitions";
 
 export { readSamples };
@@ -127,7 +127,7 @@ export function orderedStages(m: ManifestLike): Array<{ side: string; metric: st
  * record, which verifyRunDir has checked against its hashed file. The method
  * per side is the catalog's THROUGHPUT_METHOD.
  */
-export function summarizeRun(dir: string, m: ManifestLike, load = (f: string): RawSample[] => readSamples(join(dir, f))): RunSummary {
+export function summarizeRun(dir: string, m: ManifestLike, load = (f: string): RawSample[] => stageSamples(dir, m, Object.values(m.stages).find((st) => st.file === f)!)): RunSummary {
   const rows: SummaryRow[] = [];
   const throughput: ThroughputRow[] = [];
   for (const { side, metric, file } of orderedStages(m)) {

@@ -1,11 +1,14 @@
 import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { verifyRunDir } from "./verify";
 import { summarizeRun } from "./summary";
 import { fixture } from "../test/fixtures";
-import { generateReport } from "./report";
+import { generateReport, partialRun } from "./report";
+import { stageSamples } from "./runDirContract";
+import { CHECKPOINT_MS, RunDir } from "../workloads/runDir";
 
 const cold = (ms: number, rep: number) => ({ ms, cold: true, rep });
 
@@ -62,5 +65,59 @@ describe("a run directory with repetitions", () => {
     expect(md).toMatch(/\| create\.ping \| 6 \| 0 \| 0 \| 44\.00 \[40\.00, 52\.00\] \|.*\| 40\.00, 50\.00, 44\.00 \| 11\.3% \| between repetitions \|/);
     const one = (await generateReport(fixture({ "rivet.create.ping": { samples: [{ ms: 40, cold: true }, { ms: 41, cold: true }] } }))).markdown;
     expect(one).toContain("they cover only the noise within one run, not the run-to-run spread");
+  });
+});
+
+describe("a run that never finished (its driver killed) or was interrupted", () => {
+  /** A run made by the driver's own RunDir: one stage recorded in repetition 1, the next still taking samples in repetition 2. */
+  async function killedMidStage() {
+    const run = new RunDir(mkdtempSync(join(tmpdir(), "ab-killed-")), "local", "quick", {});
+    const sample = (seq: number) => ({ seq, at: 1, ok: true, ms: 10 + seq, cold: false });
+    const write = (metric: string, n: number) => {
+      const f = run.rawFile("rivet", metric);
+      for (let i = 0; i < n; i++) f.write(sample(i));
+      return f;
+    };
+    run.beginRepetition(0, ["rivet"]);
+    const a = write("warm.ping", 4);
+    a.close();
+    run.recordStage({ side: "rivet", metric: "warm.ping", file: "raw/rivet.warm.ping.jsonl", attempts: 4, errors: 0, wallMs: 1, concurrency: 1, startedAt: "x" });
+    run.endRepetition();
+    run.beginRepetition(1, ["rivet"]);
+    const b = write("warm.ping", 3);
+    // A checkpoint hashes the 3 samples so far; 2 more follow it before the kill.
+    await new Promise((r) => setTimeout(r, CHECKPOINT_MS + 300));
+    for (let i = 3; i < 5; i++) b.write(sample(i));
+    return run;
+  }
+
+  it("verifies what the last checkpoint hashed, leaves out the stage that never ended, and says the run is partial", async () => {
+    const run = await killedMidStage();
+    const m = verifyRunDir(run.dir);
+    expect(m.status).toBe("running");
+    expect(m.files["raw/rivet.warm.ping.jsonl"].lines).toBe(7);
+    // repetition 2 never recorded its part: its samples are not read
+    expect(stageSamples(run.dir, m, m.stages["rivet.warm.ping"]).map((s) => s.rep)).toEqual([0, 0, 0, 0]);
+    expect(summarizeRun(run.dir, m).rows[0]).toMatchObject({ n: 4 });
+    const text = partialRun(m).join("\n");
+    expect(text).toContain("This run is partial: it never finished");
+    expect(text).toContain("`raw/rivet.warm.ping.jsonl` (repetition 2)");
+    await generateReport(run.dir);
+    expect(readFileSync(join(run.dir, "report", "results.md"), "utf8")).toContain("**Partial run.** This run is partial: it never finished");
+  });
+
+  it("still refuses a hashed line changed after the run, in one line naming the file", async () => {
+    const run = await killedMidStage();
+    const path = join(run.dir, "raw/rivet.warm.ping.jsonl");
+    writeFileSync(path, readFileSync(path, "utf8").replace('"ms":10,', '"ms":1,'));
+    expect(() => verifyRunDir(run.dir)).toThrow(/^raw\/rivet\.warm\.ping\.jsonl: sha256 [0-9a-f]+ does not match the manifest's/);
+  });
+
+  it("a finished run gets no such leniency: a line after the hash is a changed file", async () => {
+    const run = await killedMidStage();
+    run.finish("complete");
+    const path = join(run.dir, "raw/rivet.warm.ping.jsonl");
+    writeFileSync(path, readFileSync(path, "utf8") + readFileSync(path, "utf8").split("\n")[0] + "\n");
+    expect(() => verifyRunDir(run.dir)).toThrow(/sha256 [0-9a-f]+ does not match/);
   });
 });

@@ -17,6 +17,8 @@ import { measureCloudflare } from "../workloads/run";
 import { parseRunArgs } from "../workloads/runConfig";
 import type { Sample } from "../workloads/samples";
 import { TINY_SAMPLES } from "./fixtures";
+import { stageReps } from "../analysis/runDirContract";
+import { generateReport } from "../analysis/report";
 
 let workDir: string;
 let worker: LocalWorker;
@@ -176,4 +178,33 @@ describe("wrangler", () => {
     expect(readFileSync(join(out, "index.js"), "utf8")).toMatch(/(class BenchObject|BenchObject = class) extends DurableObject/);
     rmSync(out, { recursive: true, force: true });
   });
+});
+
+describe("a machine limit met on real workerd (the stage plan driven directly; npm start refuses such a limit up front)", () => {
+  it("is named while the run runs, kept in the stage record, and listed by the report as a local artifact", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ab-cf-limit-"));
+    const tiny = await startLocalWorker({ workDir: join(dir, "worker"), openFileLimit: 48 });
+    const notes: string[] = [];
+    const progress = { ...createProgress(process.stdout, true), note: (t: string) => void notes.push(t) };
+    const run = new RunDir(join(dir, "results"), "local", "quick", {});
+    const failures: string[] = [];
+    try {
+      const cfg = parseRunArgs(["--preset", "quick", "--side", "cloudflare", "--groups", "create"]);
+      await measureCloudflare(cfg, run, progress, failures, { url: tiny.url, token: tiny.token, versions: tiny.versions, startedBy: "e2e test", logFile: tiny.logFile, limits: tiny.limits, processes: [tiny.process] });
+    } finally {
+      await tiny.stop();
+    }
+    run.finish(failures.length ? "failed" : "complete", failures.join("\n") || undefined);
+    expect(notes.join("\n")).toMatch(/cloudflare create\.\w+: failures from a limit of this machine, not the runtime's behaviour: open files \(\d+ workerd log lines\)/);
+    const limited = Object.values(run.manifest.stages).flatMap(stageReps).filter((part) => part.notes?.machineLimit);
+    expect(limited.length).toBeGreaterThan(0);
+    for (const part of limited) expect(part.errors).toBeGreaterThan(0);
+    // the live-DO limit the open files allow is in the manifest: 0 here
+    expect((run.manifest.settings.cloudflare as { limits: unknown }).limits).toEqual({ openFiles: 48, liveDos: 0 });
+    await generateReport(run.dir);
+    const report = readFileSync(join(run.dir, "report", "results.md"), "utf8");
+    expect(report).toMatch(/A local artifact, not either runtime's behaviour: these stages failed on a limit of the machine the run was on/);
+    expect(report).toMatch(/cloudflare create\.\w+: \d+ of \d+ failed; open files \(\d+ workerd log lines\)/);
+    expect(report).toContain("⚠");
+  }, 120_000);
 });

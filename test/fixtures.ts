@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RunDir } from "../workloads/runDir";
+import { RESERVE_FILE, RunDir } from "../workloads/runDir";
 
 /** Small counts (`--samples`), the same for every e2e run of the stage plan. */
 export const TINY_SAMPLES = "createPing=3,createRead=3,createWrite=3,wake=2,warm=10,sqliteRead=5,sqliteWrite=5,sqliteScan=3,burstAttempts=8,seqWrite=10,openSeconds=1";
@@ -40,6 +40,7 @@ export function fixture(
   run.manifest.status = "complete";
   run.rehash();
   run.save();
+  rmSync(join(run.dir, RESERVE_FILE));
   return run.dir;
 }
 
@@ -107,5 +108,6 @@ export function hostileRun(root: string, at = new Date(Date.UTC(2026, 10, 28, 9,
   });
   (run.manifest as { status: string }).status = HOSTILE_TEXT;
   run.save();
+  rmSync(join(run.dir, RESERVE_FILE));
   return run.dir;
 }

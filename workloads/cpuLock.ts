@@ -34,11 +34,11 @@ export class CpuLock {
     }
   }
 
-  /** Called by a holder: lets others run for `ms`, then waits its turn again. Resolves holding the lock. */
-  async idle(ms: number): Promise<void> {
+  /** Called by a holder: lets others run for `ms` (or while `sleep` sleeps), then waits its turn again. Resolves holding the lock. */
+  async idle(ms: number, sleep: (ms: number) => Promise<void> = this.sleep): Promise<void> {
     this.release();
     try {
-      await this.sleep(ms);
+      await sleep(ms);
     } finally {
       await this.acquire();
     }

@@ -1,9 +1,10 @@
 import type { RunDir } from "./runDir";
-import type { Sample, SampleFile } from "./samples";
+import { SampleWriteError, type Sample, type SampleFile } from "./samples";
 import type { Progress } from "./progress";
 import { cpuSnapshot } from "./cpuTime";
 import { hrClock, openLoop } from "./openModel";
 import { rawFileName } from "../analysis/runDirContract";
+import { RuntimeLost, type RuntimeLoss, type RuntimeWatch } from "./runtimeWatch";
 
 /** What one timed call gives, whichever side made it. */
 export type Outcome =
@@ -20,6 +21,38 @@ export interface MeasureContext {
    * Under a CpuLock, other groups measure meanwhile; alone, a plain timer.
    */
   idle?: (ms: number) => Promise<void>;
+  /** The processes of the side's runtime: a stage stops at once when one ends unasked. */
+  runtime?: RuntimeWatch;
+}
+
+/**
+ * After a runtime is lost, how long a stage still waits for the calls in
+ * flight (they fail within milliseconds once its sockets are closed); a call
+ * that outlasts it is not written.
+ */
+export const LOSS_GRACE_MS = 2000;
+
+/** Waits for a stage's calls; if the runtime is lost first, for LOSS_GRACE_MS more at most. Returns the loss, if any. */
+async function doneOrLost(work: Promise<unknown>, runtime: RuntimeWatch | undefined): Promise<RuntimeLoss | undefined> {
+  if (!runtime) {
+    await work;
+    return undefined;
+  }
+  const lost = await Promise.race([work.then(() => undefined), runtime.lost]);
+  if (lost) await Promise.race([work, new Promise((r) => setTimeout(r, LOSS_GRACE_MS).unref())]);
+  return runtime.dead;
+}
+
+/** The stage record's end when its runtime was lost, or its samples could not be written, during it. */
+function endFields(loss: RuntimeLoss | undefined, failed: unknown, kept: number): { status?: "failed"; failure?: string } {
+  if (loss) return { status: "failed", failure: `${loss.message} at ${loss.at}, during this stage; the ${kept} samples taken before it are kept` };
+  if (failed) return { status: "failed", failure: (failed as Error).message };
+  return {};
+}
+
+/** A stage's samples could not be written: a full disk frees the run's reserve so the run can still record its end. */
+function writeFailed(ctx: MeasureContext, err: unknown): void {
+  if (err instanceof SampleWriteError && err.code === "ENOSPC") ctx.run.spaceRanOut(err.message);
 }
 
 /** ctx.idle, or a timer when the context has none. */
@@ -68,6 +101,8 @@ export interface MeasureOpts {
  */
 export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
   const { ctx, side, metric, n, concurrency } = o;
+  const runtime = ctx.runtime;
+  runtime?.check();
   const file = ctx.run.rawFile(side, metric);
   const startedAt = new Date().toISOString();
   let next = 0;
@@ -86,7 +121,7 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
       const r = await pending;
       const done = i;
       const doneAt = at;
-      i = next++;
+      i = runtime?.dead || file.closed ? n : next++;
       if (i < n) {
         at = Date.now();
         pending = o.call(i);
@@ -97,8 +132,14 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
       if (i >= n) return;
     }
   };
+  let loss: RuntimeLoss | undefined;
+  let failed: unknown;
   try {
-    await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+    loss = await doneOrLost(Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker)), runtime);
+  } catch (err) {
+    failed = err;
+    writeFailed(ctx, err);
+    throw err;
   } finally {
     const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
     file.close();
@@ -112,9 +153,11 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
       concurrency,
       startedAt,
       notes: { ...o.notes, ...o.endNotes?.(), cpuMs: cpu() },
+      ...endFields(loss, failed, file.lines),
     });
     step.end(file.lines, file.errors, wallMs);
   }
+  if (loss) throw new RuntimeLost(loss);
   return { file };
 }
 
@@ -148,6 +191,8 @@ export interface MeasureOpenOpts {
  */
 export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
   const { ctx, side, metric } = o;
+  const runtime = ctx.runtime;
+  runtime?.check();
   const file = ctx.run.rawFile(side, metric);
   const startedAt = new Date().toISOString();
   const epochAtZero = Date.now() - hrClock.now();
@@ -155,8 +200,11 @@ export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
   const cpu = cpuSnapshot(ctx.cpuPids?.() ?? {});
   let lateSends = 0;
   let wallMs = 0;
+  let loss: RuntimeLoss | undefined;
+  let failed: unknown;
+  const t0 = hrClock.now();
   try {
-    const out = await openLoop({
+    const loop = openLoop({
       n: o.n,
       ratePerSecond: o.ratePerSecond,
       maxInFlight: o.maxInFlight,
@@ -168,9 +216,16 @@ export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
         if (!r.ok) o.onFailure?.(r.error);
         step.tick(file.lines, file.errors);
       },
+      stopped: () => runtime?.dead !== undefined,
     });
-    lateSends = out.lateSends;
-    wallMs = out.wallMs;
+    loss = await doneOrLost(loop, runtime);
+    if (loss) wallMs = hrClock.now() - t0;
+    else ({ lateSends, wallMs } = await loop);
+  } catch (err) {
+    failed = err;
+    wallMs = hrClock.now() - t0;
+    writeFailed(ctx, err);
+    throw err;
   } finally {
     file.close();
     ctx.run.recordStage({
@@ -180,7 +235,9 @@ export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
         ...o.notes, mode: "open", ratePerSecond: o.ratePerSecond, maxInFlight: o.maxInFlight, lateSends, cpuMs: cpu(), ...o.endNotes?.(),
         clock: "client hrtime from the intended send time (wrk2's rule); clientMs from the actual send",
       },
+      ...endFields(loss, failed, file.lines),
     });
     step.end(file.lines, file.errors, wallMs);
   }
+  if (loss) throw new RuntimeLost(loss);
 }

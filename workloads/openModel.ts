@@ -52,6 +52,8 @@ export async function openLoop<R>(o: {
   clock: Clock;
   call: (i: number) => Promise<R>;
   onDone: (r: OpenResult<R>) => void;
+  /** Checked before each send: true ends the loop (the runtime is gone); the calls in flight are still awaited. */
+  stopped?: () => boolean;
 }): Promise<{ wallMs: number; lateSends: number }> {
   if (!(o.ratePerSecond > 0) || o.n < 0 || o.maxInFlight < 1) throw new Error("openLoop needs a positive rate, n >= 0 and maxInFlight >= 1");
   const t0 = o.clock.now();
@@ -61,6 +63,7 @@ export async function openLoop<R>(o: {
     const intendedAt = intendedSendTime(t0, o.ratePerSecond, i);
     await o.clock.sleepUntil(intendedAt);
     while (inFlight.size >= o.maxInFlight) await Promise.race(inFlight);
+    if (o.stopped?.()) break;
     const sentAt = o.clock.now();
     if (sentAt - intendedAt > 1) lateSends++;
     const p: Promise<void> = o.call(i).then((result) => {

@@ -25,6 +25,8 @@ import { censusFor, OVERLAPPING_GROUPS, runGroup, trackActors, type PlanContext,
 import { summarizeRun, type SummaryRow, type ThroughputRow } from "../analysis/summary";
 import { rotation } from "../analysis/repetitions";
 import { quietMachine } from "./quietMachine";
+import { RuntimeLost, RuntimeWatch, type WatchedProcess } from "./runtimeWatch";
+import type { Managed } from "./processes";
 
 export interface RunOutcome {
   runDir: string;
@@ -35,11 +37,15 @@ export interface RunOutcome {
   status: "complete" | "failed";
 }
 
-/** A side ready to measure: its adapter and the processes whose CPU each stage records. */
+/** A side ready to measure: its adapter, the processes whose CPU each stage records, and the watch on its runtime's processes. */
 interface SideSession {
   adapter: SideAdapter;
   cpuPids: PlanContext["cpuPids"];
+  runtime?: RuntimeWatch;
 }
+
+/** A process started by this run, as the runtime watch sees it. */
+export const watched = (m: Managed): WatchedProcess => ({ name: m.name, pid: m.child.pid, exited: m.exited });
 
 /**
  * Runs the tasks in order through the stage plan under one CpuLock, one
@@ -56,27 +62,48 @@ async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, fai
   for (const side of sides) {
     const session = sessions[side];
     if (!session) throw new Error(`${side}: the run's order names this side but it has no target`);
-    const { adapter, cpuPids } = session;
+    const { adapter, cpuPids, runtime } = session;
     run.manifest.settings[side] = { ...(run.manifest.settings[side] as object), adapter: adapter.properties };
     const census = censusFor(adapter);
     contexts[side] = {
-      adapter: trackActors(adapter, census), census, run, progress, cpuPids,
+      adapter: trackActors(adapter, census, runtime), census, run, progress, cpuPids,
       counts: cfg.counts[side],
       scaleLevels: cfg.scaleLevels,
       keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
-      idle: (ms: number) => lock.idle(ms),
+      idle: (ms: number) => lock.idle(ms, runtime ? (x) => runtime.sleep(x) : undefined),
+      ...(runtime ? { runtime } : {}),
     };
+    // Said the moment it happens, whatever the side is doing; the stage in progress stops on its own.
+    void runtime?.lost.then((loss) => progress.note(`${side}: ${loss.message}; its stage in progress stops, its remaining groups are not run`));
   }
+  const lost: Partial<Record<Side, { during: string; skipped: string[] }>> = {};
+  let diskFullDuring: string | undefined;
+  const diskSkipped: string[] = [];
   if (sides.size > 1) run.manifest.settings.order = { tasks: tasks.map(taskLabel), lock: ORDER_NOTE };
   run.save();
   await runTasks(
     tasks,
     async ({ side, group }) => {
       const label = taskLabel({ side, group });
+      const runtime = sessions[side]!.runtime;
+      if (lost[side] || run.diskFull) {
+        if (lost[side]) lost[side]!.skipped.push(group);
+        else diskSkipped.push(label);
+        return;
+      }
       const t0 = process.hrtime.bigint();
       try {
         await runGroup(group, contexts[side]!);
       } catch (err) {
+        // Once the runtime is gone, whatever failed after it failed because of it: one failure for the side, below.
+        if (err instanceof RuntimeLost || runtime?.dead) {
+          lost[side] ??= { during: group, skipped: [] };
+          return;
+        }
+        if (run.diskFull) {
+          diskFullDuring ??= label;
+          return;
+        }
         failures.push(`${label}: ${(err as Error).message}`);
         progress.note(`${label} FAILED: ${(err as Error).message}`);
       }
@@ -84,7 +111,15 @@ async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, fai
     },
     lock,
   );
+  for (const [side, l] of Object.entries(lost) as Array<[Side, { during: string; skipped: string[] }]>) {
+    const loss = sessions[side]!.runtime!.dead!;
+    failures.push(`${side}: runtime lost: ${loss.message} at ${loss.at}, during the ${l.during} group; not run after it: ${l.skipped.join(", ") || "no other group"}`);
+  }
+  if (run.diskFull) failures.push(`${DISK_FULL}${diskFullDuring ? `, during ${diskFullDuring}` : ""} (${run.diskFull}); not run after it: ${diskSkipped.join(", ") || "no other group"}`);
 }
+
+/** The start of a run's failure when its results disk filled: nothing more is measured. */
+export const DISK_FULL = "the results disk ran out of space";
 
 /** What the manifest says about a run whose order mixes the sides. */
 export const ORDER_NOTE =
@@ -106,6 +141,8 @@ export interface RivetTarget {
   startedBy: string;
   /** A local Engine's log, read after each stage for failures from a machine limit. */
   logFile?: string;
+  /** The processes the runtime is made of, when this run started them: watched for an exit it did not ask for. */
+  processes?: WatchedProcess[];
 }
 
 /** A running Worker + DO the Cloudflare stages measure against. */
@@ -120,6 +157,8 @@ export interface CloudflareTarget {
   logFile?: string;
   /** The limits local workerd runs under, for the manifest; liveDos paces the preparations. */
   limits?: { openFiles: number; liveDos: number };
+  /** workerd, when this run started it: watched for an exit it did not ask for. */
+  processes?: WatchedProcess[];
 }
 
 /** A side's client and adapter over a running target, its settings written into the manifest; close() lets go of the client. */
@@ -153,6 +192,7 @@ function openRivet(cfg: RunConfig, run: RunDir, target: RivetTarget): OpenSessio
   return {
     adapter: rivetAdapter(client, { wakeIdleMs: cfg.wakeIdleMs, sleepConfirmTimeoutMs: cfg.sleepConfirmTimeoutMs, ...(target.logFile ? { runtimeLog: { name: "Engine", file: target.logFile } } : {}) }),
     cpuPids: () => ({ engine: target.enginePid, app: target.appPid, driver: process.pid }),
+    ...(target.processes ? { runtime: new RuntimeWatch(target.processes) } : {}),
     close: () => client.close(),
   };
 }
@@ -181,6 +221,7 @@ function openCloudflare(cfg: RunConfig, run: RunDir, target: CloudflareTarget): 
       ...(target.limits ? { maxLiveActors: target.limits.liveDos } : {}),
     }),
     cpuPids: () => ({ driver: process.pid }),
+    ...(target.processes ? { runtime: new RuntimeWatch(target.processes) } : {}),
     close: () => client.close(),
   };
 }
@@ -211,6 +252,7 @@ export async function measureRuntimes(cfg: RunConfig, run: RunDir, progress: Pro
     if (targets.cloudflare) sessions.cloudflare = openCloudflare(cfg, run, targets.cloudflare);
     await measureTasks(cfg, run, progress, failures, sessions, tasks);
   } finally {
+    for (const s of Object.values(sessions)) s.runtime?.disarm();
     await Promise.all(Object.values(sessions).map((s) => s.close()));
   }
 }
@@ -235,6 +277,7 @@ async function runRivet(cfg: RunConfig, run: RunDir, progress: Progress, failure
       enginePid: rivet.engine.child.pid,
       appPid: rivet.app.child.pid,
       logFile: rivet.engineLog,
+      processes: rivet.processes().map(watched),
       startedBy: `npm start: ${cfg.engineTopology === "cluster" ? "three Engines (Postgres + NATS, haproxy in front)" : "Engine"} and app started for this run, stopped after it`,
     });
   } finally {
@@ -257,6 +300,7 @@ async function runCloudflare(cfg: RunConfig, run: RunDir, progress: Progress, fa
       startedBy: "npm start: workerd started for this run, DO SQLite in its temp dir, stopped after it",
       logFile: worker.logFile,
       limits: worker.limits,
+      processes: [worker.process],
     });
   } finally {
     await worker.stop();
@@ -281,7 +325,12 @@ async function runFloor(cfg: RunConfig, run: RunDir, progress: Progress, failure
   const client = new GatewayClient(floor.url, cfg.requestTimeoutMs);
   try {
     const adapter = floorAdapter(client, { wakeIdleMs: cfg.wakeIdleMs });
-    await measureTasks(cfg, run, progress, failures, { floor: { adapter, cpuPids: () => ({ server: floor.server.child.pid, driver: process.pid }) } }, suiteTasks(["floor"], cfg.groups));
+    const runtime = new RuntimeWatch([watched(floor.server)]);
+    try {
+      await measureTasks(cfg, run, progress, failures, { floor: { adapter, cpuPids: () => ({ server: floor.server.child.pid, driver: process.pid }), runtime } }, suiteTasks(["floor"], cfg.groups));
+    } finally {
+      runtime.disarm();
+    }
   } finally {
     await client.close();
     await floor.stop();
@@ -346,12 +395,13 @@ export function runLocalSuite(cfg: RunConfig, progress: Progress = createProgres
 
 /** The repetitions of the plan (see runLocalSuite), each side after the machine is brought to rest. */
 async function repetitions(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], leftovers: Leftovers): Promise<void> {
-  for (let rep = 0; rep < cfg.repeat; rep++) {
+  for (let rep = 0; rep < cfg.repeat && !run.diskFull; rep++) {
     const order = rotation(cfg.sides, rep);
     const repProgress = cfg.repeat > 1 ? prefixed(progress, `[repetition ${rep + 1}/${cfg.repeat}] `) : progress;
     repProgress.note(`sides in this order: ${order.join(", ")}; each runtime started afresh`);
     run.beginRepetition(rep, order);
     for (const side of order) {
+      if (run.diskFull) break;
       const quiet = await quietMachine();
       run.noteRepetition(`quietBefore.${side}`, quiet);
       if (!quiet.quiet) repProgress.note(`${side}: the machine did not come to rest before it (idle ${quiet.idleShare === null ? "unknown" : `${Math.round(quiet.idleShare * 100)}%`} after ${(quiet.waitedMs / 1000).toFixed(1)} s); measuring anyway, noted in the manifest`);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, totalmem, release, platform, arch, hostname } from "node:os";
 import { join } from "node:path";
 import { SampleFile } from "./samples";
@@ -36,9 +36,26 @@ export function machineInfo(): Record<string, unknown> {
 
 /** Writes a file whole or not at all. */
 function writeAtomic(path: string, text: string): void {
-  writeFileSync(`${path}.tmp`, text);
+  try {
+    writeFileSync(`${path}.tmp`, text);
+  } catch (err) {
+    rmSync(`${path}.tmp`, { force: true });
+    throw err;
+  }
   renameSync(`${path}.tmp`, path);
 }
+
+/**
+ * Space a run directory keeps for its own ending: a file of this size made
+ * when the run starts and deleted when the disk fills, so that the stage in
+ * progress and the manifest can still be written, "failed", with every sample
+ * before it under its hash.
+ */
+export const RESERVE_BYTES = 4 << 20;
+export const RESERVE_FILE = ".space-reserve";
+
+/** How often the manifest is saved during a stage, its samples so far hashed: what a killed driver leaves verifiable. */
+export const CHECKPOINT_MS = 1000;
 
 /**
  * A run directory: results/<stack>/<runId>/ with raw/, stages/ and
@@ -58,6 +75,7 @@ export class RunDir {
     this.dir = join(resultsRoot, stack, runId);
     mkdirSync(join(this.dir, "raw"), { recursive: true });
     mkdirSync(join(this.dir, "stages"), { recursive: true });
+    writeFileSync(join(this.dir, RESERVE_FILE), Buffer.alloc(RESERVE_BYTES));
     this.manifest = {
       schema: MANIFEST_SCHEMA,
       stack,
@@ -111,13 +129,57 @@ export class RunDir {
   rawFile(side: string, metric: string): SampleFile {
     const f = new SampleFile(join(this.dir, rawFileName(side, metric)), this.rep);
     this.open.add(f);
+    this.checkpoints ??= setInterval(() => this.checkpoint(), CHECKPOINT_MS).unref();
     return f;
+  }
+
+  private checkpoints: NodeJS.Timeout | undefined;
+
+  /** Saves the manifest with the samples written so far hashed, while a stage is measuring. */
+  private checkpoint(): void {
+    for (const f of this.open) if (f.closed) this.open.delete(f);
+    if (this.open.size === 0 || this.diskFull) {
+      clearInterval(this.checkpoints);
+      this.checkpoints = undefined;
+      return;
+    }
+    try {
+      this.rehash();
+      this.save();
+    } catch {
+      // a checkpoint that cannot be written (a full disk) is left to the stage's own end
+    }
   }
 
   /** Closes every raw file still open: samples completing after an interrupt are not written. */
   closeRawFiles(): void {
     for (const f of this.open) f.close();
     this.open.clear();
+    clearInterval(this.checkpoints);
+    this.checkpoints = undefined;
+  }
+
+  /** Set once the disk ran out of space: the reserve was spent on ending the run. */
+  diskFull: string | undefined;
+
+  /**
+   * Writes a run file; on a full disk, deletes the reserve and tries once
+   * more, so the run can still record how it ended.
+   */
+  private write(path: string, text: string): void {
+    try {
+      writeAtomic(path, text);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
+      this.spaceRanOut(`${(err as Error).message}`);
+      writeAtomic(path, text);
+    }
+  }
+
+  /** The disk is full: the reserve goes, so the stage in progress and the manifest can still be written. */
+  spaceRanOut(why: string): void {
+    this.diskFull ??= why;
+    rmSync(join(this.dir, RESERVE_FILE), { force: true });
   }
 
   /**
@@ -128,7 +190,7 @@ export class RunDir {
     const rec = this.rep === undefined ? part : this.withRepetition(part, this.rep);
     // Round-tripped through JSON so the manifest's copy equals the hashed file's, undefined fields and all.
     const text = JSON.stringify(rec, null, 2) + "\n";
-    writeAtomic(join(this.dir, stageFileName(rec.side, rec.metric)), text);
+    this.write(join(this.dir, stageFileName(rec.side, rec.metric)), text);
     this.manifest.stages[stageKey(rec.side, rec.metric)] = JSON.parse(text) as StageRecord;
     this.rehash();
     this.save();
@@ -136,13 +198,18 @@ export class RunDir {
 
   private withRepetition(part: StageRecord, rep: number): StageRecord {
     const had = this.manifest.stages[stageKey(part.side, part.metric)];
-    const own: RepStage = { rep, attempts: part.attempts, errors: part.errors, wallMs: part.wallMs, startedAt: part.startedAt, ...(part.notes ? { notes: part.notes } : {}) };
+    const own: RepStage = {
+      rep, attempts: part.attempts, errors: part.errors, wallMs: part.wallMs, startedAt: part.startedAt,
+      ...(part.notes ? { notes: part.notes } : {}), ...(part.status ? { status: part.status, failure: part.failure } : {}),
+    };
     const repetitions = [...(had?.repetitions ?? []).filter((r) => r.rep !== rep), own];
     const sum = (k: "attempts" | "errors" | "wallMs") => repetitions.reduce((s, r) => s + r[k], 0);
+    const failed = repetitions.filter((r) => r.status === "failed");
     return {
       side: part.side, metric: part.metric, file: part.file,
       attempts: sum("attempts"), errors: sum("errors"), wallMs: sum("wallMs"),
       concurrency: part.concurrency, startedAt: had?.startedAt ?? part.startedAt, repetitions,
+      ...(failed.length ? { status: "failed" as const, failure: failed.map((r) => `repetition ${r.rep + 1}: ${r.failure}`).join("; ") } : {}),
     };
   }
 
@@ -170,6 +237,7 @@ export class RunDir {
 
   finish(status: "complete" | "failed", failure?: string): void {
     this.closeRawFiles();
+    rmSync(join(this.dir, RESERVE_FILE), { force: true });
     this.manifest.finishedAt = new Date().toISOString();
     this.manifest.status = status;
     if (failure) this.manifest.failure = failure;
@@ -178,6 +246,6 @@ export class RunDir {
   }
 
   save(): void {
-    writeAtomic(join(this.dir, "manifest.json"), JSON.stringify(this.manifest, null, 2) + "\n");
+    this.write(join(this.dir, "manifest.json"), JSON.stringify(this.manifest, null, 2) + "\n");
   }
 }

@@ -12,6 +12,7 @@ import { describeMachineLimit, machineLimitLines, machineLimitOf, type MachineLi
 import { waitWithProgress, type Progress } from "./progress";
 import { prng } from "../analysis/prng";
 import { idleFor, measure, measureOpen, must, StageSetupError, type MeasureContext, type Outcome } from "./measure";
+import { RuntimeLost, type RuntimeWatch } from "./runtimeWatch";
 import {
   BURST_CONCURRENCY, catalogEntry, OPEN_MAX_IN_FLIGHT, OPEN_RATES, sampleCount, SCALE_BURST_CONCURRENCY, WORKLOAD,
   type Group, type SampleCounts, type Side,
@@ -120,8 +121,8 @@ export interface GroupStart {
   sleepFailures: number;
 }
 
-/** The adapter with every call and confirmed sleep noted in the census. */
-export function trackActors(adapter: SideAdapter, census: ActorCensus): SideAdapter {
+/** The adapter with every call and confirmed sleep noted in the census; a sleep ends at once if the runtime is lost. */
+export function trackActors(adapter: SideAdapter, census: ActorCensus, runtime?: RuntimeWatch): SideAdapter {
   return {
     ...adapter,
     async call(ref, op, arg) {
@@ -130,7 +131,8 @@ export function trackActors(adapter: SideAdapter, census: ActorCensus): SideAdap
       return r;
     },
     async sleep(ids, progress) {
-      const out = await adapter.sleep(ids, progress);
+      const asked = adapter.sleep(ids, progress);
+      const out = runtime ? await Promise.race([asked, runtime.lost.then((loss) => Promise.reject(new RuntimeLost(loss)))]) : await asked;
       // A runtime that sleeps by idle alone confirms nothing: its census counts idle time instead.
       if (!adapter.sleepsByIdleOnly) {
         census.confirmedAsleep(out.asleep);
@@ -171,7 +173,9 @@ export async function settleAll(ctx: PlanContext, what: string): Promise<Omit<Gr
   if (awake.ids.length > 0) {
     if (adapter.sleepsByIdleOnly) {
       const ms = Math.max(0, awake.lastCall + adapter.wakeIdleMs - census.clock());
-      await waitWithProgress(ctx.progress, `${adapter.side} ${what}: ${awake.ids.length} earlier actors left idle past eviction first`, ms, ctx.hold ?? ((x) => new Promise((r) => setTimeout(r, x))));
+      const hold = ctx.hold ?? ((x: number) => (ctx.runtime ? ctx.runtime.sleep(x) : new Promise<void>((r) => setTimeout(r, x))));
+      await waitWithProgress(ctx.progress, `${adapter.side} ${what}: ${awake.ids.length} earlier actors left idle past eviction first`, ms, hold);
+      ctx.runtime?.check();
     } else {
       // One the runtime never confirmed asleep is not waited for again (each wait is the full confirmation time).
       const ids = census.toSettle();
@@ -195,7 +199,9 @@ function startState(ctx: PlanContext): Record<string, unknown> {
  * second failure fails the group.
  */
 export async function setup(ctx: PlanContext, what: string, call: () => Promise<SideOutcome>): Promise<Extract<SideOutcome, { ok: true }>> {
+  ctx.runtime?.check();
   let r = await call();
+  if (!r.ok) ctx.runtime?.check();
   if (!r.ok && /^HTTP 50[234]\b/.test(r.error)) {
     const why = `${what}: ${r.error.slice(0, 160)}`;
     ctx.progress.note(`${ctx.adapter.side} ${why}; trying this setup call once more (setup, not a sample)`);
@@ -282,7 +288,9 @@ const PACE_RECOUNT_MS = 250;
  * the runtime evicts by idle alone, an actor counts as awake for the whole
  * wake idle after its last call, longer than the runtime keeps it.
  */
-export function livePacer(census: ActorCensus, max: number, wait: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms))) {
+export function livePacer(census: ActorCensus, limit: number, wait: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms))) {
+  // At least one at a time, whatever the limit: a preparation must still progress.
+  const max = Math.max(1, limit);
   let counted = 0;
   let countedAt = -Infinity;
   let pending = 0;
@@ -333,6 +341,7 @@ export async function prepareActors(ctx: PlanContext, what: string, n: number, r
   let done = 0;
   await forEachBounded(n, concurrency, async (i) => {
     await pacer?.admit();
+    ctx.runtime?.check();
     const r = await adapter.call(ref(i), op);
     pacer?.answered();
     if (r.ok) ids[i] = r.actorId;
@@ -342,6 +351,7 @@ export async function prepareActors(ctx: PlanContext, what: string, n: number, r
     }
     step.tick(++done, errors.length);
   });
+  ctx.runtime?.check();
   const made = ids.filter((id): id is string => id !== undefined);
   const paced = pacer && pacer.waitedMs > 0 ? `, paced (waited ${(pacer.waitedMs / 1000).toFixed(1)} s to keep under ${adapter.maxLiveActors} awake actors)` : "";
   step.finish(`${adapter.side} ${what}: ${made.length} of ${n} actors prepared, ${concurrency} at a time${paced}`);
@@ -515,6 +525,7 @@ const SHARED: Record<Group, (ctx: PlanContext) => Promise<void>> = {
 
 /** Runs one group on the context's side: the shared stages, then the side's own. */
 export async function runGroup(group: Group, ctx: PlanContext): Promise<void> {
+  ctx.runtime?.check();
   // The group's own context: groups overlap (a wake group idles while others run), each keeps its start.
   const own: PlanContext = { ...ctx, groupStart: await settleBeforeGroup(ctx, group) };
   await SHARED[group](own);

@@ -211,6 +211,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
         cluster.app = await startApp();
         started.push(cluster.app);
       },
+      processes: () => [postgres, ...nats, ...engines, loadBalancer, cluster.app],
       async killEngine(index: number) {
         const m = engines[index];
         m.child.kill("SIGKILL");

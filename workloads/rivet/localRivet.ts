@@ -34,6 +34,8 @@ export interface LocalRivet {
   appLog: string;
   /** Starts the app again (after it was stopped or killed) and waits for it to register. */
   restartApp(): Promise<void>;
+  /** Every process the runtime is made of now: a run watches them all for an exit it did not ask for. */
+  processes(): Managed[];
   stop(): Promise<void>;
 }
 
@@ -170,6 +172,7 @@ export async function startLocalRivet(opts: LocalRivetOptions): Promise<LocalRiv
       await handle.app.stop();
       handle.app = await startApp();
     },
+    processes: () => [engine, handle.app],
     async stop() {
       await handle.app.stop();
       await engine.stop();
