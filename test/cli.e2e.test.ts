@@ -1,31 +1,16 @@
 /** `npm start` as a user runs it: the compiled CLI in its own process, real Engine and app. */
 import { describe, expect, it } from "vitest";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { alive, commandOf, descendants } from "./processTree";
+import { CLI, startCli, waitFor } from "./cliProcess";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { netnsAvailable } from "../workloads/netns";
 import { stageReps, type StageRecord } from "../analysis/runDirContract";
 
-const CLI = resolve(__dirname, "../dist/workloads/cli.js");
 
-function startCli(args: string[]) {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout.on("data", (d) => (output += d));
-  child.stderr.on("data", (d) => (output += d));
-  const exited = new Promise<{ code: number | null; signal: string | null }>((r) => child.on("exit", (code, signal) => r({ code, signal })));
-  return { child, exited, output: () => output };
-}
 
-async function waitFor(pred: () => boolean, ms: number) {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function onlyRunDir(root: string): string {
   const stackDir = join(root, "local");
@@ -132,12 +117,14 @@ describe("npm start", () => {
     it(`${signal} in the middle of a ${side} stage leaves no process behind and keeps the samples`, async () => {
       const root = mkdtempSync(join(tmpdir(), "ab-sig-"));
       const raw = `raw/${side}.warm.ping.jsonl`;
-      const cli = startCli(["--preset", "full", "--side", side, "--groups", "warm", "--results-dir", root]);
+      const cli = startCli(["--preset", "full", "--side", side, "--groups", "warm", "--samples", "warm=5000", "--results-dir", root]);
       await waitFor(() => existsSync(join(root, "local")) && existsSync(join(onlyRunDir(root), raw)), 60_000);
       const dir = onlyRunDir(root);
       await waitFor(() => readFileSync(join(dir, raw), "utf8").split("\n").length > 20, 30_000);
       const kids = descendants(cli.child.pid!);
       expect(kids.length).toBeGreaterThanOrEqual(2);
+      // A checkpoint (every second during a stage) has hashed some of the stage's samples.
+      await waitFor(() => JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")).files[raw] !== undefined, 5_000);
       cli.child.kill(signal);
       const { code } = await cli.exited;
       if (signal === "SIGINT") expect(code).toBe(130);
@@ -148,6 +135,18 @@ describe("npm start", () => {
       const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
       if (signal === "SIGINT") expect(m).toMatchObject({ status: "failed", failure: "interrupted by SIGINT" });
       else expect(m.status).toBe("running");
+      // The report builds from what is under a hash and says the run is partial and why.
+      execFileSync(process.execPath, [resolve(__dirname, "../dist/analysis/cli.js"), dir], { stdio: "pipe" });
+      const report = readFileSync(join(dir, "report", "results.md"), "utf8");
+      expect(report).toContain("**Partial run.**");
+      if (signal === "SIGINT") expect(report).toContain('This run is partial: its status is "failed". Why: interrupted by SIGINT');
+      else {
+        expect(report).toContain("This run is partial: it never finished");
+        // the checkpoint a second before the kill hashed most of what was written
+        expect(m.files[raw].lines).toBeGreaterThan(0);
+        expect(m.files[raw].lines).toBeLessThanOrEqual(lines.length);
+        expect(report).toContain(`\`${raw}\``);
+      }
     });
   }
 });

@@ -4,7 +4,7 @@ import type { Progress } from "./progress";
 import { cpuSnapshot } from "./cpuTime";
 import { hrClock, openLoop } from "./openModel";
 import { rawFileName } from "../analysis/runDirContract";
-import { RuntimeLost, type RuntimeLoss, type RuntimeWatch } from "./runtimeWatch";
+import { RuntimeLost, StallClock, type RuntimeLoss, type RuntimeWatch } from "./runtimeWatch";
 
 /** What one timed call gives, whichever side made it. */
 export type Outcome =
@@ -23,6 +23,8 @@ export interface MeasureContext {
   idle?: (ms: number) => Promise<void>;
   /** The processes of the side's runtime: a stage stops at once when one ends unasked. */
   runtime?: RuntimeWatch;
+  /** How long no call may succeed before the runtime counts as stalled (StallClock; STALL_MS unless set). */
+  stallMs?: number;
 }
 
 /**
@@ -46,6 +48,7 @@ async function doneOrLost(work: Promise<unknown>, runtime: RuntimeWatch | undefi
 /** The stage record's end when its runtime was lost, or its samples could not be written, during it. */
 function endFields(loss: RuntimeLoss | undefined, failed: unknown, kept: number): { status?: "failed"; failure?: string } {
   if (loss) return { status: "failed", failure: `${loss.message} at ${loss.at}, during this stage; the ${kept} samples taken before it are kept` };
+
   if (failed) return { status: "failed", failure: (failed as Error).message };
   return {};
 }
@@ -109,6 +112,8 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
   const step = ctx.progress.start(`${side} ${metric}`, n);
   const cpu = cpuSnapshot(ctx.cpuPids?.() ?? {});
   const t0 = process.hrtime.bigint();
+  const stall = new StallClock(runtime, `${side} ${metric}`, ctx.stallMs);
+  let stalled: RuntimeLoss | undefined;
   // A worker sends its next call before it writes the sample of the one just done: the
   // sample is on disk microseconds later either way, and its write overlaps the next
   // round trip instead of delaying it. Still one call in flight per worker.
@@ -121,13 +126,14 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
       const r = await pending;
       const done = i;
       const doneAt = at;
-      i = runtime?.dead || file.closed ? n : next++;
+      i = runtime?.dead || stalled || file.closed ? n : next++;
       if (i < n) {
         at = Date.now();
         pending = o.call(i);
       }
       file.write(toSample(done, doneAt, r));
       if (!r.ok) o.onFailure?.(r.error);
+      stalled ??= stall.saw(r.ok, r.ok ? undefined : r.error);
       step.tick(file.lines, file.errors);
       if (i >= n) return;
     }
@@ -135,7 +141,7 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
   let loss: RuntimeLoss | undefined;
   let failed: unknown;
   try {
-    loss = await doneOrLost(Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker)), runtime);
+    loss = (await doneOrLost(Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker)), runtime)) ?? stalled;
   } catch (err) {
     failed = err;
     writeFailed(ctx, err);

@@ -25,7 +25,7 @@ import { censusFor, OVERLAPPING_GROUPS, runGroup, trackActors, type PlanContext,
 import { summarizeRun, type SummaryRow, type ThroughputRow } from "../analysis/summary";
 import { rotation } from "../analysis/repetitions";
 import { quietMachine } from "./quietMachine";
-import { RuntimeLost, RuntimeWatch, type WatchedProcess } from "./runtimeWatch";
+import { RuntimeLost, RuntimeWatch, type RuntimeLoss, type WatchedProcess } from "./runtimeWatch";
 import type { Managed } from "./processes";
 
 export interface RunOutcome {
@@ -71,12 +71,13 @@ async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, fai
       scaleLevels: cfg.scaleLevels,
       keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
       idle: (ms: number) => lock.idle(ms, runtime ? (x) => runtime.sleep(x) : undefined),
+      stallMs: cfg.stallMs,
       ...(runtime ? { runtime } : {}),
     };
     // Said the moment it happens, whatever the side is doing; the stage in progress stops on its own.
     void runtime?.lost.then((loss) => progress.note(`${side}: ${loss.message}; its stage in progress stops, its remaining groups are not run`));
   }
-  const lost: Partial<Record<Side, { during: string; skipped: string[] }>> = {};
+  const lost: Partial<Record<Side, { during: string; skipped: string[]; loss: RuntimeLoss }>> = {};
   let diskFullDuring: string | undefined;
   const diskSkipped: string[] = [];
   if (sides.size > 1) run.manifest.settings.order = { tasks: tasks.map(taskLabel), lock: ORDER_NOTE };
@@ -97,7 +98,7 @@ async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, fai
       } catch (err) {
         // Once the runtime is gone, whatever failed after it failed because of it: one failure for the side, below.
         if (err instanceof RuntimeLost || runtime?.dead) {
-          lost[side] ??= { during: group, skipped: [] };
+          lost[side] ??= { during: group, skipped: [], loss: runtime?.dead ?? (err as RuntimeLost).loss };
           return;
         }
         if (run.diskFull) {
@@ -111,9 +112,8 @@ async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, fai
     },
     lock,
   );
-  for (const [side, l] of Object.entries(lost) as Array<[Side, { during: string; skipped: string[] }]>) {
-    const loss = sessions[side]!.runtime!.dead!;
-    failures.push(`${side}: runtime lost: ${loss.message} at ${loss.at}, during the ${l.during} group; not run after it: ${l.skipped.join(", ") || "no other group"}`);
+  for (const [side, l] of Object.entries(lost) as Array<[Side, { during: string; skipped: string[]; loss: RuntimeLoss }]>) {
+    failures.push(`${side}: runtime lost: ${l.loss.message} at ${l.loss.at}, during the ${l.during} group; not run after it: ${l.skipped.join(", ") || "no other group"}`);
   }
   if (run.diskFull) failures.push(`${DISK_FULL}${diskFullDuring ? `, during ${diskFullDuring}` : ""} (${run.diskFull}); not run after it: ${diskSkipped.join(", ") || "no other group"}`);
 }
@@ -162,7 +162,7 @@ export interface CloudflareTarget {
 }
 
 /** A side's client and adapter over a running target, its settings written into the manifest; close() lets go of the client. */
-type OpenSession = SideSession & { close(): Promise<void> };
+type OpenSession = SideSession & { close(abort?: boolean): Promise<void> };
 
 function openRivet(cfg: RunConfig, run: RunDir, target: RivetTarget): OpenSession {
   run.manifest.versions.engine = target.engineVersion;
@@ -193,7 +193,7 @@ function openRivet(cfg: RunConfig, run: RunDir, target: RivetTarget): OpenSessio
     adapter: rivetAdapter(client, { wakeIdleMs: cfg.wakeIdleMs, sleepConfirmTimeoutMs: cfg.sleepConfirmTimeoutMs, ...(target.logFile ? { runtimeLog: { name: "Engine", file: target.logFile } } : {}) }),
     cpuPids: () => ({ engine: target.enginePid, app: target.appPid, driver: process.pid }),
     ...(target.processes ? { runtime: new RuntimeWatch(target.processes) } : {}),
-    close: () => client.close(),
+    close: (abort) => client.close(abort),
   };
 }
 
@@ -222,7 +222,7 @@ function openCloudflare(cfg: RunConfig, run: RunDir, target: CloudflareTarget): 
     }),
     cpuPids: () => ({ driver: process.pid }),
     ...(target.processes ? { runtime: new RuntimeWatch(target.processes) } : {}),
-    close: () => client.close(),
+    close: (abort) => client.close(abort),
   };
 }
 
@@ -253,7 +253,8 @@ export async function measureRuntimes(cfg: RunConfig, run: RunDir, progress: Pro
     await measureTasks(cfg, run, progress, failures, sessions, tasks);
   } finally {
     for (const s of Object.values(sessions)) s.runtime?.disarm();
-    await Promise.all(Object.values(sessions).map((s) => s.close()));
+    // After a loss the calls still in flight are cut, not waited for (they would wait out their timeout).
+    await Promise.all(Object.values(sessions).map((s) => s.close(s.runtime?.dead !== undefined)));
   }
 }
 
@@ -323,16 +324,17 @@ async function runFloor(cfg: RunConfig, run: RunDir, progress: Progress, failure
     ...(cfg.floorDelayMs > 0 ? { calibrationDelayMs: `${cfg.floorDelayMs} ms added to every action reply (--floor-delay-ms): a planted slowdown, not the floor's own cost` } : {}),
   };
   const client = new GatewayClient(floor.url, cfg.requestTimeoutMs);
+  let runtime: RuntimeWatch | undefined;
   try {
     const adapter = floorAdapter(client, { wakeIdleMs: cfg.wakeIdleMs });
-    const runtime = new RuntimeWatch([watched(floor.server)]);
+    runtime = new RuntimeWatch([watched(floor.server)]);
     try {
       await measureTasks(cfg, run, progress, failures, { floor: { adapter, cpuPids: () => ({ server: floor.server.child.pid, driver: process.pid }), runtime } }, suiteTasks(["floor"], cfg.groups));
     } finally {
       runtime.disarm();
     }
   } finally {
-    await client.close();
+    await client.close(runtime?.dead !== undefined);
     await floor.stop();
     leftovers.push(workDir);
   }

@@ -1,5 +1,6 @@
 import { COUNT_KEYS, defaultGroups, GROUPS, PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, RUNTIMES, SIDES, type Group, type PresetName, type SampleCounts, type Side } from "../analysis/catalog";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "../cluster/engineConfig";
+import { STALL_MS } from "./runtimeWatch";
 
 export { SIDES, type Side };
 
@@ -23,6 +24,8 @@ export interface RunConfig {
   /** Idle time before a DO wake: must exceed the runtime's eviction (local workerd: ~10 s). */
   cfWakeIdleMs: number;
   requestTimeoutMs: number;
+  /** How long a runtime may answer no call at all before it counts as stalled and its side stops (runtimeWatch.ts). */
+  stallMs: number;
   sleepConfirmTimeoutMs: number;
   actorSleepTimeoutMs: number;
   engine: EngineSettings;
@@ -39,7 +42,7 @@ export interface RunConfig {
 export class UsageError extends Error {}
 
 const USAGE = `usage: npm start -- [--preset ${Object.keys(PRESETS).join("|")}] [--repeat N] [--side rivet|cloudflare|floor|both|all] [--groups ${GROUPS.join(",")}]
-  [--floor-delay-ms N] [--wake-idle-ms N] [--cf-wake-idle-ms N] [--request-timeout-ms N] [--actor-sleep-timeout-ms N] [--samples name=N,...] [--results-dir DIR]
+  [--floor-delay-ms N] [--wake-idle-ms N] [--cf-wake-idle-ms N] [--request-timeout-ms N] [--stall-ms N] [--actor-sleep-timeout-ms N] [--samples name=N,...] [--results-dir DIR]
   [--loopback quickack|host] [--engine-topology single|cluster] [--engine-nagle] [--engine-load-shedding] [--engine-keep-backtrace] [--engine-rust-log LEVEL] [--workerd-open-files N] [--quiet]`;
 
 /** The bounds of every whole-number flag: what it may be set to, and in what unit it is said. */
@@ -50,6 +53,7 @@ export const FLAG_BOUNDS = {
   "--wake-idle-ms": { min: 1, max: 86_400_000, unit: "milliseconds" },
   "--cf-wake-idle-ms": { min: 1, max: 86_400_000, unit: "milliseconds" },
   "--request-timeout-ms": { min: 1, max: 86_400_000, unit: "milliseconds" },
+  "--stall-ms": { min: 1000, max: 86_400_000, unit: "milliseconds" },
   "--actor-sleep-timeout-ms": { min: 1, max: 86_400_000, unit: "milliseconds" },
   "--workerd-open-files": { min: 1, max: 1_048_576, unit: "open files" },
 } as const;
@@ -96,6 +100,7 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
     wakeIdleMs: 10_000,
     cfWakeIdleMs: 12_000,
     requestTimeoutMs: 30_000,
+    stallMs: STALL_MS,
     sleepConfirmTimeoutMs: 60_000,
     actorSleepTimeoutMs: 30_000,
     engine: { ...DEFAULT_ENGINE_SETTINGS },
@@ -154,6 +159,9 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
         break;
       case "--request-timeout-ms":
         cfg.requestTimeoutMs = wholeNumber(flag, value());
+        break;
+      case "--stall-ms":
+        cfg.stallMs = wholeNumber(flag, value());
         break;
       case "--actor-sleep-timeout-ms":
         cfg.actorSleepTimeoutMs = wholeNumber(flag, value());

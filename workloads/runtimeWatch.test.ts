@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { describeExit, RuntimeLost, RuntimeWatch, type WatchedProcess } from "./runtimeWatch";
+import { describeExit, RuntimeLost, RuntimeWatch, StallClock, STALL_MS, type WatchedProcess } from "./runtimeWatch";
 
 /** A real child process to watch. */
 function child(name = "sleeper"): WatchedProcess & { kill(sig: NodeJS.Signals): void } {
@@ -55,5 +55,21 @@ describe("the runtime watch", () => {
     const t1 = Date.now();
     await watch.sleep(20_000);
     expect(Date.now() - t1).toBeLessThan(50);
+  });
+
+  it("a runtime that answers nothing for STALL_MS is stalled; a pause that recovers before is not", () => {
+    expect(STALL_MS).toBe(120_000);
+    let now = 0;
+    const watch = new RuntimeWatch([]);
+    const clock = new StallClock(watch, "rivet wake.ping", 120_000, () => now);
+    // a 20 s pause: failures, then a success, then more failures a while later
+    for (; now < 20_000; now += 4000) expect(clock.saw(false, "timeout after 4000 ms")).toBeUndefined();
+    expect(clock.saw(true)).toBeUndefined();
+    for (now = 30_000; now < 149_000; now += 30_000) expect(clock.saw(false, "HTTP 503: actor_ready_timeout")).toBeUndefined();
+    now = 150_000;
+    const loss = clock.saw(false, "HTTP 503: actor_ready_timeout");
+    expect(loss?.message).toBe("rivet wake.ping: no call succeeded for 130 s (5 failed in a row, the first: HTTP 503: actor_ready_timeout): the runtime stalled");
+    expect(watch.dead).toBe(loss);
+    expect(() => watch.check()).toThrow(/the runtime stalled/);
   });
 });

@@ -69,6 +69,15 @@ export class RuntimeWatch {
     if (this.loss) throw new RuntimeLost(this.loss);
   }
 
+  /** A runtime that answers nothing (StallClock): lost as if it had ended, named as stalled. */
+  declareStalled(message: string): RuntimeLoss {
+    if (!this.loss) {
+      this.loss = { process: "runtime", pid: null, code: null, signal: null, at: new Date().toISOString(), message };
+      this.resolveLost(this.loss);
+    }
+    return this.loss;
+  }
+
   /** Before a planned stop: the exits that follow are asked for. */
   disarm(): void {
     this.armed = false;
@@ -78,5 +87,44 @@ export class RuntimeWatch {
   sleep(ms: number, wait: (ms: number) => Promise<void> = (x) => new Promise((r) => setTimeout(r, x).unref())): Promise<void> {
     if (this.loss) return Promise.resolve();
     return Promise.race([wait(ms), this.lost.then(() => undefined)]);
+  }
+}
+
+/**
+ * How long a runtime may answer no call at all, while calls are made, before
+ * it counts as stalled: longer than any wake or request timeout, so a pause
+ * that recovers (a stopped process continued) stays a run of failed samples.
+ */
+export const STALL_MS = 120_000;
+
+/**
+ * Watches the outcomes of one stage's (or preparation's) calls: once none has
+ * succeeded for STALL_MS, the runtime is stalled, and the watch (or, with
+ * none, a loss of its own) says so.
+ */
+export class StallClock {
+  private lastOk = Date.now();
+  private failedInRow = 0;
+  private firstError = "";
+  constructor(
+    private readonly runtime: RuntimeWatch | undefined,
+    private readonly what: string,
+    private readonly stallMs: number = STALL_MS,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.lastOk = now();
+  }
+  /** Takes one outcome; returns the loss once the runtime has stalled. */
+  saw(ok: boolean, error?: string): RuntimeLoss | undefined {
+    const t = this.now();
+    if (ok) {
+      this.lastOk = t;
+      this.failedInRow = 0;
+      return undefined;
+    }
+    if (this.failedInRow++ === 0) this.firstError = (error ?? "").slice(0, 200);
+    if (t - this.lastOk < this.stallMs) return undefined;
+    const message = `${this.what}: no call succeeded for ${Math.round((t - this.lastOk) / 1000)} s (${this.failedInRow} failed in a row, the first: ${this.firstError}): the runtime stalled`;
+    return this.runtime ? this.runtime.declareStalled(message) : { process: "runtime", pid: null, code: null, signal: null, at: new Date(t).toISOString(), message };
   }
 }

@@ -12,7 +12,7 @@ import { describeMachineLimit, machineLimitLines, machineLimitOf, type MachineLi
 import { waitWithProgress, type Progress } from "./progress";
 import { prng } from "../analysis/prng";
 import { idleFor, measure, measureOpen, must, StageSetupError, type MeasureContext, type Outcome } from "./measure";
-import { RuntimeLost, type RuntimeWatch } from "./runtimeWatch";
+import { RuntimeLost, StallClock, type RuntimeWatch } from "./runtimeWatch";
 import {
   BURST_CONCURRENCY, catalogEntry, OPEN_MAX_IN_FLIGHT, OPEN_RATES, sampleCount, SCALE_BURST_CONCURRENCY, WORKLOAD,
   type Group, type SampleCounts, type Side,
@@ -338,12 +338,17 @@ export async function prepareActors(ctx: PlanContext, what: string, n: number, r
   const errors: string[] = [];
   const limits = limitWatch(ctx, `${what} preparation`);
   const pacer = adapter.maxLiveActors !== undefined && ctx.census ? livePacer(ctx.census, adapter.maxLiveActors, ctx.hold) : undefined;
+  const stall = new StallClock(ctx.runtime, `${adapter.side} ${what} preparation`, ctx.stallMs);
+  let stalled: RuntimeLost | undefined;
   let done = 0;
   await forEachBounded(n, concurrency, async (i) => {
     await pacer?.admit();
     ctx.runtime?.check();
+    if (stalled) throw stalled;
     const r = await adapter.call(ref(i), op);
     pacer?.answered();
+    const loss = stall.saw(r.ok, r.ok ? undefined : r.error);
+    if (loss) stalled ??= new RuntimeLost(loss);
     if (r.ok) ids[i] = r.actorId;
     else {
       errors.push(r.error);

@@ -71,7 +71,6 @@ class TimedCall<T> implements ReplyHandler {
   t0 = process.hrtime.bigint();
   settled = false;
   private abort: ((err: Error) => void) | null = null;
-  private timedOut = false;
   constructor(
     readonly timeoutMs: number,
     private readonly resolve: (r: T) => void,
@@ -89,10 +88,17 @@ class TimedCall<T> implements ReplyHandler {
   private settle(r: TimedResponse): void {
     if (this.settled) return;
     this.settled = true;
-    this.resolve(this.finish(r));
+    let out: T;
+    try {
+      out = this.finish(r);
+    } catch (err) {
+      // A reply the caller's reading cannot handle is that call's failure, never a crash or a call that never ends.
+      out = this.finish({ ok: false, ms: r.ms, error: `HTTP1_REPLY_HANDLER: the reply could not be handled: ${(err as Error).message}` });
+    }
+    this.resolve(out);
   }
+  /** Its deadline passed: settled now; if it was sent, its connection is dropped; if not, it is never sent. */
   timeOut(): void {
-    this.timedOut = true;
     const err = new RequestTimeoutError(`no complete reply within ${this.timeoutMs} ms`);
     this.settle({ ok: false, ms: this.elapsed(), error: describeRequestError(err, this.timeoutMs) });
     this.abort?.(err);
@@ -100,11 +106,9 @@ class TimedCall<T> implements ReplyHandler {
   onSend(abort: (err: Error) => void): void {
     this.t0 = process.hrtime.bigint();
     this.abort = abort;
-    if (this.timedOut) abort(new RequestTimeoutError("timed out before it was sent"));
   }
-  onReply(status: number, head: string, body: Buffer): void {
-    const ms = this.elapsed();
-    this.settle({ ok: true, ms, status, body: body.toString(), head });
+  onReply(status: number, head: string, body: Buffer, at: bigint): void {
+    this.settle({ ok: true, ms: Number(at - this.t0) / 1e6, status, body: body.toString(), head });
   }
   onError(err: Error): void {
     this.settle({ ok: false, ms: this.elapsed(), error: describeRequestError(err, this.timeoutMs) });

@@ -41,7 +41,9 @@ export class WorkerClient {
     if (r.status !== 200) return { ok: false, ms: r.ms, clientMs: r.ms, error: `HTTP ${r.status}: ${r.body.slice(0, 300)}` };
     let body: { ms?: number; cold?: boolean; value?: unknown; id?: string; colo?: unknown } = {};
     try {
-      body = JSON.parse(r.body) as typeof body;
+      // Any JSON may come back (null, a number): only an object is read.
+      const parsed: unknown = JSON.parse(r.body);
+      if (typeof parsed === "object" && parsed !== null) body = parsed as typeof body;
     } catch {
       // reported below
     }
@@ -61,7 +63,8 @@ export class WorkerClient {
     return { ok: true, ms: r.ms, clientMs: r.ms, reply: { cold: false, actorMs: null, sqlMs: null } };
   }
 
-  close(): Promise<void> {
-    return this.calls.close();
+  /** `abort`: end the calls still in flight too (their runtime is gone) instead of waiting for them. */
+  close(abort = false): Promise<void> {
+    return this.calls.close(abort);
   }
 }

@@ -7,7 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../ports";
-import { headerOf, Http1Client, requestText, type Http1Request } from "./client";
+import { CONNECT_TIMEOUT_MS, headerOf, Http1Client, Http1Error, requestText, type Http1Request } from "./client";
+import { timedRequest } from "../timedRequest";
+import { GatewayClient } from "../rivet/gateway";
+import { WorkerClient } from "../cloudflare/workerClient";
 
 interface Got {
   ok: boolean;
@@ -226,6 +229,19 @@ describe("Http1Client over TLS", () => {
       expect(refused.ok).toBe(false);
       expect((refused.error as Error & { code?: string }).code).toBe("DEPTH_ZERO_SELF_SIGNED_CERT");
       await untrusted.close();
+      // A new connection resumes the last one's TLS session: no full handshake per connection.
+      const closing = createHttpsServer({ key: readFileSync(join(dir, "key.pem")), cert }, (_req, res) => {
+        res.setHeader("connection", "close");
+        res.end("once");
+      });
+      const resumed: boolean[] = [];
+      closing.on("secureConnection", (t) => resumed.push(t.isSessionReused()));
+      await new Promise<void>((r) => closing.listen(0, "127.0.0.1", r));
+      servers.push(closing);
+      const again = new Http1Client(`https://localhost:${(closing.address() as AddressInfo).port}`, 1, { ca: cert });
+      for (let i = 0; i < 3; i++) expect((await send(again, { method: "GET", path: "/" })).body).toBe("once");
+      expect(resumed).toEqual([false, true, true]);
+      await again.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -237,5 +253,141 @@ describe("Http1Client origins", () => {
     expect(() => new Http1Client("ftp://x", 1)).toThrow("origin ftp://x is not http:// or https://");
     expect(() => new Http1Client("http://x/base", 1)).toThrow("origin http://x/base must have no path or query");
     expect(() => new Http1Client("http://x", 0)).toThrow("connections must be a positive whole number, not 0");
+  });
+});
+
+/** A raw TCP server on loopback that does what `onSocket` says with each connection; counts them. */
+async function rawServer(onSocket: (s: Socket, n: number) => void) {
+  let n = 0;
+  const open: Socket[] = [];
+  const server = createNetServer((s) => {
+    open.push(s);
+    onSocket(s, ++n);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as AddressInfo).port;
+  const close = () => {
+    for (const s of open) s.destroy();
+    return new Promise<void>((r) => server.close(() => r()));
+  };
+  return { server, port, connections: () => n, close };
+}
+
+/** Answers each request on the socket with `reply(i)` as it arrives. */
+function answer(s: Socket, reply: (i: number) => string): void {
+  let i = 0;
+  let buf = "";
+  s.on("data", (d) => {
+    buf += d.toString("latin1");
+    while (buf.includes("\r\n\r\n")) {
+      buf = buf.slice(buf.indexOf("\r\n\r\n") + 4);
+      s.write(reply(i++));
+    }
+  });
+  s.on("error", () => undefined);
+}
+
+const OK = (body = "ok") => `HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+
+describe("Http1Client's failure paths", () => {
+  it("gives up on a connection or TLS handshake that is never answered, after its connect timeout (10 s by default), and close() then resolves", async () => {
+    expect(CONNECT_TIMEOUT_MS).toBe(10_000);
+    // accepts the TCP connection, never says a word: a TLS handshake hangs there
+    const mute = await rawServer((s) => s.on("error", () => undefined));
+    const c = new Http1Client(`https://localhost:${mute.port}`, 1, { connectTimeoutMs: 300 });
+    const t0 = Date.now();
+    const r = await send(c, { method: "GET", path: "/" });
+    expect(r.ok).toBe(false);
+    expect((r.error as Http1Error).code).toBe("HTTP1_CONNECT_TIMEOUT");
+    expect(r.error?.message).toBe("no connection and TLS handshake within 300 ms");
+    expect(Date.now() - t0).toBeLessThan(2000);
+    await c.close();
+    await mute.close();
+  });
+
+  it("hands the connection on before the reply callback runs; an exception there fails that call only, not the process or the next call", async () => {
+    const srv = await rawServer((s) => answer(s, (i) => OK(`r${i}`)));
+    const c = new Http1Client(`http://127.0.0.1:${srv.port}`, 1);
+    const heard: string[] = [];
+    const first = new Promise<void>((resolve) => {
+      c.dispatch({ method: "GET", path: "/1" }, {
+        onSend: () => undefined,
+        onReply: () => {
+          heard.push("reply");
+          throw new Error("the caller's reading broke");
+        },
+        onError: (err) => {
+          heard.push(`error ${(err as Http1Error).code}: ${err.message}`);
+          resolve();
+        },
+      });
+    });
+    const second = send(c, { method: "GET", path: "/2" });
+    await first;
+    expect(heard).toEqual(["reply", "error HTTP1_REPLY_HANDLER: the reply could not be handled: the caller's reading broke"]);
+    // dispatched second, it waited for the one connection, which was handed on before the first reply's callback
+    expect((await second).body).toBe("r1");
+    expect(srv.connections()).toBe(1);
+    await c.close();
+    await srv.close();
+  });
+
+  it("an action reply of JSON null is that call's failure on both sides' clients, never a crash or a rejection", async () => {
+    const srv = await rawServer((s) => answer(s, () => OK("null")));
+    const gw = new GatewayClient(`http://127.0.0.1:${srv.port}`, 5000);
+    expect(await gw.call({ kind: "id", actorId: "a" }, "ping")).toMatchObject({ ok: false, error: "unexpected reply: null" });
+    await gw.close();
+    const worker = new WorkerClient(`http://127.0.0.1:${srv.port}`, "t", 5000);
+    await expect(worker.call("ping", { name: "x" })).resolves.toMatchObject({ ok: false, error: "unexpected reply: null" });
+    await worker.close();
+    await srv.close();
+  });
+
+  it("a request given up on while it waited for a connection is never sent and takes no connection: the warm one stays", async () => {
+    // the first request's reply takes 400 ms; ten more time out (100 ms) while they wait for the one connection
+    const srv = await rawServer((s) => answer(s, (i) => (i === 0 ? "" : OK())));
+    let first: Socket | undefined;
+    srv.server.on("connection", (s) => (first ??= s));
+    const c = new Http1Client(`http://127.0.0.1:${srv.port}`, 1);
+    const slow = timedRequest(c, { method: "GET", path: "/slow" }, 5000);
+    const stale = Array.from({ length: 10 }, () => timedRequest(c, { method: "GET", path: "/stale" }, 100));
+    await new Promise((r) => setTimeout(r, 400));
+    first!.write(OK("slow"));
+    expect((await slow).ok).toBe(true);
+    for (const r of await Promise.all(stale)) expect(r).toMatchObject({ ok: false, error: expect.stringMatching(/^timeout after 100 ms/) });
+    const after = await timedRequest(c, { method: "GET", path: "/after" }, 5000);
+    expect(after.ok).toBe(true);
+    expect(srv.connections()).toBe(1);
+    await c.close();
+    await srv.close();
+  });
+
+  it("bytes on an idle connection (no request in flight) end that connection; the next request is not spoiled by them", async () => {
+    const srv = await rawServer((s) =>
+      answer(s, () => {
+        setTimeout(() => s.write("\r\n"), 30);
+        return OK();
+      }),
+    );
+    const c = new Http1Client(`http://127.0.0.1:${srv.port}`, 1);
+    expect((await send(c, { method: "GET", path: "/" })).ok).toBe(true);
+    await new Promise((r) => setTimeout(r, 100));
+    const next = await send(c, { method: "GET", path: "/" });
+    expect(next.ok, next.error?.message).toBe(true);
+    expect(srv.connections()).toBe(2);
+    await c.close();
+    await srv.close();
+  });
+
+  it("close(abort) ends the calls still in flight at once instead of waiting for them", async () => {
+    const srv = await rawServer((s) => s.on("error", () => undefined));
+    const c = new Http1Client(`http://127.0.0.1:${srv.port}`, 2);
+    const inFlight = send(c, { method: "GET", path: "/" });
+    await new Promise((r) => setTimeout(r, 50));
+    const t0 = Date.now();
+    await c.close(true);
+    expect(Date.now() - t0).toBeLessThan(500);
+    expect((await inFlight).error?.message).toBe("connection closed before the reply");
+    await srv.close();
   });
 });

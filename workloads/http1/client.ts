@@ -24,12 +24,25 @@ export interface Http1Request {
 
 /** What one request's caller hears: onSend (unless it fails first), then onReply or onError, once. */
 export interface ReplyHandler {
+  /**
+   * True once the caller has given up on the request (its deadline passed
+   * while it waited): it is then never sent, and takes no connection.
+   */
+  readonly settled?: boolean;
   /** The request is about to be written on a connected socket; `abort` drops it and its connection. */
   onSend(abort: (err: Error) => void): void;
-  /** `head`: the reply's status and header lines, read with headerOf. */
-  onReply(status: number, head: string, body: Buffer): void;
+  /**
+   * `head`: the reply's status and header lines, read with headerOf; `at`:
+   * process.hrtime.bigint() when its last byte was read, taken before the
+   * connection went on to the next request. An exception thrown here fails
+   * this call (onError), never the connection or the process.
+   */
+  onReply(status: number, head: string, body: Buffer, at: bigint): void;
   onError(err: Error): void;
 }
+
+/** How long a new connection may take to open (with TLS, its handshake too). */
+export const CONNECT_TIMEOUT_MS = 10_000;
 
 const SAFE_PATH = /^\/[\x21-\x7e]*$/;
 const SAFE_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
@@ -66,6 +79,7 @@ class Connection {
   private handler: ReplyHandler | null = null;
   private text = "";
   private connected = false;
+  private connectTimer: NodeJS.Timeout | undefined;
   reusable = true;
   idleSince = 0;
   idleLimitMs: number;
@@ -81,7 +95,13 @@ class Connection {
     this.text = first;
     const { hostname, port, tls } = client.target;
     if (tls) {
-      this.socket = tlsConnect({ host: hostname, port, ...(isIP(hostname) ? {} : { servername: hostname }), ALPNProtocols: ["http/1.1"], ...(client.ca ? { ca: client.ca } : {}) }, () => this.onConnected());
+      const session = client.tlsSession;
+      this.socket = tlsConnect(
+        { host: hostname, port, ...(isIP(hostname) ? {} : { servername: hostname }), ALPNProtocols: ["http/1.1"], ...(client.ca ? { ca: client.ca } : {}), ...(session ? { session } : {}) },
+        () => this.onConnected(),
+      );
+      // The next connection resumes this one's TLS session: no full handshake per connection.
+      this.socket.on("session", (s: Buffer) => (client.tlsSession = s));
       this.socket.on("data", (d: Buffer) => this.onData(d));
     } else {
       // Reads land in the client's one read buffer and go straight to the parser: no buffer
@@ -93,12 +113,15 @@ class Connection {
       };
       this.socket = netConnect({ host: hostname, port, onread: { buffer, callback } }, () => this.onConnected());
     }
+    this.connectTimer = setTimeout(() => this.fail(new Http1Error("HTTP1_CONNECT_TIMEOUT", `no connection${tls ? " and TLS handshake" : ""} within ${client.connectTimeoutMs} ms`)), client.connectTimeoutMs);
+    this.connectTimer.unref();
     this.socket.setNoDelay(true);
     this.socket.on("error", (e) => this.fail(e));
     this.socket.on("close", () => this.onClose());
   }
 
   private onConnected(): void {
+    clearTimeout(this.connectTimer);
     this.connected = true;
     if (this.handler) this.write();
   }
@@ -111,12 +134,25 @@ class Connection {
   }
 
   private write(): void {
-    this.handler!.onSend(this.abort);
-    // onSend may have aborted it (its deadline passed while it waited).
+    const h = this.handler!;
+    // Given up on while this connection opened: the connection goes to the next request instead.
+    if (h.settled) {
+      this.handler = null;
+      this.client.release(this);
+      return;
+    }
+    h.onSend(this.abort);
+    // onSend may have aborted it.
     if (this.handler) this.socket.write(this.text);
   }
 
   private onData(d: Buffer): void {
+    if (!this.handler) {
+      // Bytes with no request in flight (a stray line on an idle connection) belong to no reply: the connection goes.
+      this.reusable = false;
+      this.socket.destroy();
+      return;
+    }
     let reply: Reply | null;
     try {
       reply = this.parser.feed(d);
@@ -128,22 +164,24 @@ class Connection {
   }
 
   private finish(reply: Reply): void {
-    const h = this.handler;
+    const at = process.hrtime.bigint();
+    const h = this.handler!;
     this.handler = null;
-    if (!h) {
-      this.fail(new Http1Error("HTTP1_BAD_REPLY", "a reply with no request"));
-      return;
-    }
     if (!reply.keepAlive) this.reusable = false;
     // One second under the server's own idle limit, so it does not close a connection we are writing to.
     if (reply.idleLimitMs !== null) this.idleLimitMs = Math.min(this.client.keepAliveMs, Math.max(0, reply.idleLimitMs - 1000));
-    // The reply first (its time is taken there), then the connection goes to the next request.
-    h.onReply(reply.status, reply.head, reply.body);
+    // The connection goes to the next request first (the reply's time is already taken), then the caller hears the reply.
     this.client.release(this);
+    try {
+      h.onReply(reply.status, reply.head, reply.body, at);
+    } catch (e) {
+      h.onError(new Http1Error("HTTP1_REPLY_HANDLER", `the reply could not be handled: ${(e as Error).message}`));
+    }
   }
 
   /** Ends the request in flight with `err`, if any, and drops the connection. */
   private fail(err: Error): void {
+    clearTimeout(this.connectTimer);
     this.reusable = false;
     this.socket.destroy();
     const h = this.handler;
@@ -152,6 +190,7 @@ class Connection {
   }
 
   private onClose(): void {
+    clearTimeout(this.connectTimer);
     if (this.handler) {
       // A reply framed by the connection's end is complete now; anything else in flight fails, once.
       let reply: Reply | null = null;
@@ -173,6 +212,8 @@ export class Http1Client {
   readonly target: { hostname: string; port: number; tls: boolean };
   private readonly host: string;
   private readonly idle: Connection[] = [];
+  /** Every open connection, idle or busy. */
+  private readonly conns = new Set<Connection>();
   private waiting: Array<{ text: string; handler: ReplyHandler }> = [];
   private waitingHead = 0;
   private open = 0;
@@ -189,13 +230,17 @@ export class Http1Client {
    * the next read is made.
    */
   readonly readBuffer = Buffer.allocUnsafe(64 * 1024);
+  /** The last TLS session a server gave, offered by the next connection. */
+  tlsSession: Buffer | undefined;
+  readonly connectTimeoutMs: number;
 
   constructor(
     origin: string,
     readonly connections: number,
-    opts: { keepAliveMs?: number; ca?: string } = {},
+    opts: { keepAliveMs?: number; ca?: string; connectTimeoutMs?: number } = {},
   ) {
     this.keepAliveMs = opts.keepAliveMs ?? 60_000;
+    this.connectTimeoutMs = opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
     this.ca = opts.ca;
     const u = new URL(origin);
     if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error(`origin ${origin} is not http:// or https://`);
@@ -221,10 +266,13 @@ export class Http1Client {
       if (now - c.idleSince < c.idleLimitMs) return c.send(text, handler);
       c.socket.destroy();
     }
-    if (this.open < this.connections) {
-      this.open++;
-      new Connection(this, text, handler);
-    } else this.waiting.push({ text, handler });
+    if (this.open < this.connections) this.connect(text, handler);
+    else this.waiting.push({ text, handler });
+  }
+
+  private connect(text: string, handler: ReplyHandler): void {
+    this.open++;
+    this.conns.add(new Connection(this, text, handler));
   }
 
   /** A connection finished a reply: the next waiting request gets it, else it idles (or closes if it cannot be reused). */
@@ -243,31 +291,36 @@ export class Http1Client {
   /** A connection closed (either end, or an error): its slot opens for a waiting request. */
   dropped(c: Connection): void {
     this.open--;
+    this.conns.delete(c);
     const i = this.idle.indexOf(c);
     if (i >= 0) this.idle.splice(i, 1);
     const next = this.closed ? undefined : this.nextWaiting();
-    if (next) {
-      this.open++;
-      new Connection(this, next.text, next.handler);
-    }
+    if (next) this.connect(next.text, next.handler);
     if (this.closing && this.open === 0) this.closing();
   }
 
+  /** The next waiting request its caller still wants (one given up on is passed over: it takes no connection). */
   private nextWaiting(): { text: string; handler: ReplyHandler } | undefined {
-    if (this.waitingHead >= this.waiting.length) return undefined;
-    const next = this.waiting[this.waitingHead++];
-    if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) {
-      this.waiting = this.waiting.slice(this.waitingHead);
-      this.waitingHead = 0;
+    while (this.waitingHead < this.waiting.length) {
+      const next = this.waiting[this.waitingHead++];
+      if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) {
+        this.waiting = this.waiting.slice(this.waitingHead);
+        this.waitingHead = 0;
+      }
+      if (!next.handler.settled) return next;
     }
-    return next;
+    return undefined;
   }
 
-  /** Fails the waiting requests, closes idle connections, and resolves once the busy ones have finished. */
-  close(): Promise<void> {
+  /**
+   * Fails the waiting requests, closes idle connections, and resolves once the
+   * busy ones have finished; with `abort`, ends the busy ones too (their calls fail).
+   */
+  close(abort = false): Promise<void> {
     this.closed = true;
     for (let w = this.nextWaiting(); w; w = this.nextWaiting()) w.handler.onError(new Http1Error("HTTP1_CLOSED", "the client was closed before the request was sent"));
     for (const c of this.idle.splice(0)) c.socket.destroy();
+    if (abort) for (const c of this.conns) c.socket.destroy();
     if (this.open === 0) return Promise.resolve();
     return new Promise((resolve) => {
       this.closing = resolve;

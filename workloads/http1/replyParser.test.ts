@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { headerOf, Http1Error, MAX_HEAD_BYTES, ReplyParser, type Reply } from "./replyParser";
+import { headerOf, Http1Error, MAX_BODY_BYTES, MAX_HEAD_BYTES, ReplyParser, type Reply } from "./replyParser";
 
 const LENGTH = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nX-Rivet-Actor: Act-9\r\nKeep-Alive: timeout=5\r\n\r\n{\"cold\":1}\n";
 const CHUNKED = "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n7\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n";
@@ -133,5 +133,40 @@ describe("ReplyParser", () => {
     const p = new ReplyParser();
     p.feed(Buffer.from("HTTP/1.1 200 OK\r\n"));
     fails(() => p.feed(Buffer.alloc(MAX_HEAD_BYTES, 0x61)), "HTTP1_BAD_REPLY", /reply head over 65536 bytes/);
+  });
+
+  it("refuses a head with a NUL, a bare CR or a bare LF anywhere, and a field name that is not a token", () => {
+    const ok = "HTTP/1.1 200 OK\r\nX-A: b\r\nContent-Length: 0\r\n\r\n";
+    expect(new ReplyParser().feed(Buffer.from(ok))?.status).toBe(200);
+    for (const bad of ["X-A: b\0c", "X-A: b\rc", "X-A: b\nc", "X-A\n: b"]) {
+      fails(() => new ReplyParser().feed(Buffer.from(ok.replace("X-A: b", bad))), "HTTP1_BAD_REPLY", /reply head holds a NUL, a bare CR or a bare LF/);
+    }
+    for (const name of ["X(A)", "X A", "X/A", "X\u00e9"]) {
+      fails(() => new ReplyParser().feed(Buffer.from(ok.replace("X-A", name), "latin1")), "HTTP1_BAD_REPLY", /malformed header line/);
+    }
+  });
+
+  it("never lets a connection carry another request after Content-Length beside chunked, or chunked in an HTTP/1.0 reply", () => {
+    const both = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n";
+    const r = new ReplyParser().feed(Buffer.from(both))!;
+    expect([r.body.toString(), r.keepAlive]).toEqual(["hi", false]);
+    const old = "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n";
+    expect(new ReplyParser().feed(Buffer.from(old))!.keepAlive).toBe(false);
+    // chunked alone in HTTP/1.1 keeps it
+    expect(new ReplyParser().feed(Buffer.from(both.replace("Content-Length: 3\r\n", "")))!.keepAlive).toBe(true);
+  });
+
+  it("refuses a body over MAX_BODY_BYTES however it is framed, before holding it", () => {
+    expect(MAX_BODY_BYTES).toBe(4 * 1024 * 1024);
+    fails(() => new ReplyParser().feed(Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${MAX_BODY_BYTES + 1}\r\n\r\n`)), "HTTP1_BAD_REPLY", /reply body over 4194304 bytes/);
+    fails(() => new ReplyParser().feed(Buffer.from(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${(MAX_BODY_BYTES + 1).toString(16)}\r\n`)), "HTTP1_BAD_REPLY", /reply body over/);
+    const p = new ReplyParser();
+    p.feed(Buffer.from("HTTP/1.1 200 OK\r\n\r\n"));
+    const mb = Buffer.alloc(1024 * 1024, 97);
+    for (let i = 0; i < 4; i++) p.feed(mb);
+    fails(() => p.feed(Buffer.from("x")), "HTTP1_BAD_REPLY", /reply body over/);
+    // exactly the cap is a reply
+    const q = new ReplyParser();
+    expect(q.feed(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${MAX_BODY_BYTES}\r\n\r\n`), Buffer.alloc(MAX_BODY_BYTES)]))?.body.length).toBe(MAX_BODY_BYTES);
   });
 });

@@ -62,6 +62,11 @@ export function headerOf(head: string, name: string): string | undefined {
 }
 
 export const MAX_HEAD_BYTES = 64 * 1024;
+/** The largest body a reply may carry: an actor's reply is a few hundred bytes; a runaway one must not fill the driver's memory. */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** A NUL, a CR not before LF, or an LF not after CR: never part of a well-formed head (RFC 9112 2.2, 5.5). */
+const BAD_HEAD_BYTE = /\0|\r(?!\n)|(?<!\r)\n/;
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const MAX_LINE_BYTES = 4 * 1024;
 const HEAD_END = Buffer.from("\r\n\r\n");
 const STATUS_LINE = /^HTTP\/1\.[01] \d{3}(?: |\r|$)/;
@@ -90,6 +95,7 @@ export class ReplyParser {
   private remaining = 0;
   private keepAlive = true;
   private idleLimitMs: number | null = null;
+  private bodyBytes = 0;
 
   /** Whether a reply has begun (any byte of it arrived). */
   get started(): boolean {
@@ -132,6 +138,7 @@ export class ReplyParser {
           const size = line.split(";", 1)[0].trim();
           if (!CHUNK_SIZE.test(size)) throw protocolError(`bad chunk size line "${line.slice(0, 40)}"`);
           this.remaining = parseInt(size, 16);
+          this.count(this.remaining);
           this.state = this.remaining === 0 ? State.Trailers : State.ChunkData;
           break;
         }
@@ -159,7 +166,10 @@ export class ReplyParser {
           break;
         }
         case State.UntilClose: {
-          if (buf.length) this.chunks.push(Buffer.from(buf));
+          if (buf.length) {
+            this.count(buf.length);
+            this.chunks.push(Buffer.from(buf));
+          }
           return null;
         }
       }
@@ -171,6 +181,12 @@ export class ReplyParser {
     if (this.state === State.UntilClose) return this.complete(Buffer.alloc(0));
     if (this.started) throw new Http1Error("HTTP1_CLOSED", "connection closed before the reply was complete");
     return null;
+  }
+
+  /** Counts body bytes against MAX_BODY_BYTES. */
+  private count(n: number): void {
+    this.bodyBytes += n;
+    if (this.bodyBytes > MAX_BODY_BYTES) throw protocolError(`reply body over ${MAX_BODY_BYTES} bytes`);
   }
 
   /** Keeps up to `remaining` body bytes from the front of `buf`; returns the rest. */
@@ -197,6 +213,8 @@ export class ReplyParser {
     let eol = head.indexOf("\r\n");
     if (eol < 0) eol = head.length;
     if (!STATUS_LINE.test(head)) throw protocolError(`malformed status line "${head.slice(0, Math.min(eol, 60))}"`);
+    // One pass over the whole head: no field may hide a NUL or a line break that is not CRLF.
+    if (BAD_HEAD_BYTE.test(head)) throw protocolError("reply head holds a NUL, a bare CR or a bare LF");
     const status = Number(head.slice(9, 12));
     let length = -1;
     let chunked = false;
@@ -208,7 +226,7 @@ export class ReplyParser {
       if (eol < 0) eol = head.length;
       const colon = head.indexOf(":", start);
       // No space may come before the colon (RFC 9112 5.1): such a line is refused, not guessed at.
-      if (colon <= start || colon > eol || head.charCodeAt(colon - 1) <= 32) throw protocolError(`malformed header line "${head.slice(start, Math.min(eol, start + 60))}"`);
+      if (colon <= start || colon > eol || !TOKEN.test(head.slice(start, colon))) throw protocolError(`malformed header line "${head.slice(start, Math.min(eol, start + 60))}"`);
       // Only four fields frame a reply or its connection; any other line is left in the head
       // for headerOf, read only if asked for. Names are compared in place, as headerOf does.
       const n = colon - start;
@@ -239,6 +257,9 @@ export class ReplyParser {
     this.head = head;
     this.keepAlive = keepAlive;
     if (status === 204 || status === 304) return true;
+    // Transfer-Encoding beside a Content-Length, or in an HTTP/1.0 reply, may be a smuggling attempt:
+    // the body is read as the coding says, and the connection is not used again (RFC 9112 6.1, 6.3).
+    if (coded && (length >= 0 || head.charCodeAt(7) === 48)) this.keepAlive = false;
     if (coded) {
       // A coding other than chunked last: the body runs to the connection's end (RFC 9112 6.3).
       this.state = chunked ? State.ChunkSize : State.UntilClose;
@@ -247,6 +268,7 @@ export class ReplyParser {
     }
     if (length === 0) return true;
     if (length > 0) {
+      this.count(length);
       this.remaining = length;
       this.state = State.Length;
       return false;
@@ -274,6 +296,7 @@ export class ReplyParser {
     this.remaining = 0;
     this.keepAlive = true;
     this.idleLimitMs = null;
+    this.bodyBytes = 0;
     return reply;
   }
 }

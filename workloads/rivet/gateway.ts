@@ -40,7 +40,8 @@ export function toCallResult(r: TimedResponse): CallResult {
   } catch {
     return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
   }
-  if (!parsed.output || typeof parsed.output.cold !== "boolean") return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
+  // Any JSON may come back (null, a number): only an object with an output object is an actor's reply.
+  if (typeof parsed !== "object" || parsed === null || typeof parsed.output !== "object" || parsed.output === null || typeof parsed.output.cold !== "boolean") return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
   return { ok: true, ms: r.ms, actorId: headerOf(r.head, "x-rivet-actor") ?? "", reply: parsed.output };
 }
 
@@ -89,7 +90,8 @@ export class GatewayClient {
     return (JSON.parse(text) as { actors: Array<{ actor_id: string; sleep_ts: number | null; destroy_ts: number | null }> }).actors;
   }
 
-  async close(): Promise<void> {
-    await Promise.all([this.calls.close(), this.api.close()]);
+  /** `abort`: end the calls still in flight too (their runtime is gone) instead of waiting for them. */
+  async close(abort = false): Promise<void> {
+    await Promise.all([this.calls.close(abort), abort ? this.api.destroy() : this.api.close()]);
   }
 }
