@@ -48,7 +48,6 @@ async function doneOrLost(work: Promise<unknown>, runtime: RuntimeWatch | undefi
 /** The stage record's end when its runtime was lost, or its samples could not be written, during it. */
 function endFields(loss: RuntimeLoss | undefined, failed: unknown, kept: number): { status?: "failed"; failure?: string } {
   if (loss) return { status: "failed", failure: `${loss.message} at ${loss.at}, during this stage; the ${kept} samples taken before it are kept` };
-
   if (failed) return { status: "failed", failure: (failed as Error).message };
   return {};
 }
