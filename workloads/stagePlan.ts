@@ -295,9 +295,13 @@ export function livePacer(census: ActorCensus, limit: number, wait: (ms: number)
   let countedAt = -Infinity;
   let pending = 0;
   let answered = 0;
+  // Wall time during which at least one call waited (the calls wait side by side).
+  let waiting = 0;
+  let waitingSince = 0;
   let waitedMs = 0;
   return {
     async admit(): Promise<void> {
+      let waited = false;
       for (;;) {
         const now = census.clock();
         if (now - countedAt >= PACE_RECOUNT_MS) {
@@ -307,10 +311,14 @@ export function livePacer(census: ActorCensus, limit: number, wait: (ms: number)
         }
         if (counted + pending + answered < max) {
           pending++;
+          if (waited && --waiting === 0) waitedMs += census.clock() - waitingSince;
           return;
         }
+        if (!waited) {
+          waited = true;
+          if (waiting++ === 0) waitingSince = census.clock();
+        }
         await wait(PACE_RECOUNT_MS);
-        waitedMs += PACE_RECOUNT_MS;
       }
     },
     /** The admitted call was answered (and, if it succeeded, the census has it). */
@@ -358,7 +366,7 @@ export async function prepareActors(ctx: PlanContext, what: string, n: number, r
   });
   ctx.runtime?.check();
   const made = ids.filter((id): id is string => id !== undefined);
-  const paced = pacer && pacer.waitedMs > 0 ? `, paced (waited ${(pacer.waitedMs / 1000).toFixed(1)} s to keep under ${adapter.maxLiveActors} awake actors)` : "";
+  const paced = pacer && pacer.waitedMs > 0 ? `, paced (${(pacer.waitedMs / 1000).toFixed(1)} s spent waiting to keep under ${adapter.maxLiveActors} awake actors)` : "";
   step.finish(`${adapter.side} ${what}: ${made.length} of ${n} actors prepared, ${concurrency} at a time${paced}`);
   const limit = limits.endNotes()?.machineLimit;
   if (limit || paced) {
