@@ -22,7 +22,7 @@ async function main(argv: string[]): Promise<number> {
   console.log(r.headline);
   if (argv.includes("--readme")) {
     const path = "README.md";
-    writeFileSync(path, refreshReadme(readFileSync(path, "utf8"), dirs[0], r.headline));
+    writeFileSync(path, refreshReadme(readFileSync(path, "utf8"), dirs[0], r.readmeHeadline));
     console.log(`\nREADME.md headline refreshed from ${dirs[0]}`);
   }
   return 0;

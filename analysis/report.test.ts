@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fixture, makeHostile, tree, type S } from "../test/fixtures";
-import { caveats, floorCostMarkdown, generateReport, headlineMarkdown, sameClockMarkdown, startStateMarkdown, tableSides } from "./report";
+import { caveats, floorCostMarkdown, generateReport, headlineMarkdown, readmeHeadlineMarkdown, sameClockMarkdown, startStateMarkdown, tableSides } from "./report";
 import { summarizeRun, type RawSample } from "./summary";
 import { verifyRunDir } from "./verify";
 import { fileDigest, RunDirError } from "./runDirContract";
@@ -292,6 +292,27 @@ describe("headline chart data", () => {
       { group: "Warm request (the baseline)", side: "Durable Object (Worker-timed DO call)", ms: 11, n: 3 },
       { group: "Create minus baseline", side: "Durable Object (Worker-timed DO call)", ms: 100, n: 2 },
     ]);
+  });
+});
+
+describe("the README's headline", () => {
+  it("has six columns, the same clock first and the DO's Worker clock beside it, p50 / p99 from the samples, and the run's failures in one line", () => {
+    const dir = fixture({
+      "rivet.warm.ping": { samples: [4, 5, 6, 7].map((ms) => ({ ms })) },
+      "cloudflare.warm.ping": { samples: [{ ms: 0, clientMs: 0.5 }, { ms: 1, clientMs: 0.7 }, { ms: 0, clientMs: 0.6 }, { ms: 2, clientMs: 3 }] },
+      "cloudflare.create.ping": { samples: [{ ms: 2, cold: true, clientMs: 3 }, { ms: 9, ok: false }] },
+    });
+    const m = verifyRunDir(dir);
+    const samples = new Map<string, RawSample[]>();
+    for (const st of Object.values(m.stages)) samples.set(`${st.side}.${st.metric}`, readFileSync(join(dir, st.file), "utf8").trim().split("\n").map((l) => JSON.parse(l) as RawSample));
+    const md = readmeHeadlineMarkdown(summarizeRun(dir, m), samples);
+    const lines = md.split("\n").filter((l) => l.startsWith("|"));
+    for (const l of lines) expect(l.split("|").length - 2).toBeLessThanOrEqual(6);
+    expect(lines[0]).toBe("| Metric | Rivet Actor (client) | Durable Object (client, via the Worker) | Durable Object (Worker's clock) | Floor (client) | n |");
+    // nearest rank over 4 samples: p50 is the 2nd, p99 the 4th
+    expect(lines).toContain("| Warm request (no storage) | 5.00 / 7.00 | 0.60 / 3.00 | 0.00 / 2.00 | - | 4 |");
+    expect(lines).toContain("| Actor create, first request answered (no storage) | - | 3.00 / 3.00 | 2.00 / 2.00 | - | 1 |");
+    expect(md).toContain("Over every row of the run: failed calls 1, creates or wakes not proven cold 0, restarts inside a series 0.");
   });
 });
 

@@ -15,6 +15,38 @@ export interface Report {
   summary: RunSummary;
   markdown: string;
   headline: string;
+  /** The README's shorter headline (readmeHeadlineMarkdown). */
+  readmeHeadline: string;
+}
+
+/**
+ * The README's headline: at most six columns, the same clock first (the
+ * driver's round trip on every side), the Durable Object's reference clock
+ * beside it, p50 / p99, and one line for failures and cold proofs.
+ */
+export function readmeHeadlineMarkdown(s: RunSummary, samples: Map<string, RawSample[]>): string {
+  const measured = new Set(s.rows.map((r) => r.side));
+  const pair = (p: { p50: number; p99: number } | null | undefined) => (p ? `${ms(p.p50)} / ${ms(p.p99)}` : "-");
+  const rows: string[][] = [];
+  for (const e of CATALOG) {
+    if (!e.label || e.kind === "baseline") continue;
+    const client = (side: Side) => (measured.has(side) ? clientPercentiles(samples, side, e.id) : null);
+    const worker = s.rows.find((r) => r.side === "cloudflare" && r.metric === e.id);
+    const cells = [pair(client("rivet")), pair(client("cloudflare")), pair(worker), pair(client("floor"))];
+    if (cells.every((c) => c === "-")) continue;
+    const ns = [...new Set(s.rows.filter((r) => r.metric === e.id).map((r) => r.n))];
+    rows.push([e.label, ...cells, ns.join(" / ")]);
+  }
+  if (rows.length === 0) return "This run measured no headline metric.";
+  const sum = (k: "errors" | "notCold" | "restarts") => s.rows.reduce((t, r) => t + r[k], 0);
+  const proof = `Over every row of the run: failed calls ${sum("errors")}, creates or wakes not proven cold ${sum("notCold")}, restarts inside a series ${sum("restarts")}.`;
+  return (
+    "Milliseconds, p50 / p99, nearest rank. The client columns are one clock on every side (the driver's process.hrtime from send to full reply); the Worker column is the Durable Object on the reference's clock (the Worker's Date.now() around the awaited DO call, whole ms). " +
+    `${proof}
+
+` +
+    table(["Metric", "Rivet Actor (client)", "Durable Object (client, via the Worker)", "Durable Object (Worker's clock)", "Floor (client)", "n"], rows)
+  );
 }
 
 export type Loaded = { m: ManifestLike; samples: Map<string, RawSample[]>; summary: RunSummary; inDo: InDoBlock[] };
@@ -470,7 +502,7 @@ export async function generateReport(dir: string): Promise<Report> {
   }
   rmSync(join(dir, "report"), { recursive: true, force: true });
   renameSync(tmp, join(dir, "report"));
-  return { summary: l.summary, markdown, headline: headlineMarkdown(l.summary, l.samples) };
+  return { summary: l.summary, markdown, headline: headlineMarkdown(l.summary, l.samples), readmeHeadline: readmeHeadlineMarkdown(l.summary, l.samples) };
 }
 
 export function readManifest(dir: string): ManifestLike {

@@ -23,6 +23,7 @@ describe("the README and docs/", () => {
     expect(top).toContain("npm start");
     expect(top).toContain("pulumi up");
     expect(top).toMatch(/^\| Metric \|/m);
+    for (const head of readme.split("\n").filter((l, i, all) => l.startsWith("|") && all[i + 1]?.startsWith("|---"))) expect(head.split("|").length - 2, head).toBeLessThanOrEqual(6);
   });
 
   for (const page of pages) {
