@@ -1,0 +1,48 @@
+/** Tables in docs/ that restate code are checked against it: the presets and the flags of npm start. */
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, type SampleCounts } from "../analysis/catalog";
+import { parseRunArgs } from "../workloads/runConfig";
+
+const page = readFileSync(resolve(__dirname, "../docs/local-runs.md"), "utf8");
+/** A table row's cells, found by the start of its first cell. */
+const rowOf = (start: string) => {
+  const line = page.split("\n").find((l) => l.startsWith(`| ${start}`));
+  if (!line) throw new Error(`docs/local-runs.md has no row starting "${start}"`);
+  return line.split(" | ").slice(1).map((c) => c.replace(/ \|$/, "").trim());
+};
+
+describe("docs/local-runs.md's presets table", () => {
+  // quick, local, large (the same n on every side), then full for Rivet and for the DO
+  const columns: SampleCounts[] = [PRESETS.quick.rivet, PRESETS.local.rivet, PRESETS.large.rivet, PRESETS.full.rivet, PRESETS.full.cloudflare];
+  const cells = (f: (c: SampleCounts) => string) => columns.map(f);
+  it("gives each preset's counts and repetitions as analysis/catalog.ts has them", () => {
+    expect(rowOf("repetitions")).toEqual([PRESET_REPEAT.quick, PRESET_REPEAT.local, PRESET_REPEAT.large, PRESET_REPEAT.full, PRESET_REPEAT.full].map(String));
+    expect(rowOf("create.ping")).toEqual(cells((c) => `${c.createPing} / ${c.createRead} / ${c.createWrite}`));
+    expect(rowOf("wake.ping")).toEqual(cells((c) => String(c.wake)));
+    expect(rowOf("warm.ping")).toEqual(cells((c) => String(c.warm)));
+    expect(rowOf("sqlite.read")).toEqual(cells((c) => `${c.sqliteRead} / ${c.sqliteWrite} / ${c.sqliteScan}`));
+    expect(rowOf("burst.c1")).toEqual(cells((c) => String(c.burstAttempts)));
+    expect(rowOf("seqwrite")).toEqual(cells((c) => String(c.seqWrite)));
+    expect(rowOf("open.r*")).toEqual(cells((c) => String(c.openSeconds)));
+    expect(rowOf("scale.wake")).toEqual(cells((c) => `${c.scaleWake} / ${c.scaleCreate} / ${c.scaleBurst}`));
+    const levels = (p: keyof typeof PRESET_SCALE_LEVELS) => PRESET_SCALE_LEVELS[p].map((l) => l.toLocaleString("en-US")).join(", ");
+    expect(rowOf("scaling group: levels").slice(2)).toEqual([levels("large"), levels("full"), levels("full")]);
+  });
+});
+
+describe("docs/local-runs.md's flags table", () => {
+  it("lists exactly the flags npm start takes", () => {
+    let usage = "";
+    try {
+      parseRunArgs(["--help"]);
+    } catch (err) {
+      usage = (err as Error).message;
+    }
+    const taken = new Set(usage.match(/--[a-z-]+/g));
+    const listed = new Set(page.split("\n").filter((l) => l.startsWith("| `--")).flatMap((l) => l.split(" | ")[0].match(/--[a-z-]+/g) ?? []));
+    expect(taken.size).toBeGreaterThan(15);
+    expect([...listed].sort()).toEqual([...taken].sort());
+  });
+});
