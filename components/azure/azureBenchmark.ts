@@ -15,7 +15,7 @@ import { passRunName, planPass, taskLabel, type PassRun } from "../../workloads/
 import { newestCosts, passSchedule } from "../../workloads/passSchedule";
 import { BenchNetwork } from "./network";
 import { ColdStore } from "./coldStore";
-import { EngineCluster, POSTGRES_SETTINGS } from "./engineCluster";
+import { EngineCluster, POSTGRES_SETTINGS, type EngineClusterArgs } from "./engineCluster";
 import { RunnerVm, RUNNER_NODE_BIN } from "./runnerVm";
 import { RUNNER_PATHS } from "../../cluster/cloudInit";
 import { ENGINE_CAPS } from "../../cluster/engineConfig";
@@ -33,17 +33,18 @@ const CLOUDFLARE_RUNTIME = {
   eviction: "Cloudflare evicts an idle DO after about 10 s (not exposed); wakes wait cfWakeIdleMs first",
 };
 
+/** The stack's Azure settings, validated (stacks/stackConfig.ts). */
+type AzureTarget = NonNullable<StackConfig["azure"]>;
+
 export interface AzureBenchmarkArgs {
   config: StackConfig;
   projectDir: string;
-  /** When the result container's SAS expires; the pass must end before it. */
-  /** When the result container's SAS expire (accessExpiry). */
+  /** When the result container's SAS expire (accessExpiry); the pass must end before it. */
   accessExpiry: string;
   /** config actor-bench:cloudflareApiToken (a secret); needed when the Cloudflare side runs. */
   cloudflareApiToken?: pulumi.Input<string>;
 }
 
-/** A SAS valid for a week from today (whole days, so a second `up` the same day asks for the same one). */
 /** Twelve hours after the start of this UTC hour: long enough for a full pass, short for a credential; stable within the hour. */
 export function accessExpiry(now: Date): string {
   const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), now.getUTCHours() + 12));
@@ -76,95 +77,112 @@ export class AzureBenchmark extends pulumi.ComponentResource {
 
   constructor(name: string, args: AzureBenchmarkArgs, opts?: pulumi.ComponentResourceOptions) {
     super("actor-bench:azure:Benchmark", name, {}, opts);
-    const parent = { parent: this };
     const cfg = args.config;
     const azure = cfg.azure;
     if (!azure) throw new Error(`stack ${cfg.stack}: AzureBenchmark needs an azure target`);
     const stateRoot = join(args.projectDir, ".actor-bench", cfg.stack);
-    const location = azure.region;
+    const key = new tls.PrivateKey(`${name}-ssh-key`, { algorithm: "ED25519" }, { parent: this, additionalSecretOutputs: ["privateKeyOpenssh", "privateKeyPem", "privateKeyPemPkcs8"] });
 
-    const key = new tls.PrivateKey(`${name}-ssh-key`, { algorithm: "ED25519" }, { ...parent, additionalSecretOutputs: ["privateKeyOpenssh", "privateKeyPem", "privateKeyPemPkcs8"] });
-    const client = authorization.getClientConfigOutput(parent);
-    this.network = new BenchNetwork(
+    this.network = this.buildNetwork(name, azure);
+    this.coldStore = new ColdStore(`${name}cold`, { resourceGroupName: this.network.resourceGroupName, location: azure.region, accessExpiry: args.accessExpiry }, { parent: this });
+    const secrets = this.clusterSecrets(name);
+    this.cluster = this.buildCluster(name, cfg, azure, key, secrets.credentials);
+    const gateway = this.gatewayPath(azure);
+    // The Worker comes before the runner: its token goes into the runner's credentials file.
+    const cf = this.deployWorker(name, cfg, args);
+    this.runner = this.buildRunner(name, cfg, azure, args, stateRoot, key, gateway.url, secrets.adminToken);
+    this.plan = planPass(cfg.run.sides, cfg.run.groups, azure.overlapIdle);
+    this.schedule = pulumi.output(passSchedule(cfg.run, azure.overlapIdle, newestCosts(join(args.projectDir, "results"), cfg.stack), args.projectDir).then((s) => s.text));
+    const parts = this.chainRuns(name, cfg, azure, stateRoot, { rivet: this.rivetTarget(cfg, azure, gateway), cloudflare: cf?.target }, cf?.apiToken);
+
+    this.reportResource = passReport(`${name}-report`, cfg.stack, args.projectDir, parts, this);
+    this.report = this.reportResource.report;
+    this.runDir = this.reportResource.runDir;
+    this.summary = this.reportResource.summary;
+    this.site = this.reportResource.site;
+    this.registerOutputs({ schedule: this.schedule, report: this.report, runDir: this.runDir, summary: this.summary, site: this.site, runnerIp: this.runner.publicIp, gatewayUrl: this.cluster.gatewayUrl, workerUrl: this.worker?.url });
+  }
+
+  /** The virtual network, its subnets and rules, in the stack's resource group (or a new one). */
+  private buildNetwork(name: string, azure: AzureTarget): BenchNetwork {
+    const client = authorization.getClientConfigOutput({ parent: this });
+    return new BenchNetwork(
       `${name}-net`,
-      { location, resourceGroupName: azure.resourceGroup ?? undefined, sshSourceAddress: azure.sshSourceAddress, sshSourceWide: azure.sshSourceWide, zones: azure.zones, subscriptionId: client.subscriptionId },
-      parent,
+      { location: azure.region, resourceGroupName: azure.resourceGroup ?? undefined, sshSourceAddress: azure.sshSourceAddress, sshSourceWide: azure.sshSourceWide, zones: azure.zones, subscriptionId: client.subscriptionId },
+      { parent: this },
     );
-    const resourceGroupName = this.network.resourceGroupName;
-    this.coldStore = new ColdStore(`${name}cold`, { resourceGroupName, location, accessExpiry: args.accessExpiry }, parent);
-    // The cluster authenticates: the Engines' admin token (their API, the app's registration) and NATS passwords, stack secrets.
-    const secret = (what: string) => new random.RandomPassword(`${name}-${what}`, { length: 40, special: false }, parent).result;
+  }
+
+  /** The cluster authenticates: the Engines' admin token (their API, the app's registration) and NATS passwords, stack secrets. */
+  private clusterSecrets(name: string) {
+    const secret = (what: string) => new random.RandomPassword(`${name}-${what}`, { length: 40, special: false }, { parent: this }).result;
     const adminToken = pulumi.secret(secret("admin-token"));
     const credentials = pulumi.secret(
       pulumi.all([adminToken, secret("nats-password"), secret("nats-route-password")]).apply(([a, n, r]) => ({ adminToken: a, natsPassword: n, natsRoutePassword: r })),
     );
-    this.cluster = new EngineCluster(
+    return { adminToken, credentials };
+  }
+
+  /** The three-zone Engine cluster on Postgres and NATS. */
+  private buildCluster(name: string, cfg: StackConfig, azure: AzureTarget, key: tls.PrivateKey, credentials: EngineClusterArgs["credentials"]): EngineCluster {
+    const n = this.network;
+    return new EngineCluster(
       `${name}-engines`,
       {
-        resourceGroupName,
-        location,
-        zones: azure.zones,
-        vmSize: azure.engineVmSize,
-        engineVersion: cfg.engineVersion,
-        subnetId: this.network.subnetId,
-        postgresSubnetId: this.network.postgresSubnetId,
-        vnetId: this.network.vnetId,
-        backendPoolId: this.network.backendPoolId,
-        sshPublicKey: key.publicKeyOpenssh,
-        credentials,
+        resourceGroupName: n.resourceGroupName, location: azure.region, zones: azure.zones, vmSize: azure.engineVmSize, engineVersion: cfg.engineVersion,
+        subnetId: n.subnetId, postgresSubnetId: n.postgresSubnetId, vnetId: n.vnetId, backendPoolId: n.backendPoolId, sshPublicKey: key.publicKeyOpenssh, credentials,
       },
-      parent,
+      { parent: this },
     );
-    // The request path: the Engine in the runner's zone (zones[0]) by default, as the reference ran; or the load balancer.
+  }
+
+  /** The request path: the Engine in the runner's zone (zones[0]) by default, as the reference ran; or the load balancer. */
+  private gatewayPath(azure: AzureTarget): { url: pulumi.Output<string>; note: string } {
     const zoneEngine = engineVmPlan(azure.zones)[0];
-    const gatewayUrl = azure.gatewayPath === "zone" ? pulumi.output(`http://${zoneEngine.address}:${CLOUD_PORTS.gateway}`) : this.cluster.gatewayUrl;
-    const gatewayPathNote =
-      azure.gatewayPath === "zone"
-        ? `zone: the Engine in the runner's zone ${zoneEngine.zone} (${zoneEngine.address}), as the reference ran`
-        : "balanced: the internal load balancer across the three zones";
-    // The Worker comes first: its token goes into the runner's credentials file.
-    let cfTarget: Record<string, unknown> | undefined;
-    let apiToken: pulumi.Output<string> | undefined;
-    if (cfg.cloudflare) {
-      if (args.cloudflareApiToken === undefined) throw new Error(`stack ${cfg.stack}: the Cloudflare side needs the secret actor-bench:cloudflareApiToken`);
-      apiToken = pulumi.secret(args.cloudflareApiToken);
-      const bundlePath = join(args.projectDir, "dist", "worker", "index.js");
-      if (!existsSync(bundlePath)) throw new Error(`${bundlePath} is missing: run \`npm run build\` before \`pulumi up\``);
-      const bundle = readFileSync(bundlePath, "utf8");
-      this.worker = new CloudflareWorker(`${name}-worker`, { stack: cfg.stack, accountId: cfg.cloudflare.accountId, apiToken, bundle, workersDevSubdomain: cfg.cloudflare.workersSubdomain }, parent);
-      cfTarget = {
-        url: this.worker.url,
-        versions: { cloudflareCompatibilityDate: COMPATIBILITY_DATE, workerBundleSha256: createHash("sha256").update(bundle).digest("hex") },
-        runtime: CLOUDFLARE_RUNTIME,
-        startedBy: `pulumi up -s ${cfg.stack}: CloudflareWorker ${this.worker.scriptName}, driven from the runner VM`,
-      };
-    }
-    const runnerCredentials: pulumi.Output<RunnerCredentials> = pulumi.secret(
+    return azure.gatewayPath === "zone"
+      ? { url: pulumi.output(`http://${zoneEngine.address}:${CLOUD_PORTS.gateway}`), note: `zone: the Engine in the runner's zone ${zoneEngine.zone} (${zoneEngine.address}), as the reference ran` }
+      : { url: this.cluster.gatewayUrl, note: "balanced: the internal load balancer across the three zones" };
+  }
+
+  /** The Worker and its DO on Cloudflare, when the stack measures that side: the runs' target and the API token. */
+  private deployWorker(name: string, cfg: StackConfig, args: AzureBenchmarkArgs): { target: Record<string, unknown>; apiToken: pulumi.Output<string> } | undefined {
+    if (!cfg.cloudflare) return undefined;
+    if (args.cloudflareApiToken === undefined) throw new Error(`stack ${cfg.stack}: the Cloudflare side needs the secret actor-bench:cloudflareApiToken`);
+    const apiToken = pulumi.secret(args.cloudflareApiToken);
+    const bundlePath = join(args.projectDir, "dist", "worker", "index.js");
+    if (!existsSync(bundlePath)) throw new Error(`${bundlePath} is missing: run \`npm run build\` before \`pulumi up\``);
+    const bundle = readFileSync(bundlePath, "utf8");
+    this.worker = new CloudflareWorker(`${name}-worker`, { stack: cfg.stack, accountId: cfg.cloudflare.accountId, apiToken, bundle, workersDevSubdomain: cfg.cloudflare.workersSubdomain }, { parent: this });
+    const target = {
+      url: this.worker.url,
+      versions: { cloudflareCompatibilityDate: COMPATIBILITY_DATE, workerBundleSha256: createHash("sha256").update(bundle).digest("hex") },
+      runtime: CLOUDFLARE_RUNTIME,
+      startedBy: `pulumi up -s ${cfg.stack}: CloudflareWorker ${this.worker.scriptName}, driven from the runner VM`,
+    };
+    return { target, apiToken };
+  }
+
+  /** The runner VM: the app and the driver, their credentials file, after the cluster. */
+  private buildRunner(name: string, cfg: StackConfig, azure: AzureTarget, args: AzureBenchmarkArgs, stateRoot: string, key: tls.PrivateKey, gatewayUrl: pulumi.Output<string>, adminToken: pulumi.Output<string>): RunnerVm {
+    const credentials: pulumi.Output<RunnerCredentials> = pulumi.secret(
       pulumi.all([this.coldStore.uploadSas, adminToken, this.worker?.token ?? ""]).apply(([uploadSas, admin, token]) => ({ uploadSas, adminToken: admin, ...(token ? { workerToken: token } : {}) })),
     );
-    this.runner = new RunnerVm(
+    return new RunnerVm(
       `${name}-runner`,
       {
-        stack: cfg.stack,
-        resourceGroupName,
-        location,
-        zone: azure.zones[0],
-        size: azure.runnerVmSize,
-        subnetId: this.network.subnetId,
-        gatewayUrl,
-        sshPublicKey: key.publicKeyOpenssh,
-        sshPrivateKey: pulumi.secret(key.privateKeyOpenssh),
-        bundleArchive: writeBundleArchive(args.projectDir, join(stateRoot, "bundle.tar.gz")),
-        bundleDigest: bundleDigest(args.projectDir),
-        nodeVersion: azure.runnerNodeVersion,
-        adminToken,
-        credentials: runnerCredentials,
+        stack: cfg.stack, resourceGroupName: this.network.resourceGroupName, location: azure.region, zone: azure.zones[0], size: azure.runnerVmSize,
+        subnetId: this.network.subnetId, gatewayUrl, sshPublicKey: key.publicKeyOpenssh, sshPrivateKey: pulumi.secret(key.privateKeyOpenssh),
+        bundleArchive: writeBundleArchive(args.projectDir, join(stateRoot, "bundle.tar.gz")), bundleDigest: bundleDigest(args.projectDir),
+        nodeVersion: azure.runnerNodeVersion, adminToken, credentials,
       },
       { parent: this, dependsOn: [this.cluster] },
     );
+  }
 
-    const rivetTarget = {
-      gatewayUrl,
+  /** What the manifest says about the Rivet side of a cloud run. */
+  private rivetTarget(cfg: StackConfig, azure: AzureTarget, gateway: { url: pulumi.Output<string>; note: string }) {
+    return {
+      gatewayUrl: gateway.url,
       engineVersion: this.cluster.engineVersion,
       engineConfig: {
         topology: "postgres-nats: 3 Engines + NATS members, one per zone, behind an internal load balancer",
@@ -172,17 +190,25 @@ export class AzureBenchmark extends pulumi.ComponentResource {
         engineVmSize: azure.engineVmSize,
         runnerVmSize: azure.runnerVmSize,
         postgres: { version: POSTGRES_SETTINGS.version, sku: POSTGRES_SETTINGS.sku.name, highAvailability: "ZoneRedundant" },
-        region: location,
-        gatewayPath: gatewayPathNote,
+        region: azure.region,
+        gatewayPath: gateway.note,
         // What every Engine's config file sets beyond its topology: the per-client caps, raised.
         caps: ENGINE_CAPS,
       },
       startedBy: `pulumi up -s ${cfg.stack}: EngineCluster on Azure`,
     };
+  }
+
+  /**
+   * The pass's runs on the runner, one chain, never two at once, in the
+   * planned order (workloads/passPlan.ts); after each run with a Cloudflare
+   * part, its DO analytics. Returns the report's parts.
+   */
+  private chainRuns(
+    name: string, cfg: StackConfig, azure: AzureTarget, stateRoot: string,
+    targets: { rivet: Record<string, unknown>; cloudflare?: Record<string, unknown> }, apiToken: pulumi.Output<string> | undefined,
+  ): Array<{ run: RemoteGroupRun | DoAnalytics; label: string }> {
     const parts: Array<{ run: RemoteGroupRun | DoAnalytics; label: string }> = [];
-    // One chain on the runner, never two runs at once: the pass's runs in planned order (workloads/passPlan.ts).
-    this.plan = planPass(cfg.run.sides, cfg.run.groups, azure.overlapIdle);
-    this.schedule = pulumi.output(passSchedule(cfg.run, azure.overlapIdle, newestCosts(join(args.projectDir, "results"), cfg.stack), args.projectDir).then((s) => s.text));
     let previous: pulumi.Resource = this.runner.probe;
     for (const planned of this.plan) {
       const part = passRunName(planned);
@@ -190,7 +216,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
       const slug = part.replace(/[.+]/g, "-");
       const hasCloudflare = planned.tasks.some((t) => t.side === "cloudflare");
       const first = planned.tasks[0];
-      const targets = Object.fromEntries(planned.tasks.map((t) => [t.side, t.side === "rivet" ? rivetTarget : cfTarget]));
+      const runTargets = Object.fromEntries(planned.tasks.map((t) => [t.side, t.side === "rivet" ? targets.rivet : targets.cloudflare]));
       const prefix = `${cfg.stack}/${part}`;
       const run = new RemoteGroupRun(
         `${name}-${slug}`,
@@ -207,7 +233,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
               ...(planned.tasks.length > 1 ? { tasks: planned.tasks, runArgs: cfg.runArgs } : { runArgs: [...cfg.runArgs, "--side", first.side, "--groups", first.group] }),
               stack: cfg.stack,
               blobRoot: `${RUNNER_PATHS.appDir}/runs`,
-              ...targets,
+              ...runTargets,
             },
             containerUrl: this.coldStore.resultContainerUrl,
             prefix,
@@ -244,11 +270,6 @@ export class AzureBenchmark extends pulumi.ComponentResource {
         parts.push({ run: analytics, label: `${part} analytics` });
       }
     }
-    this.reportResource = passReport(`${name}-report`, cfg.stack, args.projectDir, parts, this);
-    this.report = this.reportResource.report;
-    this.runDir = this.reportResource.runDir;
-    this.summary = this.reportResource.summary;
-    this.site = this.reportResource.site;
-    this.registerOutputs({ schedule: this.schedule, report: this.report, runDir: this.runDir, summary: this.summary, site: this.site, runnerIp: this.runner.publicIp, gatewayUrl: this.cluster.gatewayUrl, workerUrl: this.worker?.url });
+    return parts;
   }
 }
