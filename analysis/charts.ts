@@ -1,3 +1,4 @@
+import { stageKey } from "./runDirContract";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as vega from "vega";
@@ -37,14 +38,14 @@ export function headlineData(samples: Map<string, RawSample[]>): Array<{ group: 
   const out: Array<{ group: string; side: string; ms: number; n: number }> = [];
   for (const side of SIDES) {
     const request = chartMetric(side, "request")!;
-    const base = sortedMs(samples.get(`${side}.${request}`), request);
+    const base = sortedMs(samples.get(stageKey(side, request)), request);
     if (base.length === 0) continue;
     const baseline = nearestRank(base, 50);
     const name = `${SIDE_NAMES[side]} (${CLOCK_SHORT[side]})`;
     out.push({ group: "Warm request (the baseline)", side: name, ms: baseline, n: base.length });
     for (const [group, role] of [["Create minus baseline", "create"], ["Write minus baseline", "write"]] as const) {
       const metric = chartMetric(side, role)!;
-      const xs = sortedMs(samples.get(`${side}.${metric}`), metric).map((x) => x - baseline);
+      const xs = sortedMs(samples.get(stageKey(side, metric)), metric).map((x) => x - baseline);
       if (xs.length) out.push({ group, side: name, ms: nearestRank(xs, 50), n: xs.length });
     }
   }

@@ -1,3 +1,4 @@
+import { stageKey } from "./runDirContract";
 import { summarizeRun, type RunSummary } from "./summary";
 import { verifyRunDir } from "./verify";
 import { ms, table } from "./format";
@@ -7,7 +8,7 @@ import { compareRows, FALSE_DISCOVERY_RATE, notInBoth, VERDICT_TEXT, type Compar
 export function stageStats(s: RunSummary): Record<string, StageStats> {
   const out: Record<string, StageStats> = {};
   for (const r of s.rows) {
-    out[`${r.side}.${r.metric}`] = { n: r.n, p50: r.p50, p90: r.p90, p99: r.p99, ci: r.repetitions.ci, reps: r.repetitions.perRep };
+    out[stageKey(r.side, r.metric)] = { n: r.n, p50: r.p50, p90: r.p90, p99: r.p99, ci: r.repetitions.ci, reps: r.repetitions.perRep };
   }
   return out;
 }

@@ -2,7 +2,7 @@ import { describeMachineLimit, flagged, FLAG_FAILURE_SHARE, type MachineLimitNot
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { verifyRunDir, type ManifestLike } from "./verify";
-import { stageReps, stageSamples, unendedRepetition, type RepStage, type StageRecord } from "./runDirContract";
+import { stageReps, stageSamples, unendedRepetition, stageKey, type RepStage, type StageRecord } from "./runDirContract";
 import { clientPercentiles, countedSamples, orderedStages, percentiles, summarizeRun, type RawSample, type RunSummary, type SummaryRow } from "./summary";
 import { BURST_CONCURRENCY, CATALOG, isColdMetric, RUNTIMES, SCALE_BURST_CONCURRENCY, SIDE_CLOCKS, SIDE_NAMES, SIDES, type Side } from "./catalog";
 import { scaleRows, type ScaleRow } from "./scale";
@@ -54,10 +54,10 @@ export type Loaded = { m: ManifestLike; samples: Map<string, RawSample[]>; summa
 export function loadRun(dir: string): Loaded {
   const m = verifyRunDir(dir);
   const samples = new Map<string, RawSample[]>();
-  for (const s of orderedStages(m)) samples.set(`${s.side}.${s.metric}`, stageSamples(dir, m, m.stages[`${s.side}.${s.metric}`]));
+  for (const s of orderedStages(m)) samples.set(stageKey(s.side, s.metric), stageSamples(dir, m, m.stages[stageKey(s.side, s.metric)]));
   const summary = summarizeRun(dir, m, (f) => {
     const st = Object.values(m.stages).find((x) => x.file === f)!;
-    return samples.get(`${st.side}.${st.metric}`)!;
+    return samples.get(stageKey(st.side, st.metric))!;
   });
   const inDo = Object.keys(m.files)
     .filter((f) => ANALYTICS_FILE.test(f))
@@ -94,7 +94,7 @@ export function headlineMarkdown(s: RunSummary, samples: Map<string, RawSample[]
     if (e.inActor) {
       // The actor's own interval: a side whose actor reports none (the DO, timed only by the Worker) shows "-".
       const cells = sides.flatMap((side) => {
-        const xs = countedSamples(samples.get(`${side}.${e.id}`) ?? [], false).map((x) => x[e.inActor!.field]).filter((x): x is number => typeof x === "number");
+        const xs = countedSamples(samples.get(stageKey(side, e.id)) ?? [], false).map((x) => x[e.inActor!.field]).filter((x): x is number => typeof x === "number");
         if (xs.length === 0) return ["-", "-", "-"];
         const p = percentiles(xs);
         return [triple(p.p50, p.p90, p.p99), String(p.n), "-"];
@@ -215,7 +215,7 @@ function fullTables(l: Loaded): string {
 function intervalTable(l: Loaded, side: string, field: "actorMs" | "sqlMs", title: string): string {
   const rows: string[][] = [];
   for (const { metric } of orderedStages(l.m).filter((s) => s.side === side)) {
-    const xs = countedSamples(l.samples.get(`${side}.${metric}`)!, isColdMetric(metric)).filter((s) => typeof s[field] === "number");
+    const xs = countedSamples(l.samples.get(stageKey(side, metric))!, isColdMetric(metric)).filter((s) => typeof s[field] === "number");
     if (xs.length === 0) continue;
     const p = percentiles(xs.map((s) => s[field] as number));
     const c = repSpread(groupByRep(xs, (s) => s[field] as number), `${side}.${metric}.${field}`);
@@ -291,7 +291,7 @@ export function startStateMarkdown(m: ManifestLike): string {
   const rows: string[][] = [];
   const seen = new Set<string>();
   const multi = repetitionCount(m) > 1;
-  for (const part of orderedStages(m).flatMap((st) => stageReps(m.stages[`${st.side}.${st.metric}`]).map((r) => ({ ...st, rep: r.rep, notes: r.notes })))) {
+  for (const part of orderedStages(m).flatMap((st) => stageReps(m.stages[stageKey(st.side, st.metric)]).map((r) => ({ ...st, rep: r.rep, notes: r.notes })))) {
     const st = part;
     const s = part.notes?.startState as StartNote | undefined;
     const n = (x: unknown) => typeof x === "number" && Number.isFinite(x);

@@ -5,7 +5,7 @@
  * chart are both drawn from these rows.
  */
 import { metricEntry, SIDES, type Side } from "./catalog";
-import { stageReps, type ManifestLike } from "./runDirContract";
+import { stageReps, stageKey, type ManifestLike } from "./runDirContract";
 import type { RunSummary } from "./summary";
 
 export interface ScaleRow {
@@ -30,7 +30,7 @@ export function scaleRows(m: ManifestLike, s: RunSummary): ScaleRow[] {
     const scale = metricEntry(r.metric)?.scale;
     if (!scale || !(SIDES as readonly string[]).includes(r.side)) continue;
     // The first repetition's count: every repetition runs the same plan on a fresh runtime, so each makes as many actors.
-    const st = m.stages[`${r.side}.${r.metric}`];
+    const st = m.stages[stageKey(r.side, r.metric)];
     const at = ((st ? stageReps(st)[0]?.notes : undefined)?.startState as { atStage?: { existing?: unknown } } | undefined)?.atStage?.existing;
     const t = s.throughput.find((x) => x.side === r.side && x.metric === r.metric && x.method === "measured");
     out.push({

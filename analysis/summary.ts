@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { mean, nearestRank } from "./percentiles";
 import { isColdMetric, metricEntry, METRIC_ORDER, MS_IS_CLIENT_CLOCK, SIDES, THROUGHPUT_METHOD, type Side } from "./catalog";
-import { readSamples, stageSamples, type ManifestLike, type Sample } from "./runDirContract";
+import { readSamples, stageSamples, stageKey, type ManifestLike, type Sample } from "./runDirContract";
 import { groupByRep, repSpread, type RepSpread } from "./repetitions";
 
 export { readSamples };
@@ -56,7 +56,7 @@ export function summarize(side: string, metric: string, samples: readonly RawSam
     p90: nearestRank(xs, 90),
     p99: nearestRank(xs, 99),
     mean: mean(xs),
-    repetitions: repSpread(groupByRep(counted, (s) => s.ms), `${side}.${metric}`),
+    repetitions: repSpread(groupByRep(counted, (s) => s.ms), stageKey(side, metric)),
   };
 }
 
@@ -131,7 +131,7 @@ export function summarizeRun(dir: string, m: ManifestLike, load = (f: string): R
   const rows: SummaryRow[] = [];
   const throughput: ThroughputRow[] = [];
   for (const { side, metric, file } of orderedStages(m)) {
-    const st = m.stages[`${side}.${metric}`];
+    const st = m.stages[stageKey(side, metric)];
     const samples = load(file);
     const row = summarize(side, metric, samples, isColdMetric(metric));
     rows.push(row);
@@ -159,7 +159,7 @@ const clientMsOf = (side: string, metric: string, x: RawSample) =>
 
 /** Client round-trip percentiles of one stage's counted samples, or null when it has none on that clock. */
 export function clientPercentiles(samples: Map<string, RawSample[]>, side: string, metric: string) {
-  const xs = countedSamples(samples.get(`${side}.${metric}`) ?? [], isColdMetric(metric))
+  const xs = countedSamples(samples.get(stageKey(side, metric)) ?? [], isColdMetric(metric))
     .map((x) => clientMsOf(side, metric, x))
     .filter((x): x is number => typeof x === "number");
   return xs.length ? percentiles(xs) : null;

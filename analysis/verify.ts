@@ -3,7 +3,7 @@ import { isAbsolute, join, normalize } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { manifestShapeProblem } from "./manifestShape";
 import {
-  digestBytes, listedNameProblem, MANIFEST_SCHEMA, parseSamples, RunDirError, stageFileName, unendedRepetition, type ManifestLike, type Sample, type StageRecord,
+  digestBytes, listedNameProblem, MANIFEST_SCHEMA, parseSamples, RunDirError, stageFileName, stageKey, unendedRepetition, type ManifestLike, type Sample, type StageRecord,
 } from "./runDirContract";
 
 export { RunDirError, type ManifestLike, type StageRecord } from "./runDirContract";
@@ -75,7 +75,7 @@ export function verifyRunDir(dir: string): ManifestLike {
   }
   for (const [key, st] of Object.entries(m.stages)) {
     const recFile = stageFileName(st.side, st.metric);
-    if (key !== `${st.side}.${st.metric}`) throw new RunDirError(`stage ${key}: its record names ${st.side}.${st.metric}`);
+    if (key !== stageKey(st.side, st.metric)) throw new RunDirError(`stage ${key}: its record names ${st.side}.${st.metric}`);
     const rec = bytes.get(recFile);
     if (!rec) throw new RunDirError(`stage ${key}: its record ${recFile} is not listed (with a hash) in the manifest's files; a run made before stage records were hashed cannot be reported, measure it again`);
     let hashed: StageRecord;

@@ -1,3 +1,4 @@
+import { stageKey } from "../analysis/runDirContract";
 import { CpuLock, runOverlapped } from "./cpuLock";
 import { LAST_GROUPS, OVERLAPPING_GROUPS } from "./stagePlan";
 import { CATALOG, catalogEntry, metricEntry, metricsOf, sampleCount, type Group, type SampleCounts, type Side } from "../analysis/catalog";
@@ -33,7 +34,7 @@ export interface PassRun {
 }
 
 /** A run's name in resource names and blob prefixes: "rivet.create", or "cloudflare.wake+rivet.create+rivet.wake". */
-export const passRunName = (r: PassRun): string => r.tasks.map((t) => `${t.side}.${t.group}`).join("+");
+export const passRunName = (r: PassRun): string => r.tasks.map((t) => stageKey(t.side, t.group)).join("+");
 
 /**
  * The runs of a cloud pass, decided from the selected sides and groups alone
@@ -77,7 +78,7 @@ export type CallCosts = ReadonlyMap<string, number>;
 /** Per-request wall times of every stage of a run's manifest. */
 export function callCostsOf(stages: Record<string, { side: string; metric: string; attempts: number; wallMs: number }>): Map<string, number> {
   const costs = new Map<string, number>();
-  for (const s of Object.values(stages)) if (s.attempts > 0 && s.wallMs >= 0) costs.set(`${s.side}.${s.metric}`, s.wallMs / s.attempts);
+  for (const s of Object.values(stages)) if (s.attempts > 0 && s.wallMs >= 0) costs.set(stageKey(s.side, s.metric), s.wallMs / s.attempts);
   return costs;
 }
 
@@ -94,13 +95,13 @@ export interface EstimateInputs {
  * measured; failing that, one sequential create.
  */
 function costOf(costs: CallCosts, side: Side, metric: string): { ms: number; known: boolean } {
-  const own = costs.get(`${side}.${metric}`);
+  const own = costs.get(stageKey(side, metric));
   if (own !== undefined) return { ms: own, known: true };
   const scale = metricEntry(metric)?.scale;
-  const measured = scale ? CATALOG.filter((e) => e.scale?.op === scale.op && costs.has(`${side}.${e.id}`)) : [];
+  const measured = scale ? CATALOG.filter((e) => e.scale?.op === scale.op && costs.has(stageKey(side, e.id))) : [];
   if (scale && measured.length > 0) {
     const nearest = measured.reduce((a, b) => (Math.abs(b.scale!.level - scale.level) < Math.abs(a.scale!.level - scale.level) ? b : a));
-    return { ms: costs.get(`${side}.${nearest.id}`)!, known: true };
+    return { ms: costs.get(stageKey(side, nearest.id))!, known: true };
   }
   return { ms: costs.get(`${side}.create.ping`) ?? 0, known: false };
 }

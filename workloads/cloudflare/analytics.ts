@@ -7,6 +7,7 @@
  * unit stops with an error naming it. Every response is handed to `record`
  * as it arrives, before it is parsed.
  */
+import { stageKey } from "../../analysis/runDirContract";
 import type { ManifestLike } from "../../analysis/verify";
 import { ANALYTICS_DATASET as DATASET, blockGroups, type AnalyticsLine, type InDoBlock } from "../../analysis/inDo";
 
@@ -54,7 +55,7 @@ export function blocksOf(m: ManifestLike): Block[] {
     .sort((a, b) => a.startedAt.localeCompare(b.startedAt))
     .map((s) => {
       const start = Date.parse(s.startedAt);
-      return { key: `${s.side}.${s.metric}`, from: floorSecond(start), to: ceilSecond(start + s.wallMs), calls: s.attempts - s.errors };
+      return { key: stageKey(s.side, s.metric), from: floorSecond(start), to: ceilSecond(start + s.wallMs), calls: s.attempts - s.errors };
     });
 }
 
