@@ -3,7 +3,7 @@ import { PREPARE_PACE, type AdapterProperties, type SideAdapter, type SleepOutco
 import { OPEN_RATES, throughputText } from "../../analysis/catalog";
 import type { GatewayClient } from "../rivet/gateway";
 import type { Progress } from "../progress";
-import { gatewayCall, sendSleepCalls } from "../rivet/adapter";
+import { gatewayCall, sendSleepCalls } from "../gatewayActions";
 import { FLOOR_PRAGMAS } from "./pragmas";
 
 export const FLOOR_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace"> = {

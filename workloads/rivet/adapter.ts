@@ -1,15 +1,13 @@
 /** The Rivet side of the stage plan: the Engine gateway, driven over HTTP/1.1 (the driver's client; the Engine API with undici). */
-import { measureStage, PREPARE_PACE, type ActorRef, type AdapterProperties, type Op, type PlanContext, type SideAdapter, type SideOutcome, type SleepOutcome } from "../stagePlan";
+import { measureStage, PREPARE_PACE, type ActorRef, type AdapterProperties, type PlanContext, type SideAdapter, type SleepOutcome } from "../stagePlan";
 import { OPEN_RATES, throughputText } from "../../analysis/catalog";
-import type { GatewayClient, Target } from "./gateway";
+import type { GatewayClient } from "./gateway";
 import { forEachBounded } from "../bounded";
+import { gatewayCall, sendSleepCalls, SLEEP_CONCURRENCY } from "../gatewayActions";
 import type { Progress } from "../progress";
 
 /** The Engine's GET /actors accepts at most 32 actor_ids per request. */
 export const ACTORS_PER_QUERY = 32;
-
-/** Sleep calls and sleep queries in flight at once (setup, not measured). */
-export const SLEEP_CONCURRENCY = 8;
 
 export const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace"> = {
   clock: "the driver's round trip through the Engine gateway (process.hrtime.bigint(), from the request's write on its connection to the full reply)",
@@ -30,14 +28,6 @@ export interface RivetAdapterOptions {
   runtimeLog?: SideAdapter["runtimeLog"];
 }
 
-const target = (ref: ActorRef): Target => ("id" in ref ? { kind: "id", actorId: ref.id } : { kind: "key", actor: ref.actor, key: ref.key });
-
-/** One call through the gateway's action routes, as a stage-plan outcome (the floor speaks the same routes). */
-export async function gatewayCall(client: GatewayClient, ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
-  const r = await client.call(target(ref), op, arg === undefined ? [] : [arg]);
-  return r.ok ? { ok: true, ms: r.ms, reply: { cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs }, actorId: r.actorId } : r;
-}
-
 /** The ids among `ids` the Engine reports asleep (and not destroyed), asked 32 at a time, 8 queries at once. */
 async function asleepAmong(client: GatewayClient, ids: readonly string[]): Promise<Set<string>> {
   const out = new Set<string>();
@@ -46,35 +36,6 @@ async function asleepAmong(client: GatewayClient, ids: readonly string[]): Promi
     for (const a of await client.actors(batches[b])) if (a.sleep_ts !== null && a.destroy_ts === null) out.add(a.actor_id);
   });
   return out;
-}
-
-/**
- * Sends the `sleep` action to each actor, SLEEP_CONCURRENCY at a time (setup,
- * not measured), as a progress step: which answered, what each said, and the
- * failures with their text. Rivet's sleep and the floor's close both use it.
- */
-export async function sendSleepCalls(
-  client: GatewayClient,
-  ids: readonly string[],
-  progress: Progress | undefined,
-  stage: string,
-  summary: (t: { told: Set<string>; failures: string[]; values: Map<string, unknown> }) => string,
-): Promise<{ told: Set<string>; failures: string[]; values: Map<string, unknown> }> {
-  const t = { told: new Set<string>(), failures: [] as string[], values: new Map<string, unknown>() };
-  const step = progress?.start(stage, ids.length, "actors");
-  try {
-    await forEachBounded(ids.length, SLEEP_CONCURRENCY, async (i) => {
-      const r = await client.call({ kind: "id", actorId: ids[i] }, "sleep");
-      if (r.ok) {
-        t.told.add(ids[i]);
-        t.values.set(ids[i], r.reply.value);
-      } else t.failures.push(`sleep of actor ${ids[i]}: ${r.error}`);
-      step?.tick(t.told.size + t.failures.length, t.failures.length);
-    });
-  } finally {
-    step?.finish(summary(t));
-  }
-  return t;
 }
 
 /**
