@@ -38,18 +38,32 @@ export type Side = (typeof SIDES)[number];
 export const GROUPS = ["create", "wake", "warm", "sqlite", "seqwrite", "burst", "scale"] as const;
 export type Group = (typeof GROUPS)[number];
 
-export const SIDE_NAMES: Record<Side, string> = { rivet: "Rivet Actor", cloudflare: "Durable Object", floor: "Floor (Node http + SQLite file)" };
-export const SIDE_SHORT: Record<Side, string> = { rivet: "Rivet", cloudflare: "DO", floor: "Floor" };
-
 /**
- * Which clock each side's `ms` is read from (the reference's protocol). The
- * client's own round trip is `ms` on Rivet and `clientMs` on the DO side.
+ * What every view says about a side, in one place: its names, the clock its
+ * `ms` is read from (the reference's protocol; the client's own round trip is
+ * `ms` on Rivet and the floor, `clientMs` on the DO side), the same-clock
+ * column's head, and the process whose log is read for machine limits.
  */
-export const SIDE_CLOCKS: Record<Side, string> = {
-  rivet: "client round trip through the Engine gateway (driver hrtime)",
-  cloudflare: "Worker's Date.now() around the awaited DO call",
-  floor: "client round trip to a plain Node server (driver hrtime)",
+export const SIDE_WORDS: Record<Side, { name: string; short: string; clock: string; clockShort: string; clientColumn: string; runtimeProcess: string }> = {
+  rivet: {
+    name: "Rivet Actor", short: "Rivet", clock: "client round trip through the Engine gateway (driver hrtime)", clockShort: "client round trip",
+    clientColumn: "Rivet Actor (client)", runtimeProcess: "Engine",
+  },
+  cloudflare: {
+    name: "Durable Object", short: "DO", clock: "Worker's Date.now() around the awaited DO call", clockShort: "Worker-timed DO call",
+    clientColumn: "Durable Object (client, via the Worker)", runtimeProcess: "workerd",
+  },
+  floor: {
+    name: "Floor (Node http + SQLite file)", short: "Floor", clock: "client round trip to a plain Node server (driver hrtime)", clockShort: "client round trip",
+    clientColumn: "Floor (client)", runtimeProcess: "floor server",
+  },
 };
+
+const wordOf = <K extends keyof (typeof SIDE_WORDS)[Side]>(k: K) => Object.fromEntries(Object.entries(SIDE_WORDS).map(([side, w]) => [side, w[k]])) as Record<Side, string>;
+export const SIDE_NAMES = wordOf("name");
+export const SIDE_SHORT = wordOf("short");
+/** Which clock each side's `ms` is read from. */
+export const SIDE_CLOCKS = wordOf("clock");
 
 /** Whether a side's `ms` is the driver's own round trip; where not, the driver's is `clientMs`. */
 export const MS_IS_CLIENT_CLOCK: Record<Side, boolean> = { rivet: true, cloudflare: false, floor: true };

@@ -6,7 +6,7 @@ import * as vl from "vega-lite";
 import { Resvg } from "@resvg/resvg-js";
 import type { ManifestLike } from "./verify";
 import { countedSamples, type RawSample, type RunSummary } from "./summary";
-import { CATALOG, chartMetric, GROUPS, isColdMetric, metricEntry, SIDE_NAMES, SIDE_SHORT, SIDES, type Side } from "./catalog";
+import { CATALOG, chartMetric, GROUPS, isColdMetric, metricEntry, SIDE_NAMES, SIDE_SHORT, SIDE_WORDS, SIDES, type Side } from "./catalog";
 import { nearestRank } from "./percentiles";
 // d3-array for domains, ticks and bins only: its quantiles interpolate (R-7), and percentiles here are nearest rank.
 import { bin, extent, ticks } from "d3-array";
@@ -15,7 +15,6 @@ import { scaleRows, type ScaleRow } from "./scale";
 
 const MAX_POINTS = 400;
 /** Each side's own clock, short, for chart labels. */
-const CLOCK_SHORT: Record<Side, string> = { rivet: "client round trip", cloudflare: "Worker-timed DO call", floor: "client round trip" };
 
 async function render(spec: vl.TopLevelSpec, outDir: string, name: string): Promise<void> {
   const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: "none" });
@@ -41,7 +40,7 @@ export function headlineData(samples: Map<string, RawSample[]>): Array<{ group: 
     const base = sortedMs(samples.get(stageKey(side, request)), request);
     if (base.length === 0) continue;
     const baseline = nearestRank(base, 50);
-    const name = `${SIDE_NAMES[side]} (${CLOCK_SHORT[side]})`;
+    const name = `${SIDE_NAMES[side]} (${SIDE_WORDS[side].clockShort})`;
     out.push({ group: "Warm request (the baseline)", side: name, ms: baseline, n: base.length });
     for (const [group, role] of [["Create minus baseline", "create"], ["Write minus baseline", "write"]] as const) {
       const metric = chartMetric(side, role)!;

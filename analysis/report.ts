@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { verifyRunDir, type ManifestLike } from "./verify";
 import { stageReps, stageSamples, unendedRepetition, stageKey, type RepStage, type StageRecord } from "./runDirContract";
 import { clientPercentiles, countedSamples, orderedStages, percentiles, summarizeRun, type RawSample, type RunSummary, type SummaryRow } from "./summary";
-import { BURST_CONCURRENCY, CATALOG, isColdMetric, RUNTIMES, SCALE_BURST_CONCURRENCY, SIDE_CLOCKS, SIDE_NAMES, SIDES, type Side } from "./catalog";
+import { BURST_CONCURRENCY, CATALOG, isColdMetric, RUNTIMES, SCALE_BURST_CONCURRENCY, SIDE_CLOCKS, SIDE_NAMES, SIDE_WORDS, SIDES, type Side } from "./catalog";
 import { scaleRows, type ScaleRow } from "./scale";
 import { ci, codeBlock, codeSpan, escapeMd, ms, rate, signedMs, table, triple } from "./format";
 import { renderCharts } from "./charts";
@@ -45,7 +45,7 @@ export function readmeHeadlineMarkdown(s: RunSummary, samples: Map<string, RawSa
     `${proof}
 
 ` +
-    table(["Metric", "Rivet Actor (client)", "Durable Object (client, via the Worker)", "Durable Object (Worker's clock)", "Floor (client)", "n"], rows)
+    table(["Metric", SIDE_WORDS.rivet.clientColumn, SIDE_WORDS.cloudflare.clientColumn, "Durable Object (Worker's clock)", SIDE_WORDS.floor.clientColumn, "n"], rows)
   );
 }
 
@@ -247,13 +247,12 @@ export function sameClockMarkdown(samples: Map<string, RawSample[]>): string {
   const baseLine = noop
     ? `Baseline: the client's round trip to the Worker with no DO call (/noop), p50 / p90 / p99 ${triple(noop.p50, noop.p90, noop.p99)} ms over ${noop.n} calls.`
     : "No /noop baseline in this run (the DO side's warm group takes it).";
-  const heads: Record<Side, string> = { rivet: "Rivet Actor (client)", cloudflare: "Durable Object (client, via the Worker)", floor: "Floor (client)" };
   return (
     "## Same clock: the client's round trip on both sides\n\n" +
     "Milliseconds, p50 / p90 / p99, nearest rank, all timed by the load driver with process.hrtime from send to full reply: through the Engine gateway on the Rivet side, through the Worker (which then calls the DO) on the Durable Object side" +
     (sides.includes("floor") ? ", straight to the floor server on the floor side. " : ". ") +
     `${baseLine}\n\n` +
-    table(["Metric", ...sides.flatMap((side) => [heads[side], "n"]), "DO client p50 minus /noop p50"], rows)
+    table(["Metric", ...sides.flatMap((side) => [SIDE_WORDS[side].clientColumn, "n"]), "DO client p50 minus /noop p50"], rows)
   );
 }
 
@@ -399,7 +398,7 @@ export function caveats(m: ManifestLike): string[] {
   const parts = stageParts(m);
   const limited = parts.filter((s) => s.notes?.machineLimit);
   if (limited.length) {
-    const runtimeOf = (side: string) => ({ cloudflare: "workerd", rivet: "Engine" })[side] ?? "floor server";
+    const runtimeOf = (side: string) => SIDE_WORDS[side as Side]?.runtimeProcess ?? "runtime";
     out.push(
       `A local artifact, not either runtime's behaviour: these stages failed on a limit of the machine the run was on, named by the failures themselves or by the runtime's log while the stage ran: ${limited
         .map((s) => `${partName(m, s)}: ${s.errors} of ${s.attempts} failed; ${escapeMd(describeMachineLimit(s.notes!.machineLimit as MachineLimitNote, runtimeOf(s.side)))}`)
