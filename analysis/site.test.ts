@@ -49,6 +49,20 @@ describe("the site's pages without a browser", () => {
     expect(page).toMatch(/<td>50.00 \/ 60.00 \/ 60.00<\/td>\s*<td>3<\/td>/);
     for (const asset of ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "compare.js", "run.js", "site.css"]) expect(existsSync(join(out, "assets", asset)), asset).toBe(true);
   });
+
+  it("leads the index with the newest complete run's one-clock headline and says what every run covers", () => {
+    const root = mkdtempSync(join(tmpdir(), "ab-site-lead-"));
+    const results = join(root, "results");
+    fixture({ "rivet.create.ping": { samples: [cold(40), cold(50)] }, "rivet.warm.ping": { samples: [{ ms: 5 }] } }, { root: results, at: new Date(Date.UTC(2026, 10, 1)), repetitions: 2 });
+    const newer = fixture({ "floor.create.ping": { samples: [cold(2), cold(3), cold(4)] } }, { root: results, at: new Date(Date.UTC(2026, 11, 1)) });
+    const site = buildSite(results, join(root, "site"), root);
+    const index = readFileSync(site.index, "utf8");
+    expect(index).toContain(`Newest complete run: <a href="runs/local/${newer.split("/").pop()}.html">local ${newer.split("/").pop()}</a>`);
+    // the floor's create: nearest rank over 2, 3, 4 ms on the client's clock
+    expect(index).toMatch(/<td>Actor create, first request answered \(no storage\)<\/td>\s*<td>-<\/td>\s*<td>-<\/td>\s*<td>-<\/td>\s*<td>3.00 \/ 4.00<\/td>\s*<td>3<\/td>/);
+    expect(index).toContain("<td>floor; the create group only; 1 repetition</td>");
+    expect(index).toContain("<td>rivet; 2 groups (create, warm); 2 repetitions</td>");
+  });
 });
 
 describe("a malformed run among good ones", () => {

@@ -1,7 +1,8 @@
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { Marked } from "marked";
-import { caveats, floorCostMarkdown, headlineMarkdown, loadRun, sameClockMarkdown, scaleMarkdown, type Loaded } from "./report";
+import { caveats, floorCostMarkdown, headlineMarkdown, loadRun, readmeHeadlineMarkdown, sameClockMarkdown, scaleMarkdown, type Loaded } from "./report";
+import { GROUPS, metricEntry } from "./catalog";
 import { chartSpecs } from "./charts";
 import { stageStats } from "./compare";
 import { RunDirError, runDirsUnder } from "./runDirContract";
@@ -17,6 +18,8 @@ export interface SiteRun {
   status: string;
   commit: string;
   machine: string;
+  /** What the run measured: its sides, groups and repetitions. */
+  covers: string;
   /** Relative to the site's root. */
   page: string;
 }
@@ -74,8 +77,19 @@ function describe(l: Loaded, stack: string, runId: string): SiteRun {
     status: String(m.status ?? "unknown"),
     commit,
     machine: `${mach.cpus ?? "?"} x ${mach.cpuModel ?? "?"}, ${mach.memory ? (Number(mach.memory) / 2 ** 30).toFixed(1) : "?"} GiB`,
+    covers: coverage(m),
     page: `runs/${stack}/${runId}.html`,
   };
+}
+
+/** Pure: "rivet, cloudflare, floor; 6 groups (create, wake, ...); 3 repetitions", from the stages a run recorded. */
+export function coverage(m: Loaded["m"]): string {
+  const stages = Object.values(m.stages);
+  const sides = [...new Set(stages.map((st) => st.side))];
+  const groups = GROUPS.filter((g) => stages.some((st) => metricEntry(st.metric)?.group === g));
+  const reps = Array.isArray(m.repetitions) ? m.repetitions.length : 1;
+  if (stages.length === 0) return "no stage recorded";
+  return `${sides.join(", ")}; ${groups.length === 1 ? `the ${groups[0]} group only` : `${groups.length} groups (${groups.join(", ")})`}; ${reps} repetition${reps === 1 ? "" : "s"}`;
 }
 
 /** The page of one verified run: the headline on each side's own clock or on one clock, throughput, and every chart drawn in the page. */
@@ -101,16 +115,24 @@ export function runPage(l: Loaded, r: SiteRun): string {
   return page(`actor-bench ${r.stack} ${r.runId}`, "../../", body, ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "run.js"]);
 }
 
-export function indexPage(runs: readonly SiteRun[], refused: readonly RefusedRun[]): string {
+/**
+ * The front page: the newest complete run's headline on one clock (the
+ * README's table), then every run with what it covers, then the refused.
+ */
+export function indexPage(runs: readonly SiteRun[], refused: readonly RefusedRun[], lead?: { run: SiteRun; headline: string }): string {
   const rows = runs.map(
     (r) =>
-      `<tr data-run="${escapeHtml(`${r.stack}/${r.runId}`)}"><td>${escapeHtml(r.stack)}</td><td><a href="${escapeHtml(r.page)}">${escapeHtml(r.runId)}</a></td><td>${escapeHtml(r.startedAt)}</td><td>${escapeHtml(r.preset)}</td><td><code>${escapeHtml(r.commit)}</code></td><td>${escapeHtml(r.machine)}</td><td>${escapeHtml(r.status)}</td></tr>`,
+      `<tr data-run="${escapeHtml(`${r.stack}/${r.runId}`)}"><td>${escapeHtml(r.stack)}</td><td><a href="${escapeHtml(r.page)}">${escapeHtml(r.runId)}</a></td><td>${escapeHtml(r.startedAt)}</td><td>${escapeHtml(r.preset)}</td><td>${escapeHtml(r.covers)}</td><td><code>${escapeHtml(r.commit)}</code></td><td>${escapeHtml(r.machine)}</td><td>${escapeHtml(r.status)}</td></tr>`,
   );
   const body = [
     "<h1>actor-bench results</h1>",
+    lead
+      ? `<section id="lead"><h2>Newest complete run: <a href="${escapeHtml(lead.run.page)}">${escapeHtml(lead.run.stack)} ${escapeHtml(lead.run.runId)}</a></h2><p class="meta">${escapeHtml(lead.run.covers)} · preset <code>${escapeHtml(lead.run.preset)}</code> · ${escapeHtml(lead.run.machine)}</p>${md(lead.headline)}</section>`
+      : "",
+    "<h2>Every run</h2>",
     "<p>Every run directory under <code>results/</code>. A run is shown only when each of its files matches the sha256 its manifest lists; one that does not is listed below as refused, with the reason, and nothing of it is shown.</p>",
     runs.length
-      ? `<table id="runs"><thead><tr><th>Stack</th><th>Run</th><th>Started</th><th>Preset</th><th>Commit</th><th>Machine</th><th>Status</th></tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>`
+      ? `<table id="runs"><thead><tr><th>Stack</th><th>Run</th><th>Started</th><th>Preset</th><th>Covers</th><th>Commit</th><th>Machine</th><th>Status</th></tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>`
       : "<p>No verified run yet.</p>",
     `<h2>Refused</h2>${refused.length ? `<ul id="refused">${refused.map((x) => `<li><code>${escapeHtml(x.dir)}</code>: ${escapeHtml(x.reason)}</li>`).join("\n")}</ul>` : '<p id="refused">None.</p>'}`,
   ].join("\n");
@@ -155,6 +177,7 @@ function writeSite(into: string, resultsRoot: string, projectDir: string, built:
   writeFileSync(join(into, SITE_MARKER), "A folder built by `npm run site`: the next build replaces it whole.\n");
   const runs: Array<SiteRun & { stats: Record<string, StageStats> }> = [];
   const refused: RefusedRun[] = [];
+  let lead: { run: SiteRun; headline: string } | undefined;
   for (const { stack, runId, dir } of runDirsUnder(resultsRoot)) {
     const rel = relative(projectDir, dir) || dir;
     if (!STACK_NAME.test(stack)) {
@@ -173,8 +196,9 @@ function writeSite(into: string, resultsRoot: string, projectDir: string, built:
     mkdirSync(join(into, "runs", stack), { recursive: true });
     writeFileSync(join(into, r.page), runPage(l, r));
     runs.push({ ...r, stats: stageStats(l.summary) });
+    if (r.status === "complete" && (!lead || r.startedAt > lead.run.startedAt)) lead = { run: r, headline: readmeHeadlineMarkdown(l.summary, l.samples) };
   }
-  writeFileSync(join(into, "index.html"), indexPage(runs, refused));
+  writeFileSync(join(into, "index.html"), indexPage(runs, refused, lead));
   writeFileSync(join(into, "compare.html"), comparePage(runs));
   writeFileSync(join(into, "assets", "site.css"), CSS);
   for (const f of PAGE_SCRIPTS) copyFileSync(join(built, f), join(into, "assets", f));
