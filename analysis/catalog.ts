@@ -44,18 +44,18 @@ export type Group = (typeof GROUPS)[number];
  * `ms` on Rivet and the floor, `clientMs` on the DO side), the same-clock
  * column's head, and the process whose log is read for machine limits.
  */
-export const SIDE_WORDS: Record<Side, { name: string; short: string; clock: string; clockShort: string; clientColumn: string; runtimeProcess: string }> = {
+export const SIDE_WORDS: Record<Side, { name: string; short: string; clock: string; clockShort: string; clientColumn: string; runtimeProcess: string; colour: string }> = {
   rivet: {
     name: "Rivet Actor", short: "Rivet", clock: "client round trip through the Engine gateway (driver hrtime)", clockShort: "client round trip",
-    clientColumn: "Rivet Actor (client)", runtimeProcess: "Engine",
+    clientColumn: "Rivet Actor (client)", runtimeProcess: "Engine", colour: "#4c78a8",
   },
   cloudflare: {
     name: "Durable Object", short: "DO", clock: "Worker's Date.now() around the awaited DO call", clockShort: "Worker-timed DO call",
-    clientColumn: "Durable Object (client, via the Worker)", runtimeProcess: "workerd",
+    clientColumn: "Durable Object (client, via the Worker)", runtimeProcess: "workerd", colour: "#f58518",
   },
   floor: {
     name: "Floor (Node http + SQLite file)", short: "Floor", clock: "client round trip to a plain Node server (driver hrtime)", clockShort: "client round trip",
-    clientColumn: "Floor (client)", runtimeProcess: "floor server",
+    clientColumn: "Floor (client)", runtimeProcess: "floor server", colour: "#54a24b",
   },
 };
 

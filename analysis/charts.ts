@@ -33,51 +33,61 @@ const sortedMs = (samples: RawSample[] | undefined, metric: string) =>
  * the request group is the side's median warm round trip; the create and
  * write groups subtract that median from every sample first.
  */
-export function headlineData(samples: Map<string, RawSample[]>): Array<{ group: string; side: string; ms: number; n: number }> {
-  const out: Array<{ group: string; side: string; ms: number; n: number }> = [];
+export function headlineData(samples: Map<string, RawSample[]>): Array<{ group: string; side: string; sideShort: string; ms: number; n: number }> {
+  const out: Array<{ group: string; side: string; sideShort: string; ms: number; n: number }> = [];
   for (const side of SIDES) {
     const request = chartMetric(side, "request")!;
     const base = sortedMs(samples.get(stageKey(side, request)), request);
     if (base.length === 0) continue;
     const baseline = nearestRank(base, 50);
     const name = `${SIDE_NAMES[side]} (${SIDE_WORDS[side].clockShort})`;
-    out.push({ group: "Warm request (the baseline)", side: name, ms: baseline, n: base.length });
+    const sideShort = SIDE_SHORT[side];
+    out.push({ group: "Warm request (the baseline)", side: name, sideShort, ms: baseline, n: base.length });
     for (const [group, role] of [["Create minus baseline", "create"], ["Write minus baseline", "write"]] as const) {
       const metric = chartMetric(side, role)!;
       const xs = sortedMs(samples.get(stageKey(side, metric)), metric).map((x) => x - baseline);
-      if (xs.length) out.push({ group, side: name, ms: nearestRank(xs, 50), n: xs.length });
+      if (xs.length) out.push({ group, side: name, sideShort, ms: nearestRank(xs, 50), n: xs.length });
     }
   }
   return out;
 }
 
 /** Data of the same-clock chart: the client's p50 round trip on both sides, for every latency row. */
-export function sameClockData(samples: Map<string, RawSample[]>): Array<{ metric: string; side: string; ms: number; n: number }> {
-  const out: Array<{ metric: string; side: string; ms: number; n: number }> = [];
+export function sameClockData(samples: Map<string, RawSample[]>): Array<{ metric: string; side: string; sideShort: string; ms: number; n: number }> {
+  const out: Array<{ metric: string; side: string; sideShort: string; ms: number; n: number }> = [];
   for (const e of CATALOG.filter((x) => x.label && !x.throughput)) {
     for (const side of e.sides) {
       const p = clientPercentiles(samples, side, e.id);
-      if (p && !out.some((o) => o.metric === e.id && o.side === SIDE_NAMES[side])) out.push({ metric: e.id, side: SIDE_NAMES[side], ms: Math.max(p.p50, 0.01), n: p.n });
+      if (p && !out.some((o) => o.metric === e.id && o.side === SIDE_NAMES[side])) out.push({ metric: e.id, side: SIDE_NAMES[side], sideShort: SIDE_SHORT[side], ms: Math.max(p.p50, 0.01), n: p.n });
     }
   }
   return out;
 }
 
 /** Empirical CDF points of each series, thinned to at most MAX_POINTS evenly spaced ranks. */
-export function cdfData(samples: Map<string, RawSample[]>, group: string): Array<{ series: string; ms: number; fraction: number }> {
-  const out: Array<{ series: string; ms: number; fraction: number }> = [];
+export function cdfData(samples: Map<string, RawSample[]>, group: string): Array<{ series: string; sideShort: string; metric: string; ms: number; fraction: number }> {
+  const out: Array<{ series: string; sideShort: string; metric: string; ms: number; fraction: number }> = [];
   for (const [key, s] of samples) {
     const [side, ...rest] = key.split(".");
     const metric = rest.join(".");
     if (metricEntry(metric)?.group !== group || metricEntry(metric)?.throughput?.mode === "open") continue;
     const xs = sortedMs(s, metric);
     const step = Math.max(1, Math.ceil(xs.length / MAX_POINTS));
-    const series = `${SIDE_SHORT[side as Side] ?? side} ${metric}`;
-    for (let i = 0; i < xs.length; i += step) out.push({ series, ms: Math.max(xs[i], 0.01), fraction: (i + 1) / xs.length });
-    if (xs.length && (xs.length - 1) % step !== 0) out.push({ series, ms: Math.max(xs[xs.length - 1], 0.01), fraction: 1 });
+    const sideShort = SIDE_SHORT[side as Side] ?? side;
+    const series = `${sideShort} ${metric}`;
+    for (let i = 0; i < xs.length; i += step) out.push({ series, sideShort, metric, ms: Math.max(xs[i], 0.01), fraction: (i + 1) / xs.length });
+    if (xs.length && (xs.length - 1) % step !== 0) out.push({ series, sideShort, metric, ms: Math.max(xs[xs.length - 1], 0.01), fraction: 1 });
   }
   return out;
 }
+
+/** One colour per side in every chart: the side's short name, coloured as the catalog says. */
+const SIDE_COLOUR = {
+  field: "sideShort",
+  type: "nominal",
+  title: null,
+  scale: { domain: SIDES.map((x) => SIDE_SHORT[x]), range: SIDES.map((x) => SIDE_WORDS[x].colour) },
+} as const;
 
 /** Log-scale tick values from lo to hi: 1, 2 and 5 times each power of ten (d3's ticks per decade). */
 export function logTicks(lo: number, hi: number): number[] {
@@ -102,7 +112,7 @@ export function logDomain(values: readonly number[]): [number, number] {
  * by d3's bin on log10(ms) (so a 5 ms and a 5 s tail both show), as
  * {series, from, to, count} in ms.
  */
-export function histogramData(samples: Map<string, RawSample[]>, group: string): Array<{ series: string; from: number; to: number; count: number }> {
+export function histogramData(samples: Map<string, RawSample[]>, group: string): Array<{ series: string; sideShort: string; from: number; to: number; count: number }> {
   const all: Array<{ series: string; ms: number }> = [];
   for (const [key, s] of samples) {
     const [side, ...rest] = key.split(".");
@@ -114,22 +124,23 @@ export function histogramData(samples: Map<string, RawSample[]>, group: string):
   const [lo, hi] = logDomain(all.map((x) => x.ms));
   const thresholds = ticks(Math.log10(lo), Math.log10(hi), 30);
   const binner = bin<{ ms: number }, number>().value((x) => Math.log10(x.ms)).domain([Math.log10(lo), Math.log10(hi)]).thresholds(thresholds);
-  const out: Array<{ series: string; from: number; to: number; count: number }> = [];
+  const out: Array<{ series: string; sideShort: string; from: number; to: number; count: number }> = [];
   for (const series of [...new Set(all.map((x) => x.series))]) {
     for (const b of binner(all.filter((x) => x.series === series))) {
-      if (b.length > 0) out.push({ series, from: 10 ** b.x0!, to: 10 ** b.x1!, count: b.length });
+      if (b.length > 0) out.push({ series, sideShort: series.split(" ")[0], from: 10 ** b.x0!, to: 10 ** b.x1!, count: b.length });
     }
   }
   return out;
 }
 
 /** The scaling chart's points: p50 and p99 of each side's creates and wakes against the actors existing. */
-export function scaleChartData(rows: readonly ScaleRow[]): Array<{ series: string; percentile: string; existing: number; ms: number }> {
-  const out: Array<{ series: string; percentile: string; existing: number; ms: number }> = [];
+export function scaleChartData(rows: readonly ScaleRow[]): Array<{ series: string; sideShort: string; op: string; percentile: string; existing: number; ms: number }> {
+  const out: Array<{ series: string; sideShort: string; op: string; percentile: string; existing: number; ms: number }> = [];
   for (const r of rows) {
     if (r.op === "burst" || r.existing === null || r.n === 0) continue;
     const series = `${SIDE_SHORT[r.side]} ${r.op}`;
-    out.push({ series, percentile: "p50", existing: r.existing, ms: Math.max(r.p50, 0.01) }, { series, percentile: "p99", existing: r.existing, ms: Math.max(r.p99, 0.01) });
+    const sideShort = SIDE_SHORT[r.side];
+    out.push({ series, sideShort, op: r.op, percentile: "p50", existing: r.existing, ms: Math.max(r.p50, 0.01) }, { series, sideShort, op: r.op, percentile: "p99", existing: r.existing, ms: Math.max(r.p99, 0.01) });
   }
   return out;
 }
@@ -159,7 +170,7 @@ export function chartSpecs(m: ManifestLike, samples: Map<string, RawSample[]>, s
         x: { field: "group", type: "nominal", title: null, sort: null, axis: { labelAngle: 0, labelLimit: 240 } },
         xOffset: { field: "side", type: "nominal" },
         y: { field: "ms", type: "quantitative", title: "ms (p50)" },
-        color: { field: "side", type: "nominal", title: null },
+        color: SIDE_COLOUR,
       },
     } });
   }
@@ -176,7 +187,7 @@ export function chartSpecs(m: ManifestLike, samples: Map<string, RawSample[]>, s
         x: { field: "metric", type: "nominal", title: null, sort: null, axis: { labelAngle: -30 } },
         xOffset: { field: "side", type: "nominal" },
         y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "client round trip, ms (p50, log scale)" },
-        color: { field: "side", type: "nominal", title: null },
+        color: SIDE_COLOUR,
       },
     } });
   }
@@ -190,10 +201,12 @@ export function chartSpecs(m: ManifestLike, samples: Map<string, RawSample[]>, s
       data: { values: scale },
       mark: { type: "line", point: true },
       encoding: {
-        x: { field: "existing", type: "quantitative", scale: { type: "symlog" }, title: "actors of the run existing (asleep) when the stage began (symlog scale)" },
+        x: { field: "existing", type: "quantitative", scale: { type: "symlog" }, axis: { labelOverlap: "greedy", labelAngle: -30 }, title: "actors existing (asleep) as the stage began (symlog)" },
         y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "ms (log scale)" },
-        color: { field: "series", type: "nominal", title: null, legend: { labelLimit: 300 } },
+        color: SIDE_COLOUR,
+        shape: { field: "op", type: "nominal", title: null },
         strokeDash: { field: "percentile", type: "nominal", title: null },
+        detail: { field: "series", type: "nominal" },
       },
     } });
   }
@@ -212,7 +225,8 @@ export function chartSpecs(m: ManifestLike, samples: Map<string, RawSample[]>, s
       encoding: {
         x: { field: "ms", type: "quantitative", scale: { type: "log", domain }, axis: { values: logTicks(...domain) }, title: "ms (log scale)" },
         y: { field: "fraction", type: "quantitative", title: "fraction of samples", scale: { domain: [0, 1] } },
-        color: { field: "series", type: "nominal", title: null, legend: { labelLimit: 300 } },
+        color: SIDE_COLOUR,
+        strokeDash: { field: "metric", type: "nominal", title: null },
       },
     } });
   }
@@ -225,14 +239,16 @@ export function chartSpecs(m: ManifestLike, samples: Map<string, RawSample[]>, s
       $schema: "https://vega.github.io/schema/vega-lite/v5.json",
       title: `${group}: samples per latency bin, each side's own clock, ${m.stack} run ${m.runId}`,
       width: 480,
-      height: 240,
+      height: 70,
       data: { values: data },
-      mark: { type: "rect", opacity: 0.7 },
+      mark: { type: "rect" },
       encoding: {
         x: { field: "from", type: "quantitative", scale: { type: "log", domain }, axis: { values: logTicks(...domain) }, title: "ms (log scale)" },
         x2: { field: "to" },
         y: { field: "count", type: "quantitative", title: "samples", stack: null },
-        color: { field: "series", type: "nominal", title: null, legend: { labelLimit: 300 } },
+        color: SIDE_COLOUR,
+        // One small histogram per series, stacked: bars of different series never overlap.
+        row: { field: "series", type: "nominal", title: null, header: { labelAngle: 0, labelAlign: "left" } },
       },
     } });
   }

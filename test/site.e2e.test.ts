@@ -118,7 +118,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the static site in headless Chromium (sk
     const points = page.locator("#chart-cdf-create g.mark-symbol path");
     await points.nth(Math.floor((await points.count()) * 0.8)).hover({ force: true });
     await page.waitForSelector("#vg-tooltip-element.visible");
-    expect(await page.$eval("#vg-tooltip-element", (e) => e.textContent ?? "")).toMatch(/ms \(log scale\)[\d.]+fraction of samples[\d.]+series(Rivet|DO|Floor) create\.\w+/);
+    expect(await page.$eval("#vg-tooltip-element", (e) => e.textContent ?? "")).toMatch(/ms \(log scale\)[\d.]+fraction of samples[\d.]+sideShort(Rivet|DO|Floor)metriccreate\.\w+/);
     const box = (await page.locator("#chart-cdf-create").boundingBox())!;
     await page.screenshot({ path: join(OUTPUT, "run-cdf-hover.png"), clip: { x: Math.max(0, box.x - 20), y: Math.max(0, box.y - 20), width: box.width + 40, height: box.height + 40 } });
 
