@@ -22,7 +22,7 @@ export interface RuntimeLoss {
   signal: string | null;
   /** When the driver saw the exit (ISO time). */
   at: string;
-  /** One line: "the Engine (rivet-engine, pid 123) was killed by SIGKILL". */
+  /** One line: "rivet-engine (pid 123) was killed by SIGKILL", or why the runtime counts as stalled. */
   message: string;
 }
 
@@ -69,11 +69,11 @@ export class RuntimeWatch {
     if (this.loss) throw new RuntimeLost(this.loss);
   }
 
-  /** A runtime that answers nothing (StallClock): lost as if it had ended, named as stalled. */
-  declareStalled(message: string): RuntimeLoss {
+  /** A runtime that answers nothing (StallClock): lost as if it had ended. The first loss stands. */
+  declareLost(loss: RuntimeLoss): RuntimeLoss {
     if (!this.loss) {
-      this.loss = { process: "runtime", pid: null, code: null, signal: null, at: new Date().toISOString(), message };
-      this.resolveLost(this.loss);
+      this.loss = loss;
+      this.resolveLost(loss);
     }
     return this.loss;
   }
@@ -125,6 +125,7 @@ export class StallClock {
     if (this.failedInRow++ === 0) this.firstError = (error ?? "").slice(0, 200);
     if (t - this.lastOk < this.stallMs) return undefined;
     const message = `${this.what}: no call succeeded for ${Math.round((t - this.lastOk) / 1000)} s (${this.failedInRow} failed in a row, the first: ${this.firstError}): the runtime stalled`;
-    return this.runtime ? this.runtime.declareStalled(message) : { process: "runtime", pid: null, code: null, signal: null, at: new Date(t).toISOString(), message };
+    const loss: RuntimeLoss = { process: "runtime", pid: null, code: null, signal: null, at: new Date(t).toISOString(), message };
+    return this.runtime ? this.runtime.declareLost(loss) : loss;
   }
 }

@@ -90,9 +90,12 @@ function workerdExit(pid: number, statusFile: string): Promise<{ code: number | 
       watcher.close();
       resolve(r);
     };
+    const status = () => (existsSync(statusFile) ? waitStatus(readFileSync(statusFile, "utf8")) : null);
     const look = () => {
-      if (existsSync(statusFile)) done(waitStatus(readFileSync(statusFile, "utf8")));
-      else if (!existsSync(`/proc/${pid}`)) setTimeout(() => done(existsSync(statusFile) ? waitStatus(readFileSync(statusFile, "utf8")) : { code: null, signal: null }), 100);
+      const s = status();
+      if (s) done(s);
+      // The wrapper itself killed: no status will come; a last look once it could have been written.
+      else if (!existsSync(`/proc/${pid}`)) setTimeout(() => done(status() ?? { code: null, signal: null }), 100);
     };
     const watcher = watch(dirname(statusFile), (_e, name) => {
       if (name === basename(statusFile)) look();
