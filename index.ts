@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { validateStackConfig, type StackKey } from "./stacks/stackConfig";
-import { packageVersion } from "./workloads/versions";
+import { packageVersion } from "./workloads/host/versions";
 import { LocalBenchmark } from "./components/local/localBenchmark";
 import { AzureBenchmark, accessExpiry } from "./components/azure/azureBenchmark";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { engineBinaryPath } from "../workloads/rivet/localRivet";
+import { engineBinaryPath } from "../workloads/sides/rivet/localRivet";
 import { engineRelease } from "./engineRelease";
 import { DEFAULT_ENGINE_SETTINGS, ENGINE_CAPS, renderEngineConfig } from "./engineConfig";
 import { engineVmFiles, renderEngineCloudInit, renderRunnerCloudInit, runnerVmFiles, scriptsOf, ENGINE_PATHS, SERVICE_USERS } from "./cloudInit";

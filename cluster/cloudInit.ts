@@ -172,7 +172,7 @@ export function runnerVmFiles(nodeVersion: string, gatewayUrl: string, adminUser
 Description=actor-bench RivetKit app
 After=network-online.target
 Wants=network-online.target
-ConditionPathExists=${p.appDir}/dist/workloads/rivet/app.js
+ConditionPathExists=${p.appDir}/dist/workloads/sides/rivet/app.js
 
 [Service]
 # Its own user, not the SSH login that deploys it: the app reads its files and writes none.
@@ -180,7 +180,7 @@ User=${SERVICE_USERS.app}
 Group=${SERVICE_USERS.app}
 WorkingDirectory=${p.appDir}
 EnvironmentFile=${p.appEnv}
-ExecStart=${p.nodeDir}/bin/node ${p.appDir}/dist/workloads/rivet/app.js
+ExecStart=${p.nodeDir}/bin/node ${p.appDir}/dist/workloads/sides/rivet/app.js
 Restart=on-failure
 ${hardening([])}
 # A call outside the filter fails with EPERM instead of killing Node, which falls back (libuv's io_uring, for one).

@@ -18,7 +18,7 @@ export interface EngineSettings {
    * CPU use passes 70% and 5% of them past 90%). It reads the whole machine's
    * CPU (or its cgroup's), so on one machine shared with the driver, the app
    * and workerd it sheds on their load, not its own: creates then stall up to
-   * the gateway's 15 s route timeout (workloads/rivet/LATENCY.md). Off for a
+   * the gateway's 15 s route timeout (docs/engine-latency.md). Off for a
    * local run; on (the Engine's default) on a VM of its own.
    */
   loadShedding: boolean;

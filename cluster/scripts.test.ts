@@ -4,8 +4,8 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { packageVersion } from "../workloads/versions";
-import { engineBinaryPath } from "../workloads/rivet/localRivet";
+import { packageVersion } from "../workloads/host/versions";
+import { engineBinaryPath } from "../workloads/sides/rivet/localRivet";
 import { ENGINE_BINARY_SHA256, engineRelease } from "./engineRelease";
 import { renderEngineInstallScript, renderNodeInstallScript, renderNvmeMountScript, LOCAL_NVME_MODEL } from "./scripts";
 import { nodeRelease, type NodeRelease } from "./nodeRelease";

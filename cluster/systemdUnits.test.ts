@@ -11,7 +11,7 @@ import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { engineBinaryPath } from "../workloads/rivet/localRivet";
+import { engineBinaryPath } from "../workloads/sides/rivet/localRivet";
 import { engineRelease } from "./engineRelease";
 import { APP_UNIT_COMMANDS, ENGINE_PATHS, engineVmFiles, RUNNER_PATHS, RUNNER_SUDOERS, runnerVmFiles, SERVICE_USERS, type WrittenFile } from "./cloudInit";
 import { cloudClusterPlan } from "./topology";

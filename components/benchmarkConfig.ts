@@ -4,7 +4,7 @@
  * repeats where it would open a port.
  */
 import { isIPv6 } from "node:net";
-import { UsageError, type RunConfig } from "../workloads/runConfig";
+import { UsageError, type RunConfig } from "../workloads/run/runConfig";
 
 export type Target = "local" | "azure";
 

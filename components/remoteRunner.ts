@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { remote, types } from "@pulumi/command";
 import { delegatingProvider, withOutputs } from "./delegatingProvider";
 import type { RunSummaryOut } from "./benchmarkRun";
-import { runCommand } from "../workloads/remote/commands";
+import { runCommand } from "../workloads/runner/commands";
 
 /**
  * How every step reaches the runner VM: its address, the client key (a
@@ -23,7 +23,7 @@ export interface RemoteGroupRunArgs {
   nodeBin: string;
   /** The run's time limit on the runner (config runTimeLimitMinutes). */
   limitMinutes: number;
-  /** The RemoteRunRequest (workloads/remote/runner.ts), without credentials: a change re-runs the group. */
+  /** The RemoteRunRequest (workloads/runner/runner.ts), without credentials: a change re-runs the group. */
   request: pulumi.Input<Record<string, unknown>>;
   /** What else re-runs it: the deployed bundle, the stack's runId trigger. */
   triggers: pulumi.Input<unknown>[];
@@ -39,7 +39,7 @@ export interface RemoteGroupRunArgs {
 }
 
 /**
- * Brings a remote run home and checks it (workloads/remote/runner.ts prints
+ * Brings a remote run home and checks it (workloads/runner/runner.ts prints
  * the line it reads). Its outputs are the checked copy, as a BenchmarkRun's.
  */
 export class RemoteRunFetch extends pulumi.dynamic.Resource {

@@ -2,10 +2,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse } from "yaml";
 import { DEFAULTS, overlapIdleOf, stackRunConfig, STACK_KEYS, type StackKey } from "./stackConfig";
-import { UsageError } from "../workloads/runConfig";
-import { RunDirError } from "../analysis/verify";
-import { failureLine } from "../analysis/cliError";
-import { costsFromRun, newestCosts, passSchedule } from "../workloads/passSchedule";
+import { UsageError } from "../workloads/run/runConfig";
+import { RunDirError } from "../analysis/contract/verify";
+import { failureLine } from "../analysis/contract/cliError";
+import { costsFromRun, newestCosts, passSchedule } from "../workloads/run/passSchedule";
 
 const USAGE = "usage: npm run schedule -- <stack> [--from <runDir>]   (the stack's Pulumi.<stack>.yaml, in this folder)";
 

@@ -1,5 +1,5 @@
-import { parseRunArgs, UsageError, type RunConfig } from "../workloads/runConfig";
-import { RUNTIMES } from "../analysis/catalog";
+import { parseRunArgs, UsageError, type RunConfig } from "../workloads/run/runConfig";
+import { RUNTIMES } from "../analysis/contract/catalog";
 import { PINNED_NODE_VERSIONS, REFERENCE_NODE_VERSION } from "../cluster/nodeRelease";
 import { GATEWAY_PATHS, validateSshSource, type AzureConfig, type GatewayPath, type StackConfig, type Target } from "../components/benchmarkConfig";
 
@@ -39,7 +39,7 @@ export const DEFAULTS = {
   runnerNodeVersion: REFERENCE_NODE_VERSION,
   /** Longer than any group of the full preset takes on the runner (the DO wake group waits 3 x 10 minutes). */
   runTimeLimitMinutes: "120",
-  /** The Cloudflare groups' idle waits host Rivet groups (workloads/passPlan.ts). */
+  /** The Cloudflare groups' idle waits host Rivet groups (workloads/experiment/passPlan.ts). */
   overlapIdle: "true",
 } as const;
 

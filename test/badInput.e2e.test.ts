@@ -13,10 +13,10 @@ import { fixture } from "./fixtures";
 
 const DIST = resolve(__dirname, "../dist");
 const COMMANDS: Record<string, string> = {
-  start: "workloads/cli.js",
-  report: "analysis/cli.js",
-  compare: "analysis/compareCli.js",
-  site: "analysis/siteCli.js",
+  start: "workloads/run/cli.js",
+  report: "analysis/report/cli.js",
+  compare: "analysis/report/compareCli.js",
+  site: "analysis/report/siteCli.js",
   schedule: "stacks/scheduleCli.js",
 };
 

@@ -6,8 +6,8 @@ import { CLI, startCli, waitFor } from "./cliProcess";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { netnsAvailable } from "../workloads/netns";
-import { stageReps, type StageRecord } from "../analysis/runDirContract";
+import { netnsAvailable } from "../workloads/host/netns";
+import { stageReps, type StageRecord } from "../analysis/contract/runDirContract";
 
 
 
@@ -138,7 +138,7 @@ describe("npm start", () => {
       if (signal === "SIGINT") expect(m).toMatchObject({ status: "failed", failure: "interrupted by SIGINT" });
       else expect(m.status).toBe("running");
       // The report builds from what is under a hash and says the run is partial and why.
-      execFileSync(process.execPath, [resolve(__dirname, "../dist/analysis/cli.js"), dir], { stdio: "pipe" });
+      execFileSync(process.execPath, [resolve(__dirname, "../dist/analysis/report/cli.js"), dir], { stdio: "pipe" });
       const report = readFileSync(join(dir, "report", "results.md"), "utf8");
       expect(report).toContain("**Partial run.**");
       if (signal === "SIGINT") expect(report).toContain('This run is partial: its status is "failed". Why: interrupted by SIGINT');

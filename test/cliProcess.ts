@@ -2,7 +2,7 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 
-export const CLI = resolve(__dirname, "../dist/workloads/cli.js");
+export const CLI = resolve(__dirname, "../dist/workloads/run/cli.js");
 
 /** The compiled CLI with `args`: its process, its end, and everything it printed so far. */
 export function startCli(args: string[]) {

@@ -8,17 +8,17 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
-import { startLocalWorker, type LocalWorker } from "../workloads/cloudflare/localWorker";
-import { WorkerClient, type WorkerResult } from "../workloads/cloudflare/workerClient";
-import { RunDir } from "../workloads/runDir";
-import { createProgress } from "../workloads/progress";
-import { GROUPS, metricsOf, defaultGroups } from "../analysis/catalog";
-import { measureCloudflare } from "../workloads/run";
-import { parseRunArgs } from "../workloads/runConfig";
-import type { Sample } from "../workloads/samples";
+import { startLocalWorker, type LocalWorker } from "../workloads/sides/cloudflare/localWorker";
+import { WorkerClient, type WorkerResult } from "../workloads/sides/cloudflare/workerClient";
+import { RunDir } from "../workloads/experiment/runDir";
+import { createProgress } from "../workloads/experiment/progress";
+import { GROUPS, metricsOf, defaultGroups } from "../analysis/contract/catalog";
+import { measureCloudflare } from "../workloads/run/run";
+import { parseRunArgs } from "../workloads/run/runConfig";
+import type { Sample } from "../workloads/experiment/samples";
 import { TINY_SAMPLES } from "./fixtures";
-import { stageReps } from "../analysis/runDirContract";
-import { generateReport } from "../analysis/report";
+import { stageReps } from "../analysis/contract/runDirContract";
+import { generateReport } from "../analysis/report/report";
 
 let workDir: string;
 let worker: LocalWorker;
@@ -122,7 +122,7 @@ describe("the Cloudflare driver stages (the stage plan through measureCloudflare
   });
 
   it("writes every Cloudflare metric of the contract with both clocks", () => {
-    // The quick preset's groups (the scaling group is off in quick; workloads/floor/floor.test.ts runs it).
+    // The quick preset's groups (the scaling group is off in quick; workloads/sides/floor/floor.test.ts runs it).
     const expected = defaultGroups("quick").flatMap((g) => metricsOf("cloudflare", g));
     expect(Object.keys(run.manifest.stages).sort()).toEqual(expected.map((m) => `cloudflare.${m}`).sort());
     for (const m of expected) {
@@ -170,7 +170,7 @@ describe("wrangler", () => {
     const { spawnSync } = await import("node:child_process");
     const out = mkdtempSync(join(tmpdir(), "ab-wrangler-"));
     const root = join(__dirname, "..");
-    const r = spawnSync(join(root, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--outdir", out, "-c", "workloads/cloudflare/wrangler.jsonc"], {
+    const r = spawnSync(join(root, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--outdir", out, "-c", "workloads/sides/cloudflare/wrangler.jsonc"], {
       cwd: root, encoding: "utf8", timeout: 60_000, env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
     });
     expect(r.status, r.stderr + r.stdout).toBe(0);

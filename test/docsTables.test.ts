@@ -2,8 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, type SampleCounts } from "../analysis/catalog";
-import { parseRunArgs } from "../workloads/runConfig";
+import { PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, type SampleCounts } from "../analysis/contract/catalog";
+import { parseRunArgs } from "../workloads/run/runConfig";
 
 const page = readFileSync(resolve(__dirname, "../docs/local-runs.md"), "utf8");
 /** A table row's cells, found by the start of its first cell. */
@@ -17,7 +17,7 @@ describe("docs/local-runs.md's presets table", () => {
   // quick, local, large (the same n on every side), then full for Rivet and for the DO
   const columns: SampleCounts[] = [PRESETS.quick.rivet, PRESETS.local.rivet, PRESETS.large.rivet, PRESETS.full.rivet, PRESETS.full.cloudflare];
   const cells = (f: (c: SampleCounts) => string) => columns.map(f);
-  it("gives each preset's counts and repetitions as analysis/catalog.ts has them", () => {
+  it("gives each preset's counts and repetitions as analysis/contract/catalog.ts has them", () => {
     expect(rowOf("repetitions")).toEqual([PRESET_REPEAT.quick, PRESET_REPEAT.local, PRESET_REPEAT.large, PRESET_REPEAT.full, PRESET_REPEAT.full].map(String));
     expect(rowOf("create.ping")).toEqual(cells((c) => `${c.createPing} / ${c.createRead} / ${c.createWrite}`));
     expect(rowOf("wake.ping")).toEqual(cells((c) => String(c.wake)));

@@ -13,10 +13,10 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { alive, commandOf, descendants } from "./processTree";
 import { startCli, waitFor } from "./cliProcess";
-import { verifyRunDir } from "../analysis/verify";
-import type { StageRecord } from "../analysis/runDirContract";
+import { verifyRunDir } from "../analysis/contract/verify";
+import type { StageRecord } from "../analysis/contract/runDirContract";
 
-const REPORT_CLI = resolve(__dirname, "../dist/analysis/cli.js");
+const REPORT_CLI = resolve(__dirname, "../dist/analysis/report/cli.js");
 
 
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RESERVE_FILE, RunDir } from "../workloads/runDir";
+import { RESERVE_FILE, RunDir } from "../workloads/experiment/runDir";
 
 /** Small counts (`--samples`), the same for every e2e run of the stage plan. */
 export const TINY_SAMPLES = "createPing=3,createRead=3,createWrite=3,wake=2,warm=10,sqliteRead=5,sqliteWrite=5,sqliteScan=3,burstAttempts=8,seqWrite=10,openSeconds=1";

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { marked } from "marked";
 import { describe, expect, it } from "vitest";
-import { generateReport } from "../analysis/report";
-import { md as siteMarkdown } from "../analysis/site";
+import { generateReport } from "../analysis/report/report";
+import { md as siteMarkdown } from "../analysis/report/site";
 import { hostileRun } from "./fixtures";
 
 describe("a hostile run directory in results.md (every hash matches, every printed string is HTML, backticks, pipes and a newline)", () => {

@@ -6,8 +6,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { runProgram, stackConfigFromFiles, valueOf, type Registered } from "./pulumiProgram";
 import { CLOUD_NETWORK } from "../cluster/topology";
-import { GROUPS } from "../analysis/catalog";
-import { passRunName, planPass } from "../workloads/passPlan";
+import { GROUPS } from "../analysis/contract/catalog";
+import { passRunName, planPass } from "../workloads/experiment/passPlan";
 
 // The eastus2 stack under the SDK's mocks (no Azure account can be used here):
 // what `pulumi up -s eastus2` would ask Azure for, checked input by input.
@@ -41,7 +41,7 @@ const tasksOf = (c: Registered) => {
   return r.tasks?.map((t) => `${t.side}.${t.group}`) ?? [`${r.side}.${r.runArgs[r.runArgs.lastIndexOf("--groups") + 1]}`];
 };
 const takes = (c: Registered, side: string) => tasksOf(c).some((t) => t.startsWith(`${side}.`));
-/** The eastus2 pass as the planner lays it out (both sides, overlapIdle default; the plan itself is checked in workloads/passPlan.test.ts). */
+/** The eastus2 pass as the planner lays it out (both sides, overlapIdle default; the plan itself is checked in workloads/experiment/passPlan.test.ts). */
 const PLANNED = planPass(["rivet", "cloudflare"], GROUPS, true).map(passRunName);
 
 beforeAll(async () => {
@@ -263,7 +263,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
       const req = requestOf(r);
       // Single-flight and time-limited on the runner (the stack's default limit, 120 minutes).
       expect(unwrap(r.inputs.create)).toContain("flock -n 9");
-      expect(unwrap(r.inputs.create)).toContain("exec timeout --kill-after=30 7200 '/opt/node/bin/node' dist/workloads/remote/runner.js run");
+      expect(unwrap(r.inputs.create)).toContain("exec timeout --kill-after=30 7200 '/opt/node/bin/node' dist/workloads/runner/runner.js run");
       expect(req.request.runArgs).toEqual(expect.arrayContaining(["--preset", "full", "--cf-wake-idle-ms", "600000"]));
       // The reference's idle before wakes: Rivet actors 10 s confirmed asleep, DOs 10 minutes.
       expect(req.request.runArgs).toEqual(expect.arrayContaining(["--wake-idle-ms", "10000"]));

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runProgram, valueOf, type Registered } from "./pulumiProgram";
-import { COMPATIBILITY_DATE } from "../workloads/cloudflare/compatibility";
+import { COMPATIBILITY_DATE } from "../workloads/sides/cloudflare/compatibility";
 import { workerScriptInputs, workerScriptName } from "../components/cloudflare/worker";
 
 // The CloudflareWorker component under the SDK's mocks (Cloudflare's API cannot be reached here),

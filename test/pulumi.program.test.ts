@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync } from "node:fs";
 import { isKnown, runProgram, stackConfigFromFiles, valueOf, type Registered } from "./pulumiProgram";
-import { defaultGroups } from "../analysis/catalog";
+import { defaultGroups } from "../analysis/contract/catalog";
 
 const cloudSecrets = {
   "actor-bench:sshSourceAddress": "203.0.113.7",

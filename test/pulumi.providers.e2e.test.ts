@@ -12,8 +12,8 @@ import { join } from "node:path";
 import { runProgram, stackConfigFromFiles } from "./pulumiProgram";
 import { startProviderHost, urnOf, type Props, type ProviderHost } from "./providerHost";
 import { alive, descendants } from "./processTree";
-import { verifyRunDir } from "../analysis/verify";
-import { netnsAvailable } from "../workloads/netns";
+import { verifyRunDir } from "../analysis/contract/verify";
+import { netnsAvailable } from "../workloads/host/netns";
 
 const T = (name: string) => `pulumi-nodejs:dynamic/actor-bench:${name}`;
 const loopback = netnsAvailable().ok ? "quickack" : "host";

@@ -8,9 +8,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import { StorageSharedKeyCredential, ContainerClient, ContainerSASPermissions, generateBlobSASQueryParameters } from "@azure/storage-blob";
-import { spawnManaged, type Managed } from "../workloads/processes";
-import { freePort } from "../workloads/ports";
-import { waitUntil } from "../workloads/waitFor";
+import { spawnManaged, type Managed } from "../workloads/host/processes";
+import { freePort } from "../workloads/host/ports";
+import { waitUntil } from "../workloads/host/waitFor";
 
 export interface Sshd {
   port: number;
@@ -100,7 +100,7 @@ export function detachedAppCommand(appDir: string, nodeBin: string, gatewayUrl: 
     // A simple command in the background (not an && list, which bash runs in a subshell that
     // keeps ssh's pipes open until the app exits): $! is the app itself.
     `cd '${appDir}' || exit 1; RIVET_ENDPOINT='${gatewayUrl}' RIVET_NAMESPACE=default RIVET_RUN_SERVICES=0 RIVET_LOG_LEVEL=warn RUST_LIB_BACKTRACE=0 ` +
-    `setsid '${nodeBin}' dist/workloads/rivet/app.js < /dev/null > app.log 2>&1 & echo $! > '${appDir}/app.pid'`
+    `setsid '${nodeBin}' dist/workloads/sides/rivet/app.js < /dev/null > app.log 2>&1 & echo $! > '${appDir}/app.pid'`
   );
 }
 

@@ -4,28 +4,28 @@ import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnManaged, type Managed } from "../workloads/processes";
-import { freePorts } from "../workloads/ports";
-import { waitUntil } from "../workloads/waitFor";
+import { spawnManaged, type Managed } from "../workloads/host/processes";
+import { freePorts } from "../workloads/host/ports";
+import { waitUntil } from "../workloads/host/waitFor";
 import { DEFAULT_ENGINE_SETTINGS, engineEnv, renderEngineConfig } from "../cluster/engineConfig";
-import { engineBinaryPath, healthy } from "../workloads/rivet/localRivet";
-import { writeBundleArchive } from "../workloads/remote/bundle";
-import { BUNDLE_FILE, credentialsCommand, installCommand, probeCommand, RUN_LOCK, runCommand, TIME_LIMIT_EXIT } from "../workloads/remote/commands";
-import { parseProbe, type RemoteRunRequest, type RunnerCredentials } from "../workloads/remote/runner";
-import { downloadRunDir, getBlob, putBlob } from "../workloads/remote/blobStore";
-import { RESULT_POLICY_IDS, resultPolicies, setContainerPolicies } from "../workloads/remote/accessPolicies";
-import { verifyRunDir } from "../analysis/verify";
+import { engineBinaryPath, healthy } from "../workloads/sides/rivet/localRivet";
+import { writeBundleArchive } from "../workloads/runner/bundle";
+import { BUNDLE_FILE, credentialsCommand, installCommand, probeCommand, RUN_LOCK, runCommand, TIME_LIMIT_EXIT } from "../workloads/runner/commands";
+import { parseProbe, type RemoteRunRequest, type RunnerCredentials } from "../workloads/runner/runner";
+import { downloadRunDir, getBlob, putBlob } from "../workloads/runner/blobStore";
+import { RESULT_POLICY_IDS, resultPolicies, setContainerPolicies } from "../workloads/runner/accessPolicies";
+import { verifyRunDir } from "../analysis/contract/verify";
 import * as remoteRunFetch from "../components/providers/remoteRunFetch";
 import { alive } from "./processTree";
 import { sftpPut, sshExec, sshRun, type SshTarget } from "./sshClient";
-import { startLocalWorker } from "../workloads/cloudflare/localWorker";
+import { startLocalWorker } from "../workloads/sides/cloudflare/localWorker";
 import { detachedAppCommand, startAzurite, startSshd, type Azurite, type Sshd } from "./remotePeers";
 import { fixture, HOSTILE, makeHostile, tree, TINY_SAMPLES } from "./fixtures";
 
 // The remote path for real, with the runner VM played by this machine over
 // SSH (Debian's sshd on loopback) and the result container by Azurite. The
 // stack's remote.Command and CopyToRemote steps run the strings of
-// workloads/remote/commands.ts; here OpenSSH's client runs the same strings
+// workloads/runner/commands.ts; here OpenSSH's client runs the same strings
 // with the same pinned host key (@pulumi/command's provider binary cannot be
 // downloaded here): the bundle copied over SFTP and installed from the lock,
 // the credentials written, the app started and probed, group runs on the

@@ -8,17 +8,17 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
-import { startLocalRivet, type LocalRivet } from "../workloads/rivet/localRivet";
-import { GatewayClient, type CallResult, type Target } from "../workloads/rivet/gateway";
+import { startLocalRivet, type LocalRivet } from "../workloads/sides/rivet/localRivet";
+import { GatewayClient, type CallResult, type Target } from "../workloads/sides/rivet/gateway";
 import { DEFAULT_ENGINE_SETTINGS } from "../cluster/engineConfig";
-import { RunDir } from "../workloads/runDir";
-import { createProgress } from "../workloads/progress";
-import { GROUPS, metricsOf, defaultGroups } from "../analysis/catalog";
-import { ACTORS_PER_QUERY, sleepAndConfirm } from "../workloads/rivet/adapter";
-import { measure } from "../workloads/measure";
-import { measureRivet } from "../workloads/run";
-import { parseRunArgs } from "../workloads/runConfig";
-import type { Sample } from "../workloads/samples";
+import { RunDir } from "../workloads/experiment/runDir";
+import { createProgress } from "../workloads/experiment/progress";
+import { GROUPS, metricsOf, defaultGroups } from "../analysis/contract/catalog";
+import { ACTORS_PER_QUERY, sleepAndConfirm } from "../workloads/sides/rivet/adapter";
+import { measure } from "../workloads/experiment/measure";
+import { measureRivet } from "../workloads/run/run";
+import { parseRunArgs } from "../workloads/run/runConfig";
+import type { Sample } from "../workloads/experiment/samples";
 import { TINY_SAMPLES } from "./fixtures";
 
 let rivet: LocalRivet;
@@ -134,7 +134,7 @@ describe("the Rivet driver stages (the stage plan through measureRivet)", () => 
   });
 
   it("writes every Rivet metric of the contract, one sample per attempt", () => {
-    // The quick preset's groups (the scaling group is off in quick; workloads/floor/floor.test.ts runs it).
+    // The quick preset's groups (the scaling group is off in quick; workloads/sides/floor/floor.test.ts runs it).
     const expected = defaultGroups("quick").flatMap((g) => metricsOf("rivet", g));
     expect(Object.keys(run.manifest.stages).sort()).toEqual(expected.map((m) => `rivet.${m}`).sort());
     for (const m of expected) {
@@ -144,7 +144,7 @@ describe("the Rivet driver stages (the stage plan through measureRivet)", () => 
       expect(samples.map((s) => s.seq).sort((a, b) => a - b), m).toEqual(samples.map((_, i) => i));
       expect(samples.filter((s) => !s.ok).length, m).toBe(st.errors);
       // Serial stages must not fail. Concurrent creates on a loaded 2-core machine can hit the
-      // Engine's 15 s route timeout (workloads/rivet/LATENCY.md): those are counted, with their text.
+      // Engine's 15 s route timeout (docs/engine-latency.md): those are counted, with their text.
       if (st.concurrency === 1) expect(st.errors, m).toBe(0);
       for (const s of samples) {
         if (!s.ok) expect(s.error, m).toMatch(/HTTP 50\d|timeout/);
@@ -230,7 +230,7 @@ describe("sleep confirmation", () => {
     const ids: string[] = [];
     for (let i = 0; i < ACTORS_PER_QUERY + 8; i++) {
       // Setup, not a sample: the Engine now and then stalls one create past its
-      // 15 s route timeout (workloads/rivet/LATENCY.md), so this one may try twice.
+      // 15 s route timeout (docs/engine-latency.md), so this one may try twice.
       const target: Target = { kind: "key", actor: "plain", key: `many-${Date.now()}-${i}` };
       let r = await client.call(target, "ping");
       if (!r.ok && r.error.includes("route_resolve_query_timeout")) r = await client.call(target, "ping");

@@ -4,11 +4,11 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { buildSite, type Site } from "../analysis/site";
-import { generateReport } from "../analysis/report";
-import { compareRuns } from "../analysis/compare";
-import { CATALOG, SIDE_NAMES, type Side } from "../analysis/catalog";
-import type { SummaryRow } from "../analysis/summary";
+import { buildSite, type Site } from "../analysis/report/site";
+import { generateReport } from "../analysis/report/report";
+import { compareRuns } from "../analysis/report/compare";
+import { CATALOG, SIDE_NAMES, type Side } from "../analysis/contract/catalog";
+import type { SummaryRow } from "../analysis/stats/summary";
 import { fixture, hostileRun, type S } from "./fixtures";
 
 // Debian's chromium, driven by playwright-core; .ci/run installs it. Without it this file is skipped, saying so.
@@ -89,7 +89,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the static site in headless Chromium (sk
     await page.waitForFunction(() => document.body.getAttribute("data-charts") !== null, undefined, { timeout: 60_000 });
     expect(await page.getAttribute("body", "data-charts")).toBe("rendered");
     const charts = await page.$$eval(".chart", (divs) => divs.map((d) => ({ name: d.getAttribute("data-chart"), marks: d.querySelectorAll("svg g[class*='mark-'] path, svg g[class*='mark-'] rect, svg g[class*='mark-'] line").length })));
-    // The default run has no scaling group, so no scale chart (workloads/floor/floor.test.ts draws one).
+    // The default run has no scaling group, so no scale chart (workloads/sides/floor/floor.test.ts draws one).
     expect(charts.map((c) => c.name)).toEqual(expect.arrayContaining(["headline", "same-clock", "cdf-create", "cdf-wake", "hist-create"]));
     for (const c of charts) expect(c.marks, `${c.name} has SVG marks`).toBeGreaterThan(0);
 

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { textTail } from "../workloads/waitFor";
+import { textTail } from "../workloads/host/waitFor";
 
 export interface SshTarget {
   host: string;

@@ -6,23 +6,23 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StackConfig } from "../benchmarkConfig";
-import { bundleDigest, writeBundleArchive } from "../../workloads/remote/bundle";
+import { bundleDigest, writeBundleArchive } from "../../workloads/runner/bundle";
 import { engineVmPlan } from "./networkRules";
 import { CLOUD_PORTS } from "../../cluster/topology";
 import { passReport, type BenchmarkReport } from "../benchmarkReport";
 import { RemoteGroupRun } from "../remoteRunner";
-import { passRunName, planPass, taskLabel, type PassRun } from "../../workloads/passPlan";
-import { newestCosts, passSchedule } from "../../workloads/passSchedule";
+import { passRunName, planPass, taskLabel, type PassRun } from "../../workloads/experiment/passPlan";
+import { newestCosts, passSchedule } from "../../workloads/run/passSchedule";
 import { BenchNetwork } from "./network";
 import { ColdStore } from "./coldStore";
 import { EngineCluster, POSTGRES_SETTINGS, type EngineClusterArgs } from "./engineCluster";
 import { RunnerVm, RUNNER_NODE_BIN } from "./runnerVm";
 import { RUNNER_PATHS } from "../../cluster/cloudInit";
 import { ENGINE_CAPS } from "../../cluster/engineConfig";
-import type { RunnerCredentials } from "../../workloads/remote/runner";
+import type { RunnerCredentials } from "../../workloads/runner/runner";
 import { CloudflareWorker } from "../cloudflare/worker";
 import { DoAnalytics } from "../cloudflare/doAnalytics";
-import { COMPATIBILITY_DATE } from "../../workloads/cloudflare/compatibility";
+import { COMPATIBILITY_DATE } from "../../workloads/sides/cloudflare/compatibility";
 
 /** How long the DO analytics are asked for after a Cloudflare run while invocations are still arriving, and how often. */
 export const ANALYTICS_WAIT = { waitMs: 15 * 60_000, pollMs: 60_000 };
@@ -201,7 +201,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
 
   /**
    * The pass's runs on the runner, one chain, never two at once, in the
-   * planned order (workloads/passPlan.ts); after each run with a Cloudflare
+   * planned order (workloads/experiment/passPlan.ts); after each run with a Cloudflare
    * part, its DO analytics. Returns the report's parts.
    */
   private chainRuns(

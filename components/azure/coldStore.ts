@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as storage from "@pulumi/azure-native/storage";
 import { delegatingProvider, withOutputs } from "../delegatingProvider";
-import { RESULT_POLICY_IDS, resultPolicies, type AccessPolicy } from "../../workloads/remote/accessPolicies";
+import { RESULT_POLICY_IDS, resultPolicies, type AccessPolicy } from "../../workloads/runner/accessPolicies";
 
 export interface ColdStoreArgs {
   resourceGroupName: pulumi.Input<string>;

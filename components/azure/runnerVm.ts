@@ -5,8 +5,8 @@ import * as tls from "@pulumi/tls";
 import { remote } from "@pulumi/command";
 import { APP_UNIT_COMMANDS, renderRunnerCloudInit, RUNNER_PATHS } from "../../cluster/cloudInit";
 import { CLOUD_NETWORK } from "../../cluster/topology";
-import { BUNDLE_FILE, credentialsCommand, installCommand, probeCommand, READY_COMMAND, removeCredentialsCommand } from "../../workloads/remote/commands";
-import { parseProbe, type ProbeResult, type RunnerCredentials } from "../../workloads/remote/runner";
+import { BUNDLE_FILE, credentialsCommand, installCommand, probeCommand, READY_COMMAND, removeCredentialsCommand } from "../../workloads/runner/commands";
+import { parseProbe, type ProbeResult, type RunnerCredentials } from "../../workloads/runner/runner";
 import { DIAL, type RunnerConnection } from "../remoteRunner";
 import { ADMIN_USER, linuxVm } from "./linuxVm";
 

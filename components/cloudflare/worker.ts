@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as cloudflare from "@pulumi/cloudflare";
 import * as random from "@pulumi/random";
 import { createHash } from "node:crypto";
-import { COMPATIBILITY_DATE } from "../../workloads/cloudflare/compatibility";
+import { COMPATIBILITY_DATE } from "../../workloads/sides/cloudflare/compatibility";
 
 /** The Durable Object class and binding the Worker's code exports and uses (wrangler.jsonc says the same). */
 export const DO_CLASS = "BenchObject";

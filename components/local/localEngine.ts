@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { DaemonHandle } from "../../workloads/local/daemons";
+import type { DaemonHandle } from "../../workloads/run/daemons";
 import type { EngineSettings } from "../../cluster/engineConfig";
 import { delegatingProvider, withOutputs } from "../delegatingProvider";
 

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { mergeRunParts, type RunPart } from "../../workloads/mergeRuns";
-import { generateReport } from "../../analysis/report";
-import { buildSite } from "../../analysis/site";
+import { mergeRunParts, type RunPart } from "../../workloads/run/mergeRuns";
+import { generateReport } from "../../analysis/report/report";
+import { buildSite } from "../../analysis/report/site";
 import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
 
 const INPUT_KEYS = ["stack", "resultsRoot", "parts"];

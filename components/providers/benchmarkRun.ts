@@ -1,11 +1,11 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { parseRunArgs, UsageError } from "../../workloads/runConfig";
-import { GROUPS, RUNTIMES } from "../../analysis/catalog";
-import { blobDigest, runGroupInChild, type GroupRunRequest } from "../../workloads/local/groupRun";
-import type { DaemonHandle } from "../../workloads/local/daemons";
+import { parseRunArgs, UsageError } from "../../workloads/run/runConfig";
+import { GROUPS, RUNTIMES } from "../../analysis/contract/catalog";
+import { blobDigest, runGroupInChild, type GroupRunRequest } from "../../workloads/run/groupRun";
+import type { DaemonHandle } from "../../workloads/run/daemons";
 import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
-import { privateDir } from "../../workloads/privateDir";
+import { privateDir } from "../../workloads/host/privateDir";
 
 /**
  * Inputs whose change re-runs the measurement: what is measured, with which

@@ -1,5 +1,5 @@
 import { rmSync } from "node:fs";
-import { daemonAnswers, stopDaemon, type DaemonHandle } from "../../workloads/local/daemons";
+import { daemonAnswers, stopDaemon, type DaemonHandle } from "../../workloads/run/daemons";
 
 /** Shapes shared by the dynamic providers' implementations (plain code: no Pulumi import). */
 export interface CheckFailure {

@@ -1,4 +1,4 @@
-import { setContainerPolicies, type AccessPolicy } from "../../workloads/remote/accessPolicies";
+import { setContainerPolicies, type AccessPolicy } from "../../workloads/runner/accessPolicies";
 import { requireString, type CheckFailure, type Props } from "./common";
 
 export async function check(_olds: Props, news: Props) {

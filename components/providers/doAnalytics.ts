@@ -1,6 +1,6 @@
-import { runAnalytics } from "../../workloads/cloudflare/analyticsRun";
+import { runAnalytics } from "../../workloads/run/analyticsRun";
 import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
-import { privateDir } from "../../workloads/privateDir";
+import { privateDir } from "../../workloads/host/privateDir";
 
 /** What is asked for; the API token is a credential, not a reason to ask again. */
 const INPUT_KEYS = ["stack", "forRunDir", "forSha256", "blobRoot", "accountId", "scriptName", "waitMs", "pollMs"];

@@ -1,5 +1,5 @@
-import { packageVersion } from "../../workloads/versions";
-import { startDaemon } from "../../workloads/local/daemons";
+import { packageVersion } from "../../workloads/host/versions";
+import { startDaemon } from "../../workloads/run/daemons";
 import { LOOPBACKS, readDaemon, removeDaemon, replaceDiff, requireString, type CheckFailure, type Props } from "./common";
 
 /** Inputs of a LocalEngine: where its data lives and how the Engine + app are set up. */

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { startDaemon } from "../../workloads/local/daemons";
+import { startDaemon } from "../../workloads/run/daemons";
 import { LOOPBACKS, readDaemon, removeDaemon, replaceDiff, requireString, type CheckFailure, type Props } from "./common";
 
 const INPUT_KEYS = ["stack", "stateDir", "loopback"];

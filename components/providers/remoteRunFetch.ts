@@ -1,16 +1,16 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { downloadRunDir, withoutSas, blobUrl } from "../../workloads/remote/blobStore";
-import { RUN_ID, RunDirError } from "../../analysis/runDirContract";
-import { summarizeRun } from "../../analysis/summary";
-import type { RemoteRunResult } from "../../workloads/remote/runner";
+import { downloadRunDir, withoutSas, blobUrl } from "../../workloads/runner/blobStore";
+import { RUN_ID, RunDirError } from "../../analysis/contract/runDirContract";
+import { summarizeRun } from "../../analysis/stats/summary";
+import type { RemoteRunResult } from "../../workloads/runner/runner";
 import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
-import { privateDir } from "../../workloads/privateDir";
+import { privateDir } from "../../workloads/host/privateDir";
 
 /** The run it fetches (its reported line) and where it goes; the SAS is a credential, not a reason to fetch again. */
 const INPUT_KEYS = ["stack", "part", "prefix", "result", "blobRoot", "containerUrl"];
 
-/** A run's part name: its tasks as <side>.<group>, joined by "+" (workloads/passPlan.ts passRunName). */
+/** A run's part name: its tasks as <side>.<group>, joined by "+" (workloads/experiment/passPlan.ts passRunName). */
 export const PART = /^(rivet|cloudflare)\.[a-z]+(\+(rivet|cloudflare)\.[a-z]+)*$/;
 
 export async function check(_olds: Props, news: Props) {

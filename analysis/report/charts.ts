@@ -1,0 +1,263 @@
+import { stageKey } from "../contract/runDirContract";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import * as vega from "vega";
+import * as vl from "vega-lite";
+import { Resvg } from "@resvg/resvg-js";
+import type { ManifestLike } from "../contract/verify";
+import { countedSamples, type RawSample, type RunSummary } from "../stats/summary";
+import { CATALOG, chartMetric, GROUPS, isColdMetric, metricEntry, SIDE_NAMES, SIDE_SHORT, SIDE_WORDS, SIDES, type Side } from "../contract/catalog";
+import { nearestRank } from "../stats/percentiles";
+// d3-array for domains, ticks and bins only: its quantiles interpolate (R-7), and percentiles here are nearest rank.
+import { bin, extent, ticks } from "d3-array";
+import { clientPercentiles } from "../stats/summary";
+import { scaleRows, type ScaleRow } from "../stats/scale";
+
+const MAX_POINTS = 400;
+/** Each side's own clock, short, for chart labels. */
+
+async function render(spec: vl.TopLevelSpec, outDir: string, name: string): Promise<void> {
+  const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: "none" });
+  const svg = await view.toSVG();
+  view.finalize();
+  writeFileSync(join(outDir, `${name}.svg`), svg);
+  const png = new Resvg(svg, { background: "white", fitTo: { mode: "zoom", value: 2 }, font: { loadSystemFonts: true } }).render().asPng();
+  writeFileSync(join(outDir, `${name}.png`), png);
+}
+
+const sortedMs = (samples: RawSample[] | undefined, metric: string) =>
+  samples ? countedSamples(samples, isColdMetric(metric)).map((s) => s.ms).sort((a, b) => a - b) : [];
+
+/**
+ * Data of the headline chart, each side on its own clock (the reference's):
+ * the request group is the side's median warm round trip; the create and
+ * write groups subtract that median from every sample first.
+ */
+export function headlineData(samples: Map<string, RawSample[]>): Array<{ group: string; side: string; sideShort: string; ms: number; n: number }> {
+  const out: Array<{ group: string; side: string; sideShort: string; ms: number; n: number }> = [];
+  for (const side of SIDES) {
+    const request = chartMetric(side, "request")!;
+    const base = sortedMs(samples.get(stageKey(side, request)), request);
+    if (base.length === 0) continue;
+    const baseline = nearestRank(base, 50);
+    const name = `${SIDE_NAMES[side]} (${SIDE_WORDS[side].clockShort})`;
+    const sideShort = SIDE_SHORT[side];
+    out.push({ group: "Warm request (the baseline)", side: name, sideShort, ms: baseline, n: base.length });
+    for (const [group, role] of [["Create minus baseline", "create"], ["Write minus baseline", "write"]] as const) {
+      const metric = chartMetric(side, role)!;
+      const xs = sortedMs(samples.get(stageKey(side, metric)), metric).map((x) => x - baseline);
+      if (xs.length) out.push({ group, side: name, sideShort, ms: nearestRank(xs, 50), n: xs.length });
+    }
+  }
+  return out;
+}
+
+/** Data of the same-clock chart: the client's p50 round trip on both sides, for every latency row. */
+export function sameClockData(samples: Map<string, RawSample[]>): Array<{ metric: string; side: string; sideShort: string; ms: number; n: number }> {
+  const out: Array<{ metric: string; side: string; sideShort: string; ms: number; n: number }> = [];
+  for (const e of CATALOG.filter((x) => x.label && !x.throughput)) {
+    for (const side of e.sides) {
+      const p = clientPercentiles(samples, side, e.id);
+      if (p && !out.some((o) => o.metric === e.id && o.side === SIDE_NAMES[side])) out.push({ metric: e.id, side: SIDE_NAMES[side], sideShort: SIDE_SHORT[side], ms: Math.max(p.p50, 0.01), n: p.n });
+    }
+  }
+  return out;
+}
+
+/** Empirical CDF points of each series, thinned to at most MAX_POINTS evenly spaced ranks. */
+export function cdfData(samples: Map<string, RawSample[]>, group: string): Array<{ series: string; sideShort: string; metric: string; ms: number; fraction: number }> {
+  const out: Array<{ series: string; sideShort: string; metric: string; ms: number; fraction: number }> = [];
+  for (const [key, s] of samples) {
+    const [side, ...rest] = key.split(".");
+    const metric = rest.join(".");
+    if (metricEntry(metric)?.group !== group || metricEntry(metric)?.throughput?.mode === "open") continue;
+    const xs = sortedMs(s, metric);
+    const step = Math.max(1, Math.ceil(xs.length / MAX_POINTS));
+    const sideShort = SIDE_SHORT[side as Side] ?? side;
+    const series = `${sideShort} ${metric}`;
+    for (let i = 0; i < xs.length; i += step) out.push({ series, sideShort, metric, ms: Math.max(xs[i], 0.01), fraction: (i + 1) / xs.length });
+    if (xs.length && (xs.length - 1) % step !== 0) out.push({ series, sideShort, metric, ms: Math.max(xs[xs.length - 1], 0.01), fraction: 1 });
+  }
+  return out;
+}
+
+/** One colour per side in every chart: the side's short name, coloured as the catalog says. */
+const SIDE_COLOUR = {
+  field: "sideShort",
+  type: "nominal",
+  title: null,
+  scale: { domain: SIDES.map((x) => SIDE_SHORT[x]), range: SIDES.map((x) => SIDE_WORDS[x].colour) },
+} as const;
+
+/** Log-scale tick values from lo to hi: 1, 2 and 5 times each power of ten (d3's ticks per decade). */
+export function logTicks(lo: number, hi: number): number[] {
+  const out: number[] = [];
+  for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
+    for (const m of [1, 2, 5]) {
+      const v = m * 10 ** e;
+      if (v >= lo && v <= hi) out.push(v);
+    }
+  }
+  return out.length >= 2 ? out : ticks(lo, hi, 5);
+}
+
+/** The x domain of a log-scale chart over these values: d3's extent, floored at 0.01 ms. */
+export function logDomain(values: readonly number[]): [number, number] {
+  const [lo, hi] = extent(values, (v) => Math.max(v, 0.01));
+  return lo === undefined || hi === undefined ? [0.01, 1] : lo === hi ? [lo / 2, hi * 2] : [lo, hi];
+}
+
+/**
+ * Histogram data of a cold-start group: each series' counted samples binned
+ * by d3's bin on log10(ms) (so a 5 ms and a 5 s tail both show), as
+ * {series, from, to, count} in ms.
+ */
+export function histogramData(samples: Map<string, RawSample[]>, group: string): Array<{ series: string; sideShort: string; from: number; to: number; count: number }> {
+  const all: Array<{ series: string; ms: number }> = [];
+  for (const [key, s] of samples) {
+    const [side, ...rest] = key.split(".");
+    const metric = rest.join(".");
+    if (metricEntry(metric)?.group !== group || metricEntry(metric)?.throughput) continue;
+    for (const ms of sortedMs(s, metric)) all.push({ series: `${SIDE_SHORT[side as Side] ?? side} ${metric}`, ms: Math.max(ms, 0.01) });
+  }
+  if (all.length === 0) return [];
+  const [lo, hi] = logDomain(all.map((x) => x.ms));
+  const thresholds = ticks(Math.log10(lo), Math.log10(hi), 30);
+  const binner = bin<{ ms: number }, number>().value((x) => Math.log10(x.ms)).domain([Math.log10(lo), Math.log10(hi)]).thresholds(thresholds);
+  const out: Array<{ series: string; sideShort: string; from: number; to: number; count: number }> = [];
+  for (const series of [...new Set(all.map((x) => x.series))]) {
+    for (const b of binner(all.filter((x) => x.series === series))) {
+      if (b.length > 0) out.push({ series, sideShort: series.split(" ")[0], from: 10 ** b.x0!, to: 10 ** b.x1!, count: b.length });
+    }
+  }
+  return out;
+}
+
+/** The scaling chart's points: p50 and p99 of each side's creates and wakes against the actors existing. */
+export function scaleChartData(rows: readonly ScaleRow[]): Array<{ series: string; sideShort: string; op: string; percentile: string; existing: number; ms: number }> {
+  const out: Array<{ series: string; sideShort: string; op: string; percentile: string; existing: number; ms: number }> = [];
+  for (const r of rows) {
+    if (r.op === "burst" || r.existing === null || r.n === 0) continue;
+    const series = `${SIDE_SHORT[r.side]} ${r.op}`;
+    const sideShort = SIDE_SHORT[r.side];
+    out.push({ series, sideShort, op: r.op, percentile: "p50", existing: r.existing, ms: Math.max(r.p50, 0.01) }, { series, sideShort, op: r.op, percentile: "p99", existing: r.existing, ms: Math.max(r.p99, 0.01) });
+  }
+  return out;
+}
+
+/** Writes charts/*.svg and *.png; returns the chart names, in order. */
+export interface ChartSpec {
+  name: string;
+  spec: vl.TopLevelSpec;
+}
+
+/**
+ * Every chart of a run as a Vega-Lite spec, named; pure. The report renders
+ * them to SVG and PNG, the site draws the same specs in the page.
+ */
+export function chartSpecs(m: ManifestLike, samples: Map<string, RawSample[]>, summary: RunSummary): ChartSpec[] {
+  const specs: ChartSpec[] = [];
+  const head = headlineData(samples);
+  if (head.length) {
+    specs.push({ name: "headline", spec: {
+      $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+      title: `p50 ms, each side on its own clock, ${m.stack} run ${m.runId}`,
+      width: 600,
+      height: 260,
+      data: { values: head },
+      mark: { type: "bar" },
+      encoding: {
+        x: { field: "group", type: "nominal", title: null, sort: null, axis: { labelAngle: 0, labelLimit: 240 } },
+        xOffset: { field: "side", type: "nominal" },
+        y: { field: "ms", type: "quantitative", title: "ms (p50)" },
+        color: SIDE_COLOUR,
+      },
+    } });
+  }
+  const same = sameClockData(samples);
+  if (same.length) {
+    specs.push({ name: "same-clock", spec: {
+      $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+      title: `p50 ms on one clock: the client's round trip (driver hrtime), ${m.stack} run ${m.runId}`,
+      width: 640,
+      height: 260,
+      data: { values: same },
+      mark: { type: "bar" },
+      encoding: {
+        x: { field: "metric", type: "nominal", title: null, sort: null, axis: { labelAngle: -30 } },
+        xOffset: { field: "side", type: "nominal" },
+        y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "client round trip, ms (p50, log scale)" },
+        color: SIDE_COLOUR,
+      },
+    } });
+  }
+  const scale = scaleChartData(scaleRows(m, summary));
+  if (scale.length) {
+    specs.push({ name: "scale", spec: {
+      $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+      title: `Create and wake latency against the actors that exist, each side's own clock, ${m.stack} run ${m.runId}`,
+      width: 520,
+      height: 300,
+      data: { values: scale },
+      mark: { type: "line", point: true },
+      encoding: {
+        x: { field: "existing", type: "quantitative", scale: { type: "symlog" }, axis: { labelOverlap: "greedy", labelAngle: -30 }, title: "actors existing (asleep) as the stage began (symlog)" },
+        y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "ms (log scale)" },
+        color: SIDE_COLOUR,
+        shape: { field: "op", type: "nominal", title: null },
+        strokeDash: { field: "percentile", type: "nominal", title: null },
+        detail: { field: "series", type: "nominal" },
+      },
+    } });
+  }
+  for (const group of GROUPS) {
+    if (group === "scale") continue;
+    const data = cdfData(samples, group);
+    if (data.length === 0) continue;
+    const domain = logDomain(data.map((d) => d.ms));
+    specs.push({ name: `cdf-${group}`, spec: {
+      $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+      title: `${group}: latency distribution (CDF), each side's own clock, ${m.stack} run ${m.runId}`,
+      width: 480,
+      height: 280,
+      data: { values: data },
+      mark: { type: "line", interpolate: "step-after" },
+      encoding: {
+        x: { field: "ms", type: "quantitative", scale: { type: "log", domain }, axis: { values: logTicks(...domain) }, title: "ms (log scale)" },
+        y: { field: "fraction", type: "quantitative", title: "fraction of samples", scale: { domain: [0, 1] } },
+        color: SIDE_COLOUR,
+        strokeDash: { field: "metric", type: "nominal", title: null },
+      },
+    } });
+  }
+  // Cold starts: how the samples spread, tail included.
+  for (const group of ["create", "wake"]) {
+    const data = histogramData(samples, group);
+    if (data.length === 0) continue;
+    const domain = logDomain(data.flatMap((d) => [d.from, d.to]));
+    specs.push({ name: `hist-${group}`, spec: {
+      $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+      title: `${group}: samples per latency bin, each side's own clock, ${m.stack} run ${m.runId}`,
+      width: 480,
+      height: 70,
+      data: { values: data },
+      mark: { type: "rect" },
+      encoding: {
+        x: { field: "from", type: "quantitative", scale: { type: "log", domain }, axis: { values: logTicks(...domain) }, title: "ms (log scale)" },
+        x2: { field: "to" },
+        y: { field: "count", type: "quantitative", title: "samples", stack: null },
+        color: SIDE_COLOUR,
+        // One small histogram per series, stacked: bars of different series never overlap.
+        row: { field: "series", type: "nominal", title: null, header: { labelAngle: 0, labelAlign: "left" } },
+      },
+    } });
+  }
+  return specs;
+}
+
+/** Renders every chart of the run into outDir as <name>.svg and <name>.png; returns the names. */
+export async function renderCharts(m: ManifestLike, samples: Map<string, RawSample[]>, summary: RunSummary, outDir: string): Promise<string[]> {
+  const specs = chartSpecs(m, samples, summary);
+  for (const { name, spec } of specs) await render(spec, outDir, name);
+  return specs.map((c) => c.name);
+}

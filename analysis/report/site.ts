@@ -1,0 +1,269 @@
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { Marked } from "marked";
+import { caveats, floorCostMarkdown, headlineMarkdown, loadRun, readmeHeadlineMarkdown, sameClockMarkdown, scaleMarkdown, type Loaded } from "./report";
+import { GROUPS, metricEntry } from "../contract/catalog";
+import { chartSpecs } from "./charts";
+import { stageStats } from "./compare";
+import { RunDirError, runDirsUnder } from "../contract/runDirContract";
+import { escapeHtml } from "./html";
+import type { StageStats } from "../stats/compareRows";
+
+/** A run the site shows: what the index lists about it and where its page is. */
+export interface SiteRun {
+  stack: string;
+  runId: string;
+  startedAt: string;
+  preset: string;
+  status: string;
+  commit: string;
+  machine: string;
+  /** What the run measured: its sides, groups and repetitions. */
+  covers: string;
+  /** Relative to the site's root. */
+  page: string;
+}
+
+/** A run directory that did not verify: listed with the reason, never shown. */
+export interface RefusedRun {
+  /** Relative to the project (results/<stack>/<runId>). */
+  dir: string;
+  reason: string;
+}
+
+export interface Site {
+  runs: SiteRun[];
+  refused: RefusedRun[];
+  /** Absolute path of the site's index.html. */
+  index: string;
+}
+
+const STACK_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** JSON inside a <script> element: nothing in it can close the element. */
+const scriptJson = (x: unknown) => JSON.stringify(x).replace(/</g, "\\u003c");
+
+/**
+ * Markdown to HTML with raw HTML shown as text: a run's strings are escaped
+ * for Markdown already, and this keeps any HTML that still reached the text
+ * (block or inline) from becoming markup in the page.
+ */
+const safeMarkdown = new Marked({ gfm: true, async: false, renderer: { html: ({ text }) => escapeHtml(text) } });
+export const md = (text: string) => safeMarkdown.parse(text) as string;
+
+function page(title: string, root: string, body: string, scripts: string[] = []): string {
+  return [
+    "<!doctype html>",
+    '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeHtml(title)}</title><link rel="stylesheet" href="${root}assets/site.css"></head>`,
+    `<body><nav><a href="${root}index.html">Runs</a> · <a href="${root}compare.html">Compare runs</a></nav><main>`,
+    body,
+    "</main>",
+    ...scripts.map((s) => `<script src="${root}assets/${s}"></script>`),
+    "</body></html>",
+    "",
+  ].join("\n");
+}
+
+function describe(l: Loaded, stack: string, runId: string): SiteRun {
+  const m = l.m;
+  const mach = m.machine as { cpus?: number; cpuModel?: string; memory?: number };
+  const commit = m.code?.commit ? String(m.code.commit).slice(0, 12) + (m.code.dirty ? " (uncommitted changes)" : "") : "not recorded";
+  return {
+    stack,
+    runId,
+    startedAt: String(m.startedAt),
+    preset: String(m.preset),
+    status: String(m.status ?? "unknown"),
+    commit,
+    machine: `${mach.cpus ?? "?"} x ${mach.cpuModel ?? "?"}, ${mach.memory ? (Number(mach.memory) / 2 ** 30).toFixed(1) : "?"} GiB`,
+    covers: coverage(m),
+    page: `runs/${stack}/${runId}.html`,
+  };
+}
+
+/** Pure: "rivet, cloudflare, floor; 6 groups (create, wake, ...); 3 repetitions", from the stages a run recorded. */
+export function coverage(m: Loaded["m"]): string {
+  const stages = Object.values(m.stages);
+  const sides = [...new Set(stages.map((st) => st.side))];
+  const groups = GROUPS.filter((g) => stages.some((st) => metricEntry(st.metric)?.group === g));
+  const reps = Array.isArray(m.repetitions) ? m.repetitions.length : 1;
+  if (stages.length === 0) return "no stage recorded";
+  return `${sides.join(", ")}; ${groups.length === 1 ? `the ${groups[0]} group only` : `${groups.length} groups (${groups.join(", ")})`}; ${reps} repetition${reps === 1 ? "" : "s"}`;
+}
+
+/** The page of one verified run: the headline on each side's own clock or on one clock, throughput, and every chart drawn in the page. */
+export function runPage(l: Loaded, r: SiteRun): string {
+  // The report's specs, with a tooltip on every mark; a line gets invisible points so that hovering anywhere along it names the sample there.
+  const specs = chartSpecs(l.m, l.samples, l.summary).map((c) => ({ name: c.name, spec: { ...c.spec, config: { mark: { tooltip: true }, line: { point: { filled: true, opacity: 0, size: 80 } } } } }));
+  const chart = (name: string) => (specs.some((c) => c.name === name) ? `<div class="chart" id="chart-${name}" data-chart="${name}"></div>` : "");
+  const others = specs.filter((c) => c.name !== "headline" && c.name !== "same-clock");
+  const extra = [floorCostMarkdown(l.samples), scaleMarkdown(l.m, l.summary)].filter(Boolean).join("\n\n");
+  const body = [
+    `<h1>Run ${escapeHtml(r.runId)} <small>${escapeHtml(r.stack)}</small></h1>`,
+    `<p class="meta">Started ${escapeHtml(r.startedAt)} · preset <code>${escapeHtml(r.preset)}</code> · status <code>${escapeHtml(r.status)}</code> · commit <code>${escapeHtml(r.commit)}</code> · ${escapeHtml(r.machine)}. Every number here is computed from the run's hashed files, which were verified when this page was built.</p>`,
+    '<fieldset class="clock"><legend>Clock</legend>',
+    '<label><input type="radio" name="clock" value="own" checked> Each side on its own clock (the reference\'s)</label>',
+    '<label><input type="radio" name="clock" value="same"> One clock for every side: the driver\'s round trip</label></fieldset>',
+    `<section id="clock-own"><h2>Headline and throughput</h2>${md(headlineMarkdown(l.summary, l.samples))}${chart("headline")}</section>`,
+    `<section id="clock-same" hidden>${md(sameClockMarkdown(l.samples))}${chart("same-clock")}</section>`,
+    extra ? `<section>${md(extra)}</section>` : "",
+    others.length ? `<section><h2>Distributions and scaling</h2>${others.map((c) => chart(c.name)).join("\n")}</section>` : "",
+    `<section><h2>Caveats</h2>${md(caveats(l.m).map((c) => `- ${c}`).join("\n"))}</section>`,
+    `<script type="application/json" id="charts">${scriptJson(specs)}</script>`,
+  ].join("\n");
+  return page(`actor-bench ${r.stack} ${r.runId}`, "../../", body, ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "run.js"]);
+}
+
+/**
+ * The front page: the newest complete run's headline on one clock (the
+ * README's table), then every run with what it covers, then the refused.
+ */
+export function indexPage(runs: readonly SiteRun[], refused: readonly RefusedRun[], lead?: { run: SiteRun; headline: string }): string {
+  const rows = runs.map(
+    (r) =>
+      `<tr data-run="${escapeHtml(`${r.stack}/${r.runId}`)}"><td>${escapeHtml(r.stack)}</td><td><a href="${escapeHtml(r.page)}">${escapeHtml(r.runId)}</a></td><td>${escapeHtml(r.startedAt)}</td><td>${escapeHtml(r.preset)}</td><td>${escapeHtml(r.covers)}</td><td><code>${escapeHtml(r.commit)}</code></td><td>${escapeHtml(r.machine)}</td><td>${escapeHtml(r.status)}</td></tr>`,
+  );
+  const body = [
+    "<h1>actor-bench results</h1>",
+    lead
+      ? `<section id="lead"><h2>Newest complete run: <a href="${escapeHtml(lead.run.page)}">${escapeHtml(lead.run.stack)} ${escapeHtml(lead.run.runId)}</a></h2><p class="meta">${escapeHtml(lead.run.covers)} · preset <code>${escapeHtml(lead.run.preset)}</code> · ${escapeHtml(lead.run.machine)}</p>${md(lead.headline)}</section>`
+      : "",
+    "<h2>Every run</h2>",
+    "<p>Every run directory under <code>results/</code>. A run is shown only when each of its files matches the sha256 its manifest lists; one that does not is listed below as refused, with the reason, and nothing of it is shown.</p>",
+    runs.length
+      ? `<table id="runs"><thead><tr><th>Stack</th><th>Run</th><th>Started</th><th>Preset</th><th>Covers</th><th>Commit</th><th>Machine</th><th>Status</th></tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>`
+      : "<p>No verified run yet.</p>",
+    `<h2>Refused</h2>${refused.length ? `<ul id="refused">${refused.map((x) => `<li><code>${escapeHtml(x.dir)}</code>: ${escapeHtml(x.reason)}</li>`).join("\n")}</ul>` : '<p id="refused">None.</p>'}`,
+  ].join("\n");
+  return page("actor-bench results", "", body);
+}
+
+/** The comparison view: each verified run's percentiles and intervals as data; the page compares any two or more with the same code as `npm run compare`. */
+export function comparePage(runs: ReadonlyArray<SiteRun & { stats: Record<string, StageStats> }>): string {
+  const data = runs.map((r) => ({ id: `${r.stack}/${r.runId}`, label: `${r.stack} ${r.runId} (${r.preset}, ${r.commit})`, stats: r.stats }));
+  const body = [
+    "<h1>Compare runs</h1>",
+    "<p>Pick two or more runs: the first is the base, and each other run is shown beside it per stage with its 95% intervals (a hierarchical bootstrap over repetitions, then samples), the ratio to the base with its 95% interval over repetitions (a t interval on the log of each repetition's value), and a verdict. A difference is called real only when that interval excludes 1 and it passes the Benjamini-Hochberg rule at a 5% false discovery rate over every row of that comparison; a run of one repetition cannot tell, since one run's samples share its runtime and machine state. The same code as <code>npm run compare</code>.</p>",
+    `<form id="pick">${data.map((d) => `<label><input type="checkbox" name="run" value="${escapeHtml(d.id)}"> ${escapeHtml(d.label)}</label>`).join("<br>\n")}</form>`,
+    '<div id="comparison"></div>',
+    `<script type="application/json" id="stats">${scriptJson(data)}</script>`,
+  ].join("\n");
+  return page("actor-bench: compare runs", "", body, ["compare.js"]);
+}
+
+const CSS = `body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1b1f24}nav{padding:.6em 1.5em;background:#1b1f24}nav a{color:#fff}main{padding:1em 1.5em;max-width:1400px}
+table{border-collapse:collapse;margin:.8em 0;font-size:13px}th,td{border:1px solid #c9ced6;padding:.25em .5em;text-align:left;vertical-align:top}th{background:#eef1f5}
+.meta{color:#444}fieldset.clock{border:1px solid #c9ced6;margin:1em 0}fieldset.clock label{margin-right:1.5em}.chart{margin:1em 0}h1 small{color:#666;font-weight:normal}
+td.no{background:#fde7e7}td.yes{background:#eaf6ea}#pick label{display:inline-block;margin:.15em 0}`;
+
+/** The pages' own scripts: analysis/report/browser/runPage.ts and comparePage.ts, typechecked and bundled by `npm run build`. */
+const PAGE_SCRIPTS = ["run.js", "compare.js"] as const;
+
+/** A file of an installed package, for the site's assets (the page needs no network). */
+function packageFile(pkg: string, file: string): string {
+  // The package's folder: up from its entry point (not every package exports its package.json).
+  let dir = dirname(require.resolve(pkg));
+  while (!existsSync(join(dir, "package.json")) || !dir.endsWith(pkg)) {
+    if (dirname(dir) === dir) throw new Error(`${pkg}: package folder not found; run \`npm ci\``);
+    dir = dirname(dir);
+  }
+  return join(dir, file);
+}
+
+/** Writes every page and asset of the site into `into`; the runs it showed and refused. */
+function writeSite(into: string, resultsRoot: string, projectDir: string, built: string): { runs: SiteRun[]; refused: RefusedRun[] } {
+  mkdirSync(join(into, "assets"), { recursive: true });
+  writeFileSync(join(into, SITE_MARKER), "A folder built by `npm run site`: the next build replaces it whole.\n");
+  const runs: Array<SiteRun & { stats: Record<string, StageStats> }> = [];
+  const refused: RefusedRun[] = [];
+  let lead: { run: SiteRun; headline: string } | undefined;
+  for (const { stack, runId, dir } of runDirsUnder(resultsRoot)) {
+    const rel = relative(projectDir, dir) || dir;
+    if (!STACK_NAME.test(stack)) {
+      refused.push({ dir: rel, reason: `"${stack}" is not a stack name (letters, digits, dot, dash, underscore)` });
+      continue;
+    }
+    let l: Loaded;
+    try {
+      l = loadRun(dir);
+    } catch (err) {
+      if (!(err instanceof RunDirError)) throw err;
+      refused.push({ dir: rel, reason: err.message });
+      continue;
+    }
+    const r = describe(l, stack, runId);
+    mkdirSync(join(into, "runs", stack), { recursive: true });
+    writeFileSync(join(into, r.page), runPage(l, r));
+    runs.push({ ...r, stats: stageStats(l.summary) });
+    if (r.status === "complete" && (!lead || r.startedAt > lead.run.startedAt)) lead = { run: r, headline: readmeHeadlineMarkdown(l.summary, l.samples) };
+  }
+  writeFileSync(join(into, "index.html"), indexPage(runs, refused, lead));
+  writeFileSync(join(into, "compare.html"), comparePage(runs));
+  writeFileSync(join(into, "assets", "site.css"), CSS);
+  for (const f of PAGE_SCRIPTS) copyFileSync(join(built, f), join(into, "assets", f));
+  copyFileSync(packageFile("vega", "build/vega.min.js"), join(into, "assets", "vega.min.js"));
+  copyFileSync(packageFile("vega-lite", "build/vega-lite.min.js"), join(into, "assets", "vega-lite.min.js"));
+  copyFileSync(packageFile("vega-embed", "build/vega-embed.min.js"), join(into, "assets", "vega-embed.min.js"));
+  return { runs: runs.map(({ stats: _stats, ...r }) => r), refused };
+}
+
+/** The file that marks a folder as one the site built: only such a folder (or an empty or absent one) is ever replaced. */
+export const SITE_MARKER = ".actor-bench-site";
+
+/** A site output folder refused, before anything was written or removed. */
+export class SiteOutputError extends Error {}
+
+/**
+ * Why the site may not be written into `outDir`, or null: it must not be
+ * the results folder, inside it or a parent of it, and it must be absent,
+ * an empty folder, or a folder a site build made (it holds SITE_MARKER).
+ */
+export function siteOutputProblem(outDir: string, resultsRoot: string): string | null {
+  const out = resolve(outDir);
+  const results = resolve(resultsRoot);
+  const within = (inner: string, outer: string) => inner === outer || inner.startsWith(outer.endsWith(sep) ? outer : outer + sep);
+  if (within(results, out)) return `${out} is the results folder or a folder that holds it; give the site a folder of its own (e.g. site/)`;
+  if (within(out, results)) return `${out} is inside the results folder ${results}; give the site a folder outside it (e.g. site/)`;
+  if (!existsSync(out)) return null;
+  if (!lstatSync(out).isDirectory()) return `${out} exists and is not a folder; give the site a new or empty folder`;
+  const entries = readdirSync(out);
+  if (entries.length > 0 && !entries.includes(SITE_MARKER)) {
+    return `${out} holds files the site did not make (no ${SITE_MARKER} in it); give the site a new or empty folder, or remove that folder yourself`;
+  }
+  return null;
+}
+
+/**
+ * Builds the static site into outDir (replaced whole, written beside it
+ * first, and only where siteOutputProblem allows): an index of every run under resultsRoot, a page per run that
+ * verifies, the refused ones listed with their reason, and the comparison
+ * view. Vega, Vega-Lite and vega-embed come from node_modules; the
+ * comparison code from `npm run build`.
+ */
+export function buildSite(resultsRoot: string, outDir: string, projectDir = dirname(resultsRoot)): Site {
+  // The pages' scripts, built by `npm run build` into dist/site/ (from analysis/report/browser/), whether this runs from dist/analysis/report/ or from the source (tests).
+  const up = dirname(dirname(__dirname));
+  const built = join(basename(up) === "dist" ? up : join(up, "dist"), "site");
+  for (const f of PAGE_SCRIPTS) if (!existsSync(join(built, f))) throw new Error(`${join(built, f)} is missing: run \`npm run build\` first`);
+  // A mistyped results path would otherwise build an empty site over the real one.
+  if (!existsSync(resultsRoot) || !lstatSync(resultsRoot).isDirectory()) throw new SiteOutputError(`${resultsRoot}: no results folder there (expected results/<stack>/<runId>/); nothing was written`);
+  const problem = siteOutputProblem(outDir, resultsRoot);
+  if (problem) throw new SiteOutputError(problem);
+  mkdirSync(dirname(resolve(outDir)), { recursive: true });
+  // Built in a new folder beside the output, so a failed build leaves the old site as it was.
+  const tmp = mkdtempSync(join(dirname(resolve(outDir)), `.${basename(outDir)}.build-`));
+  let shown: { runs: SiteRun[]; refused: RefusedRun[] };
+  try {
+    shown = writeSite(tmp, resultsRoot, projectDir, built);
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+  // The old site (checked above: empty or marked as built here) is moved aside, the new one takes its name, then the old goes.
+  const old = existsSync(outDir) ? `${tmp}.old` : null;
+  if (old) renameSync(outDir, old);
+  renameSync(tmp, outDir);
+  if (old) rmSync(old, { recursive: true, force: true });
+  return { ...shown, index: join(outDir, "index.html") };
+}

@@ -1,0 +1,19 @@
+import { resolve } from "node:path";
+import { buildSite, SiteOutputError } from "./site";
+import { failureLine } from "../contract/cliError";
+
+const USAGE = "usage: npm run site [-- <resultsDir> <siteDir>]   (default: results/ into site/)";
+const args = process.argv.slice(2);
+if (args.length !== 0 && args.length !== 2) {
+  console.error(USAGE);
+  process.exit(2);
+}
+const [results, out] = args.length ? args.map((a) => resolve(a)) : [resolve("results"), resolve("site")];
+try {
+  const site = buildSite(results, out, process.cwd());
+  console.log(`site: ${site.runs.length} runs shown, ${site.refused.length} refused; open ${site.index}`);
+  for (const r of site.refused) console.log(`  refused ${r.dir}: ${r.reason}`);
+} catch (err) {
+  console.error(err instanceof SiteOutputError ? `site refused: ${failureLine(err)}` : `site failed: ${failureLine(err)}`);
+  process.exit(1);
+}

@@ -1,0 +1,166 @@
+import { join } from "node:path";
+import { mean, nearestRank } from "./percentiles";
+import { isColdMetric, metricEntry, METRIC_ORDER, MS_IS_CLIENT_CLOCK, SIDES, THROUGHPUT_METHOD, type Side } from "../contract/catalog";
+import { readSamples, stageSamples, stageKey, type ManifestLike, type Sample } from "../contract/runDirContract";
+import { groupByRep, repSpread, type RepSpread } from "./repetitions";
+
+export { readSamples };
+/** A sample as the statistics read it. */
+export type RawSample = Pick<Sample, "ok" | "ms" | "cold" | "actorMs" | "sqlMs" | "clientMs" | "colo" | "rep">;
+
+export interface SummaryRow {
+  side: string;
+  metric: string;
+  /** Samples the percentiles are taken over. */
+  n: number;
+  errors: number;
+  /** Successful samples of a create or wake whose cold flag did not prove a fresh start (left out of n). */
+  notCold: number;
+  /** Successful samples of any other metric that hit a fresh instance: restarts inside the series (counted in n). */
+  restarts: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+  /** The same figures over repetitions: each one's percentiles, their spread, the pooled percentiles' intervals. */
+  repetitions: RepSpread;
+}
+
+/** The samples a metric's statistics are taken over: successful ones, and for a cold metric only proven-cold ones. */
+export function countedSamples(samples: readonly RawSample[], coldMetric: boolean): RawSample[] {
+  return samples.filter((s) => s.ok && (!coldMetric || s.cold === true));
+}
+
+const ascending = (xs: number[]) => xs.sort((a, b) => a - b);
+
+/** Statistics of one metric. For a cold metric only samples with cold === true count. */
+export function summarize(side: string, metric: string, samples: readonly RawSample[], coldMetric: boolean): SummaryRow {
+  let errors = 0;
+  let notCold = 0;
+  let restarts = 0;
+  for (const s of samples) {
+    if (!s.ok) errors++;
+    else if (coldMetric && s.cold !== true) notCold++;
+    else if (!coldMetric && s.cold === true) restarts++;
+  }
+  const counted = countedSamples(samples, coldMetric);
+  const xs = ascending(counted.map((s) => s.ms));
+  return {
+    side,
+    metric,
+    n: xs.length,
+    errors,
+    notCold,
+    restarts,
+    p50: nearestRank(xs, 50),
+    p90: nearestRank(xs, 90),
+    p99: nearestRank(xs, 99),
+    mean: mean(xs),
+    repetitions: repSpread(groupByRep(counted, (s) => s.ms), stageKey(side, metric)),
+  };
+}
+
+const fmt = (x: number) => (Number.isNaN(x) ? "-" : x >= 100 ? x.toFixed(0) : x.toFixed(2));
+
+/** Plain-text headline: p50 / p90 / p99 (nearest rank) with n, errors, notCold and restarts. */
+export function headlineTable(rows: readonly SummaryRow[]): string {
+  const head = ["side", "metric", "p50 / p90 / p99 ms", "n", "errors", "notCold", "restarts"];
+  const body = rows.map((r) => [r.side, r.metric, `${fmt(r.p50)} / ${fmt(r.p90)} / ${fmt(r.p99)}`, String(r.n), String(r.errors), String(r.notCold), String(r.restarts)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
+  return [line(head), line(widths.map((w) => "-".repeat(w))), ...body.map(line)].join("\n");
+}
+
+export interface Percentiles {
+  n: number;
+  p50: number;
+  p90: number;
+  p99: number;
+}
+
+/** p50/p90/p99, nearest rank, of any series (ms, actorMs, clientMs, ...); intervals come from repSpread, over repetitions. */
+export function percentiles(values: readonly number[]): Percentiles {
+  const xs = ascending([...values]);
+  return { n: xs.length, p50: nearestRank(xs, 50), p90: nearestRank(xs, 90), p99: nearestRank(xs, 99) };
+}
+
+export interface ThroughputRow {
+  side: string;
+  metric: string;
+  concurrency: number;
+  perSecond: number;
+  errors: number;
+  attempts: number;
+  /**
+   * measured: completions / stage wall time (closed loop); littles-law: concurrency x 1000 / mean
+   * Worker ms (DO, as the reference); open-model: completions / wall time at a constant arrival
+   * rate, with `targetPerSecond` the rate requests were sent at.
+   */
+  method: "measured" | "littles-law" | "open-model";
+  targetPerSecond?: number;
+}
+
+export interface RunSummary {
+  rows: SummaryRow[];
+  throughput: ThroughputRow[];
+}
+
+/**
+ * The stages a run recorded: the design's sides and metric ids in canonical
+ * order first, then any others (open-model rates, the driver benchmark's
+ * tools) by name, numbers in numeric order.
+ */
+export function orderedStages(m: ManifestLike): Array<{ side: string; metric: string; file: string }> {
+  const rank = (list: readonly string[], x: string) => (list.includes(x) ? list.indexOf(x) : list.length);
+  // Catalog order; anything else (the driver benchmark's own series) after it by name.
+  const byName = (a: string, b: string) => a.localeCompare(b, "en", { numeric: true });
+  return Object.values(m.stages)
+    .map((st) => ({ side: st.side, metric: st.metric, file: st.file }))
+    .sort((a, b) =>
+      rank(SIDES, a.side) - rank(SIDES, b.side) || byName(a.side, b.side) ||
+      rank(METRIC_ORDER, a.metric) - rank(METRIC_ORDER, b.metric) || byName(a.metric, b.metric));
+}
+
+/**
+ * Headline rows and throughput of a run. Attempts, errors and completions are
+ * counted from the samples; the wall time and concurrency come from the stage
+ * record, which verifyRunDir has checked against its hashed file. The method
+ * per side is the catalog's THROUGHPUT_METHOD.
+ */
+export function summarizeRun(dir: string, m: ManifestLike, load = (f: string): RawSample[] => stageSamples(dir, m, Object.values(m.stages).find((st) => st.file === f)!)): RunSummary {
+  const rows: SummaryRow[] = [];
+  const throughput: ThroughputRow[] = [];
+  for (const { side, metric, file } of orderedStages(m)) {
+    const st = m.stages[stageKey(side, metric)];
+    const samples = load(file);
+    const row = summarize(side, metric, samples, isColdMetric(metric));
+    rows.push(row);
+    const t = metricEntry(metric)?.throughput;
+    if (!t) continue;
+    const entry = (perSecond: number, method: ThroughputRow["method"]): ThroughputRow =>
+      ({ side, metric, concurrency: st.concurrency, perSecond, errors: row.errors, attempts: samples.length, method });
+    const completions = ((samples.length - row.errors) * 1000) / st.wallMs;
+    if (t.mode === "open") {
+      throughput.push({ ...entry(completions, "open-model"), targetPerSecond: t.ratePerSecond });
+      continue;
+    }
+    if (THROUGHPUT_METHOD[side as Side] === "littles-law") throughput.push(entry((st.concurrency * 1000) / row.mean, "littles-law"));
+    throughput.push(entry(completions, "measured"));
+  }
+  return { rows, throughput };
+}
+
+/**
+ * The client's own round trip of a sample: `ms` where the driver timed it (Rivet, and the
+ * /noop baseline, which calls no actor), `clientMs` on the DO side (the third clock).
+ */
+const clientMsOf = (side: string, metric: string, x: RawSample) =>
+  MS_IS_CLIENT_CLOCK[side as Side] || metricEntry(metric)?.kind === "baseline" ? x.ms : x.clientMs;
+
+/** Client round-trip percentiles of one stage's counted samples, or null when it has none on that clock. */
+export function clientPercentiles(samples: Map<string, RawSample[]>, side: string, metric: string) {
+  const xs = countedSamples(samples.get(stageKey(side, metric)) ?? [], isColdMetric(metric))
+    .map((x) => clientMsOf(side, metric, x))
+    .filter((x): x is number => typeof x === "number");
+  return xs.length ? percentiles(xs) : null;
+}

@@ -1,0 +1,375 @@
+/**
+ * The stage plan against both real adapters, over fake transports that behave
+ * like the runtimes (an actor is a fresh instance after a sleep or an
+ * eviction): both sides get the same calls, counts, preparation and failure
+ * rules; only the side-only stages differ (the floor, a third adapter, has none).
+ */
+import { describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { RunDir } from "./runDir";
+import { createProgress } from "./progress";
+import { censusFor, LAST_GROUPS, OVERLAPPING_GROUPS, runGroup, trackActors, type GroupStart, type PlanContext, type SideAdapter } from "./stagePlan";
+import { CpuLock, runOverlapped } from "../host/cpuLock";
+import { StageSetupError } from "./measure";
+import { rivetAdapter } from "../sides/rivet/adapter";
+import { cloudflareAdapter } from "../sides/cloudflare/adapter";
+import { floorAdapter } from "../sides/floor/adapter";
+import { catalogEntry, GROUPS, isColdMetric, metricsOf, PRESETS, type SampleCounts, type Side } from "../../analysis/contract/catalog";
+import type { GatewayClient, Target } from "../sides/rivet/gateway";
+import type { DoOp, DoTarget, WorkerClient } from "../sides/cloudflare/workerClient";
+
+const PREFIX = "run";
+const counts: SampleCounts = { ...PRESETS.quick.rivet, createPing: 3, createRead: 2, createWrite: 2, wake: 4, warm: 5, sqliteRead: 3, sqliteWrite: 3, sqliteScan: 2, burstAttempts: 4, seqWrite: 3, openSeconds: 1, scaleCreate: 2, scaleWake: 2, scaleBurst: 3 };
+
+/** A runtime's actors: an actor asleep (or evicted) answers its next call from a fresh instance. */
+class FakeRuntime {
+  actors = new Map<string, { served: number; asleep: boolean }>();
+  /** What each call did, keys without the run's prefix: "<op> <key|id|unique> [name]". */
+  log: string[] = [];
+  failKeys = new Set<string>();
+  failText = "DO call failed";
+  /** Actors told to sleep that never report asleep. */
+  neverSleeps = new Set<string>();
+  evicts = true;
+  serve(id: string, op: string, via: string) {
+    this.log.push(`${op} ${via}`);
+    const a = this.actors.get(id) ?? { served: 0, asleep: false };
+    if (a.asleep) Object.assign(a, { served: 0, asleep: false });
+    this.actors.set(id, a);
+    const cold = a.served === 0;
+    a.served += 1;
+    return cold;
+  }
+  evictAll() {
+    if (this.evicts) for (const a of this.actors.values()) a.asleep = true;
+  }
+}
+
+const short = (key: string) => key.replace(/^run-[0-9a-z]+-/, "").replace(/^run-/, "");
+
+function fakeGateway(rt: FakeRuntime): GatewayClient {
+  return {
+    async call(t: Target, action: string) {
+      if (t.kind === "key" && rt.failKeys.has(short(t.key))) return { ok: false, ms: 1, error: "HTTP 504: route_resolve_query_timeout" };
+      const id = t.kind === "key" ? `a-${short(t.key)}` : t.actorId;
+      if (action === "sleep") {
+        if (!rt.neverSleeps.has(id)) rt.actors.get(id)!.asleep = true;
+        return { ok: true, ms: 1, actorId: id, reply: { cold: false, actorMs: 0.1, sqlMs: null, value: null } };
+      }
+      const cold = rt.serve(id, action, t.kind === "key" ? `key ${short(t.key)}` : "id");
+      return { ok: true, ms: 1, actorId: id, reply: { cold, actorMs: 0.1, sqlMs: action === "ping" ? null : 0.05, value: null } };
+    },
+    async actors(ids: string[]) {
+      return ids.map((id) => ({ actor_id: id, sleep_ts: rt.actors.get(id)?.asleep ? 1 : null, destroy_ts: null }));
+    },
+  } as unknown as GatewayClient;
+}
+
+function fakeWorker(rt: FakeRuntime): WorkerClient {
+  let unique = 0;
+  return {
+    async call(op: DoOp, t: DoTarget) {
+      if ("name" in t && rt.failKeys.has(short(t.name))) return { ok: false, ms: 1, clientMs: 1, error: `HTTP 502: ${rt.failText}` };
+      const id = "name" in t ? `a-${short(t.name)}` : "id" in t ? t.id : `u-${unique++}`;
+      const cold = rt.serve(id, op, "name" in t ? `key ${short(t.name)}` : "id" in t ? "id" : "unique");
+      return { ok: true, ms: 1, clientMs: 2, id, reply: { cold, actorMs: null, sqlMs: null, value: null } };
+    },
+    async noop() {
+      return { ok: true, ms: 1, clientMs: 1, reply: { cold: false, actorMs: null, sqlMs: null } };
+    },
+  } as unknown as WorkerClient;
+}
+
+interface Side$ {
+  rt: FakeRuntime;
+  adapter: SideAdapter;
+  run: RunDir;
+  ctx: PlanContext;
+  idles: number[];
+  holds: number[];
+}
+
+function sideOf(side: Side, c = counts, maxLiveActors?: number): Side$ {
+  const rt = new FakeRuntime();
+  const adapter = side === "rivet"
+    ? rivetAdapter(fakeGateway(rt), { wakeIdleMs: 10_000, sleepConfirmTimeoutMs: 1_000 })
+    : side === "floor"
+      ? floorAdapter(fakeGateway(rt), { wakeIdleMs: 10_000 })
+      : cloudflareAdapter(fakeWorker(rt), { wakeIdleMs: 10_000, ...(maxLiveActors !== undefined ? { maxLiveActors } : {}) });
+  const run = new RunDir(mkdtempSync(join(tmpdir(), "ab-plan-")), "local", "test", {});
+  const idles: number[] = [];
+  const holds: number[] = [];
+  // One fake clock for the census: the waits advance it, nothing really waits.
+  let now = 1_000_000;
+  const census = censusFor(adapter, () => now);
+  const ctx: PlanContext = {
+    adapter: trackActors(adapter, census), census, run, counts: c, keyPrefix: PREFIX, progress: createProgress(process.stdout, true), scaleLevels: [0, 100],
+    hold: async (ms) => {
+      holds.push(ms);
+      now += ms;
+      rt.evictAll();
+    },
+    // The DO runtime evicts what stays idle; explicit sleep needs no eviction. No real waiting.
+    idle: async (ms) => {
+      idles.push(ms);
+      now += ms;
+      if (side === "cloudflare") rt.evictAll();
+    },
+  };
+  return { rt, adapter, run, ctx, idles, holds };
+}
+
+const samples = (run: RunDir, side: string, metric: string) =>
+  readFileSync(join(run.dir, `raw/${side}.${metric}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { ok: boolean; cold: boolean | null });
+
+/**
+ * The calls of the shared stages: the side-only ones taken out (Rivet's
+ * getOrCreate calls by key, the DO's unique-id creates), and the open-model
+ * stages, whose rates the catalog sets per side.
+ */
+function sharedCalls(side: Side, all: string[]): string[] {
+  const log = all.filter((l) => !l.startsWith("ping key open."));
+  if (side === "cloudflare") return log.filter((l) => !l.endsWith(" unique"));
+  let warmCreated = false;
+  return log.filter((l) => {
+    if (l !== "ping key warm") return true;
+    const first = !warmCreated;
+    warmCreated = true;
+    return first;
+  });
+}
+
+describe("the state each group starts from", () => {
+  it("every earlier actor is asleep when a group starts, on every side, and every stage record says what it started from", async () => {
+    const sides = { rivet: sideOf("rivet"), cloudflare: sideOf("cloudflare"), floor: sideOf("floor") };
+    for (const g of GROUPS) for (const s of Object.values(sides)) await runGroup(g, s.ctx);
+    for (const [side, s] of Object.entries(sides)) {
+      const starts = new Map<string, GroupStart & { atStage: { existing: number; awake: number } }>();
+      for (const st of Object.values(s.run.manifest.stages)) {
+        const start = st.notes?.startState as (GroupStart & { atStage: { existing: number; awake: number } }) | undefined;
+        expect(start, `${side} ${st.metric}`).toBeDefined();
+        starts.set(st.metric, start!);
+      }
+      // The create group is first: nothing before it.
+      expect(starts.get("create.ping")).toMatchObject({ group: "create", before: { existing: 0, awake: 0 }, atStart: { existing: 0, awake: 0 } });
+      // The warm group comes after the create group's actors (awake then) were put to sleep.
+      const warm = starts.get("warm.ping")!;
+      expect(warm.group, side).toBe("warm");
+      expect(warm.before.awake, side).toBeGreaterThan(0);
+      expect(warm.atStart, side).toEqual({ existing: warm.before.existing, awake: 0 });
+      // Bursts run last: many actors exist, none awake.
+      const burst = starts.get("burst.c1")!;
+      expect(burst.atStart.awake, side).toBe(0);
+      expect(burst.atStart.existing, side).toBeGreaterThan(warm.atStart.existing);
+      expect(burst.atStage, side).toEqual(burst.atStart);
+      // Within a group the stages follow each other: the second create stage sees the first one's actors.
+      expect(starts.get("create.read")!.atStage.existing, side).toBe(counts.createPing);
+    }
+    // Rivet and the floor confirm sleep; the DO side waits out idle eviction instead, holding the CPU lock.
+    expect(sides.rivet.holds).toEqual([]);
+    expect(sides.floor.holds).toEqual([]);
+    expect(sides.cloudflare.holds.length).toBeGreaterThan(0);
+    for (const ms of sides.cloudflare.holds) expect(ms).toBeLessThanOrEqual(10_000);
+  });
+});
+
+describe("start states with groups overlapping (a wake group idles while the next groups run)", () => {
+  it("each stage records its own group's start, not the group that ran during its idle", async () => {
+    const s = sideOf("rivet");
+    const lock = new CpuLock(async () => undefined);
+    const ctx: PlanContext = { ...s.ctx, idle: (ms) => lock.idle(ms) };
+    const order: string[] = [];
+    await runOverlapped(GROUPS, async (g) => {
+      order.push(`start ${g}`);
+      await runGroup(g, ctx);
+      order.push(`end ${g}`);
+    }, lock, OVERLAPPING_GROUPS, LAST_GROUPS);
+    // The overlap happened: the warm group started before the wake group ended.
+    expect(order.indexOf("start warm")).toBeLessThan(order.indexOf("end wake"));
+    for (const st of Object.values(s.run.manifest.stages)) {
+      expect((st.notes?.startState as GroupStart).group, st.metric).toBe(catalogEntry(st.metric).group);
+    }
+  });
+});
+
+describe("the stage plan on both sides", () => {
+  it("makes the same calls, in the same order, with the same counts, for every group", async () => {
+    const sides = { rivet: sideOf("rivet"), cloudflare: sideOf("cloudflare"), floor: sideOf("floor") };
+    for (const g of GROUPS) for (const s of Object.values(sides)) await runGroup(g, s.ctx);
+    expect(sharedCalls("rivet", sides.rivet.rt.log)).toEqual(sharedCalls("cloudflare", sides.cloudflare.rt.log));
+    // The floor has no side-only stage: its calls are the shared ones as they are.
+    expect(sides.floor.rt.log.filter((l) => !l.startsWith("ping key open."))).toEqual(sharedCalls("rivet", sides.rivet.rt.log));
+    expect(sides.floor.idles).toEqual(sides.rivet.idles);
+    expect(sides.rivet.rt.log.length).toBeGreaterThan(50);
+    for (const side of ["rivet", "cloudflare"] as const) {
+      const opens = sides[side].rt.log.filter((l) => l.startsWith("ping key open.")).length;
+      expect(opens, side).toBe(metricsOf(side, "burst").filter((m) => m.startsWith("open.")).reduce((n, m) => n + Number(m.slice("open.r".length)), 0));
+    }
+    // The same idle waits before wakes (the wake group's, the sqlite and seqwrite series', and one per
+    // scaling level) on both sides; on the DO side a scaling level's idle is its settling wait (a hold).
+    expect(sides.rivet.idles).toEqual([10_000, 10_000, 10_000, 10_000, 10_000]);
+    expect(sides.cloudflare.idles).toEqual([10_000, 10_000, 10_000]);
+    expect(sides.cloudflare.holds.slice(-2).every((ms) => ms > 9_000)).toBe(true);
+    for (const side of ["rivet", "cloudflare"] as const) {
+      const { run } = sides[side];
+      for (const g of GROUPS) {
+        // Every level the run takes (the scaling group runs 0 and 100 here).
+        for (const metric of metricsOf(side, g).filter((id) => [undefined, 0, 100].includes(catalogEntry(id).scale?.level))) {
+          const xs = samples(run, side, metric);
+          expect(xs.every((x) => x.ok), `${side} ${metric}`).toBe(true);
+          // Creates, wakes and bursts (the scaling group's too) are fresh instances; nothing else restarted, and the flag is kept either way.
+          const cold = isColdMetric(metric);
+          expect(xs.every((x) => x.cold === cold), `${side} ${metric}`).toBe(true);
+        }
+      }
+      expect(run.manifest.stages[`${side}.wake.read`].attempts).toBe(4);
+      expect(run.manifest.stages[`${side}.sqlite.read`].notes).toMatchObject({ wokenOnce: true, seededRows: 1000 });
+      expect(run.manifest.stages[`${side}.seqwrite`].notes).toMatchObject({ wokenOnce: true });
+    }
+    // Side-only stages stay with their side.
+    expect(Object.keys(sides.rivet.run.manifest.stages)).toContain("rivet.warm.getOrCreate");
+    expect(Object.keys(sides.rivet.run.manifest.stages)).not.toContain("rivet.create.unique");
+    expect(Object.keys(sides.cloudflare.run.manifest.stages)).toEqual(expect.arrayContaining(["cloudflare.create.unique", "cloudflare.baseline.noop"]));
+    expect(Object.keys(sides.cloudflare.run.manifest.stages)).not.toContain("cloudflare.warm.getOrCreate");
+  });
+
+  it("the plain actor's wake is prepared with a ping, the store actors' with a write, on both sides", async () => {
+    for (const side of ["rivet", "cloudflare"] as const) {
+      const s = sideOf(side);
+      await runGroup("wake", s.ctx);
+      expect(s.rt.log.filter((l) => l.startsWith("write key wake.read-") || l.startsWith("write key wake.write-"))).toHaveLength(8);
+      expect(s.rt.log.filter((l) => l.startsWith("ping key wake.ping-"))).toHaveLength(4);
+    }
+  });
+
+  it("leaves out an actor whose preparation failed, the same way on both sides, and says so", async () => {
+    for (const side of ["rivet", "cloudflare"] as const) {
+      const s = sideOf(side);
+      s.rt.failKeys.add("wake.read-2");
+      await runGroup("wake", s.ctx);
+      const st = s.run.manifest.stages[`${side}.wake.read`];
+      expect(st.attempts, side).toBe(3);
+      expect(st.notes, side).toMatchObject({ preparationFailures: 1, preparationErrors: [expect.stringMatching(/^HTTP 50/)] });
+      expect(s.run.manifest.stages[`${side}.wake.ping`].attempts, side).toBe(4);
+    }
+  });
+
+  it("leaves out an actor that could not be put to sleep, counted with the preparation failures, instead of failing the group", async () => {
+    const s = sideOf("rivet");
+    const sleep = s.adapter.sleep.bind(s.adapter);
+    let dropped = "";
+    s.adapter = Object.assign(s.adapter, {
+      sleep: async (ids: string[]) => {
+        if (ids.length === 1) return sleep(ids);
+        dropped = ids[0];
+        const out = await sleep(ids.slice(1));
+        return { ...out, asleep: out.asleep, failures: [`sleep of actor ${dropped}: timeout after 30000 ms`] };
+      },
+    });
+    await runGroup("wake", s.ctx);
+    const st = s.run.manifest.stages["rivet.wake.ping"];
+    expect(st.attempts).toBe(3);
+    expect(st.notes).toMatchObject({ preparationFailures: 1, preparationErrors: [`sleep of actor ${dropped}: timeout after 30000 ms`] });
+  });
+
+  it("leaves out an actor the Engine never reports asleep, counted, once the confirmation time is up", async () => {
+    const s = sideOf("rivet");
+    s.rt.neverSleeps.add("a-wake.write-1");
+    await runGroup("wake", s.ctx);
+    const st = s.run.manifest.stages["rivet.wake.write"];
+    expect(st.attempts).toBe(3);
+    expect(st.notes).toMatchObject({ preparationFailures: 1, preparationErrors: ["actor a-wake.write-1 not reported asleep by the Engine within 1000 ms"] });
+    expect(s.run.manifest.stages["rivet.wake.ping"].attempts).toBe(4);
+    // The next group does not wait the confirmation time for it again: it starts at once, that actor counted awake.
+    const t0 = Date.now();
+    await runGroup("warm", s.ctx);
+    expect(Date.now() - t0).toBeLessThan(900);
+    const warm = s.run.manifest.stages["rivet.warm.ping"].notes!.startState as GroupStart;
+    expect(warm.atStart.awake).toBe(1);
+    expect(warm.sleepFailures).toBe(0);
+  });
+
+  it("fails the group when most preparations fail, on both sides", async () => {
+    for (const side of ["rivet", "cloudflare"] as const) {
+      const s = sideOf(side);
+      for (const i of [0, 1, 2]) s.rt.failKeys.add(`wake.ping-${i}`);
+      await expect(runGroup("wake", s.ctx), side).rejects.toThrow(StageSetupError);
+      await expect(runGroup("wake", sideOf(side).ctx)).resolves.toBeUndefined();
+    }
+  });
+
+  it("paces the scaling fillers under the adapter's live-actor limit, never more awake at once, and says so in the next stage's notes", async () => {
+    const s = sideOf("cloudflare", counts, 20);
+    s.ctx.scaleLevels = [0, 100];
+    let most = 0;
+    const call = s.ctx.adapter.call;
+    s.ctx.adapter = { ...s.ctx.adapter, call: async (ref, op, arg) => {
+      const r = await call(ref, op, arg);
+      most = Math.max(most, s.ctx.census!.count().awake);
+      return r;
+    } };
+    await runGroup("scale", s.ctx);
+    expect(most).toBeLessThanOrEqual(20);
+    // 100 fillers, 20 per 10 s eviction window: at least 40 s of waiting on the census's clock
+    const notes = s.run.manifest.stages["cloudflare.scale.wake.e100"].notes as { preparations: Array<{ what: string; maxLiveActors: number; pacedWaitMs: number }> };
+    expect(notes.preparations[0]).toMatchObject({ what: "scale fillers 0 to 100", maxLiveActors: 20 });
+    expect(notes.preparations[0].pacedWaitMs).toBeGreaterThanOrEqual(40_000);
+    expect(s.holds.filter((ms) => ms === 250).length * 250).toBeGreaterThanOrEqual(40_000);
+    expect(s.adapter.properties.preparationPace).toContain("at most 20 DOs live at once");
+    // Unpaced without a limit: the same group waits only for its settles.
+    const free = sideOf("cloudflare");
+    free.ctx.scaleLevels = [0, 100];
+    await runGroup("scale", free.ctx);
+    expect(free.holds.filter((ms) => ms === 250)).toEqual([]);
+  });
+
+  it("names a machine limit behind failed preparations in the group's failure", async () => {
+    const s = sideOf("cloudflare");
+    s.rt.failText = "internal error; EMFILE: too many open files";
+    for (const i of [0, 1, 2]) s.rt.failKeys.add(`wake.ping-${i}`);
+    await expect(runGroup("wake", s.ctx)).rejects.toThrow(/3 of 4 creates failed.*from a limit of this machine, not the runtime's behaviour: open files \(3 failed samples say so\)/);
+  });
+
+  it("refuses a series whose actor did not really sleep before it, on both sides", async () => {
+    for (const side of ["rivet", "cloudflare"] as const) {
+      const s = sideOf(side);
+      if (side === "cloudflare") s.rt.evicts = false;
+      // A sleep that claims success but puts nothing to sleep: the wake before the series must catch it.
+      else s.adapter = Object.assign(s.adapter, { sleep: async (ids: string[]) => ({ asleep: ids, failures: [] }) });
+      await expect(runGroup("sqlite", s.ctx), side).rejects.toThrow(/sqlite: the wake before the series was not a fresh instance/);
+    }
+  });
+
+  it("a setup call that hits a gateway error is tried once more and the retry is noted on the next stage; a second failure fails the group", async () => {
+    for (const side of ["rivet", "cloudflare"] as const) {
+      const s = sideOf(side);
+      const call = s.adapter.call.bind(s.adapter);
+      let failed = 0;
+      s.adapter = Object.assign(s.adapter, {
+        call: async (...a: Parameters<SideAdapter["call"]>) => (failed++ === 0 ? { ok: false as const, ms: 15_000, error: "HTTP 504: route_resolve_query_timeout" } : call(...a)),
+      });
+      await runGroup("warm", s.ctx);
+      expect(s.run.manifest.stages[`${side}.warm.ping`].notes?.setupRetries, side).toEqual(["warm actor create: HTTP 504: route_resolve_query_timeout"]);
+      expect(samples(s.run, side, "warm.ping").every((x) => x.ok)).toBe(true);
+      const t = sideOf(side);
+      t.adapter = Object.assign(t.adapter, { call: async () => ({ ok: false as const, ms: 15_000, error: "HTTP 504: route_resolve_query_timeout" }) });
+      await expect(runGroup("warm", t.ctx), side).rejects.toThrow(/warm actor create failed: HTTP 504/);
+    }
+  });
+
+  it("a restart inside a warm series is kept on its sample, not hidden", async () => {
+    const s = sideOf("cloudflare");
+    const call = s.adapter.call.bind(s.adapter);
+    let n = 0;
+    s.adapter = Object.assign(s.adapter, {
+      call: async (...a: Parameters<SideAdapter["call"]>) => {
+        if (a[1] === "ping" && "id" in a[0] && ++n === 8) s.rt.evictAll();
+        return call(...a);
+      },
+    });
+    await runGroup("warm", s.ctx);
+    expect(samples(s.run, "cloudflare", "warm.ping").filter((x) => x.cold === true)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,550 @@
+/**
+ * The stage plan, written once for both sides against a SideAdapter (as
+ * serverless benchmark suites write an experiment once against a platform
+ * interface). Both sides get the same preparation, counts and failure rules;
+ * what cannot be the same is an adapter property, recorded in the manifest
+ * and listed by the report.
+ */
+import { forEachBounded } from "../host/bounded";
+import { ActorCensus, type ActorCount } from "./actorCensus";
+import { watchLog } from "../host/logWatch";
+import { describeMachineLimit, machineLimitLines, machineLimitOf, type MachineLimitNote } from "../../analysis/contract/machineLimits";
+import { waitWithProgress, type Progress } from "./progress";
+import { prng } from "../../analysis/stats/prng";
+import { idleFor, measure, measureOpen, must, StageSetupError, type MeasureContext, type Outcome } from "./measure";
+import { RuntimeLost, StallClock, type RuntimeWatch } from "../host/runtimeWatch";
+import {
+  BURST_CONCURRENCY, catalogEntry, OPEN_MAX_IN_FLIGHT, OPEN_RATES, sampleCount, SCALE_BURST_CONCURRENCY, WORKLOAD,
+  type Group, type SampleCounts, type Side,
+} from "../../analysis/contract/catalog";
+
+/** The operations every actor answers (the RivetKit actors' actions, the DO class's methods). */
+export type Op = "ping" | "read" | "write" | "scan" | "seed";
+/** plain: no storage; store: one SQLite table of WORKLOAD.rowBytes rows. */
+export type ActorClass = "plain" | "store";
+/** An actor to call: a new (or known) one by key, or a running one by the id a reply gave. */
+export type ActorRef = { key: string; actor: ActorClass } | { id: string };
+
+/** One timed call's outcome, with the id of the actor that answered. */
+export type SideOutcome = (Outcome & { ok: false }) | (Outcome & { ok: true; actorId: string });
+
+/** The differences between the sides that cannot be avoided, stated once per side (same keys on both). */
+export interface AdapterProperties {
+  /** Which clock a sample's `ms` is. */
+  clock: string;
+  /** How a new actor is created by its first request. */
+  create: string;
+  /** How an actor is put to sleep before a wake. */
+  sleep: string;
+  /** What the actor without storage is. */
+  plainActor: string;
+  /** When the store actor's table is created. */
+  storeSchema: string;
+  /** What the actor itself reports besides the cold flag. */
+  inActor: string;
+  /** Stages only this side has. */
+  sideOnlyStages: string;
+  /** How preparations (actors made for a later measurement, never samples) are paced. */
+  preparationPace: string;
+  /** How the report computes this side's closed-loop throughput. */
+  throughput: string;
+  /** How long actors stay idle before a wake, and from when. */
+  wakeIdle: string;
+  /** The arrival rates of the side's open-model stages (the catalog's). */
+  openModelRates: string;
+}
+
+/** Which actors are asleep after a sleep (the rest failed to, each failure said); how many were asleep before it. */
+export interface SleepOutcome {
+  asleep: string[];
+  failures: string[];
+  alreadyAsleep?: number;
+}
+
+export interface SideAdapter {
+  readonly side: Side;
+  readonly properties: AdapterProperties;
+  /** How long slept actors stay idle before their wake (Rivet: after the Engine confirms them asleep; DO: past eviction). */
+  readonly wakeIdleMs: number;
+  /** One timed call. Never throws, never retries. */
+  call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome>;
+  /** The runtime's own log on this machine, read after each stage for failures that come from a machine limit. */
+  runtimeLog?: { name: string; file: string };
+  /**
+   * The most actors this machine lets the runtime keep awake at once (local
+   * workerd: its open-file limit over the files a live DO holds). Preparations
+   * wait to stay under it; measured stages are never paced (the run refuses
+   * up front when one could exceed it).
+   */
+  readonly maxLiveActors?: number;
+  /** Puts the actors to sleep; resolves when the runtime confirms it, or at once where the runtime evicts by idle alone. */
+  sleep(actorIds: string[], progress?: Progress): Promise<SleepOutcome>;
+  /** True where nothing puts an actor to sleep but idle time (wakeIdleMs of it): the DO. */
+  readonly sleepsByIdleOnly?: boolean;
+  /** Stages only this side has, run after the group's shared stages. */
+  readonly sideOnly?: Partial<Record<Group, (ctx: PlanContext) => Promise<void>>>;
+}
+
+export interface PlanContext extends MeasureContext {
+  adapter: SideAdapter;
+  counts: SampleCounts;
+  /** Unique per run, so actor keys never collide with an earlier run on the same runtime. */
+  keyPrefix: string;
+  /** Setup calls tried a second time since the last stage was recorded (they go into its notes). */
+  setupRetries?: string[];
+  /** What preparations since the last stage met: machine limits named, waits to stay under maxLiveActors (into the next stage's notes). */
+  preparationNotes?: Record<string, unknown>[];
+  /** The run's actors on this side (trackActors); without it no start state is kept. */
+  census?: ActorCensus;
+  /** What the group this context runs started from (set by runGroup on the group's own copy). */
+  groupStart?: GroupStart;
+  /** The scaling group's levels (the preset's). */
+  scaleLevels?: readonly number[];
+  /** A wait that keeps the CPU lock (a plain timer unless a test replaces it). */
+  hold?: (ms: number) => Promise<void>;
+}
+
+/**
+ * The state a group starts from, the same protocol on every side: every actor
+ * the run made before it is asleep (the runtime confirms it, or on a runtime
+ * that sleeps by idle alone, the last call to any of them is wakeIdleMs old).
+ */
+export interface GroupStart {
+  group: Group;
+  /** Actors of this run on this side, and how many were awake, when the group was reached. */
+  before: ActorCount;
+  /** The same after putting them to sleep: what the group's first stage starts from. */
+  atStart: ActorCount;
+  /** Time spent putting them to sleep (or waiting out their idle eviction). */
+  settleMs: number;
+  /** Sleep calls that failed (those actors stay counted as awake). */
+  sleepFailures: number;
+}
+
+/** The adapter with every call and confirmed sleep noted in the census; a sleep ends at once if the runtime is lost. */
+export function trackActors(adapter: SideAdapter, census: ActorCensus, runtime?: RuntimeWatch): SideAdapter {
+  return {
+    ...adapter,
+    async call(ref, op, arg) {
+      const r = await adapter.call(ref, op, arg);
+      if (r.ok) census.called(r.actorId);
+      return r;
+    },
+    async sleep(ids, progress) {
+      const asked = adapter.sleep(ids, progress);
+      const out = runtime ? await Promise.race([asked, runtime.lost.then((loss) => Promise.reject(new RuntimeLost(loss)))]) : await asked;
+      // A runtime that sleeps by idle alone confirms nothing: its census counts idle time instead.
+      if (!adapter.sleepsByIdleOnly) {
+        census.confirmedAsleep(out.asleep);
+        // One the runtime did not confirm stays awake in the count, and is not waited for again.
+        const asleep = new Set(out.asleep);
+        census.notConfirmed(ids.filter((id) => !asleep.has(id)));
+      }
+      return out;
+    },
+  };
+}
+
+/** A census for the adapter's side: idle eviction counted where the runtime has nothing else. */
+export function censusFor(adapter: SideAdapter, now: () => number = Date.now): ActorCensus {
+  return new ActorCensus(adapter.sleepsByIdleOnly ? adapter.wakeIdleMs : null, now);
+}
+
+/**
+ * Brings the side to the start state before a group: awake actors are told to
+ * sleep and confirmed, or, where the runtime sleeps by idle alone, the group
+ * waits until the last call to any of them is wakeIdleMs old. The wait keeps
+ * the CPU lock: no other group may wake actors meanwhile.
+ */
+export async function settleBeforeGroup(ctx: PlanContext, group: Group): Promise<GroupStart | undefined> {
+  const settled = await settleAll(ctx, group);
+  return settled && { group, ...settled };
+}
+
+/** Puts every awake actor of the run on this side to sleep (see settleBeforeGroup); `what` names the step. */
+export async function settleAll(ctx: PlanContext, what: string): Promise<Omit<GroupStart, "group"> | undefined> {
+  const census = ctx.census;
+  if (!census) return undefined;
+  const { adapter } = ctx;
+  const before = census.count();
+  const t0 = census.clock();
+  let sleepFailures = 0;
+  const awake = census.awake();
+  if (awake.ids.length > 0) {
+    if (adapter.sleepsByIdleOnly) {
+      const ms = Math.max(0, awake.lastCall + adapter.wakeIdleMs - census.clock());
+      const hold = ctx.hold ?? ((x: number) => (ctx.runtime ? ctx.runtime.sleep(x) : new Promise<void>((r) => setTimeout(r, x))));
+      await waitWithProgress(ctx.progress, `${adapter.side} ${what}: ${awake.ids.length} earlier actors left idle past eviction first`, ms, hold);
+      ctx.runtime?.check();
+    } else {
+      // One the runtime never confirmed asleep is not waited for again (each wait is the full confirmation time).
+      const ids = census.toSettle();
+      sleepFailures = ids.length ? (await adapter.sleep(ids, ctx.progress)).failures.length : 0;
+    }
+  }
+  const start = { before, atStart: census.count(), settleMs: census.clock() - t0, sleepFailures };
+  if (before.awake > 0) ctx.progress.note(`${adapter.side} ${what}: starts with ${start.atStart.existing} actors of this run, ${start.atStart.awake} awake (${before.awake} were awake; ${(start.settleMs / 1000).toFixed(1)} s to settle)`);
+  return start;
+}
+
+/** A stage's start state for its notes: its group's, and the census as the stage starts. */
+function startState(ctx: PlanContext): Record<string, unknown> {
+  return ctx.census && ctx.groupStart ? { startState: { ...ctx.groupStart, atStage: ctx.census.count() } } : {};
+}
+
+/**
+ * A setup call (an actor to measure on, its seed, its wake): not a sample, so
+ * one that fails with a gateway error (the Engine's route timeout, say) is
+ * tried once more, and the retry is written into the next stage's notes; a
+ * second failure fails the group.
+ */
+export async function setup(ctx: PlanContext, what: string, call: () => Promise<SideOutcome>): Promise<Extract<SideOutcome, { ok: true }>> {
+  ctx.runtime?.check();
+  let r = await call();
+  if (!r.ok) ctx.runtime?.check();
+  if (!r.ok && /^HTTP 50[234]\b/.test(r.error)) {
+    const why = `${what}: ${r.error.slice(0, 160)}`;
+    ctx.progress.note(`${ctx.adapter.side} ${why}; trying this setup call once more (setup, not a sample)`);
+    (ctx.setupRetries ??= []).push(why);
+    r = await call();
+  }
+  return must(r, what);
+}
+
+/** The number of samples a stage takes: the catalog's count for this side. */
+export function stageSize(ctx: PlanContext, metric: string): number {
+  const e = catalogEntry(metric);
+  if (!e.sides.includes(ctx.adapter.side)) throw new Error(`${metric} is not measured on the ${ctx.adapter.side} side (analysis/contract/catalog.ts)`);
+  return sampleCount(e, ctx.counts);
+}
+
+/**
+ * Watches a stage for failures from a machine limit: failed samples whose
+ * error names one, and lines naming one that the runtime's log gained while
+ * the stage ran. Any found are said at once and kept in the stage's record.
+ */
+export function limitWatch(ctx: PlanContext, metric: string) {
+  const samples: MachineLimitNote["samples"] = {};
+  const log = ctx.adapter.runtimeLog;
+  const gained = log ? watchLog(log.file) : () => "";
+  return {
+    onFailure: (error: string) => {
+      const kind = machineLimitOf(error);
+      if (kind) samples[kind] = (samples[kind] ?? 0) + 1;
+    },
+    endNotes: () => {
+      const note: MachineLimitNote = { samples, runtimeLog: machineLimitLines(gained()) };
+      if (Object.keys(note.samples).length === 0 && Object.keys(note.runtimeLog).length === 0) return undefined;
+      ctx.progress.note(`${ctx.adapter.side} ${metric}: failures from a limit of this machine, not the runtime's behaviour: ${describeMachineLimit(note, log?.name ?? "runtime")}`);
+      return { machineLimit: note };
+    },
+  };
+}
+
+/** Measures a catalog metric on the context's side: n, coldness and side from the catalog. */
+export function measureStage(ctx: PlanContext, metric: string, call: (i: number) => Promise<Outcome>, o: { concurrency?: number; notes?: Record<string, unknown>; n?: number } = {}) {
+  const retries = ctx.setupRetries?.splice(0) ?? [];
+  const preparations = ctx.preparationNotes?.splice(0) ?? [];
+  const notes = { ...o.notes, ...(retries.length ? { setupRetries: retries } : {}), ...(preparations.length ? { preparations } : {}), ...startState(ctx) };
+  const limits = limitWatch(ctx, metric);
+  return measure({ ctx, side: ctx.adapter.side, metric, n: o.n ?? stageSize(ctx, metric), concurrency: o.concurrency ?? 1, call, notes, ...limits });
+}
+
+const fresh = (ctx: PlanContext, metric: string, i: number, actor: ActorClass): ActorRef => ({ key: `${ctx.keyPrefix}-${metric}-${i}`, actor });
+
+/** The op a metric's first request makes, and the actor class it needs. */
+const FIRST_REQUEST: Record<"ping" | "read" | "write", { op: Op; arg?: number; actor: ActorClass }> = {
+  ping: { op: "ping", actor: "plain" },
+  read: { op: "read", arg: 1, actor: "store" },
+  write: { op: "write", actor: "store" },
+};
+const firstRequestOf = (metric: string) => FIRST_REQUEST[metric.split(".")[1] as "ping" | "read" | "write"];
+
+/** Creates: a new actor per sample, whose first request is a ping, a point read or a write. */
+async function createGroup(ctx: PlanContext): Promise<void> {
+  for (const metric of ["create.ping", "create.read", "create.write"]) {
+    const f = firstRequestOf(metric);
+    await measureStage(ctx, metric, (i) => ctx.adapter.call(fresh(ctx, metric, i, f.actor), f.op, f.arg));
+  }
+}
+
+/** More than this share of failed preparations fails the group; fewer leave those actors out, noted. */
+export const MAX_PREPARATION_FAILURE_SHARE = 0.5;
+
+/**
+ * Wake sets are prepared (created, the store ones written) this many at a
+ * time: nothing of it is measured, and the wakes themselves still go one at a
+ * time after the whole set has slept.
+ */
+export const PREPARE_CONCURRENCY = 8;
+
+/** How often a paced preparation counts the awake actors again (the census walks every actor of the run). */
+const PACE_RECOUNT_MS = 250;
+
+/**
+ * Admits calls that bring actors to life while fewer than `max` are awake:
+ * the census's count (taken at most every PACE_RECOUNT_MS), plus the calls
+ * admitted and not yet answered, plus those answered since the count. Where
+ * the runtime evicts by idle alone, an actor counts as awake for the whole
+ * wake idle after its last call, longer than the runtime keeps it.
+ */
+export function livePacer(census: ActorCensus, limit: number, wait: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms))) {
+  // At least one at a time, whatever the limit: a preparation must still progress.
+  const max = Math.max(1, limit);
+  let counted = 0;
+  let countedAt = -Infinity;
+  let pending = 0;
+  let answered = 0;
+  // Wall time during which at least one call waited (the calls wait side by side).
+  let waiting = 0;
+  let waitingSince = 0;
+  let waitedMs = 0;
+  return {
+    async admit(): Promise<void> {
+      let waited = false;
+      for (;;) {
+        const now = census.clock();
+        if (now - countedAt >= PACE_RECOUNT_MS) {
+          counted = census.count(now).awake;
+          countedAt = now;
+          answered = 0;
+        }
+        if (counted + pending + answered < max) {
+          pending++;
+          if (waited && --waiting === 0) waitedMs += census.clock() - waitingSince;
+          return;
+        }
+        if (!waited) {
+          waited = true;
+          if (waiting++ === 0) waitingSince = census.clock();
+        }
+        await wait(PACE_RECOUNT_MS);
+      }
+    },
+    /** The admitted call was answered (and, if it succeeded, the census has it). */
+    answered(): void {
+      pending--;
+      answered++;
+    },
+    get waitedMs() {
+      return waitedMs;
+    },
+  };
+}
+
+/**
+ * New actors made for a later measurement (not samples), `concurrency` at a
+ * time, with progress, paced under the adapter's maxLiveActors. Those that
+ * fail are left out and counted; more than MAX_PREPARATION_FAILURE_SHARE
+ * failing fails the group. Failures from a machine limit are named as a
+ * stage's are (limitWatch), in the error and in the next stage's notes.
+ */
+export async function prepareActors(ctx: PlanContext, what: string, n: number, ref: (i: number) => ActorRef, op: Op, concurrency = PREPARE_CONCURRENCY): Promise<{ ids: string[]; errors: string[] }> {
+  const { adapter } = ctx;
+  const step = ctx.progress.start(`${adapter.side} ${what}: preparing`, n, "actors");
+  const ids: Array<string | undefined> = new Array(n);
+  const errors: string[] = [];
+  const limits = limitWatch(ctx, `${what} preparation`);
+  const pacer = adapter.maxLiveActors !== undefined && ctx.census ? livePacer(ctx.census, adapter.maxLiveActors, ctx.hold) : undefined;
+  const stall = new StallClock(ctx.runtime, `${adapter.side} ${what} preparation`, ctx.stallMs);
+  let stalled: RuntimeLost | undefined;
+  let done = 0;
+  await forEachBounded(n, concurrency, async (i) => {
+    await pacer?.admit();
+    ctx.runtime?.check();
+    if (stalled) throw stalled;
+    const r = await adapter.call(ref(i), op);
+    pacer?.answered();
+    const loss = stall.saw(r.ok, r.ok ? undefined : r.error);
+    if (loss) stalled ??= new RuntimeLost(loss);
+    if (r.ok) ids[i] = r.actorId;
+    else {
+      errors.push(r.error);
+      limits.onFailure(r.error);
+    }
+    step.tick(++done, errors.length);
+  });
+  ctx.runtime?.check();
+  const made = ids.filter((id): id is string => id !== undefined);
+  const paced = pacer && pacer.waitedMs > 0 ? `, paced (${(pacer.waitedMs / 1000).toFixed(1)} s spent waiting to keep under ${adapter.maxLiveActors} awake actors)` : "";
+  step.finish(`${adapter.side} ${what}: ${made.length} of ${n} actors prepared, ${concurrency} at a time${paced}`);
+  const limit = limits.endNotes()?.machineLimit;
+  if (limit || paced) {
+    (ctx.preparationNotes ??= []).push({ what, n, failures: errors.length, ...(pacer ? { maxLiveActors: adapter.maxLiveActors, pacedWaitMs: pacer.waitedMs } : {}), ...(limit ? { machineLimit: limit } : {}) });
+  }
+  if (errors.length > n * MAX_PREPARATION_FAILURE_SHARE) {
+    const named = limit ? `; from a limit of this machine, not the runtime's behaviour: ${describeMachineLimit(limit, adapter.runtimeLog?.name ?? "runtime")}` : "";
+    throw new StageSetupError(`${what} preparation: ${errors.length} of ${n} creates failed, e.g. ${errors[0]}${named}`);
+  }
+  return { ids: made, errors };
+}
+
+/**
+ * Wakes: for each set, new actors (the store ones with a row), put to sleep,
+ * left idle for the adapter's wakeIdleMs, then woken by their first request.
+ * The three sets share one idle wait. An actor whose preparation fails is left
+ * out and counted in the stage's notes, on both sides alike.
+ */
+async function wakeGroup(ctx: PlanContext): Promise<void> {
+  const { adapter } = ctx;
+  const sets = ["wake.ping", "wake.read", "wake.write"].map((metric) => ({ metric, ids: [] as string[], errors: [] as string[] }));
+  for (const s of sets) {
+    const actor = firstRequestOf(s.metric).actor;
+    Object.assign(s, await prepareActors(ctx, s.metric, stageSize(ctx, s.metric), (i) => fresh(ctx, s.metric, i, actor), actor === "store" ? "write" : "ping"));
+  }
+  const all = sets.flatMap((s) => s.ids);
+  // An actor that could not be put to sleep is left out of its set like one that could not be created.
+  const slept = await adapter.sleep(all, ctx.progress);
+  const asleep = new Set(slept.asleep);
+  for (const s of sets) {
+    const ids = s.ids;
+    s.ids = ids.filter((id) => asleep.has(id));
+    for (const id of ids) if (!asleep.has(id)) s.errors.push(slept.failures.find((f) => f.includes(id)) ?? `actor ${id} not asleep`);
+    if (s.errors.length > stageSize(ctx, s.metric) * MAX_PREPARATION_FAILURE_SHARE) {
+      throw new StageSetupError(`${s.metric} preparation: ${s.errors.length} actors could not be created or put to sleep, e.g. ${s.errors[0]}`);
+    }
+  }
+  const asleepAt = Date.now();
+  await waitWithProgress(ctx.progress, `${adapter.side} wake: ${all.length} actors asleep, idle`, adapter.wakeIdleMs, (ms) => idleFor(ctx, ms));
+  const idleMs = Date.now() - asleepAt;
+  for (const s of sets) {
+    const f = firstRequestOf(s.metric);
+    await measureStage(ctx, s.metric, (i) => adapter.call({ id: s.ids[i] }, f.op, f.arg), {
+      n: s.ids.length,
+      notes: {
+        idleAtLeastMs: adapter.wakeIdleMs,
+        asleepAt: new Date(asleepAt).toISOString(),
+        idleBeforeFirstWakeMs: idleMs,
+        preparationConcurrency: PREPARE_CONCURRENCY,
+        ...(slept.alreadyAsleep !== undefined ? { asleepBeforeSleepCall: slept.alreadyAsleep } : {}),
+        preparationFailures: s.errors.length,
+        ...(s.errors.length > 0 ? { preparationErrors: s.errors.slice(0, 3) } : {}),
+      },
+    });
+  }
+}
+
+/**
+ * An actor that has been created, (for the store) seeded, put to sleep, left
+ * idle and woken once: the reference's series run on such an actor. The wake
+ * must prove a fresh instance.
+ */
+export async function wokenOnce(ctx: PlanContext, actor: ActorClass, name: string, seedRows: number): Promise<ActorRef> {
+  const { adapter } = ctx;
+  const first = await setup(ctx, `${name} create`, () => adapter.call({ key: `${ctx.keyPrefix}-${name}`, actor }, "ping"));
+  const ref: ActorRef = { id: first.actorId };
+  if (seedRows > 0) await setup(ctx, `${name} seed`, () => adapter.call(ref, "seed", seedRows));
+  const slept = await adapter.sleep([first.actorId]);
+  if (!slept.asleep.includes(first.actorId)) throw new StageSetupError(`${name}: could not put the actor to sleep: ${slept.failures[0] ?? "not asleep"}`);
+  await waitWithProgress(ctx.progress, `${adapter.side} ${name}: actor asleep, idle`, adapter.wakeIdleMs, (ms) => idleFor(ctx, ms));
+  const woke = await setup(ctx, `${name} wake`, () => adapter.call(ref, "ping"));
+  if (!woke.reply.cold) throw new StageSetupError(`${name}: the wake before the series was not a fresh instance (the actor never slept)`);
+  return ref;
+}
+
+/** Warm round trips: one running actor, warmed up, then pinged by id. */
+async function warmGroup(ctx: PlanContext): Promise<void> {
+  const first = await setup(ctx, "warm actor create", () => ctx.adapter.call({ key: `${ctx.keyPrefix}-warm`, actor: "plain" }, "ping"));
+  const ref: ActorRef = { id: first.actorId };
+  for (let i = 0; i < WORKLOAD.warmupCalls; i++) await setup(ctx, "warm-up", () => ctx.adapter.call(ref, "ping"));
+  await measureStage(ctx, "warm.ping", () => ctx.adapter.call(ref, "ping"), { notes: { warmupCalls: WORKLOAD.warmupCalls } });
+}
+
+/** Point reads, writes and scans on one seeded store actor that has slept and woken once. */
+async function sqliteGroup(ctx: PlanContext): Promise<void> {
+  const ref = await wokenOnce(ctx, "store", "sqlite", WORKLOAD.scanRows);
+  const rnd = prng(WORKLOAD.readSeed);
+  const notes = { seededRows: WORKLOAD.scanRows, wokenOnce: true };
+  await measureStage(ctx, "sqlite.read", () => ctx.adapter.call(ref, "read", 1 + Math.floor(rnd() * WORKLOAD.scanRows)), { notes });
+  await measureStage(ctx, "sqlite.write", () => ctx.adapter.call(ref, "write"), { notes });
+  await measureStage(ctx, "sqlite.scan", () => ctx.adapter.call(ref, "scan"), { notes });
+}
+
+/** Sequential durable writes on one store actor that has slept and woken once. */
+async function seqwriteGroup(ctx: PlanContext): Promise<void> {
+  const ref = await wokenOnce(ctx, "store", "seqwrite", 0);
+  await measureStage(ctx, "seqwrite", () => ctx.adapter.call(ref, "write"), { notes: { wokenOnce: true } });
+}
+
+/**
+ * Burst creates of new plain actors, closed loop at each concurrency; then the
+ * same creates in an open model at each of the side's arrival rates.
+ */
+async function burstGroup(ctx: PlanContext): Promise<void> {
+  const { side } = ctx.adapter;
+  for (const c of BURST_CONCURRENCY) {
+    const metric = `burst.c${c}`;
+    await measureStage(ctx, metric, (i) => ctx.adapter.call(fresh(ctx, metric, i, "plain"), "ping"), { concurrency: c });
+  }
+  for (const rate of OPEN_RATES[side]) {
+    const metric = `open.r${rate}`;
+    const limits = limitWatch(ctx, metric);
+    await measureOpen({ ctx, side, metric, ratePerSecond: rate, n: stageSize(ctx, metric), maxInFlight: OPEN_MAX_IN_FLIGHT, notes: startState(ctx),
+      call: (i) => ctx.adapter.call(fresh(ctx, metric, i, "plain"), "ping"), ...limits });
+  }
+}
+
+/** Filler actors for the scaling group are made this many at a time (setup, not measured). */
+export const SCALE_FILL_CONCURRENCY = 16;
+
+/** How every side's preparations go, unless a machine limit paces them further (SideAdapter.maxLiveActors). */
+export const PREPARE_PACE = `wake sets ${PREPARE_CONCURRENCY} at a time, scaling fillers ${SCALE_FILL_CONCURRENCY} at a time, as fast as the runtime answers`;
+
+/**
+ * Cost as the work grows: at each of the preset's levels, that many filler
+ * actors (plain, created then asleep) exist besides the ones measured; then
+ * a wake set is woken, new actors are created one at a time, and a burst of
+ * creates runs at SCALE_BURST_CONCURRENCY. Each level's wakes start with
+ * every actor of the run asleep (settleAll) and idle for the side's wake
+ * idle, as in the wake group.
+ */
+async function scaleGroup(ctx: PlanContext): Promise<void> {
+  const { adapter } = ctx;
+  const levels = [...(ctx.scaleLevels ?? [])].sort((a, b) => a - b);
+  let fillers = 0;
+  let fillFailures = 0;
+  for (const level of levels) {
+    if (level > fillers) {
+      const from = fillers;
+      const made = await prepareActors(ctx, `scale fillers ${from} to ${level}`, level - from, (i) => ({ key: `${ctx.keyPrefix}-scale-fill-${from + i}`, actor: "plain" }), "ping", SCALE_FILL_CONCURRENCY);
+      fillers = level;
+      fillFailures += made.errors.length;
+    }
+    const notes = (settled: unknown) => ({ level, fillers: fillers - fillFailures, fillFailures, settled });
+    const wake = `scale.wake.e${level}`;
+    const set = await prepareActors(ctx, wake, stageSize(ctx, wake), (i) => fresh(ctx, wake, i, "plain"), "ping");
+    const settled = await settleAll(ctx, `scale e${level}`);
+    // Where sleep is only idle time, settling was the idle (wakeIdleMs since the last call); elsewhere the wake idle follows the confirmed sleep.
+    if (!adapter.sleepsByIdleOnly) await waitWithProgress(ctx.progress, `${adapter.side} scale e${level}: every actor asleep, idle`, adapter.wakeIdleMs, (ms) => idleFor(ctx, ms));
+    await measureStage(ctx, wake, (i) => adapter.call({ id: set.ids[i] }, "ping"), { n: set.ids.length, notes: { ...notes(settled), preparationFailures: set.errors.length } });
+    // The creates and the burst follow at once (the woken set still awake, as each stage's atStage count says): a settle
+    // before each would cost the DO side its whole eviction time again, 10 minutes on Cloudflare.
+    const create = `scale.create.e${level}`;
+    await measureStage(ctx, create, (i) => adapter.call(fresh(ctx, create, i, "plain"), "ping"), { notes: notes(settled) });
+    const burst = `scale.burst.e${level}`;
+    await measureStage(ctx, burst, (i) => adapter.call(fresh(ctx, burst, i, "plain"), "ping"), { concurrency: SCALE_BURST_CONCURRENCY, notes: notes(settled) });
+  }
+}
+
+const SHARED: Record<Group, (ctx: PlanContext) => Promise<void>> = {
+  create: createGroup,
+  wake: wakeGroup,
+  warm: warmGroup,
+  sqlite: sqliteGroup,
+  seqwrite: seqwriteGroup,
+  burst: burstGroup,
+  scale: scaleGroup,
+};
+
+/** Runs one group on the context's side: the shared stages, then the side's own. */
+export async function runGroup(group: Group, ctx: PlanContext): Promise<void> {
+  ctx.runtime?.check();
+  // The group's own context: groups overlap (a wake group idles while others run), each keeps its start.
+  const own: PlanContext = { ...ctx, groupStart: await settleBeforeGroup(ctx, group) };
+  await SHARED[group](own);
+  await ctx.adapter.sideOnly?.[group]?.(own);
+}
+
+/** Groups whose idle wait (before a wake) lets later groups measure meanwhile, and groups that still run last and alone. */
+export const OVERLAPPING_GROUPS: ReadonlySet<Group> = new Set(["wake", "sqlite", "seqwrite"]);
+export const LAST_GROUPS: ReadonlySet<Group> = new Set(["burst", "scale"]);

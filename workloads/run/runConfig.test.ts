@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { parseRunArgs } from "./runConfig";
+import { PRESETS } from "../../analysis/contract/catalog";
+
+describe("parseRunArgs", () => {
+  it("defaults: local preset in 3 repetitions, both sides and the floor, every group but scaling, 10 s wake idle", () => {
+    const c = parseRunArgs([]);
+    expect(c.preset).toBe("local");
+    expect(c.repeat).toBe(3);
+    expect(c.floorDelayMs).toBe(0);
+    expect(c.counts).toEqual(PRESETS.local);
+    expect(c.sides).toEqual(["rivet", "cloudflare", "floor"]);
+    expect(parseRunArgs(["--side", "both"]).sides).toEqual(["rivet", "cloudflare"]);
+    expect(parseRunArgs(["--side", "all"]).sides).toEqual(["rivet", "cloudflare", "floor"]);
+    expect(parseRunArgs(["--side", "floor"]).sides).toEqual(["floor"]);
+    expect(c.groups).toEqual(["create", "wake", "warm", "sqlite", "seqwrite", "burst"]);
+    expect(c.scaleLevels).toEqual([0, 100]);
+    // The scaling group is off by default in quick and local, on in large and full (with the 10,000 level), and any preset runs it when asked.
+    expect(parseRunArgs(["--preset", "quick"]).groups).not.toContain("scale");
+    expect(parseRunArgs(["--preset", "large"])).toMatchObject({ repeat: 3, scaleLevels: [0, 1000], groups: ["create", "wake", "warm", "sqlite", "seqwrite", "burst", "scale"] });
+    expect(parseRunArgs(["--groups", "scale", "--preset", "quick"])).toMatchObject({ groups: ["scale"], scaleLevels: [0, 100] });
+    expect(parseRunArgs(["--preset", "full"])).toMatchObject({ scaleLevels: [0, 1000, 10000] });
+    expect(parseRunArgs(["--preset", "full"]).groups).toContain("scale");
+    expect(c.wakeIdleMs).toBe(10_000);
+    expect(c.engine).toEqual({ tcpNodelay: true, keepRustBacktrace: false, loadShedding: false });
+    expect(c.loopback).toBe("quickack");
+  });
+  it("takes preset, side and groups (in suite order)", () => {
+    const c = parseRunArgs(["--preset", "full", "--side", "rivet", "--groups", "wake,create"]);
+    expect(c.counts.rivet.createPing).toBe(1500);
+    expect(c.counts.cloudflare.createPing).toBe(200);
+    expect(c.sides).toEqual(["rivet"]);
+    expect(c.groups).toEqual(["create", "wake"]);
+  });
+  it("names the bad flag and what is allowed", () => {
+    expect(() => parseRunArgs(["--preset", "huge"])).toThrow(/--preset must be one of quick, local, large, full, got "huge"/);
+    expect(() => parseRunArgs(["--side", "aws"])).toThrow(/--side must be rivet, cloudflare, floor, both \(the two runtimes\) or all \(with the floor\), got "aws"/);
+    expect(() => parseRunArgs(["--groups", "create,nap"])).toThrow(/unknown: nap/);
+    expect(() => parseRunArgs(["--wake-idle-ms", "-5"])).toThrow(/--wake-idle-ms takes a whole number of milliseconds from 1 to 86400000, written in plain digits; got "-5"/);
+    expect(() => parseRunArgs(["--preset"])).toThrow(/--preset needs a value/);
+    expect(() => parseRunArgs(["--loopback", "fast"])).toThrow(/--loopback must be quickack or host/);
+    expect(() => parseRunArgs(["--bogus"])).toThrow(/unknown argument "--bogus"/);
+    expect(() => parseRunArgs(["--engine-topology", "mesh"])).toThrow(/--engine-topology must be single or cluster, got "mesh"/);
+  });
+  it("runs the three-node topology on the host's loopback only", () => {
+    expect(parseRunArgs([]).engineTopology).toBe("single");
+    expect(parseRunArgs(["--engine-topology", "cluster", "--loopback", "host"]).engineTopology).toBe("cluster");
+    expect(() => parseRunArgs(["--engine-topology", "cluster"])).toThrow(/--engine-topology cluster needs --loopback host/);
+  });
+  it("engine switches for the latency investigation", () => {
+    const c = parseRunArgs(["--engine-nagle", "--engine-keep-backtrace", "--engine-rust-log", "debug", "--engine-load-shedding"]);
+    expect(c.engine).toEqual({ tcpNodelay: false, keepRustBacktrace: true, rustLog: "debug", loadShedding: true });
+    // Each run gets its own settings object: a flag never leaks into the shared default.
+    expect(parseRunArgs([]).engine).toEqual({ tcpNodelay: true, keepRustBacktrace: false, loadShedding: false });
+  });
+});
+
+describe("repetitions and the floor's calibration delay", () => {
+  it("a preset brings its repetitions; --repeat overrides them wherever it stands", () => {
+    expect(parseRunArgs(["--preset", "quick"]).repeat).toBe(1);
+    expect(parseRunArgs(["--preset", "full"]).repeat).toBe(3);
+    expect(parseRunArgs(["--repeat", "5", "--preset", "quick"]).repeat).toBe(5);
+    expect(parseRunArgs(["--floor-delay-ms", "2"]).floorDelayMs).toBe(2);
+  });
+  it("takes plain decimal whole numbers within each flag's bounds, and nothing else", () => {
+    for (const bad of ["0", "21", "1e1", "0x3", " 3", "3.0", "+3", ""]) expect(() => parseRunArgs(["--repeat", bad]), bad).toThrow(/--repeat takes a whole number of repetitions from 1 to 20/);
+    expect(() => parseRunArgs(["--floor-delay-ms", "10001"])).toThrow(/--floor-delay-ms takes a whole number of milliseconds from 0 to 10000/);
+    // Past 2^31-1 ms a timer fires at once: a day is the most any wait may be.
+    expect(() => parseRunArgs(["--cf-wake-idle-ms", "3000000000"])).toThrow(/from 1 to 86400000/);
+    expect(parseRunArgs(["--cf-wake-idle-ms", "86400000"]).cfWakeIdleMs).toBe(86_400_000);
+  });
+  it("takes presets from the table's own keys only, and refuses an empty results folder", () => {
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) expect(() => parseRunArgs(["--preset", name]), name).toThrow(/--preset must be one of/);
+    expect(() => parseRunArgs(["--results-dir", ""])).toThrow(/--results-dir needs a folder name/);
+  });
+});
+
+describe("--samples", () => {
+  it("overrides the preset's counts on both sides, wherever it stands", () => {
+    const c = parseRunArgs(["--samples", "createPing=7,warm=9", "--preset", "full"]);
+    for (const side of ["rivet", "cloudflare", "floor"] as const) {
+      expect(c.counts[side].createPing).toBe(7);
+      expect(c.counts[side].warm).toBe(9);
+      expect(c.counts[side].wake).toBe(PRESETS.full[side].wake);
+    }
+    expect(c.counts.rivet.wake).not.toBe(c.counts.cloudflare.wake);
+  });
+  it("refuses unknown names and counts that are not whole and positive", () => {
+    expect(() => parseRunArgs(["--samples", "pings=3"])).toThrow(/--samples takes name=count pairs with names createPing, .* got "pings=3"/);
+    expect(() => parseRunArgs(["--samples", "warm=0"])).toThrow(/got "warm=0"/);
+    expect(() => parseRunArgs(["--samples", "warm=1.5"])).toThrow(/got "warm=1.5"/);
+    expect(() => parseRunArgs(["--samples", "warm=1e3"])).toThrow(/got "warm=1e3"/);
+    expect(() => parseRunArgs(["--samples", "warm=100001"])).toThrow(/counts from 1 to 100000/);
+  });
+});

@@ -1,0 +1,48 @@
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { credentialsCommand, installCommand, probeCommand, READY_COMMAND, removeCredentialsCommand, runCommand, runnerCommand, shq } from "./commands";
+
+// What remote.Command runs on the runner (a POSIX shell: the admin user's login shell runs `sh -c`-style).
+// shellcheck comes from Debian (.ci/run installs it); the end-to-end test runs the same strings over sshd.
+const APP = "/opt/actor-bench/app";
+const NODE = "/opt/node/bin/node";
+const rendered: Record<string, string> = {
+  ready: READY_COMMAND,
+  install: installCommand(APP, NODE),
+  credentials: credentialsCommand(APP),
+  removeCredentials: removeCredentialsCommand(APP),
+  probe: probeCommand(APP, NODE, "http://10.40.1.11:6420", 600),
+  run: runCommand(APP, NODE, 7200),
+};
+
+describe("the runner's commands", () => {
+  for (const [name, text] of Object.entries(rendered)) {
+    it(`${name} passes shellcheck as a POSIX sh script`, () => {
+      const r = spawnSync("shellcheck", ["--shell=sh", "--severity=style", "-"], { input: `${text}\n`, encoding: "utf8" });
+      if (r.error) throw new Error("shellcheck is not installed: apt-get install shellcheck");
+      expect(r.stdout, name).toBe("");
+      expect(r.status, name).toBe(0);
+    });
+  }
+
+  it("quotes every path, so a space or quote in one cannot split or inject a word", () => {
+    expect(shq("it's here")).toBe(`'it'\\''s here'`);
+    const r = spawnSync("sh", ["-c", `printf '%s|' ${shq("a b")} ${shq("c'd")} ${shq("$(id)")}`], { encoding: "utf8" });
+    expect(r.stdout).toBe("a b|c'd|$(id)|");
+    expect(runnerCommand("/srv/my app", NODE, ["probe", "http://x"])).toBe(`cd '/srv/my app' && '${NODE}' dist/workloads/runner/runner.js 'probe' 'http://x'`);
+  });
+
+  it("the run is single-flight and time-limited: an flock, the holder's pid to stop, and timeout(1) with a kill grace", () => {
+    const run = rendered.run;
+    expect(run).toContain("exec 9>>run.lock");
+    expect(run).toContain("flock -n 9");
+    expect(run).toMatch(/kill -TERM "\$old"/);
+    expect(run).toContain("flock -w 60 9");
+    expect(run).toContain(`exec timeout --kill-after=30 7200 '${NODE}' dist/workloads/runner/runner.js run`);
+  });
+
+  it("no command holds a credential: they come on stdin, and a failed command's text is printed by Pulumi", () => {
+    for (const text of Object.values(rendered)) expect(text).not.toMatch(/sig=|token|RIVET_TOKEN|PRIVATE KEY/i);
+    expect(rendered.credentials).toContain("umask 077");
+  });
+});

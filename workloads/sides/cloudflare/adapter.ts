@@ -1,0 +1,51 @@
+/** The Durable Object side of the stage plan: one Worker invocation per call, timed by the Worker. */
+import { measureStage, PREPARE_PACE, type ActorRef, type AdapterProperties, type Op, type PlanContext, type SideAdapter, type SideOutcome } from "../../experiment/stagePlan";
+import type { DoTarget, WorkerClient } from "./workerClient";
+import { OPEN_RATES, throughputText } from "../../../analysis/contract/catalog";
+
+export const CLOUDFLARE_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace"> = {
+  clock: "the Worker's Date.now() around the awaited DO call (the reference's); the driver's own round trip is kept as clientMs",
+  create: "one Worker invocation calling a DO by a new name (idFromName); the first call is the sample",
+  sleep: "no sleep call exists: the DO is left idle past the runtime's eviction, and its cold flag proves it was evicted",
+  plainActor: "the one SQLite-backed DO class; ping touches no SQL",
+  storeSchema: "CREATE TABLE IF NOT EXISTS on an instance's first SQL call",
+  inActor: "none (a Worker's clocks do not advance during CPU work); Cloudflare's analytics give the in-DO wall time on a cloud stack",
+  sideOnlyStages: "create.unique (a DO by newUniqueId), baseline.noop (client to Worker, no DO call)",
+  throughput: throughputText("cloudflare"),
+};
+
+const target = (ref: ActorRef): DoTarget => ("id" in ref ? { id: ref.id } : { name: ref.key });
+
+async function createUnique(ctx: PlanContext, client: WorkerClient): Promise<void> {
+  await measureStage(ctx, "create.unique", () => client.call("ping", { unique: true }), { notes: { by: "unique id" } });
+}
+
+async function noopBaseline(ctx: PlanContext, client: WorkerClient): Promise<void> {
+  await measureStage(ctx, "baseline.noop", () => client.noop(), { notes: { clock: "client round trip to the Worker, no DO call" } });
+}
+
+/** `wakeIdleMs` must exceed the runtime's eviction (local workerd: about 10 s; Cloudflare: minutes). */
+export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number; runtimeLog?: SideAdapter["runtimeLog"]; maxLiveActors?: number }): SideAdapter {
+  return {
+    side: "cloudflare",
+    ...(o.runtimeLog ? { runtimeLog: o.runtimeLog } : {}),
+    ...(o.maxLiveActors !== undefined ? { maxLiveActors: o.maxLiveActors } : {}),
+    properties: {
+      ...CLOUDFLARE_PROPERTIES,
+      preparationPace:
+        o.maxLiveActors !== undefined
+          ? `${PREPARE_PACE}; then held to at most ${o.maxLiveActors} DOs live at once, what local workerd's open-file limit allows (3 files per live DO)`
+          : PREPARE_PACE,
+      wakeIdle: `${o.wakeIdleMs} ms after the last call (longer than the runtime's eviction)`,
+      openModelRates: `${OPEN_RATES.cloudflare.join(", ")} creates per second`,
+    },
+    wakeIdleMs: o.wakeIdleMs,
+    async call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
+      const r = await client.call(op, target(ref), arg);
+      return r.ok ? { ok: true, ms: r.ms, clientMs: r.clientMs, ...(r.colo ? { colo: r.colo } : {}), reply: r.reply, actorId: r.id } : r;
+    },
+    sleep: async (ids) => ({ asleep: ids, failures: [] }),
+    sleepsByIdleOnly: true,
+    sideOnly: { create: (ctx) => createUnique(ctx, client), warm: (ctx) => noopBaseline(ctx, client) },
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * One Worker and one SQLite-backed Durable Object class, the same source for
+ * local workerd and for Cloudflare. The Worker times each awaited DO call with
+ * Date.now() (on Cloudflare the only clock that advances, and only across I/O)
+ * and returns that figure with the DO's reply.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { WORKLOAD } from "../../../../analysis/contract/catalog";
+
+export interface Env {
+  BENCH: DurableObjectNamespace<BenchObject>;
+  /** Secret binding: every route but /noop requires `Authorization: Bearer <BENCH_TOKEN>`. */
+  BENCH_TOKEN?: string;
+}
+
+export interface DoReply {
+  /** True on the first request this instance served: proof of a fresh start. */
+  cold: boolean;
+  value: unknown;
+}
+
+const ROW_VALUE = "x".repeat(WORKLOAD.rowBytes);
+
+export class BenchObject extends DurableObject<Env> {
+  /** Requests this instance has served; a new instance (create or wake after eviction) starts at 0. */
+  private served = 0;
+  private table = false;
+
+  /**
+   * The table, created on an instance's first SQL call, so a ping (the
+   * "no storage" create and wake) touches no SQL, as the Rivet actor without
+   * a database does not.
+   */
+  private get sql(): SqlStorage {
+    const sql = this.ctx.storage.sql;
+    if (!this.table) {
+      sql.exec("CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+      this.table = true;
+    }
+    return sql;
+  }
+
+  private reply(value: unknown = null): DoReply {
+    const cold = this.served === 0;
+    this.served += 1;
+    return { cold, value };
+  }
+
+  ping(): DoReply {
+    return this.reply();
+  }
+
+  /** Point read by primary key; the value is materialized as a JS string. */
+  read(id: number): DoReply {
+    const rows = this.sql.exec<{ v: string }>("SELECT v FROM rows WHERE id = ?", id).toArray();
+    return this.reply(rows.length > 0 ? String(rows[0].v).length : null);
+  }
+
+  /** One INSERT of a 128 B row. The reply is held by the output gate until the write is durable. */
+  write(): DoReply {
+    this.sql.exec("INSERT INTO rows (v) VALUES (?)", ROW_VALUE);
+    return this.reply();
+  }
+
+  scan(): DoReply {
+    let rows = 0;
+    let bytes = 0;
+    for (const r of this.sql.exec<{ id: number; v: string }>("SELECT id, v FROM rows ORDER BY id LIMIT ?", WORKLOAD.scanRows)) {
+      rows += 1;
+      bytes += String(r.v).length;
+    }
+    return this.reply({ rows, bytes });
+  }
+
+  /** Fill the table up to `count` rows in one transaction (setup, not a sample). */
+  seed(count: number): DoReply {
+    this.ctx.storage.transactionSync(() => {
+      const have = Number(this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM rows").one().n);
+      for (let i = have; i < count; i++) this.sql.exec("INSERT INTO rows (v) VALUES (?)", ROW_VALUE);
+    });
+    return this.reply();
+  }
+}
+
+const OPS = ["ping", "read", "write", "scan", "seed"] as const;
+type Op = (typeof OPS)[number];
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+
+/** Constant-time comparison of the presented bearer token with the configured one. */
+function authorized(request: Request, token: string): boolean {
+  const got = request.headers.get("authorization") ?? "";
+  const want = `Bearer ${token}`;
+  if (got.length !== want.length) return false;
+  let diff = 0;
+  for (let i = 0; i < want.length; i++) diff |= got.charCodeAt(i) ^ want.charCodeAt(i);
+  return diff === 0;
+}
+
+function targetId(env: Env, url: URL): DurableObjectId | string {
+  const name = url.searchParams.get("name");
+  const id = url.searchParams.get("id");
+  if (url.searchParams.get("unique") === "1") return env.BENCH.newUniqueId();
+  if (name) return env.BENCH.idFromName(name);
+  if (id) {
+    try {
+      return env.BENCH.idFromString(id);
+    } catch {
+      return "id is not a Durable Object id of this namespace";
+    }
+  }
+  return "give ?name=<key>, ?id=<hex id> or ?unique=1";
+}
+
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname === "/noop") return new Response("ok");
+    if (!env.BENCH_TOKEN) return json(500, { error: "BENCH_TOKEN is not configured on this Worker" });
+    if (!authorized(request, env.BENCH_TOKEN)) return json(401, { error: "missing or wrong bearer token" });
+
+    const m = /^\/do\/([a-z]+)$/.exec(url.pathname);
+    const op = m?.[1] as Op | undefined;
+    if (!op || !OPS.includes(op)) return json(404, { error: `unknown route ${url.pathname}; routes: /noop, ${OPS.map((o) => `/do/${o}`).join(", ")}` });
+    const id = targetId(env, url);
+    if (typeof id === "string") return json(400, { error: id });
+    const arg = Number(url.searchParams.get("arg") ?? "0");
+    const stub = env.BENCH.get(id);
+
+    const t0 = Date.now();
+    let reply: DoReply;
+    try {
+      reply = op === "read" || op === "seed" ? await stub[op](arg) : await stub[op]();
+    } catch (err) {
+      return json(502, { error: `DO call failed: ${(err as Error).message}`, ms: Date.now() - t0 });
+    }
+    const ms = Date.now() - t0;
+    // Where this Worker ran (Cloudflare's data center code); local workerd has no cf object.
+    const colo = request.cf?.colo;
+    return json(200, { ms, cold: reply.cold, value: reply.value, id: id.toString(), ...(typeof colo === "string" ? { colo } : {}) });
+  },
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,189 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import Database from "better-sqlite3";
+import { floorId, FloorStore, runOp } from "./server";
+import { startLocalFloor, type LocalFloor } from "./localFloor";
+import { closeHandles } from "./adapter";
+import { GatewayClient } from "../rivet/gateway";
+import { stopAll } from "../../host/processes";
+import { parseRunArgs } from "../../run/runConfig";
+import { runLocalSuite } from "../../run/run";
+import { catalogEntry, metricsOf, GROUPS, WORKLOAD } from "../../../analysis/contract/catalog";
+import { verifyRunDir } from "../../../analysis/contract/verify";
+import { stageReps } from "../../../analysis/contract/runDirContract";
+import { compareRows } from "../../../analysis/stats/compareRows";
+import { runStats } from "../../../analysis/report/compare";
+import { generateReport } from "../../../analysis/report/report";
+
+describe("the floor's store (real SQLite files)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "floor-store-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("a key's first op creates its file (cold), later ops are warm, a closed file reopens cold with its rows", () => {
+    const store = new FloorStore(dir);
+    const a = store.byKey("k1", "store");
+    expect(existsSync(a.file)).toBe(false);
+    expect(runOp(store, a, "write", []).cold).toBe(true);
+    expect(existsSync(a.file)).toBe(true);
+    expect(runOp(store, a, "write", []).cold).toBe(false);
+    expect(store.state()).toEqual({ actors: 1, awake: 1 });
+    expect(runOp(store, a, "sleep", []).value).toBe("closed");
+    expect(runOp(store, a, "sleep", []).value).toBe("asleep already");
+    expect(store.state()).toEqual({ actors: 1, awake: 0 });
+    const woke = runOp(store, a, "scan", []);
+    expect(woke.cold).toBe(true);
+    expect(woke.value).toEqual({ rows: 2, bytes: 2 * WORKLOAD.rowBytes });
+    expect(woke.sqlMs).toBeGreaterThanOrEqual(0);
+    store.closeAll();
+  });
+
+  it("every file is opened with WAL and synchronous=FULL: a write answers after its commit is fsynced", () => {
+    const store = new FloorStore(dir);
+    const a = store.byKey("k2", "store");
+    runOp(store, a, "seed", [10]);
+    const db = store.open(a);
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(db.pragma("synchronous", { simple: true })).toBe(2); // FULL
+    store.closeAll();
+    // The rows are in the file, read by another connection.
+    const other = new Database(a.file, { readonly: true });
+    expect((other.prepare("SELECT count(*) AS n FROM rows").get() as { n: number }).n).toBe(10);
+    other.close();
+  });
+
+  it("seed fills up to the count, read finds a seeded row, the plain actor refuses SQL ops by name", () => {
+    const store = new FloorStore(dir);
+    const a = store.byKey("k3", "store");
+    runOp(store, a, "seed", [5]);
+    runOp(store, a, "seed", [5]);
+    expect(runOp(store, a, "scan", []).value).toEqual({ rows: 5, bytes: 5 * WORKLOAD.rowBytes });
+    expect(runOp(store, a, "read", [3]).value).toBe(WORKLOAD.rowBytes);
+    expect(runOp(store, a, "read", [99]).value).toBeNull();
+    const p = store.byKey("k4", "plain");
+    expect(runOp(store, p, "ping", []).cold).toBe(true);
+    expect(() => runOp(store, p, "write", [])).toThrow(/the plain actor has no op "write"/);
+    expect(() => runOp(store, a, "drop", [])).toThrow(/unknown op "drop"/);
+    store.closeAll();
+  });
+
+  it("handles idle past the timeout are closed, busy ones are not", () => {
+    const store = new FloorStore(dir);
+    const idle = store.byKey("k5", "plain");
+    const busy = store.byKey("k6", "plain");
+    runOp(store, idle, "ping", []);
+    runOp(store, busy, "ping", []);
+    idle.lastUsed -= 60_000;
+    expect(store.closeIdle(30_000)).toBe(1);
+    expect(store.state()).toEqual({ actors: 2, awake: 1 });
+    expect(runOp(store, idle, "ping", []).cold).toBe(true);
+    store.closeAll();
+  });
+});
+
+describe("the floor server over HTTP, with the driver's gateway client", () => {
+  let floor: LocalFloor;
+  let client: GatewayClient;
+  const work = mkdtempSync(join(tmpdir(), "floor-http-"));
+  beforeAll(async () => {
+    floor = await startLocalFloor({ workDir: work, idleCloseMs: 60_000 });
+    client = new GatewayClient(floor.url, 10_000);
+  });
+  afterAll(async () => {
+    await client.close();
+    await stopAll();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it("listens on 127.0.0.1 only", () => {
+    expect(floor.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it("by key creates (cold), by id calls the same actor, sleep closes it and the next call wakes it with its rows", async () => {
+    const created = await client.call({ kind: "key", actor: "store", key: "http-1" }, "write");
+    expect(created.ok && created.reply.cold).toBe(true);
+    if (!created.ok) return;
+    expect(created.actorId).toBe(floorId("http-1"));
+    const again = await client.call({ kind: "id", actorId: created.actorId }, "write");
+    expect(again.ok && again.reply.cold).toBe(false);
+    const slept = await closeHandles(client, [created.actorId]);
+    expect(slept).toEqual({ asleep: [created.actorId], failures: [], alreadyAsleep: 0 });
+    const state = JSON.parse(await (await fetch(`${floor.url}/floor/state`)).text()) as { actors: number; awake: number };
+    expect(state.awake).toBe(0);
+    const woke = await client.call({ kind: "id", actorId: created.actorId }, "scan");
+    expect(woke.ok && woke.reply.cold).toBe(true);
+    expect(woke.ok && woke.reply.value).toEqual({ rows: 2, bytes: 2 * WORKLOAD.rowBytes });
+  });
+
+  it("an unknown id is a 404 failure, a bad op a 500 that names it; neither is retried", async () => {
+    const unknown = await client.call({ kind: "id", actorId: "f000" }, "ping");
+    expect(unknown.ok).toBe(false);
+    if (!unknown.ok) expect(unknown.error).toMatch(/^HTTP 404: .*no actor f000/);
+    // A malformed id is refused with its reason, and the server keeps serving.
+    const garbled = await fetch(`${floor.url}/gateway/%E0%A4%A/action/ping`, { method: "POST", body: "{}" });
+    expect(garbled.status).toBe(400);
+    expect(await garbled.text()).toMatch(/is not valid percent-encoding/);
+    const bad = await client.call({ kind: "key", actor: "plain", key: "http-2" }, "scan");
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error).toMatch(/^HTTP 500: .*the plain actor has no op \\"scan\\"/);
+  });
+});
+
+describe("npm start --side floor: every shared metric through the one stage plan", () => {
+  it("measures every group, proves every create and wake cold, and the run verifies", async () => {
+    const root = mkdtempSync(join(tmpdir(), "floor-run-"));
+    const cfg = { ...parseRunArgs(["--preset", "quick", "--side", "floor", "--groups", GROUPS.join(","), "--wake-idle-ms", "1000", "--results-dir", root]), quiet: true };
+    const out = await runLocalSuite(cfg);
+    expect(out.failures).toEqual([]);
+    const m = verifyRunDir(out.runDir);
+    const want = GROUPS.flatMap((g) => metricsOf("floor", g)).filter((id) => {
+      const level = catalogEntry(id).scale?.level;
+      return level === undefined || cfg.scaleLevels.includes(level);
+    });
+    expect(Object.keys(m.stages).sort()).toEqual(want.map((id) => `floor.${id}`).sort());
+    for (const r of out.rows) {
+      expect(r.errors, r.metric).toBe(0);
+      expect(r.notCold, r.metric).toBe(0);
+    }
+    expect(m.repetitions!.map((r) => r.order)).toEqual([["floor"]]);
+    expect(stageReps(m.stages["floor.wake.read"])[0].notes).toMatchObject({ preparationFailures: 0 });
+    expect(JSON.stringify((m.settings as { floor: unknown }).floor)).toMatch(/no actor system/);
+    expect(readFileSync(join(out.runDir, "raw", "floor.create.ping.jsonl"), "utf8").trim().split("\n")).toHaveLength(20);
+    // The scaling group: the 100 level ran with the 100 fillers (and every earlier actor) existing, all asleep.
+    const e100 = stageReps(m.stages["floor.scale.wake.e100"])[0].notes as { level: number; fillers: number; startState: { atStage: { existing: number; awake: number } } };
+    expect(e100).toMatchObject({ level: 100, fillers: 100 });
+    expect(e100.startState.atStage.awake).toBe(0);
+    expect(e100.startState.atStage.existing).toBeGreaterThanOrEqual(100 + 10);
+    await generateReport(out.runDir);
+    expect(readdirSync(join(out.runDir, "report", "charts"))).toContain("scale.png");
+    expect(readFileSync(join(out.runDir, "report", "results.md"), "utf8")).toMatch(/## Cost as the work grows[\s\S]*\| Floor \(Node http \+ SQLite file\) \| 100 \| [\d,]+ \|/);
+    rmSync(root, { recursive: true, force: true });
+  }, 120_000);
+});
+
+describe("a planted slowdown is caught: the floor with --floor-delay-ms 2 against the floor without, five repetitions each", () => {
+  it("compare calls every floor row below 20 ms that the delay lengthens a real difference, and the delay is in the manifest", async () => {
+    const root = mkdtempSync(join(tmpdir(), "floor-delay-"));
+    // Larger counts than quick's (the floor's calls are cheap), so that each repetition's p50 is not mostly its own sampling noise,
+    // and five repetitions: on this shared machine a repetition's p50 moved by up to a third within one test run, where three
+    // repetitions left create.read 4.69 -> 6.65 ms at p 0.08.
+    const args = ["--preset", "quick", "--side", "floor", "--repeat", "5", "--wake-idle-ms", "1000", "--samples", "createPing=60,createRead=60,createWrite=60,wake=30,burstAttempts=256,openSeconds=1", "--results-dir", root];
+    const plain = await runLocalSuite({ ...parseRunArgs(args), quiet: true });
+    const slowed = await runLocalSuite({ ...parseRunArgs([...args, "--floor-delay-ms", "2"]), quiet: true });
+    expect([plain.failures, slowed.failures]).toEqual([[], []]);
+    const m = verifyRunDir(slowed.runDir);
+    expect(m.config.floorDelayMs).toBe(2);
+    expect(JSON.stringify(m.settings)).toMatch(/"calibrationDelayMs":"2 ms added to every action reply/);
+    expect(m.repetitions).toHaveLength(5);
+    const rows = compareRows(runStats(plain.runDir), runStats(slowed.runDir)).filter((r) => r.q === "p50");
+    // A closed-loop burst above concurrency 1 keeps the one server process busy: its latency is the concurrency over the
+    // server's rate, and a timer that holds a reply costs the server nothing, so the delay does not lengthen it (measured:
+    // burst.c8 14.3 -> 13.6 and 11.7 -> 11.6 ms). Every other stage sends one request at a time or below the floor's rate.
+    const lengthened = (key: string) => { const c = catalogEntry(key.split(".").slice(1).join(".")).throughput; return c?.mode !== "burst" || c.concurrency === 1; };
+    const under20 = rows.filter((r) => r.a < 20 && lengthened(r.key));
+    expect(under20.length).toBeGreaterThanOrEqual(14);
+    expect(under20.filter((r) => r.verdict !== "different").map((r) => `${r.key} ${r.a} -> ${r.b} (p ${r.p})`)).toEqual([]);
+    rmSync(root, { recursive: true, force: true });
+  }, 300_000);
+});

@@ -1,0 +1,203 @@
+/**
+ * The floor: what the benchmark's operations cost with no actor system. One
+ * plain Node http server, one process, 127.0.0.1 only, in front of one SQLite
+ * file per key (better-sqlite3, WAL, synchronous=FULL: a write is answered
+ * after its commit is fsynced). It speaks the Engine gateway's action routes
+ * and reply shape, so the driver measures it with the very client it uses for
+ * Rivet:
+ *   POST /gateway/<plain|store>/action/<op>?...&rvt-key=<key>   by key: opens (creates) the key's file
+ *   POST /gateway/<id>/action/<op>                             by the id a reply gave (x-rivet-actor)
+ *   GET  /floor/state                                          {"actors": files, "awake": open files}
+ * An "actor" is its open database handle: created by the first request for a
+ * key, put to sleep by closing the handle (the `sleep` op, or idle past the
+ * sleep timeout), woken by reopening the file. The first request an open
+ * handle serves reports cold: true.
+ *   node dist/workloads/sides/floor/server.js <port> <dataDir> <idleCloseMs> [<delayMs>]
+ * `delayMs` (calibration only, 0 by default) holds every action reply that long
+ * before it is sent: a planted slowdown a comparison of runs must catch.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { WORKLOAD } from "../../../analysis/contract/catalog";
+import { FLOOR_PRAGMAS } from "./pragmas";
+
+type ActorClass = "plain" | "store";
+const ROW_VALUE = "x".repeat(WORKLOAD.rowBytes);
+
+interface Actor {
+  id: string;
+  actor: ActorClass;
+  file: string;
+  db: Database.Database | null;
+  served: number;
+  lastUsed: number;
+}
+
+
+export const floorId = (key: string) => `f${createHash("sha256").update(key).digest("hex").slice(0, 24)}`;
+
+export class FloorStore {
+  private readonly byId = new Map<string, Actor>();
+  private awake = 0;
+  constructor(readonly dataDir: string) {}
+
+  /** The actor for a key, created (its file opened for the first time) when new. */
+  byKey(key: string, actor: ActorClass): Actor {
+    const id = floorId(key);
+    let a = this.byId.get(id);
+    if (!a) {
+      a = { id, actor, file: join(this.dataDir, `${id}.sqlite`), db: null, served: 0, lastUsed: Date.now() };
+      this.byId.set(id, a);
+    }
+    return a;
+  }
+  get(id: string): Actor | undefined {
+    return this.byId.get(id);
+  }
+  /** Opens a sleeping actor's file: a create the first time, a wake after. */
+  open(a: Actor): Database.Database {
+    if (a.db) return a.db;
+    const db = new Database(a.file);
+    for (const p of FLOOR_PRAGMAS) db.pragma(p);
+    if (a.actor === "store") db.exec("CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+    a.db = db;
+    a.served = 0;
+    this.awake += 1;
+    return db;
+  }
+  close(a: Actor): boolean {
+    if (!a.db) return false;
+    a.db.close();
+    a.db = null;
+    this.awake -= 1;
+    return true;
+  }
+  /** Closes every handle idle longer than `ms` (as an actor runtime sleeps idle actors). */
+  closeIdle(ms: number, now = Date.now()): number {
+    let n = 0;
+    for (const a of this.byId.values()) if (a.db && now - a.lastUsed > ms && this.close(a)) n += 1;
+    return n;
+  }
+  state(): { actors: number; awake: number } {
+    return { actors: this.byId.size, awake: this.awake };
+  }
+  closeAll(): void {
+    for (const a of this.byId.values()) this.close(a);
+  }
+}
+
+export interface FloorReply {
+  cold: boolean;
+  actorMs: number;
+  sqlMs: number | null;
+  value: unknown;
+}
+
+/** Runs one op on an actor; throws on an op the actor does not have. */
+export function runOp(store: FloorStore, a: Actor, op: string, args: unknown[]): FloorReply {
+  const t0 = performance.now();
+  if (op === "sleep") {
+    const closed = store.close(a);
+    return { cold: false, actorMs: performance.now() - t0, sqlMs: null, value: closed ? "closed" : "asleep already" };
+  }
+  const db = store.open(a);
+  const cold = a.served === 0;
+  a.served += 1;
+  a.lastUsed = Date.now();
+  if (op === "ping") return { cold, actorMs: performance.now() - t0, sqlMs: null, value: null };
+  if (a.actor !== "store") throw new Error(`the plain actor has no op "${op}"`);
+  const s0 = performance.now();
+  let value: unknown = null;
+  if (op === "read") {
+    const row = db.prepare("SELECT v FROM rows WHERE id = ?").get(Number(args[0])) as { v: string } | undefined;
+    value = row ? String(row.v).length : null;
+  } else if (op === "write") {
+    db.prepare("INSERT INTO rows (v) VALUES (?)").run(ROW_VALUE);
+  } else if (op === "scan") {
+    const rows = db.prepare("SELECT id, v FROM rows ORDER BY id LIMIT ?").all(WORKLOAD.scanRows) as Array<{ v: string }>;
+    let bytes = 0;
+    for (const r of rows) bytes += String(r.v).length;
+    value = { rows: rows.length, bytes };
+  } else if (op === "seed") {
+    const count = Number(args[0]);
+    db.transaction(() => {
+      const { n } = db.prepare("SELECT count(*) AS n FROM rows").get() as { n: number };
+      const ins = db.prepare("INSERT INTO rows (v) VALUES (?)");
+      for (let i = n; i < count; i++) ins.run(ROW_VALUE);
+    })();
+  } else {
+    throw new Error(`unknown op "${op}"`);
+  }
+  const sqlMs = performance.now() - s0;
+  return { cold, actorMs: performance.now() - t0, sqlMs, value };
+}
+
+const ACTION = /^\/gateway\/([^/?]+)\/action\/([a-z]+)(?:\?(.*))?$/;
+
+function reply(res: ServerResponse, status: number, body: string, actorId?: string): void {
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...(actorId ? { "x-rivet-actor": actorId } : {}) });
+  res.end(body);
+}
+
+/** Answers one request; the body has already been read. `delayMs` holds an action's reply (calibration). */
+export function handle(store: FloorStore, req: IncomingMessage, body: string, res: ServerResponse, delayMs = 0): void {
+  if (req.method === "GET" && req.url === "/floor/state") return reply(res, 200, JSON.stringify(store.state()));
+  const m = req.method === "POST" ? ACTION.exec(req.url ?? "") : null;
+  if (!m) return reply(res, 404, JSON.stringify({ error: `no route ${req.method} ${req.url}` }));
+  const [, target, op, query] = m;
+  let a: Actor | undefined;
+  if (query !== undefined) {
+    const key = new URLSearchParams(query).get("rvt-key");
+    if (!key || (target !== "plain" && target !== "store")) return reply(res, 400, JSON.stringify({ error: "a by-key call needs rvt-key and the actor plain or store" }));
+    a = store.byKey(key, target);
+  } else {
+    let id: string;
+    try {
+      id = decodeURIComponent(target);
+    } catch {
+      return reply(res, 400, JSON.stringify({ error: `the actor id ${JSON.stringify(target)} is not valid percent-encoding` }));
+    }
+    a = store.get(id);
+    if (!a) return reply(res, 404, JSON.stringify({ error: `no actor ${target}` }));
+  }
+  let args: unknown[];
+  try {
+    args = body ? ((JSON.parse(body) as { args?: unknown[] }).args ?? []) : [];
+  } catch {
+    return reply(res, 400, JSON.stringify({ error: "the body is not JSON" }));
+  }
+  let status = 200;
+  let text: string;
+  try {
+    text = JSON.stringify({ output: runOp(store, a, op, args) });
+  } catch (err) {
+    status = 500;
+    text = JSON.stringify({ error: (err as Error).message });
+  }
+  const id = a.id;
+  if (delayMs > 0) setTimeout(() => reply(res, status, text, id), delayMs);
+  else reply(res, status, text, id);
+}
+
+if (require.main === module) {
+  const [port, dataDir, idle, delay] = [Number(process.argv[2]), process.argv[3], Number(process.argv[4]), Number(process.argv[5] ?? 0)];
+  if (!Number.isInteger(port) || port <= 0 || !dataDir || !(idle > 0) || !(Number.isInteger(delay) && delay >= 0)) throw new Error("usage: server.js <port> <dataDir> <idleCloseMs> [<delayMs>]");
+  const store = new FloorStore(dataDir);
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => handle(store, req, Buffer.concat(chunks).toString(), res, delay));
+  });
+  server.keepAliveTimeout = 120_000;
+  setInterval(() => store.closeIdle(idle), Math.min(idle, 1_000)).unref();
+  const stop = () => {
+    server.close();
+    store.closeAll();
+    process.exit(0);
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  server.listen(port, "127.0.0.1", () => console.log(`floor server listening on 127.0.0.1:${port}, data in ${dataDir}`));
+}

@@ -1,0 +1,116 @@
+import { actor, setup } from "rivetkit";
+import { db } from "rivetkit/db";
+import { WORKLOAD } from "../../../analysis/contract/catalog";
+
+const ROW_VALUE = "x".repeat(WORKLOAD.rowBytes);
+
+/** RivetKit's idle sleep timeout for both actors; the run sets it through the app's environment. */
+const sleepTimeout = Number(process.env.BENCH_ACTOR_SLEEP_TIMEOUT_MS) || 30_000;
+
+/**
+ * Per-instance state. createVars runs each time an instance starts (create or
+ * wake), so `served` counts requests on this instance: the first request sees 0.
+ */
+interface InstanceVars {
+  served: number;
+}
+
+export interface Reply {
+  /** True on the first request this instance served: proof of a fresh start. */
+  cold: boolean;
+  /** Handler interval in ms (performance.now around the action body). */
+  actorMs: number;
+  /** SQL interval in ms around the awaited db.execute; null when the action ran no SQL. */
+  sqlMs: number | null;
+  /** Result value of the action (row size, counts), null when there is none. */
+  value: unknown;
+}
+
+function begin(vars: InstanceVars): { cold: boolean; t0: number } {
+  const cold = vars.served === 0;
+  vars.served += 1;
+  return { cold, t0: performance.now() };
+}
+
+function finish(s: { cold: boolean; t0: number }, sqlMs: number | null = null, value: unknown = null): Reply {
+  return { cold: s.cold, actorMs: performance.now() - s.t0, sqlMs, value };
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; result: T }> {
+  const t0 = performance.now();
+  const result = await fn();
+  return { ms: performance.now() - t0, result };
+}
+
+/** Actor without storage: ping and explicit sleep. */
+export const plain = actor({
+  options: { sleepTimeout },
+  createVars: (): InstanceVars => ({ served: 0 }),
+  actions: {
+    ping: (c): Reply => finish(begin(c.vars)),
+    sleep: (c): Reply => {
+      const s = begin(c.vars);
+      c.sleep();
+      return finish(s);
+    },
+  },
+});
+
+/** Actor with one SQLite table of 128 B rows. */
+export const store = actor({
+  options: { sleepTimeout },
+  createVars: (): InstanceVars => ({ served: 0 }),
+  db: db({
+    onMigrate: async (d) => {
+      await d.execute("CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+    },
+  }),
+  actions: {
+    ping: (c): Reply => finish(begin(c.vars)),
+    /** Point read by primary key; the value is materialized into a JS string. */
+    read: async (c, id: number): Promise<Reply> => {
+      const s = begin(c.vars);
+      const { ms, result } = await timed(() =>
+        c.db.execute<{ v: string }>("SELECT v FROM rows WHERE id = ?", id),
+      );
+      const v = result.length > 0 ? String(result[0].v) : null;
+      return finish(s, ms, v === null ? null : v.length);
+    },
+    /** One autocommit INSERT; execute resolves after the commit is durable. */
+    write: async (c): Promise<Reply> => {
+      const s = begin(c.vars);
+      const { ms } = await timed(() => c.db.execute("INSERT INTO rows (v) VALUES (?)", ROW_VALUE));
+      return finish(s, ms);
+    },
+    /** Scan of up to WORKLOAD.scanRows rows, every value materialized. */
+    scan: async (c): Promise<Reply> => {
+      const s = begin(c.vars);
+      const { ms, result } = await timed(() =>
+        c.db.execute<{ id: number; v: string }>("SELECT id, v FROM rows ORDER BY id LIMIT ?", WORKLOAD.scanRows),
+      );
+      let bytes = 0;
+      for (const r of result) bytes += String(r.v).length;
+      return finish(s, ms, { rows: result.length, bytes });
+    },
+    /** Fill the table up to `count` rows in one transaction (not timed as a sample). */
+    seed: async (c, count: number): Promise<Reply> => {
+      const s = begin(c.vars);
+      const { ms } = await timed(() =>
+        c.db.transaction(async (tx) => {
+          const [{ n }] = await tx.execute<{ n: number }>("SELECT count(*) AS n FROM rows");
+          for (let i = Number(n); i < count; i++) {
+            await tx.execute("INSERT INTO rows (v) VALUES (?)", ROW_VALUE);
+          }
+        }),
+      );
+      return finish(s, ms);
+    },
+    sleep: (c): Reply => {
+      const s = begin(c.vars);
+      c.sleep();
+      return finish(s);
+    },
+  },
+});
+
+export const registry = setup({ use: { plain, store } });

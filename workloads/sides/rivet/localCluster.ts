@@ -1,0 +1,235 @@
+/**
+ * The cloud's Engine topology on one machine: Postgres and three NATS members
+ * from Debian, three Engine processes with the configs the cloud renders, and
+ * haproxy (TCP mode) where Azure has its internal load balancer. The app talks
+ * to the load balancer only, as on the runner VM.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, chmodSync, chownSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { spawnManaged, type Managed } from "../../host/processes";
+import { freePorts } from "../../host/ports";
+import { waitUntil } from "../../host/waitFor";
+import { engineEnv, type EngineSettings } from "../../../cluster/engineConfig";
+import { engineBinaryPath, healthy, startLocalRivet, startRivetApp, type LocalRivet } from "./localRivet";
+import { NATS_USERS, renderClusterEngineConfig, renderHaproxyConfig, renderNatsConfig, type ClusterCredentials, type ClusterPlan } from "../../../cluster/topology";
+
+const HOST = "127.0.0.1";
+
+/** Debian's Postgres server binaries (postgresql-NN), newest first; a clear error when none is installed. */
+export function postgresBinDir(): string {
+  const root = "/usr/lib/postgresql";
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "postgres"))) : [];
+  if (versions.length === 0) throw new Error("no PostgreSQL server found under /usr/lib/postgresql: apt-get install postgresql");
+  versions.sort((a, b) => Number(b) - Number(a));
+  return join(root, versions[0], "bin");
+}
+
+function requireCommand(path: string, pkg: string): string {
+  if (!existsSync(path)) throw new Error(`${path} not found: apt-get install ${pkg}`);
+  return path;
+}
+
+/** argv that runs as the `postgres` user when we are root (Postgres refuses to run as root). */
+function asPostgres(argv: string[]): string[] {
+  return process.getuid?.() === 0 ? ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--", ...argv] : argv;
+}
+
+export interface LocalCluster extends LocalRivet {
+  plan: ClusterPlan;
+  /** Each node's own gateway, bypassing the load balancer. */
+  nodeUrls: string[];
+  engines: Managed[];
+  postgres: Managed;
+  /** Where Postgres listens on loopback; it takes only scram-sha-256 with the run's random password. */
+  postgresPort: number;
+  nats: Managed[];
+  /** What an Engine connects to NATS with; a client without it is refused. */
+  natsCredentials: { user: string; password: string };
+  loadBalancer: Managed;
+  /** SIGKILLs node `index`'s Engine and waits until it is gone. */
+  killEngine(index: number): Promise<void>;
+}
+
+export interface LocalClusterOptions {
+  workDir: string;
+  settings: EngineSettings;
+  actorSleepTimeoutMs?: number;
+  startTimeoutMs?: number;
+}
+
+export async function startLocalCluster(opts: LocalClusterOptions): Promise<LocalCluster> {
+  const binary = engineBinaryPath();
+  const pgBin = postgresBinDir();
+  const natsServer = requireCommand("/usr/sbin/nats-server", "nats-server");
+  const haproxy = requireCommand("/usr/sbin/haproxy", "haproxy");
+  const timeout = opts.startTimeoutMs ?? 60_000;
+  const w = opts.workDir;
+  mkdirSync(w, { recursive: true });
+
+  const ports = await freePorts(2 + 3 * 5 + 1);
+  const [lbGateway, lbPeer, pgPort] = ports;
+  const plan: ClusterPlan = {
+    nodes: [0, 1, 2].map((i) => {
+      const [gateway, apiPeer, metrics, natsClientPort, natsClusterPort] = ports.slice(3 + i * 5, 8 + i * 5);
+      return { name: `engine-${i + 1}`, host: HOST, ports: { gateway, apiPeer, metrics }, natsClientPort, natsClusterPort };
+    }),
+    gatewayUrl: `http://${HOST}:${lbGateway}`,
+    peerUrl: `http://${HOST}:${lbPeer}`,
+    datacenter: { name: "default", label: 1 },
+  };
+  const started: Managed[] = [];
+  const stopStarted = async () => {
+    for (const m of [...started].reverse()) await m.stop();
+  };
+
+  try {
+    // Postgres: a throwaway cluster on loopback that takes only scram-sha-256 with
+    // a random password (trust would make any local user its superuser).
+    const pgData = join(w, "postgres");
+    mkdirSync(pgData, { recursive: true });
+    const pgPassword = randomBytes(24).toString("hex");
+    const pwFile = join(w, "postgres.pw");
+    writeFileSync(pwFile, `${pgPassword}\n`, { mode: 0o600 });
+    if (process.getuid?.() === 0) {
+      // Postgres runs as its own user: it must be able to reach its data dir and, once, the password file.
+      chmodSync(w, 0o711);
+      const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }).trim());
+      chownSync(pgData, id("-u"), id("-g"));
+      chownSync(pwFile, id("-u"), id("-g"));
+    }
+    const [initdb, ...initdbArgs] = asPostgres([join(pgBin, "initdb"), "-D", pgData, "--auth=scram-sha-256", `--pwfile=${pwFile}`, "-U", "postgres", "--no-sync"]);
+    try {
+      execFileSync(initdb, initdbArgs, { stdio: "pipe" });
+    } finally {
+      rmSync(pwFile, { force: true });
+    }
+    const pgLog = join(w, "postgres.log");
+    const [pgCmd, ...pgArgs] = asPostgres([join(pgBin, "postgres"), "-D", pgData, "-p", String(pgPort), "-k", pgData, "-c", `listen_addresses=${HOST}`, "-c", "fsync=on"]);
+    const postgres = spawnManaged({ name: "postgres", command: pgCmd, args: pgArgs, env: process.env, cwd: w, logFile: pgLog });
+    started.push(postgres);
+    await waitUntil("accepting connections", postgres, pgLog, timeout, () => {
+      try {
+        execFileSync(join(pgBin, "pg_isready"), ["-h", HOST, "-p", String(pgPort), "-q"]);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    execFileSync(join(pgBin, "createdb"), ["-h", HOST, "-p", String(pgPort), "-U", "postgres", "rivet"], { env: { ...process.env, PGPASSWORD: pgPassword } });
+    const postgresUrl = `postgresql://postgres:${pgPassword}@${HOST}:${pgPort}/rivet`;
+
+    // The cluster authenticates: an admin token for the Engines' API, passwords for NATS clients and routes, new each run.
+    const secret = () => randomBytes(24).toString("hex");
+    const creds: ClusterCredentials = { adminToken: secret(), natsPassword: secret(), natsRoutePassword: secret() };
+    const nats = plan.nodes.map((node, i) => {
+      const conf = join(w, `nats-${i + 1}.conf`);
+      // Holds the NATS passwords: the owner only.
+      writeFileSync(conf, renderNatsConfig(plan, i, creds), { mode: 0o600 });
+      const m = spawnManaged({ name: `nats-${i + 1}`, command: natsServer, args: ["-c", conf], env: process.env, cwd: w, logFile: join(w, `nats-${i + 1}.log`) });
+      started.push(m);
+      return m;
+    });
+    // An Engine that finds no NATS listening exits at once: every member must be ready first.
+    await Promise.all(
+      nats.map((m, i) => {
+        const log = join(w, `nats-${i + 1}.log`);
+        return waitUntil("ready", m, log, timeout, () => existsSync(log) && readFileSync(log, "utf8").includes("Server is ready"));
+      }),
+    );
+
+    // One at a time: Engines starting together race on creating the Postgres schema.
+    const configs = plan.nodes.map((_, i) => renderClusterEngineConfig(plan, i, postgresUrl, opts.settings, creds));
+    const startEngine = async (i: number) => {
+      const conf = join(w, `engine-${i + 1}.json`);
+      const log = join(w, `engine-${i + 1}.log`);
+      // Holds the Postgres password and the cluster's credentials: the owner only.
+      writeFileSync(conf, JSON.stringify(configs[i], null, 2), { mode: 0o600 });
+      const m = spawnManaged({ name: `rivet-engine-${i + 1}`, command: binary, args: ["start", "--config", conf], env: engineEnv(process.env, opts.settings), cwd: w, logFile: log });
+      started.push(m);
+      let version = "unknown";
+      await waitUntil("answering /health", m, log, timeout, async () => {
+        const v = await healthy(`http://${HOST}:${plan.nodes[i].ports.gateway}`);
+        if (v) version = v;
+        return v !== null;
+      });
+      return { m, version };
+    };
+    const engines: Managed[] = [];
+    let engineVersion = "unknown";
+    for (let i = 0; i < plan.nodes.length; i++) {
+      const e = await startEngine(i);
+      engines.push(e.m);
+      engineVersion = e.version;
+    }
+
+    const lbConf = join(w, "haproxy.cfg");
+    const lbLog = join(w, "haproxy.log");
+    writeFileSync(
+      lbConf,
+      renderHaproxyConfig([
+        { name: "gateway", bind: HOST, port: lbGateway, healthPath: "/health", backends: plan.nodes.map((n) => ({ host: n.host, port: n.ports.gateway })) },
+        { name: "api_peer", bind: HOST, port: lbPeer, backends: plan.nodes.map((n) => ({ host: n.host, port: n.ports.apiPeer })) },
+      ]),
+    );
+    const loadBalancer = spawnManaged({ name: "haproxy", command: haproxy, args: ["-db", "-f", lbConf], env: process.env, cwd: w, logFile: lbLog });
+    started.push(loadBalancer);
+    await waitUntil("answering /health through the load balancer", loadBalancer, lbLog, timeout, async () => (await healthy(plan.gatewayUrl)) !== null);
+
+    const appLog = join(w, "app.log");
+    const startApp = () =>
+      startRivetApp({ gatewayUrl: plan.gatewayUrl, workDir: w, appLog, settings: opts.settings, actorSleepTimeoutMs: opts.actorSleepTimeoutMs, timeoutMs: timeout, adminToken: creds.adminToken });
+    const app = await startApp();
+    started.push(app);
+
+    const cluster: LocalCluster = {
+      plan,
+      gatewayUrl: plan.gatewayUrl,
+      adminToken: creds.adminToken,
+      natsCredentials: { user: NATS_USERS.client, password: creds.natsPassword },
+      nodeUrls: plan.nodes.map((n) => `http://${HOST}:${n.ports.gateway}`),
+      ports: plan.nodes[0].ports,
+      engineVersion,
+      engineBinary: binary,
+      // The manifest gets the configs with the secrets' places, not their values.
+      engineConfig: {
+        topology: "postgres-nats (3 engines, haproxy in front)",
+        nodes: configs.map((c) => ({ ...c, postgres: { url: "(local Postgres, scram-sha-256)" }, auth: { admin_token: "(random per run, never written)" }, nats: { ...c.nats, password: "(random per run, never written)" } })),
+      },
+      engine: engines[0],
+      engines,
+      postgres,
+      postgresPort: pgPort,
+      nats,
+      loadBalancer,
+      app,
+      engineLog: join(w, "engine-1.log"),
+      appLog,
+      async restartApp() {
+        await cluster.app.stop();
+        cluster.app = await startApp();
+        started.push(cluster.app);
+      },
+      processes: () => [postgres, ...nats, ...engines, loadBalancer, cluster.app],
+      async killEngine(index: number) {
+        const m = engines[index];
+        m.child.kill("SIGKILL");
+        await m.exited;
+      },
+      stop: stopStarted,
+    };
+    return cluster;
+  } catch (err) {
+    await stopStarted();
+    throw err;
+  }
+}
+
+/** The Engine the run measures: one process on its file system, or the cloud's three-node topology. */
+export function startEngineTopology(
+  topology: "single" | "cluster",
+  opts: { workDir: string; settings: EngineSettings; actorSleepTimeoutMs?: number },
+): Promise<LocalRivet> {
+  return topology === "cluster" ? startLocalCluster(opts) : startLocalRivet(opts);
+}
