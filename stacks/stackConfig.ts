@@ -28,6 +28,10 @@ export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "
 export const STACK_KEYS = [...(Object.keys(RUN_KEYS) as Array<keyof typeof RUN_KEYS>), "target", "engineVersion", "runId", ...CLOUD_KEYS] as const;
 export type StackKey = (typeof STACK_KEYS)[number];
 
+/** The keys whose values are whole numbers and switches: typed integer and boolean in Pulumi.yaml, so the CLI refuses another kind first. */
+export const INTEGER_KEYS = ["wakeIdleMs", "cfWakeIdleMs", "requestTimeoutMs", "actorSleepTimeoutMs", "runTimeLimitMinutes"] as const satisfies readonly StackKey[];
+export const BOOLEAN_KEYS = ["overlapIdle", "sshSourceWide"] as const satisfies readonly StackKey[];
+
 export const TARGETS = ["local", "azure"] as const;
 
 export const DEFAULTS = {

@@ -1,0 +1,66 @@
+/**
+ * Pulumi.yaml's config schema against the stack config parser: every key the
+ * parser reads is declared, the whole-number keys are typed integer and the
+ * switches boolean, and every default and every committed stack file's value
+ * is one the Pulumi CLI accepts for its type. The CLI's rule is restated here
+ * (pulumi/pulumi sdk/go/common/workspace/project.go, ValidateConfigValue),
+ * since no CLI runs in the tests.
+ */
+import { describe, expect, it } from "vitest";
+import { readdirSync, readFileSync } from "node:fs";
+import { parse } from "yaml";
+import { BOOLEAN_KEYS, INTEGER_KEYS, STACK_KEYS, validateStackConfig } from "./stackConfig";
+
+type Spec = { type?: string; default?: unknown; secret?: boolean };
+const project = parse(readFileSync("Pulumi.yaml", "utf8")) as { config: Record<string, Spec> };
+
+/** What the Pulumi CLI accepts for a typed key: integers (or strings Go's Atoi reads), booleans (or "true"/"false"), strings. */
+export function cliAccepts(type: string, value: unknown): boolean {
+  if (type === "string") return typeof value === "string";
+  if (type === "integer") return (typeof value === "number" && Number.isInteger(value)) || (typeof value === "string" && /^[+-]?\d+$/.test(value));
+  if (type === "boolean") return typeof value === "boolean" || value === "true" || value === "false";
+  return false;
+}
+
+describe("Pulumi.yaml's config schema", () => {
+  it("declares every key the stack config reads, and only those (plus the secret API token)", () => {
+    expect(Object.keys(project.config).sort()).toEqual([...STACK_KEYS, "cloudflareApiToken"].sort());
+  });
+
+  it("types the whole-number keys integer, the switches boolean and the rest string", () => {
+    const typed = (t: string) => Object.entries(project.config).filter(([, s]) => s.type === t).map(([k]) => k).sort();
+    expect(typed("integer")).toEqual([...INTEGER_KEYS].sort());
+    expect(typed("boolean")).toEqual([...BOOLEAN_KEYS].sort());
+    expect(typed("string").length + INTEGER_KEYS.length + BOOLEAN_KEYS.length).toBe(Object.keys(project.config).length);
+  });
+
+  it("has defaults of their own type, and committed stack files whose values the CLI accepts", () => {
+    for (const [k, s] of Object.entries(project.config)) if (s.default !== undefined) expect(cliAccepts(s.type!, s.default), `default of ${k}`).toBe(true);
+    const stacks = readdirSync(".").filter((f) => /^Pulumi\.[\w-]+\.yaml$/.test(f));
+    expect(stacks.length).toBeGreaterThanOrEqual(2);
+    for (const f of stacks) {
+      const cfg = (parse(readFileSync(f, "utf8")) as { config?: Record<string, unknown> }).config ?? {};
+      for (const [k, v] of Object.entries(cfg)) {
+        const key = k.replace(/^actor-bench:/, "");
+        expect(project.config[key], `${f}: ${k} is declared`).toBeDefined();
+        if (!project.config[key].secret) expect(cliAccepts(project.config[key].type!, v), `${f}: ${k} = ${JSON.stringify(v)}`).toBe(true);
+      }
+    }
+  });
+
+  it("the restated CLI rule tells kinds apart", () => {
+    expect(cliAccepts("integer", 10000)).toBe(true);
+    expect(cliAccepts("integer", "10000")).toBe(true);
+    expect(cliAccepts("integer", "10s")).toBe(false);
+    expect(cliAccepts("integer", 1.5)).toBe(false);
+    expect(cliAccepts("boolean", "yes")).toBe(false);
+    expect(cliAccepts("boolean", false)).toBe(true);
+  });
+
+  it("a value the CLI lets through as an integer still gets the parser's one-line error naming the key", () => {
+    // "+5" is an integer to the CLI; the parser wants plain whole minutes from 5 to 720.
+    const facts = { installedEngineVersion: "2.3.19", hasCloudflareApiToken: false };
+    expect(() => validateStackConfig("local", { runTimeLimitMinutes: "4" }, facts)).toThrow(/^config actor-bench:runTimeLimitMinutes: "4" is not allowed/);
+    expect(() => validateStackConfig("local", { wakeIdleMs: "+5" }, facts)).toThrow(/actor-bench:wakeIdleMs/);
+  });
+});
