@@ -52,9 +52,9 @@ interface Fault {
 }
 
 const ENGINE: Fault = { side: "rivet", target: /rivet-engine start/, name: "rivet-engine" };
-const APP: Fault = { side: "rivet", target: /workloads\/rivet\/app\.js/, name: "rivetkit-app" };
+const APP: Fault = { side: "rivet", target: /workloads\/sides\/rivet\/app\.js/, name: "rivetkit-app" };
 const WORKERD: Fault = { side: "cloudflare", target: /bin\/workerd serve/, name: "workerd" };
-const FLOOR: Fault = { side: "floor", target: /workloads\/floor\/server\.js/, name: "floor-server" };
+const FLOOR: Fault = { side: "floor", target: /workloads\/sides\/floor\/server\.js/, name: "floor-server" };
 
 /**
  * A run of the warm group at the full preset's count (2,000 calls, long enough

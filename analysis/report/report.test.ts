@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fixture, makeHostile, tree, type S } from "../../test/fixtures";
-import { caveats, floorCostMarkdown, generateReport, headlineMarkdown, readmeHeadlineMarkdown, sameClockMarkdown, startStateMarkdown, tableSides } from "./report";
+import { caveats, differencesMarkdown, floorCostMarkdown, generateReport, headlineMarkdown, readmeHeadlineMarkdown, sameClockMarkdown, startStateMarkdown, tableSides } from "./report";
 import { summarizeRun, type RawSample } from "../stats/summary";
 import { verifyRunDir } from "../contract/verify";
 import { fileDigest, RunDirError } from "../contract/runDirContract";
@@ -402,5 +402,24 @@ describe("which sides a table shows", () => {
     expect(tableSides(new Set())).toEqual(["rivet", "cloudflare"]);
     expect(tableSides(new Set(["cloudflare"]))).toEqual(["rivet", "cloudflare"]);
     expect(tableSides(new Set(["floor", "rivet"]))).toEqual(["rivet", "cloudflare", "floor"]);
+  });
+});
+
+describe("how the sides differ", () => {
+  it("lists the timed calls' client of each side, as its manifest names it, above the adapters' properties", () => {
+    const m = {
+      settings: {
+        rivet: { client: "the driver's own HTTP/1.1 client; at most 256 connections", adapter: { clock: "client rtt" } },
+        cloudflare: { client: "the driver's own HTTP/1.1 client; at most 256 connections", adapter: { clock: "Worker Date.now()" } },
+      },
+    };
+    const md = differencesMarkdown(m as never);
+    const lines = md.split("\n").filter((l) => l.startsWith("|"));
+    expect(lines[2]).toBe("| timed calls' client | the driver's own HTTP/1.1 client; at most 256 connections | the driver's own HTTP/1.1 client; at most 256 connections |");
+    expect(lines[3]).toContain("| clock | client rtt | Worker Date.now() |");
+  });
+  it("has no client row for a run whose manifest names none (runs made before the client was recorded per side)", () => {
+    const md = differencesMarkdown({ settings: { rivet: { adapter: { clock: "c" } } } } as never);
+    expect(md).not.toContain("timed calls' client");
   });
 });

@@ -316,6 +316,9 @@ export function differencesMarkdown(m: ManifestLike): string {
   if (sides.length === 0) return "";
   const keys = [...new Set(sides.flatMap((side) => Object.keys(props(side)!)))];
   const rows = keys.map((k) => [escapeMd(k), ...sides.map((side) => escapeMd(props(side)![k] ?? "-"))]);
+  // The client is the same object on every side; its own description, as the manifest has it, shows that.
+  const client = (side: Side) => (m.settings?.[side] as { client?: unknown } | undefined)?.client;
+  if (sides.some((side) => typeof client(side) === "string")) rows.unshift(["timed calls' client", ...sides.map((side) => escapeMd(typeof client(side) === "string" ? (client(side) as string) : "-"))]);
   return `## How the sides differ\n\nThe stages are written once for both sides; what cannot be the same is stated by each side's adapter and recorded in the manifest. This table is that record.\n\n${table(["", ...sides.map((side) => SIDE_NAMES[side])], rows)}`;
 }
 

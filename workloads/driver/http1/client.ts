@@ -209,6 +209,9 @@ class Connection {
 
 /** Keep-alive HTTP/1.1 connections to one origin, at most `connections` at once. */
 export class Http1Client {
+  /** What this client is, in the manifest of every run whose timed calls it carries. */
+  static readonly DESCRIPTION =
+    "the driver's own HTTP/1.1 client (workloads/driver/http1): keep-alive connections, one request at a time on each, no pipelining, no retries";
   readonly target: { hostname: string; port: number; tls: boolean };
   private readonly host: string;
   private readonly idle: Connection[] = [];
@@ -249,6 +252,11 @@ export class Http1Client {
     const tls = u.protocol === "https:";
     this.target = { hostname: u.hostname.replace(/^\[|\]$/g, ""), port: Number(u.port || (tls ? 443 : 80)), tls };
     this.host = u.host;
+  }
+
+  /** This client for the manifest: what it is, and how many connections it may open. */
+  get description(): string {
+    return `${Http1Client.DESCRIPTION}; at most ${this.connections} connections${this.target.tls ? ", TLS with session resumption" : ""}`;
   }
 
   /** Sends `r` on an idle connection, a new one, or when one is free; `handler` hears how it went. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEDICATED_ENGINE_SETTINGS, DEFAULT_ENGINE_SETTINGS, ENGINE_CAPS, engineEnv, NO_LOAD_SHEDDING_CURVE, renderEngineConfig } from "../../../cluster/engineConfig";
-import { loopbackQuickack } from "./network";
+import { loopbackQuickack } from "../../host/loopback";
 import { actionPath } from "./gateway";
 
 describe("renderEngineConfig", () => {

@@ -55,6 +55,8 @@ export function actionRequest(target: Target, action: string, args: unknown[] = 
 }
 
 export class GatewayClient {
+  /** The client of the Engine's API calls, for the manifest: never timed. */
+  static readonly API_CLIENT = "undici Pool: the Engine API (actor records for sleep confirmation) and health checks, never timed";
   /** Timed action calls. */
   readonly calls: Http1Client;
   /** The Engine API (untimed): undici. */

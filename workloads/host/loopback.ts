@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { NETNS_ENV } from "./netns";
 
 /** Whether the loopback route in `ip route show table local` output has delayed ACKs disabled. */
 export function loopbackQuickack(routeTable: string): boolean {
@@ -14,4 +15,9 @@ export function loopbackSettings(): { quickack: boolean | null; routeLine: strin
   } catch {
     return { quickack: null, routeLine: null };
   }
+}
+
+/** The loopback a side is measured over, for its manifest settings: the route's delayed-ACK setting and whether the run is in a private namespace. */
+export function loopbackNote(): { quickack: boolean | null; routeLine: string | null; privateNetns: boolean } {
+  return { ...loopbackSettings(), privateNetns: process.env[NETNS_ENV] === "1" };
 }

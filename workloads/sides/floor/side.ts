@@ -1,0 +1,60 @@
+import { loopbackNote } from "../../host/loopback";
+import type { WatchedProcess } from "../../host/runtimeWatch";
+import { packageVersion } from "../../host/versions";
+import { GatewayClient } from "../rivet/gateway";
+import { watched, watchOf, type SideDescriptor } from "../side";
+import { floorAdapter, FLOOR_SETTINGS } from "./adapter";
+import { startLocalFloor } from "./localFloor";
+
+/** A running floor server. */
+export interface FloorTarget {
+  url: string;
+  serverPid?: number;
+  idleCloseMs: number;
+  delayMs: number;
+  startedBy: string;
+  /** The server, when this run started it: watched for an exit it did not ask for. */
+  processes?: WatchedProcess[];
+}
+
+/**
+ * The floor: the same stage plan against a plain Node server over SQLite
+ * files, started with the Rivet app's idle sleep timeout. Only the server's
+ * own process loads better-sqlite3 (a dev dependency). It speaks the Engine
+ * gateway's routes, so the driver uses the same client class as for Rivet.
+ */
+export const floorSide: SideDescriptor<FloorTarget> = {
+  side: "floor",
+  open(cfg, target) {
+    const client = new GatewayClient(target.url, cfg.requestTimeoutMs);
+    return {
+      adapter: floorAdapter(client, { wakeIdleMs: cfg.wakeIdleMs }),
+      cpuPids: () => ({ server: target.serverPid, driver: process.pid }),
+      ...watchOf(target.processes),
+      versions: { "better-sqlite3": packageVersion("better-sqlite3") },
+      settings: {
+        ...FLOOR_SETTINGS,
+        idleCloseMs: target.idleCloseMs,
+        startedBy: target.startedBy,
+        loopback: loopbackNote(),
+        client: client.calls.description,
+        ...(target.delayMs > 0 ? { calibrationDelayMs: `${target.delayMs} ms added to every action reply (--floor-delay-ms): a planted slowdown, not the floor's own cost` } : {}),
+      },
+      close: (abort) => client.close(abort),
+    };
+  },
+  async launch(cfg, workDir) {
+    const floor = await startLocalFloor({ workDir, idleCloseMs: cfg.actorSleepTimeoutMs, delayMs: cfg.floorDelayMs });
+    return {
+      target: {
+        url: floor.url,
+        serverPid: floor.server.child.pid,
+        idleCloseMs: cfg.actorSleepTimeoutMs,
+        delayMs: cfg.floorDelayMs,
+        startedBy: "npm start: the floor server started for this run, its files in a temp dir, removed after it",
+        processes: [watched(floor.server)],
+      },
+      stop: () => floor.stop(),
+    };
+  },
+};

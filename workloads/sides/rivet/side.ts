@@ -1,0 +1,85 @@
+import { PLACEMENT_NOTE } from "../../../cluster/engineConfig";
+import { loopbackNote } from "../../host/loopback";
+import type { WatchedProcess } from "../../host/runtimeWatch";
+import { watched, watchOf, type SideDescriptor, type SideRunSettings } from "../side";
+import { rivetAdapter } from "./adapter";
+import { GatewayClient } from "./gateway";
+import { startEngineTopology } from "./localCluster";
+
+/** A running Engine + app the Rivet stages measure against, however it was started. */
+export interface RivetTarget {
+  gatewayUrl: string;
+  /** The Engine's admin token, where its API requires one; never written. */
+  adminToken?: string;
+  engineVersion: string;
+  engineConfig: unknown;
+  enginePid?: number;
+  appPid?: number;
+  /** How the processes were started, for the manifest. */
+  startedBy: string;
+  /** A local Engine's log, read after each stage for failures from a machine limit. */
+  logFile?: string;
+  /** The processes the runtime is made of, when this run started them: watched for an exit it did not ask for. */
+  processes?: WatchedProcess[];
+}
+
+/** What the manifest records about the Engine a run measured, besides its version. */
+function engineSettings(cfg: SideRunSettings, target: RivetTarget): Record<string, unknown> {
+  return {
+    engineConfig: { ...(target.engineConfig as object), file_system: "(run temp dir)" },
+    engineEnv: {
+      RUST_BACKTRACE: cfg.engine.keepRustBacktrace ? (process.env.RUST_BACKTRACE ?? null) : "removed",
+      RUST_LIB_BACKTRACE: cfg.engine.keepRustBacktrace ? (process.env.RUST_LIB_BACKTRACE ?? null) : "0",
+      RUST_LOG: cfg.engine.rustLog ?? null,
+    },
+    guardTcpNodelay: cfg.engine.tcpNodelay,
+    loadShedding: cfg.engine.loadShedding
+      ? "the Engine's default (workflow pulls cut past 70% machine CPU)"
+      : "off (runtime.worker_load_shedding_curve): on one machine the Engine would shed on the driver's, the app's and workerd's CPU; see docs/engine-latency.md",
+    placement: PLACEMENT_NOTE,
+    guardGatewayV3: false,
+    appTcpNodelay: "not settable (RivetKit native module)",
+    actorSleepTimeoutMs: cfg.actorSleepTimeoutMs,
+    engineAuth: target.adminToken
+      ? "admin token required by the Engine's API and for runner registration (random per run or a stack secret; never written); actor calls through the gateway are public, as the Engine has them"
+      : "none (one Engine on loopback)",
+  };
+}
+
+export const rivetSide: SideDescriptor<RivetTarget> = {
+  side: "rivet",
+  open(cfg, target) {
+    const client = new GatewayClient(target.gatewayUrl, cfg.requestTimeoutMs, undefined, target.adminToken);
+    return {
+      adapter: rivetAdapter(client, { wakeIdleMs: cfg.wakeIdleMs, sleepConfirmTimeoutMs: cfg.sleepConfirmTimeoutMs, ...(target.logFile ? { runtimeLog: { name: "Engine", file: target.logFile } } : {}) }),
+      cpuPids: () => ({ engine: target.enginePid, app: target.appPid, driver: process.pid }),
+      ...watchOf(target.processes),
+      versions: { engine: target.engineVersion },
+      settings: {
+        startedBy: target.startedBy,
+        ...engineSettings(cfg, target),
+        loopback: loopbackNote(),
+        client: client.calls.description,
+        engineApi: GatewayClient.API_CLIENT,
+      },
+      close: (abort) => client.close(abort),
+    };
+  },
+  async launch(cfg, workDir) {
+    const rivet = await startEngineTopology(cfg.engineTopology, { workDir, settings: cfg.engine, actorSleepTimeoutMs: cfg.actorSleepTimeoutMs });
+    return {
+      target: {
+        gatewayUrl: rivet.gatewayUrl,
+        adminToken: rivet.adminToken,
+        engineVersion: rivet.engineVersion,
+        engineConfig: rivet.engineConfig,
+        enginePid: rivet.engine.child.pid,
+        appPid: rivet.app.child.pid,
+        logFile: rivet.engineLog,
+        processes: rivet.processes().map(watched),
+        startedBy: `npm start: ${cfg.engineTopology === "cluster" ? "three Engines (Postgres + NATS, haproxy in front)" : "Engine"} and app started for this run, stopped after it`,
+      },
+      stop: () => rivet.stop(),
+    };
+  },
+};
