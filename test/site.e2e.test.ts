@@ -84,6 +84,27 @@ describe.skipIf(!existsSync(CHROMIUM))("the static site in headless Chromium (sk
     expect((page as Page & { errors: string[] }).errors).toEqual([]);
   });
 
+  it("leads the index with the newest complete run's headline and its one-clock chart: log scale, one labelled bar per row and side", async () => {
+    const page = await open("index.html");
+    expect(await page.$eval("#lead h2", (e) => e.textContent ?? "")).toBe(`Newest complete run: local ${COMMITTED_ID}`);
+    expect(await page.$$eval("#lead table tbody tr", (rows) => rows.length)).toBeGreaterThan(5);
+    await page.waitForFunction(() => document.body.getAttribute("data-charts") !== null, undefined, { timeout: 60_000 });
+    expect(await page.getAttribute("body", "data-charts")).toBe("rendered");
+    const chart = await page.$eval("#chart-same-clock", (d) => ({
+      bars: d.querySelectorAll("svg g.mark-rect.role-mark path").length,
+      labels: [...d.querySelectorAll("svg g.mark-text.role-mark text")].map((t) => t.textContent ?? ""),
+      heights: [...d.querySelectorAll("svg g.mark-rect.role-mark path")].map((p) => (p as SVGGraphicsElement).getBBox().height),
+      axis: d.querySelector("svg g[class*='role-axis-title']")?.textContent ?? "",
+    }));
+    expect(chart.bars).toBeGreaterThan(10);
+    expect(chart.labels.length).toBe(chart.bars);
+    for (const l of chart.labels) expect(Number(l)).toBeGreaterThan(0);
+    for (const h of chart.heights) expect(h).toBeGreaterThan(3);
+    expect(chart.axis).toContain("log scale");
+    await page.screenshot({ path: join(OUTPUT, "index-lead.png"), fullPage: true });
+    expect((page as Page & { errors: string[] }).errors).toEqual([]);
+  });
+
   it("draws every chart of a run in the page, and its headline equals summary.json", async () => {
     const page = await open(`runs/local/${COMMITTED_ID}.html`);
     await page.waitForFunction(() => document.body.getAttribute("data-charts") !== null, undefined, { timeout: 60_000 });
@@ -160,8 +181,8 @@ describe.skipIf(!existsSync(CHROMIUM))("the static site in headless Chromium (sk
       expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), path).toBeUndefined();
       expect(await page.$$eval("h1, h2, h3, h4, h5, h6", (hs) => hs.filter((h) => (h.textContent ?? "").includes("forged")).length), path).toBe(0);
       expect(await page.$$eval("img", (xs) => xs.length), path).toBe(0);
-      // The only inline script is the charts' JSON; every other script is one of the site's own files.
-      expect(await page.$$eval("script:not([src])", (xs) => xs.map((x) => x.getAttribute("type"))), path).toEqual(path === "index.html" ? [] : ["application/json"]);
+      // The only inline script is the charts' JSON (the index's lead chart too); every other script is one of the site's own files.
+      expect(await page.$$eval("script:not([src])", (xs) => xs.map((x) => x.getAttribute("type"))), path).toEqual(["application/json"]);
       expect(await page.$$eval("a[href^='javascript']", (xs) => xs.length), path).toBe(0);
       if (path !== "index.html") expect(await page.$eval("main", (m) => m.textContent ?? ""), path).toContain("window.__pwned=1");
       await page.close();

@@ -89,6 +89,18 @@ const SIDE_COLOUR = {
   scale: { domain: SIDES.map((x) => SIDE_SHORT[x]), range: SIDES.map((x) => SIDE_WORDS[x].colour) },
 } as const;
 
+/** Bars of one group side by side in the catalog's order of the sides, as the tables list them. */
+const SIDE_ORDER = { field: "sideShort", type: "nominal", sort: SIDES.map((x) => SIDE_SHORT[x]) } as const;
+
+/** Each bar's value written above it (p50 ms, three significant digits). */
+const BAR_LABELS = { mark: { type: "text", dy: -5, fontSize: 9 }, encoding: { text: { field: "ms", type: "quantitative", format: ".3~r" } } } as const;
+
+/** The y domain of a log-scale bar chart: from the power of ten below the smallest value to twice the largest, so every bar has height. */
+export function barLogDomain(values: readonly number[]): [number, number] {
+  const [lo, hi] = logDomain(values);
+  return [10 ** Math.floor(Math.log10(lo) - 1e-9), hi * 2];
+}
+
 /** Log-scale tick values from lo to hi: 1, 2 and 5 times each power of ten (d3's ticks per decade). */
 export function logTicks(lo: number, hi: number): number[] {
   const out: number[] = [];
@@ -165,30 +177,31 @@ export function chartSpecs(m: ManifestLike, samples: Map<string, RawSample[]>, s
       width: 600,
       height: 260,
       data: { values: head },
-      mark: { type: "bar" },
       encoding: {
         x: { field: "group", type: "nominal", title: null, sort: null, axis: { labelAngle: 0, labelLimit: 240 } },
-        xOffset: { field: "side", type: "nominal" },
+        xOffset: SIDE_ORDER,
+        // Linear: a create or write minus the baseline can be below zero, which no log scale shows.
         y: { field: "ms", type: "quantitative", title: "ms (p50)" },
-        color: SIDE_COLOUR,
       },
+      layer: [{ mark: { type: "bar" }, encoding: { color: SIDE_COLOUR } }, BAR_LABELS],
     } });
   }
   const same = sameClockData(samples);
   if (same.length) {
+    const sameDomain = barLogDomain(same.map((d) => d.ms));
     specs.push({ name: "same-clock", spec: {
       $schema: "https://vega.github.io/schema/vega-lite/v5.json",
       title: `p50 ms on one clock: the client's round trip (driver hrtime), ${m.stack} run ${m.runId}`,
-      width: 640,
+      width: 760,
       height: 260,
       data: { values: same },
-      mark: { type: "bar" },
       encoding: {
         x: { field: "metric", type: "nominal", title: null, sort: null, axis: { labelAngle: -30 } },
-        xOffset: { field: "side", type: "nominal" },
-        y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "client round trip, ms (p50, log scale)" },
-        color: SIDE_COLOUR,
+        xOffset: SIDE_ORDER,
+        y: { field: "ms", type: "quantitative", scale: { type: "log", domain: sameDomain }, axis: { values: logTicks(...sameDomain) }, title: "client round trip, ms (p50, log scale)" },
       },
+      // A bar on a log scale needs a stated foot: the domain's floor, the power of ten below the fastest row.
+      layer: [{ mark: { type: "bar" }, encoding: { y2: { datum: sameDomain[0] }, color: SIDE_COLOUR } }, BAR_LABELS],
     } });
   }
   const scale = scaleChartData(scaleRows(m, summary));

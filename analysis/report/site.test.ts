@@ -2,7 +2,7 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildSite, indexPage, SITE_MARKER, siteOutputProblem } from "./site";
+import { buildSite, indexPage, SITE_MARKER, siteOutputProblem, tableRows } from "./site";
 import { escapeHtml } from "./html";
 import { runDirsUnder } from "../contract/runDirContract";
 import { compareRows, notInBoth, type StageStats } from "../stats/compareRows";
@@ -62,6 +62,34 @@ describe("the site's pages without a browser", () => {
     expect(index).toMatch(/<td>Actor create, first request answered \(no storage\)<\/td>\s*<td>-<\/td>\s*<td>-<\/td>\s*<td>-<\/td>\s*<td>3.00 \/ 4.00<\/td>\s*<td>3<\/td>/);
     expect(index).toContain("<td>floor; the create group only; 1 repetition</td>");
     expect(index).toContain("<td>rivet; 2 groups (create, warm); 2 repetitions</td>");
+    // Its one-clock chart follows the table, with the scripts that draw it.
+    expect(index).toContain('<div class="chart" id="chart-same-clock" data-chart="same-clock"></div>');
+    expect(index).toContain('<script src="assets/run.js"></script>');
+  });
+
+  it("shows a run of the scaling group alone without a headline, a clock switch or empty tables, and never leads the index with it", () => {
+    const root = mkdtempSync(join(tmpdir(), "ab-site-scale-"));
+    const results = join(root, "results");
+    const older = fixture({ "rivet.warm.ping": { samples: [{ ms: 5 }, { ms: 6 }] } }, { root: results, at: new Date(Date.UTC(2026, 10, 1)) });
+    const scale = fixture(
+      { "rivet.scale.wake.e0": { samples: [cold(40), cold(45)] }, "rivet.scale.create.e0": { samples: [cold(80), cold(90)] }, "rivet.scale.burst.e0": { samples: [cold(90), cold(95)], concurrency: 32 } },
+      { root: results, at: new Date(Date.UTC(2026, 11, 1)) },
+    );
+    const site = buildSite(results, join(root, "site"), root);
+    const page = readFileSync(join(root, "site", "runs", "local", `${scale.split("/").pop()}.html`), "utf8");
+    expect(page).toContain('<p id="no-headline">This run covers rivet; the scale group only; 1 repetition: none of its stages is a row of the headline');
+    expect(page).not.toContain('name="clock"');
+    expect(page).not.toContain('id="clock-own"');
+    expect(page).toContain("<h2>Cost as the work grows</h2>");
+    // No chart of a group it did not run is named or announced.
+    expect(page).not.toContain("Distributions");
+    expect(page).not.toMatch(/data-chart="(headline|same-clock|cdf-|hist-)/);
+    expect(readFileSync(site.index, "utf8")).toContain(`Newest complete run: <a href="runs/local/${older.split("/").pop()}.html">`);
+  });
+
+  it("counts a markdown table's body rows, over every table it holds", () => {
+    expect(tableRows("text\n\n| a | b |\n|---|---|\n\nmore")).toBe(0);
+    expect(tableRows("| a |\n|---|\n| 1 |\n| 2 |\n\n| b |\n|---|\n| 3 |")).toBe(3);
   });
 });
 

@@ -3,7 +3,7 @@ import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { Marked } from "marked";
 import { caveats, floorCostMarkdown, headlineMarkdown, loadRun, readmeHeadlineMarkdown, sameClockMarkdown, scaleMarkdown, type Loaded } from "./report";
 import { GROUPS, metricEntry } from "../contract/catalog";
-import { chartSpecs } from "./charts";
+import { chartSpecs, type ChartSpec } from "./charts";
 import { stageStats } from "./compare";
 import { RunDirError, runDirsUnder } from "../contract/runDirContract";
 import { escapeHtml } from "./html";
@@ -92,34 +92,62 @@ export function coverage(m: Loaded["m"]): string {
   return `${sides.join(", ")}; ${groups.length === 1 ? `the ${groups[0]} group only` : `${groups.length} groups (${groups.join(", ")})`}; ${reps} repetition${reps === 1 ? "" : "s"}`;
 }
 
+/** A chart as the site draws it: a tooltip on every mark; a line gets invisible points so that hovering anywhere along it names the sample there. */
+const withTooltips = (c: ChartSpec): ChartSpec => ({ name: c.name, spec: { ...c.spec, config: { mark: { tooltip: true }, line: { point: { filled: true, opacity: 0, size: 80 } } } } as ChartSpec["spec"] });
+
 /** The page of one verified run: the headline on each side's own clock or on one clock, throughput, and every chart drawn in the page. */
 export function runPage(l: Loaded, r: SiteRun): string {
   // The report's specs, with a tooltip on every mark; a line gets invisible points so that hovering anywhere along it names the sample there.
-  const specs = chartSpecs(l.m, l.samples, l.summary).map((c) => ({ name: c.name, spec: { ...c.spec, config: { mark: { tooltip: true }, line: { point: { filled: true, opacity: 0, size: 80 } } } } }));
+  const specs = chartSpecs(l.m, l.samples, l.summary).map(withTooltips);
   const chart = (name: string) => (specs.some((c) => c.name === name) ? `<div class="chart" id="chart-${name}" data-chart="${name}"></div>` : "");
   const others = specs.filter((c) => c.name !== "headline" && c.name !== "same-clock");
   const extra = [floorCostMarkdown(l.samples), scaleMarkdown(l.m, l.summary)].filter(Boolean).join("\n\n");
+  const own = headlineMarkdown(l.summary, l.samples);
+  const same = sameClockMarkdown(l.samples);
+  // A run of the scaling group alone (or of any group with no headline row) shows what it has, not empty tables.
+  const headline =
+    tableRows(own) + tableRows(same) > 0
+      ? [
+          '<fieldset class="clock"><legend>Clock</legend>',
+          '<label><input type="radio" name="clock" value="own" checked> Each side on its own clock (the reference\'s)</label>',
+          '<label><input type="radio" name="clock" value="same"> One clock for every side: the driver\'s round trip</label></fieldset>',
+          `<section id="clock-own"><h2>Headline and throughput</h2>${md(own)}${chart("headline")}</section>`,
+          `<section id="clock-same" hidden>${md(same)}${chart("same-clock")}</section>`,
+        ].join("\n")
+      : `<p id="no-headline">This run covers ${escapeHtml(r.covers)}: none of its stages is a row of the headline, so the page shows its own tables and charts only.</p>`;
   const body = [
     `<h1>Run ${escapeHtml(r.runId)} <small>${escapeHtml(r.stack)}</small></h1>`,
     `<p class="meta">Started ${escapeHtml(r.startedAt)} · preset <code>${escapeHtml(r.preset)}</code> · status <code>${escapeHtml(r.status)}</code> · commit <code>${escapeHtml(r.commit)}</code> · ${escapeHtml(r.machine)}. Every number here is computed from the run's hashed files, which were verified when this page was built.</p>`,
-    '<fieldset class="clock"><legend>Clock</legend>',
-    '<label><input type="radio" name="clock" value="own" checked> Each side on its own clock (the reference\'s)</label>',
-    '<label><input type="radio" name="clock" value="same"> One clock for every side: the driver\'s round trip</label></fieldset>',
-    `<section id="clock-own"><h2>Headline and throughput</h2>${md(headlineMarkdown(l.summary, l.samples))}${chart("headline")}</section>`,
-    `<section id="clock-same" hidden>${md(sameClockMarkdown(l.samples))}${chart("same-clock")}</section>`,
+    headline,
     extra ? `<section>${md(extra)}</section>` : "",
-    others.length ? `<section><h2>Distributions and scaling</h2>${others.map((c) => chart(c.name)).join("\n")}</section>` : "",
+    others.length ? `<section><h2>${others.some((c) => c.name === "scale") ? (others.length > 1 ? "Distributions and scaling" : "Scaling") : "Distributions"}</h2>${others.map((c) => chart(c.name)).join("\n")}</section>` : "",
     `<section><h2>Caveats</h2>${md(caveats(l.m).map((c) => `- ${c}`).join("\n"))}</section>`,
     `<script type="application/json" id="charts">${scriptJson(specs)}</script>`,
   ].join("\n");
   return page(`actor-bench ${r.stack} ${r.runId}`, "../../", body, ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "run.js"]);
 }
 
+/** How many body rows the markdown's tables have, all together. */
+export function tableRows(markdown: string): number {
+  return markdown
+    .split(/\n\s*\n/)
+    .map((block) => block.split("\n").filter((l) => l.startsWith("|")).length)
+    .reduce((n, lines) => n + Math.max(lines - 2, 0), 0);
+}
+
 /**
  * The front page: the newest complete run's headline on one clock (the
  * README's table), then every run with what it covers, then the refused.
  */
-export function indexPage(runs: readonly SiteRun[], refused: readonly RefusedRun[], lead?: { run: SiteRun; headline: string }): string {
+export interface IndexLead {
+  run: SiteRun;
+  /** The README's headline table of that run: its one-clock rows. */
+  headline: string;
+  /** The run's same-clock chart (log scale, each bar labelled), drawn under the table. */
+  chart?: ChartSpec;
+}
+
+export function indexPage(runs: readonly SiteRun[], refused: readonly RefusedRun[], lead?: IndexLead): string {
   const rows = runs.map(
     (r) =>
       `<tr data-run="${escapeHtml(`${r.stack}/${r.runId}`)}"><td>${escapeHtml(r.stack)}</td><td><a href="${escapeHtml(r.page)}">${escapeHtml(r.runId)}</a></td><td>${escapeHtml(r.startedAt)}</td><td>${escapeHtml(r.preset)}</td><td>${escapeHtml(r.covers)}</td><td><code>${escapeHtml(r.commit)}</code></td><td>${escapeHtml(r.machine)}</td><td>${escapeHtml(r.status)}</td></tr>`,
@@ -127,7 +155,7 @@ export function indexPage(runs: readonly SiteRun[], refused: readonly RefusedRun
   const body = [
     "<h1>actor-bench results</h1>",
     lead
-      ? `<section id="lead"><h2>Newest complete run: <a href="${escapeHtml(lead.run.page)}">${escapeHtml(lead.run.stack)} ${escapeHtml(lead.run.runId)}</a></h2><p class="meta">${escapeHtml(lead.run.covers)} · preset <code>${escapeHtml(lead.run.preset)}</code> · ${escapeHtml(lead.run.machine)}</p>${md(lead.headline)}</section>`
+      ? `<section id="lead"><h2>Newest complete run: <a href="${escapeHtml(lead.run.page)}">${escapeHtml(lead.run.stack)} ${escapeHtml(lead.run.runId)}</a></h2><p class="meta">${escapeHtml(lead.run.covers)} · preset <code>${escapeHtml(lead.run.preset)}</code> · ${escapeHtml(lead.run.machine)}</p>${md(lead.headline)}${lead.chart ? `<div class="chart" id="chart-${escapeHtml(lead.chart.name)}" data-chart="${escapeHtml(lead.chart.name)}"></div>` : ""}</section>`
       : "",
     "<h2>Every run</h2>",
     "<p>Every run directory under <code>results/</code>. A run is shown only when each of its files matches the sha256 its manifest lists; one that does not is listed below as refused, with the reason, and nothing of it is shown.</p>",
@@ -135,8 +163,9 @@ export function indexPage(runs: readonly SiteRun[], refused: readonly RefusedRun
       ? `<table id="runs"><thead><tr><th>Stack</th><th>Run</th><th>Started</th><th>Preset</th><th>Covers</th><th>Commit</th><th>Machine</th><th>Status</th></tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>`
       : "<p>No verified run yet.</p>",
     `<h2>Refused</h2>${refused.length ? `<ul id="refused">${refused.map((x) => `<li><code>${escapeHtml(x.dir)}</code>: ${escapeHtml(x.reason)}</li>`).join("\n")}</ul>` : '<p id="refused">None.</p>'}`,
+    lead?.chart ? `<script type="application/json" id="charts">${scriptJson([withTooltips(lead.chart)])}</script>` : "",
   ].join("\n");
-  return page("actor-bench results", "", body);
+  return page("actor-bench results", "", body, lead?.chart ? ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "run.js"] : []);
 }
 
 /** The comparison view: each verified run's percentiles and intervals as data; the page compares any two or more with the same code as `npm run compare`. */
@@ -177,7 +206,7 @@ function writeSite(into: string, resultsRoot: string, projectDir: string, built:
   writeFileSync(join(into, SITE_MARKER), "A folder built by `npm run site`: the next build replaces it whole.\n");
   const runs: Array<SiteRun & { stats: Record<string, StageStats> }> = [];
   const refused: RefusedRun[] = [];
-  let lead: { run: SiteRun; headline: string } | undefined;
+  let lead: IndexLead | undefined;
   for (const { stack, runId, dir } of runDirsUnder(resultsRoot)) {
     const rel = relative(projectDir, dir) || dir;
     if (!STACK_NAME.test(stack)) {
@@ -196,7 +225,10 @@ function writeSite(into: string, resultsRoot: string, projectDir: string, built:
     mkdirSync(join(into, "runs", stack), { recursive: true });
     writeFileSync(join(into, r.page), runPage(l, r));
     runs.push({ ...r, stats: stageStats(l.summary) });
-    if (r.status === "complete" && (!lead || r.startedAt > lead.run.startedAt)) lead = { run: r, headline: readmeHeadlineMarkdown(l.summary, l.samples) };
+    const headline = readmeHeadlineMarkdown(l.summary, l.samples);
+    if (r.status === "complete" && tableRows(headline) > 0 && (!lead || r.startedAt > lead.run.startedAt)) {
+      lead = { run: r, headline, chart: chartSpecs(l.m, l.samples, l.summary).find((c) => c.name === "same-clock") };
+    }
   }
   writeFileSync(join(into, "index.html"), indexPage(runs, refused, lead));
   writeFileSync(join(into, "compare.html"), comparePage(runs));

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import * as vega from "vega";
+import * as vl from "vega-lite";
+import { barLogDomain, chartSpecs } from "./charts";
+import { loadRun } from "./report";
+import { SIDE_SHORT, SIDE_WORDS, SIDES, type Side } from "../contract/catalog";
+import { fixture, type S } from "../../test/fixtures";
+
+const run = (n: number, ms: number, cold = false): S[] => Array.from({ length: n }, (_, i) => ({ ms: ms + (i % 7) * 0.1, cold }));
+const createOf = (side: Side) => (side === "cloudflare" ? "create.unique" : "create.ping");
+
+/** A run with warm, create, write and wake stages on all three sides, far apart in speed. */
+function threeSides() {
+  const stages: Record<string, { samples: S[] }> = {};
+  SIDES.forEach((side, k) => {
+    const f = [10, 1, 0.3][k];
+    stages[`${side}.warm.ping`] = { samples: run(40, 3 * f) };
+    stages[`${side}.${createOf(side)}`] = { samples: run(30, 80 * f, true) };
+    stages[`${side}.sqlite.write`] = { samples: run(30, 5 * f) };
+    stages[`${side}.wake.ping`] = { samples: run(20, 40 * f, true) };
+  });
+  const l = loadRun(fixture(stages));
+  return chartSpecs(l.m, l.samples, l.summary);
+}
+
+/** Every colour encoding of a spec, its layers' included. */
+function colours(spec: Record<string, unknown>): Array<{ field?: string; scale?: { domain?: unknown[]; range?: unknown[] } }> {
+  const own = (spec.encoding as { color?: object } | undefined)?.color;
+  const layers = (spec.layer as Array<Record<string, unknown>> | undefined) ?? [];
+  return [...(own ? [own] : []), ...layers.flatMap((l) => colours(l))] as never;
+}
+
+/** The drawn scene's items of one mark type (rect for bars, text for labels), in data order. */
+async function drawn(spec: vl.TopLevelSpec, marktype: string): Promise<Array<{ y: number; y2?: number; height?: number; text?: string; datum?: { ms?: number } }>> {
+  const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: "none" });
+  await view.runAsync();
+  const out: Array<{ y: number; height?: number; text?: string; datum?: { ms?: number } }> = [];
+  const walk = (node: { marktype?: string; role?: string; items?: unknown[] }) => {
+    if (node.marktype === marktype && node.role === "mark") out.push(...(node.items as typeof out));
+    for (const c of (node.items ?? []) as Array<typeof node>) if (c && typeof c === "object") walk(c);
+  };
+  walk((view.scenegraph() as unknown as { root: never }).root);
+  view.finalize();
+  return out;
+}
+
+describe("the charts' specs", () => {
+  it("give each side one colour, the catalog's, in every chart that colours by side", () => {
+    const specs = threeSides();
+    expect(specs.map((s) => s.name)).toEqual(expect.arrayContaining(["headline", "same-clock", "cdf-warm", "cdf-create", "hist-create"]));
+    for (const { name, spec } of specs) {
+      const cs = colours(spec as never);
+      expect(cs.length, `${name} is coloured`).toBeGreaterThan(0);
+      for (const c of cs) {
+        expect(c.field, name).toBe("sideShort");
+        expect(c.scale?.domain, name).toEqual(SIDES.map((s) => SIDE_SHORT[s]));
+        expect(c.scale?.range, name).toEqual(SIDES.map((s) => SIDE_WORDS[s].colour));
+      }
+    }
+    expect(new Set(SIDES.map((s) => SIDE_WORDS[s].colour)).size).toBe(SIDES.length);
+  });
+
+  it("draw the same-clock bars on a log scale, each with height and its p50 written above it", async () => {
+    const spec = threeSides().find((s) => s.name === "same-clock")!.spec;
+    const values = (spec.data as { values: Array<{ ms: number }> }).values;
+    // Three sides, ten times apart: on a linear axis the floor's bars would be under a pixel.
+    expect(Math.max(...values.map((v) => v.ms)) / Math.min(...values.map((v) => v.ms))).toBeGreaterThan(100);
+    const bars = await drawn(spec, "rect");
+    expect(bars.length).toBe(values.length);
+    for (const b of bars) expect(b.height ?? 0).toBeGreaterThan(5);
+    const labels = (await drawn(spec, "text")).map((t) => t.text);
+    expect(labels.length).toBe(values.length);
+    expect(labels).toContain(String(Number(values[0].ms.toPrecision(3))));
+  });
+
+  it("label the headline's bars on each side's own clock", async () => {
+    const spec = threeSides().find((s) => s.name === "headline")!.spec;
+    const values = (spec.data as { values: unknown[] }).values;
+    expect((await drawn(spec, "text")).length).toBe(values.length);
+  });
+
+  it("put a log bar chart's foot at the power of ten below its smallest value", () => {
+    expect(barLogDomain([0.35, 80])).toEqual([0.1, 160]);
+    expect(barLogDomain([1, 3])).toEqual([0.1, 6]);
+    expect(barLogDomain([12, 40])[0]).toBe(10);
+  });
+});
