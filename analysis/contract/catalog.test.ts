@@ -75,3 +75,19 @@ describe("throughputText", () => {
     expect(THROUGHPUT_METHOD.cloudflare).toBe("littles-law");
   });
 });
+
+describe("the catalog's own fields for what the views print and the plan sends", () => {
+  it("names the first request of every create and wake stage, and no other", () => {
+    for (const e of CATALOG) {
+      const coldStart = (e.group === "create" || e.group === "wake") && !e.throughput;
+      expect(e.firstRequest !== undefined, e.id).toBe(coldStart);
+    }
+    expect(CATALOG.find((e) => e.id === "create.write")?.firstRequest).toBe("write");
+    expect(CATALOG.find((e) => e.id === "wake.read")?.firstRequest).toBe("read");
+  });
+  it("labels every closed-loop throughput row of the headline's throughput table (bursts and sequential writes)", () => {
+    const labelled = CATALOG.filter((e) => e.throughputLabel).map((e) => e.id);
+    expect(labelled).toEqual(["seqwrite", "burst.c1", "burst.c8", "burst.c32", "burst.c128"]);
+    expect(new Set(CATALOG.filter((e) => e.throughputLabel).map((e) => e.throughputLabel)).size).toBe(labelled.length);
+  });
+});

@@ -94,6 +94,10 @@ export interface MetricEntry {
   label?: string;
   /** Throughput: closed-loop burst at a concurrency, sequential on one actor, or open model at a rate. */
   throughput?: { mode: "burst"; concurrency: number } | { mode: "sequential" } | { mode: "open"; ratePerSecond: number };
+  /** The throughput table's row label of a closed-loop throughput stage. */
+  throughputLabel?: string;
+  /** A create's or wake's first request, the sample: what it does (ping: no storage; read and write: the store actor's SQLite). */
+  firstRequest?: "ping" | "read" | "write";
   /** Role in the headline chart: the request baseline, or a group drawn minus that baseline. */
   chart?: "request" | "create" | "write";
   /** A second headline row from an interval the actor itself reports (the reference's "in the actor" rows). */
@@ -134,6 +138,12 @@ const THROUGHPUT_TEXT: Record<(typeof THROUGHPUT_METHOD)[Side], string> = {
   "littles-law": "Little's law on the Worker-timed mean (the reference's), with the driver's measured rate beside it",
 };
 
+/** A throughput method as a column head names it. */
+export const THROUGHPUT_HEAD: Record<(typeof THROUGHPUT_METHOD)[Side], string> = {
+  measured: "measured: completions / wall time",
+  "littles-law": "Little's law on Worker-timed ms",
+};
+
 /** A side's throughput method in words, for its adapter's properties (one source with the report's arithmetic). */
 export function throughputText(side: Side): string {
   return THROUGHPUT_TEXT[THROUGHPUT_METHOD[side]];
@@ -142,13 +152,13 @@ export function throughputText(side: Side): string {
 const ALL_SIDES = SIDES;
 
 export const CATALOG: readonly MetricEntry[] = [
-  { id: "create.ping", group: "create", sides: ALL_SIDES, kind: "cold", count: "createPing", label: "Actor create, first request answered (no storage)", chart: "create" },
-  { id: "create.unique", group: "create", sides: ["cloudflare"], kind: "cold", count: "createPing", label: "Actor create, unique id (DO only)", chart: "create" },
-  { id: "create.read", group: "create", sides: ALL_SIDES, kind: "cold", count: "createRead", label: "Create, first request is a SQLite read" },
-  { id: "create.write", group: "create", sides: ALL_SIDES, kind: "cold", count: "createWrite", label: "Create, first request is a durable SQLite write" },
-  { id: "wake.ping", group: "wake", sides: ALL_SIDES, kind: "cold", count: "wake", label: "Actor wake, first request answered" },
-  { id: "wake.read", group: "wake", sides: ALL_SIDES, kind: "cold", count: "wake", label: "Wake, first request is a SQLite read" },
-  { id: "wake.write", group: "wake", sides: ALL_SIDES, kind: "cold", count: "wake", label: "Wake, first request is a durable SQLite write" },
+  { id: "create.ping", group: "create", sides: ALL_SIDES, kind: "cold", firstRequest: "ping", count: "createPing", label: "Actor create, first request answered (no storage)", chart: "create" },
+  { id: "create.unique", group: "create", sides: ["cloudflare"], kind: "cold", firstRequest: "ping", count: "createPing", label: "Actor create, unique id (DO only)", chart: "create" },
+  { id: "create.read", group: "create", sides: ALL_SIDES, kind: "cold", firstRequest: "read", count: "createRead", label: "Create, first request is a SQLite read" },
+  { id: "create.write", group: "create", sides: ALL_SIDES, kind: "cold", firstRequest: "write", count: "createWrite", label: "Create, first request is a durable SQLite write" },
+  { id: "wake.ping", group: "wake", sides: ALL_SIDES, kind: "cold", firstRequest: "ping", count: "wake", label: "Actor wake, first request answered" },
+  { id: "wake.read", group: "wake", sides: ALL_SIDES, kind: "cold", firstRequest: "read", count: "wake", label: "Wake, first request is a SQLite read" },
+  { id: "wake.write", group: "wake", sides: ALL_SIDES, kind: "cold", firstRequest: "write", count: "wake", label: "Wake, first request is a durable SQLite write" },
   { id: "warm.ping", group: "warm", sides: ALL_SIDES, kind: "warm", count: "warm", label: "Warm request (no storage)", chart: "request" },
   { id: "warm.getOrCreate", group: "warm", sides: ["rivet"], kind: "warm", count: "warm", label: "Warm request, getOrCreate (Rivet only)" },
   { id: "baseline.noop", group: "warm", sides: ["cloudflare"], kind: "baseline", count: "warm", label: "Client to Worker, no DO call (/noop)" },
@@ -157,8 +167,8 @@ export const CATALOG: readonly MetricEntry[] = [
   { id: "sqlite.write", group: "sqlite", sides: ALL_SIDES, kind: "warm", count: "sqliteWrite", label: "SQLite durable write (1 row), round trip", chart: "write",
     inActor: { label: "SQLite durable write (1 row), in the actor (its SQL interval, performance.now())", field: "sqlMs" } },
   { id: "sqlite.scan", group: "sqlite", sides: ALL_SIDES, kind: "warm", count: "sqliteScan", label: `SQLite scan of ${WORKLOAD.scanRows.toLocaleString("en-US")} rows, round trip` },
-  { id: "seqwrite", group: "seqwrite", sides: ALL_SIDES, kind: "warm", count: "seqWrite", throughput: { mode: "sequential" } },
-  ...BURST_CONCURRENCY.map((c): MetricEntry => ({ id: `burst.c${c}`, group: "burst", sides: ALL_SIDES, kind: "cold", count: "burstAttempts", throughput: { mode: "burst", concurrency: c } })),
+  { id: "seqwrite", group: "seqwrite", sides: ALL_SIDES, kind: "warm", count: "seqWrite", throughput: { mode: "sequential" }, throughputLabel: "Sequential durable writes on one actor (woken once)" },
+  ...BURST_CONCURRENCY.map((c): MetricEntry => ({ id: `burst.c${c}`, group: "burst", sides: ALL_SIDES, kind: "cold", count: "burstAttempts", throughput: { mode: "burst", concurrency: c }, throughputLabel: `Burst creates at concurrency ${c}` })),
   ...SIDES.flatMap((side) => OPEN_RATES[side].map((r): MetricEntry => ({ id: `open.r${r}`, group: "burst", sides: [side], kind: "cold", count: "openSeconds", throughput: { mode: "open", ratePerSecond: r } }))),
   ...SCALE_LEVELS.flatMap((level): MetricEntry[] => [
     { id: `scale.wake.e${level}`, group: "scale", sides: ALL_SIDES, kind: "cold", count: "scaleWake", scale: { level, op: "wake" } },

@@ -1,12 +1,11 @@
-import { stageKey } from "../contract/runDirContract";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as vega from "vega";
 import * as vl from "vega-lite";
 import { Resvg } from "@resvg/resvg-js";
 import type { ManifestLike } from "../contract/verify";
-import { countedSamples, type RawSample, type RunSummary } from "../stats/summary";
-import { CATALOG, chartMetric, GROUPS, isColdMetric, metricEntry, SIDE_NAMES, SIDE_SHORT, SIDE_WORDS, SIDES, type Side } from "../contract/catalog";
+import { stageStatistics, statsOf, type RawSample, type RunSummary } from "../stats/summary";
+import { CATALOG, chartMetric, GROUPS, metricEntry, SIDE_NAMES, SIDE_SHORT, SIDE_WORDS, SIDES, type Side } from "../contract/catalog";
 import { nearestRank } from "../stats/percentiles";
 // d3-array for domains, ticks and bins only: its quantiles interpolate (R-7), and percentiles here are nearest rank.
 import { bin, extent, ticks } from "d3-array";
@@ -25,8 +24,7 @@ async function render(spec: vl.TopLevelSpec, outDir: string, name: string): Prom
   writeFileSync(join(outDir, `${name}.png`), png);
 }
 
-const sortedMs = (samples: RawSample[] | undefined, metric: string) =>
-  samples ? countedSamples(samples, isColdMetric(metric)).map((s) => s.ms).sort((a, b) => a - b) : [];
+const sortedMs = (samples: Map<string, RawSample[]>, side: Side, metric: string): readonly number[] => statsOf(samples, side, metric)?.sortedMs ?? [];
 
 /**
  * Data of the headline chart, each side on its own clock (the reference's):
@@ -37,7 +35,7 @@ export function headlineData(samples: Map<string, RawSample[]>): Array<{ group: 
   const out: Array<{ group: string; side: string; sideShort: string; ms: number; n: number }> = [];
   for (const side of SIDES) {
     const request = chartMetric(side, "request")!;
-    const base = sortedMs(samples.get(stageKey(side, request)), request);
+    const base = sortedMs(samples, side, request);
     if (base.length === 0) continue;
     const baseline = nearestRank(base, 50);
     const name = `${SIDE_NAMES[side]} (${SIDE_WORDS[side].clockShort})`;
@@ -45,7 +43,7 @@ export function headlineData(samples: Map<string, RawSample[]>): Array<{ group: 
     out.push({ group: "Warm request (the baseline)", side: name, sideShort, ms: baseline, n: base.length });
     for (const [group, role] of [["Create minus baseline", "create"], ["Write minus baseline", "write"]] as const) {
       const metric = chartMetric(side, role)!;
-      const xs = sortedMs(samples.get(stageKey(side, metric)), metric).map((x) => x - baseline);
+      const xs = sortedMs(samples, side, metric).map((x) => x - baseline);
       if (xs.length) out.push({ group, side: name, sideShort, ms: nearestRank(xs, 50), n: xs.length });
     }
   }
@@ -71,7 +69,7 @@ export function cdfData(samples: Map<string, RawSample[]>, group: string): Array
     const [side, ...rest] = key.split(".");
     const metric = rest.join(".");
     if (metricEntry(metric)?.group !== group || metricEntry(metric)?.throughput?.mode === "open") continue;
-    const xs = sortedMs(s, metric);
+    const xs = stageStatistics(side, metric, s).sortedMs;
     const step = Math.max(1, Math.ceil(xs.length / MAX_POINTS));
     const sideShort = SIDE_SHORT[side as Side] ?? side;
     const series = `${sideShort} ${metric}`;
@@ -130,7 +128,7 @@ export function histogramData(samples: Map<string, RawSample[]>, group: string):
     const [side, ...rest] = key.split(".");
     const metric = rest.join(".");
     if (metricEntry(metric)?.group !== group || metricEntry(metric)?.throughput) continue;
-    for (const ms of sortedMs(s, metric)) all.push({ series: `${SIDE_SHORT[side as Side] ?? side} ${metric}`, ms: Math.max(ms, 0.01) });
+    for (const ms of stageStatistics(side, metric, s).sortedMs) all.push({ series: `${SIDE_SHORT[side as Side] ?? side} ${metric}`, ms: Math.max(ms, 0.01) });
   }
   if (all.length === 0) return [];
   const [lo, hi] = logDomain(all.map((x) => x.ms));

@@ -3,8 +3,8 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { verifyRunDir, type ManifestLike } from "../contract/verify";
 import { stageReps, stageSamples, unendedRepetition, stageKey, type RepStage, type StageRecord } from "../contract/runDirContract";
-import { clientPercentiles, countedSamples, orderedStages, percentiles, summarizeRun, type RawSample, type RunSummary, type SummaryRow } from "../stats/summary";
-import { BURST_CONCURRENCY, CATALOG, isColdMetric, RUNTIMES, SCALE_BURST_CONCURRENCY, SIDE_CLOCKS, SIDE_NAMES, SIDE_WORDS, SIDES, type Side } from "../contract/catalog";
+import { clientPercentiles, orderedStages, statsOf, summarizeRun, type RawSample, type RunSummary, type SummaryRow } from "../stats/summary";
+import { CATALOG, isColdMetric, RUNTIMES, SCALE_BURST_CONCURRENCY, SIDE_CLOCKS, SIDE_NAMES, SIDE_SHORT, SIDE_WORDS, SIDES, THROUGHPUT_HEAD, THROUGHPUT_METHOD, type Side } from "../contract/catalog";
 import { scaleRows, type ScaleRow } from "../stats/scale";
 import { ci, codeBlock, codeSpan, escapeMd, ms, rate, signedMs, table, triple } from "./format";
 import { renderCharts } from "./charts";
@@ -94,9 +94,8 @@ export function headlineMarkdown(s: RunSummary, samples: Map<string, RawSample[]
     if (e.inActor) {
       // The actor's own interval: a side whose actor reports none (the DO, timed only by the Worker) shows "-".
       const cells = sides.flatMap((side) => {
-        const xs = countedSamples(samples.get(stageKey(side, e.id)) ?? [], false).map((x) => x[e.inActor!.field]).filter((x): x is number => typeof x === "number");
-        if (xs.length === 0) return ["-", "-", "-"];
-        const p = percentiles(xs);
+        const p = statsOf(samples, side, e.id)?.interval(e.inActor!.field);
+        if (!p) return ["-", "-", "-"];
         return [triple(p.p50, p.p90, p.p99), String(p.n), "-"];
       });
       if (cells.some((c) => c !== "-")) rows.push([e.inActor.label, ...cells]);
@@ -105,21 +104,22 @@ export function headlineMarkdown(s: RunSummary, samples: Map<string, RawSample[]
   const head = table(["Metric", ...sides.flatMap((side) => [`${SIDE_NAMES[side]}: ${SIDE_CLOCKS[side]}`, "n", "errors / cold flag wrong"])], rows);
   const hasFloor = sides.includes("floor");
   const tp: string[][] = [];
-  for (const metric of [...BURST_CONCURRENCY.map((c) => `burst.c${c}`), "seqwrite"]) {
+  for (const e of CATALOG.filter((x) => x.throughputLabel)) {
+    const metric = e.id;
     const r = s.throughput.find((t) => t.side === "rivet" && t.metric === metric);
     const cl = s.throughput.find((t) => t.side === "cloudflare" && t.metric === metric && t.method === "littles-law");
     const cm = s.throughput.find((t) => t.side === "cloudflare" && t.metric === metric && t.method === "measured");
     const f = s.throughput.find((t) => t.side === "floor" && t.metric === metric);
     if (!r && !cl && !f) continue;
-    const label = metric === "seqwrite" ? "Sequential durable writes on one actor (woken once)" : `Burst creates at concurrency ${metric.slice("burst.c".length)}`;
     tp.push([
-      label,
+      e.throughputLabel!,
       r ? `${rate(r.perSecond)}/s (${r.errors} errors of ${r.attempts})` : "-",
       cl && cm ? `${rate(cl.perSecond)}/s (${cl.errors} errors of ${cl.attempts}); measured by the driver: ${rate(cm.perSecond)}/s` : "-",
       ...(hasFloor ? [f ? `${rate(f.perSecond)}/s (${f.errors} errors of ${f.attempts})` : "-"] : []),
     ]);
   }
-  const tpHead = ["Throughput (closed loop, the reference's bursts)", "Rivet (measured: completions / wall time)", "Durable Objects (Little's law on Worker-timed ms)", ...(hasFloor ? ["Floor (measured: completions / wall time)"] : [])];
+  const tpSide = (side: Side) => `${SIDE_SHORT[side]} (${THROUGHPUT_HEAD[THROUGHPUT_METHOD[side]]})`;
+  const tpHead = ["Throughput (closed loop, the reference's bursts)", tpSide("rivet"), tpSide("cloudflare"), ...(hasFloor ? [tpSide("floor")] : [])];
   const tpTable = tp.length ? `\n\n${table(tpHead, tp)}` : "";
   return (
     "Milliseconds, p50 / p90 / p99, nearest rank, no trimming. Each side on its own clock, as the reference measures it; the same-clock table in the report puts the client's round trip on both sides. " +
@@ -215,9 +215,10 @@ function fullTables(l: Loaded): string {
 function intervalTable(l: Loaded, side: string, field: "actorMs" | "sqlMs", title: string): string {
   const rows: string[][] = [];
   for (const { metric } of orderedStages(l.m).filter((s) => s.side === side)) {
-    const xs = countedSamples(l.samples.get(stageKey(side, metric))!, isColdMetric(metric)).filter((s) => typeof s[field] === "number");
-    if (xs.length === 0) continue;
-    const p = percentiles(xs.map((s) => s[field] as number));
+    const stats = statsOf(l.samples, side, metric)!;
+    const p = stats.interval(field);
+    if (!p) continue;
+    const xs = stats.counted.filter((s) => typeof s[field] === "number");
     const c = repSpread(groupByRep(xs, (s) => s[field] as number), `${side}.${metric}.${field}`);
     rows.push([metric, String(p.n), `${ms(p.p50)} ${ci(c.ci.p50)}`, `${ms(p.p90)} ${ci(c.ci.p90)}`, `${ms(p.p99)} ${ci(c.ci.p99)}`, c.perRep.p50.map(ms).join(", ")]);
   }

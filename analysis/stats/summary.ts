@@ -33,6 +33,59 @@ export function countedSamples(samples: readonly RawSample[], coldMetric: boolea
 
 const ascending = (xs: number[]) => xs.sort((a, b) => a - b);
 
+/**
+ * One stage's statistics, computed once per stage and read by every view
+ * (the summary rows, the report's tables, the charts, the site, the README
+ * headline): its counted samples, their ms in order, the client round trip's
+ * percentiles and, on demand, those of an interval the actor reports. Kept
+ * per samples array, so each view that asks gets the same object.
+ */
+export interface StageStatistics {
+  side: string;
+  metric: string;
+  /** The samples the statistics are over (countedSamples). */
+  counted: readonly RawSample[];
+  /** The counted samples' ms, ascending: the side's own clock. */
+  sortedMs: readonly number[];
+  /** The client's round trip (the one clock of every side), or null where no sample has it. */
+  client: Percentiles | null;
+  /** Percentiles of an interval the actor reports, or null where none does. */
+  interval(field: "actorMs" | "sqlMs"): Percentiles | null;
+}
+
+const STAGE_STATISTICS = new WeakMap<readonly RawSample[], StageStatistics>();
+
+/** The statistics of one stage's samples (computed the first time a view asks). */
+export function stageStatistics(side: string, metric: string, samples: readonly RawSample[]): StageStatistics {
+  const known = STAGE_STATISTICS.get(samples);
+  if (known && known.side === side && known.metric === metric) return known;
+  const counted = countedSamples(samples, isColdMetric(metric));
+  const clientMs = counted.map((x) => clientMsOf(side, metric, x)).filter((x): x is number => typeof x === "number");
+  const intervals = new Map<string, Percentiles | null>();
+  const stats: StageStatistics = {
+    side,
+    metric,
+    counted,
+    sortedMs: ascending(counted.map((x) => x.ms)),
+    client: clientMs.length ? percentiles(clientMs) : null,
+    interval(field) {
+      if (!intervals.has(field)) {
+        const xs = counted.map((x) => x[field]).filter((x): x is number => typeof x === "number");
+        intervals.set(field, xs.length ? percentiles(xs) : null);
+      }
+      return intervals.get(field)!;
+    },
+  };
+  STAGE_STATISTICS.set(samples, stats);
+  return stats;
+}
+
+/** The statistics of a run's stage by side and metric, or null when the run has no such stage. */
+export function statsOf(samples: ReadonlyMap<string, RawSample[]>, side: string, metric: string): StageStatistics | null {
+  const xs = samples.get(stageKey(side, metric));
+  return xs ? stageStatistics(side, metric, xs) : null;
+}
+
 /** Statistics of one metric. For a cold metric only samples with cold === true count. */
 export function summarize(side: string, metric: string, samples: readonly RawSample[], coldMetric: boolean): SummaryRow {
   let errors = 0;
@@ -43,8 +96,7 @@ export function summarize(side: string, metric: string, samples: readonly RawSam
     else if (coldMetric && s.cold !== true) notCold++;
     else if (!coldMetric && s.cold === true) restarts++;
   }
-  const counted = countedSamples(samples, coldMetric);
-  const xs = ascending(counted.map((s) => s.ms));
+  const { counted, sortedMs: xs } = coldMetric === isColdMetric(metric) ? stageStatistics(side, metric, samples) : { counted: countedSamples(samples, coldMetric), sortedMs: ascending(countedSamples(samples, coldMetric).map((s) => s.ms)) };
   return {
     side,
     metric,
@@ -158,9 +210,6 @@ const clientMsOf = (side: string, metric: string, x: RawSample) =>
   MS_IS_CLIENT_CLOCK[side as Side] || metricEntry(metric)?.kind === "baseline" ? x.ms : x.clientMs;
 
 /** Client round-trip percentiles of one stage's counted samples, or null when it has none on that clock. */
-export function clientPercentiles(samples: Map<string, RawSample[]>, side: string, metric: string) {
-  const xs = countedSamples(samples.get(stageKey(side, metric)) ?? [], isColdMetric(metric))
-    .map((x) => clientMsOf(side, metric, x))
-    .filter((x): x is number => typeof x === "number");
-  return xs.length ? percentiles(xs) : null;
+export function clientPercentiles(samples: ReadonlyMap<string, RawSample[]>, side: string, metric: string): Percentiles | null {
+  return statsOf(samples, side, metric)?.client ?? null;
 }

@@ -258,7 +258,11 @@ const FIRST_REQUEST: Record<"ping" | "read" | "write", { op: Op; arg?: number; a
   read: { op: "read", arg: 1, actor: "store" },
   write: { op: "write", actor: "store" },
 };
-const firstRequestOf = (metric: string) => FIRST_REQUEST[metric.split(".")[1] as "ping" | "read" | "write"];
+const firstRequestOf = (metric: string) => {
+  const first = catalogEntry(metric).firstRequest;
+  if (!first) throw new Error(`${metric} has no first request in the catalog (analysis/contract/catalog.ts)`);
+  return FIRST_REQUEST[first];
+};
 
 /** Creates: a new actor per sample, whose first request is a ping, a point read or a write. */
 async function createGroup(ctx: PlanContext): Promise<void> {
