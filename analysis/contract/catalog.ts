@@ -42,20 +42,21 @@ export type Group = (typeof GROUPS)[number];
  * What every view says about a side, in one place: its names, the clock its
  * `ms` is read from (the reference's protocol; the client's own round trip is
  * `ms` on Rivet and the floor, `clientMs` on the DO side), the same-clock
- * column's head, and the process whose log is read for machine limits.
+ * column's head and its own clock's (the reference's), its colour in every
+ * chart, and the process whose log is read for machine limits.
  */
-export const SIDE_WORDS: Record<Side, { name: string; short: string; clock: string; clockShort: string; clientColumn: string; runtimeProcess: string; colour: string }> = {
+export const SIDE_WORDS: Record<Side, { name: string; short: string; clock: string; clockShort: string; clientColumn: string; ownColumn: string; runtimeProcess: string; colour: string }> = {
   rivet: {
     name: "Rivet Actor", short: "Rivet", clock: "client round trip through the Engine gateway (driver hrtime)", clockShort: "client round trip",
-    clientColumn: "Rivet Actor (client)", runtimeProcess: "Engine", colour: "#4c78a8",
+    clientColumn: "Rivet Actor (client)", ownColumn: "Rivet Actor (client)", runtimeProcess: "Engine", colour: "#4c78a8",
   },
   cloudflare: {
     name: "Durable Object", short: "DO", clock: "Worker's Date.now() around the awaited DO call", clockShort: "Worker-timed DO call",
-    clientColumn: "Durable Object (client, via the Worker)", runtimeProcess: "workerd", colour: "#f58518",
+    clientColumn: "Durable Object (client, via the Worker)", ownColumn: "Durable Object (Worker's clock)", runtimeProcess: "workerd", colour: "#f58518",
   },
   floor: {
     name: "Floor (Node http + SQLite file)", short: "Floor", clock: "client round trip to a plain Node server (driver hrtime)", clockShort: "client round trip",
-    clientColumn: "Floor (client)", runtimeProcess: "floor server", colour: "#54a24b",
+    clientColumn: "Floor (client)", ownColumn: "Floor (client)", runtimeProcess: "floor server", colour: "#54a24b",
   },
 };
 
@@ -119,8 +120,7 @@ export const SCALE_BURST_CONCURRENCY = 32;
 /**
  * Arrival rates (creates per second) of the open-model stages, kept below
  * each side's closed-loop capacity on a 2-core machine: a rate at the knee
- * measures the knee (the floor at 400/s read 2 ms in one run, 197 ms in the
- * next), not the side.
+ * measures the knee, not the side (the floor's 400/s, measured: docs/local-runs.md).
  */
 export const OPEN_RATES: Record<Side, readonly number[]> = { rivet: [5, 10, 20], cloudflare: [50, 100, 200], floor: [50, 100, 200] };
 /** Most requests an open-model stage has outstanding; past that, sends are late and the lateness counts. */

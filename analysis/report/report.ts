@@ -45,7 +45,7 @@ export function readmeHeadlineMarkdown(s: RunSummary, samples: Map<string, RawSa
     `${proof}
 
 ` +
-    table(["Metric", SIDE_WORDS.rivet.clientColumn, SIDE_WORDS.cloudflare.clientColumn, "Durable Object (Worker's clock)", SIDE_WORDS.floor.clientColumn, "n"], rows)
+    table(["Metric", SIDE_WORDS.rivet.clientColumn, SIDE_WORDS.cloudflare.clientColumn, SIDE_WORDS.cloudflare.ownColumn, SIDE_WORDS.floor.clientColumn, "n"], rows)
   );
 }
 
@@ -152,7 +152,7 @@ export function floorCostMarkdown(samples: Map<string, RawSample[]>): string {
     "The floor does each operation with no actor system: one plain Node http server on this machine, the driver's own client and protocol, one SQLite file per key (a create opens a new file, a wake reopens a closed one, a write is answered after its commit is fsynced). " +
     "Every column here is the driver's round trip (process.hrtime, send to full reply), so the three are on one clock; a runtime's p50 minus the floor's is what its actor system adds on this machine. " +
     "A negative difference means the runtime did less than the floor for that row (for instance a write it acknowledges before an fsync).\n\n" +
-    table(["Metric", "Floor p50 / p90 / p99 (client)", "n", "Rivet p50 (client)", "minus floor", "ratio", "DO p50 (client, via the Worker)", "minus floor", "ratio"], rows)
+    table(["Metric", `${SIDE_WORDS.floor.clientColumn} p50 / p90 / p99`, "n", `${SIDE_WORDS.rivet.clientColumn} p50`, "minus floor", "ratio", `${SIDE_WORDS.cloudflare.clientColumn} p50`, "minus floor", "ratio"], rows)
   );
 }
 
