@@ -26,6 +26,18 @@ describe("the README and docs/", () => {
     for (const head of readme.split("\n").filter((l, i, all) => l.startsWith("|") && all[i + 1]?.startsWith("|---"))) expect(head.split("|").length - 2, head).toBeLessThanOrEqual(6);
   });
 
+  it("every source path the README and docs/ name in a code span exists (a moved file leaves no stale name)", () => {
+    const stale: string[] = [];
+    for (const page of pages) {
+      const text = readFileSync(join(ROOT, page), "utf8");
+      for (const m of text.matchAll(/`((?:workloads|analysis|components|stacks|cluster|test)\/[A-Za-z0-9_./-]*)`/g)) {
+        const path = m[1].replace(/\/$/, "");
+        if (!existsSync(join(ROOT, path)) && !existsSync(join(ROOT, `${path}.ts`))) stale.push(`${page}: ${m[1]}`);
+      }
+    }
+    expect(stale).toEqual([]);
+  });
+
   for (const page of pages) {
     it(`every relative link of ${page} resolves, anchors included`, () => {
       const text = readFileSync(join(ROOT, page), "utf8");
