@@ -22,6 +22,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { WORKLOAD } from "../../../analysis/contract/catalog";
 import { FLOOR_PRAGMAS } from "./pragmas";
+import type { ActorReply } from "../actorReply";
 
 type ActorClass = "plain" | "store";
 const ROW_VALUE = "x".repeat(WORKLOAD.rowBytes);
@@ -88,15 +89,8 @@ export class FloorStore {
   }
 }
 
-export interface FloorReply {
-  cold: boolean;
-  actorMs: number;
-  sqlMs: number | null;
-  value: unknown;
-}
-
 /** Runs one op on an actor; throws on an op the actor does not have. */
-export function runOp(store: FloorStore, a: Actor, op: string, args: unknown[]): FloorReply {
+export function runOp(store: FloorStore, a: Actor, op: string, args: unknown[]): ActorReply {
   const t0 = performance.now();
   if (op === "sleep") {
     const closed = store.close(a);

@@ -1,6 +1,7 @@
 import { actor, setup } from "rivetkit";
 import { db } from "rivetkit/db";
 import { WORKLOAD } from "../../../analysis/contract/catalog";
+import type { ActorReply } from "../actorReply";
 
 const ROW_VALUE = "x".repeat(WORKLOAD.rowBytes);
 
@@ -15,16 +16,6 @@ interface InstanceVars {
   served: number;
 }
 
-export interface Reply {
-  /** True on the first request this instance served: proof of a fresh start. */
-  cold: boolean;
-  /** Handler interval in ms (performance.now around the action body). */
-  actorMs: number;
-  /** SQL interval in ms around the awaited db.execute; null when the action ran no SQL. */
-  sqlMs: number | null;
-  /** Result value of the action (row size, counts), null when there is none. */
-  value: unknown;
-}
 
 function begin(vars: InstanceVars): { cold: boolean; t0: number } {
   const cold = vars.served === 0;
@@ -32,7 +23,7 @@ function begin(vars: InstanceVars): { cold: boolean; t0: number } {
   return { cold, t0: performance.now() };
 }
 
-function finish(s: { cold: boolean; t0: number }, sqlMs: number | null = null, value: unknown = null): Reply {
+function finish(s: { cold: boolean; t0: number }, sqlMs: number | null = null, value: unknown = null): ActorReply {
   return { cold: s.cold, actorMs: performance.now() - s.t0, sqlMs, value };
 }
 
@@ -47,8 +38,8 @@ export const plain = actor({
   options: { sleepTimeout },
   createVars: (): InstanceVars => ({ served: 0 }),
   actions: {
-    ping: (c): Reply => finish(begin(c.vars)),
-    sleep: (c): Reply => {
+    ping: (c): ActorReply => finish(begin(c.vars)),
+    sleep: (c): ActorReply => {
       const s = begin(c.vars);
       c.sleep();
       return finish(s);
@@ -66,9 +57,9 @@ export const store = actor({
     },
   }),
   actions: {
-    ping: (c): Reply => finish(begin(c.vars)),
+    ping: (c): ActorReply => finish(begin(c.vars)),
     /** Point read by primary key; the value is materialized into a JS string. */
-    read: async (c, id: number): Promise<Reply> => {
+    read: async (c, id: number): Promise<ActorReply> => {
       const s = begin(c.vars);
       const { ms, result } = await timed(() =>
         c.db.execute<{ v: string }>("SELECT v FROM rows WHERE id = ?", id),
@@ -77,13 +68,13 @@ export const store = actor({
       return finish(s, ms, v === null ? null : v.length);
     },
     /** One autocommit INSERT; execute resolves after the commit is durable. */
-    write: async (c): Promise<Reply> => {
+    write: async (c): Promise<ActorReply> => {
       const s = begin(c.vars);
       const { ms } = await timed(() => c.db.execute("INSERT INTO rows (v) VALUES (?)", ROW_VALUE));
       return finish(s, ms);
     },
     /** Scan of up to WORKLOAD.scanRows rows, every value materialized. */
-    scan: async (c): Promise<Reply> => {
+    scan: async (c): Promise<ActorReply> => {
       const s = begin(c.vars);
       const { ms, result } = await timed(() =>
         c.db.execute<{ id: number; v: string }>("SELECT id, v FROM rows ORDER BY id LIMIT ?", WORKLOAD.scanRows),
@@ -93,7 +84,7 @@ export const store = actor({
       return finish(s, ms, { rows: result.length, bytes });
     },
     /** Fill the table up to `count` rows in one transaction (not timed as a sample). */
-    seed: async (c, count: number): Promise<Reply> => {
+    seed: async (c, count: number): Promise<ActorReply> => {
       const s = begin(c.vars);
       const { ms } = await timed(() =>
         c.db.transaction(async (tx) => {
@@ -105,7 +96,7 @@ export const store = actor({
       );
       return finish(s, ms);
     },
-    sleep: (c): Reply => {
+    sleep: (c): ActorReply => {
       const s = begin(c.vars);
       c.sleep();
       return finish(s);

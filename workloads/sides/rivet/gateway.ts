@@ -1,6 +1,7 @@
 import { Pool } from "undici";
 import { headerOf, Http1Client } from "../../driver/http1/client";
 import { timedRequest, type TimedRequestOpts, type TimedResponse } from "../../driver/timedRequest";
+import type { ActorReply } from "../actorReply";
 
 /** Pure URL building for the Engine gateway's action routes. */
 export type Target = { kind: "key"; actor: string; key: string } | { kind: "id"; actorId: string };
@@ -18,12 +19,7 @@ export function actionPath(target: Target, action: string): string {
   );
 }
 
-export interface ActorReply {
-  cold: boolean;
-  actorMs: number;
-  sqlMs: number | null;
-  value: unknown;
-}
+export type { ActorReply } from "../actorReply";
 
 /** One timed call: `ms` is client send to full reply, from process.hrtime.bigint(). */
 export type CallResult =
