@@ -3,7 +3,7 @@ import * as vega from "vega";
 import * as vl from "vega-lite";
 import { barLogDomain, chartSpecs } from "./charts";
 import { loadRun } from "./report";
-import { SIDE_SHORT, SIDE_WORDS, SIDES, type Side } from "../contract/catalog";
+import { CATALOG, SIDE_SHORT, SIDE_WORDS, SIDES, type Side } from "../contract/catalog";
 import { fixture, type S } from "../../test/fixtures";
 
 const run = (n: number, ms: number, cold = false): S[] => Array.from({ length: n }, (_, i) => ({ ms: ms + (i % 7) * 0.1, cold }));
@@ -31,10 +31,10 @@ function colours(spec: Record<string, unknown>): Array<{ field?: string; scale?:
 }
 
 /** The drawn scene's items of one mark type (rect for bars, text for labels), in data order. */
-async function drawn(spec: vl.TopLevelSpec, marktype: string): Promise<Array<{ y: number; y2?: number; height?: number; text?: string; datum?: { ms?: number } }>> {
+async function drawn(spec: vl.TopLevelSpec, marktype: string): Promise<Array<{ y: number; height?: number; text?: string; bounds: { x1: number; x2: number; y1: number; y2: number } }>> {
   const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: "none" });
   await view.runAsync();
-  const out: Array<{ y: number; height?: number; text?: string; datum?: { ms?: number } }> = [];
+  const out: Awaited<ReturnType<typeof drawn>> = [];
   const walk = (node: { marktype?: string; role?: string; items?: unknown[] }) => {
     if (node.marktype === marktype && node.role === "mark") out.push(...(node.items as typeof out));
     for (const c of (node.items ?? []) as Array<typeof node>) if (c && typeof c === "object") walk(c);
@@ -71,6 +71,26 @@ describe("the charts' specs", () => {
     const labels = (await drawn(spec, "text")).map((t) => t.text);
     expect(labels.length).toBe(values.length);
     expect(labels).toContain(String(Number(values[0].ms.toPrecision(3))));
+  });
+
+  it("keep the bars' labels apart (no two overlap), even where two sides' values are equal", async () => {
+    const stages: Record<string, { samples: S[] }> = {};
+    // Every side on the same values, the DO's client clock included: three bars of one height side by side.
+    const same = (ms: number, cold = false): S[] => run(20, ms, cold).map((x) => ({ ...x, clientMs: x.ms }));
+    // Every headline row, so the bars are as narrow as in a full run.
+    for (const e of CATALOG.filter((x) => x.label && !x.throughput)) for (const side of e.sides) stages[`${side}.${e.id}`] = { samples: same(1.23, e.kind === "cold") };
+    const l = loadRun(fixture(stages));
+    const spec = chartSpecs(l.m, l.samples, l.summary).find((s) => s.name === "same-clock")!.spec;
+    const labels = await drawn(spec, "text");
+    expect(labels.length).toBe((spec.data as { values: unknown[] }).values.length);
+    expect(labels.length).toBeGreaterThanOrEqual(30);
+    const clash: string[] = [];
+    labels.forEach((a, i) =>
+      labels.slice(i + 1).forEach((b) => {
+        if (a.bounds.x1 < b.bounds.x2 && b.bounds.x1 < a.bounds.x2 && a.bounds.y1 < b.bounds.y2 && b.bounds.y1 < a.bounds.y2) clash.push(`${a.text} / ${b.text}`);
+      }),
+    );
+    expect(clash).toEqual([]);
   });
 
   it("label the headline's bars on each side's own clock", async () => {

@@ -90,8 +90,15 @@ const SIDE_COLOUR = {
 /** Bars of one group side by side in the catalog's order of the sides, as the tables list them. */
 const SIDE_ORDER = { field: "sideShort", type: "nominal", sort: SIDES.map((x) => SIDE_SHORT[x]) } as const;
 
-/** Each bar's value written above it (p50 ms, three significant digits). */
-const BAR_LABELS = { mark: { type: "text", dy: -5, fontSize: 9 }, encoding: { text: { field: "ms", type: "quantitative", format: ".3~r" } } } as const;
+/**
+ * Each bar's value written above it (p50 ms, three significant digits), turned
+ * upright: a label is then narrower than its bar, so the labels of bars side
+ * by side never overlap, however close their values.
+ */
+const BAR_LABELS = {
+  mark: { type: "text", angle: 270, align: "left", baseline: "middle", dx: 3, fontSize: 9 },
+  encoding: { text: { field: "ms", type: "quantitative", format: ".3~r" } },
+} as const;
 
 /** The y domain of a log-scale bar chart: from the power of ten below the smallest value to twice the largest, so every bar has height. */
 export function barLogDomain(values: readonly number[]): [number, number] {
@@ -190,7 +197,7 @@ export function chartSpecs(m: ManifestLike, samples: Map<string, RawSample[]>, s
     specs.push({ name: "same-clock", spec: {
       $schema: "https://vega.github.io/schema/vega-lite/v5.json",
       title: `p50 ms on one clock: the client's round trip (driver hrtime), ${m.stack} run ${m.runId}`,
-      width: 760,
+      width: 900,
       height: 260,
       data: { values: same },
       encoding: {
