@@ -1,8 +1,8 @@
-/** Tables in docs/ that restate code are checked against it: the presets and the flags of npm start. */
+/** Tables in docs/ that restate code are checked against it: the presets and the flags of npm start, the Rivet stages of the methodology. */
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, type SampleCounts } from "../analysis/contract/catalog";
+import { CATALOG, OPEN_RATES, PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, type SampleCounts } from "../analysis/contract/catalog";
 import { parseRunArgs } from "../workloads/run/runConfig";
 
 const page = readFileSync(resolve(__dirname, "../docs/local-runs.md"), "utf8");
@@ -44,5 +44,29 @@ describe("docs/local-runs.md's flags table", () => {
     const listed = new Set(page.split("\n").filter((l) => l.startsWith("| `--")).flatMap((l) => l.split(" | ")[0].match(/--[a-z-]+/g) ?? []));
     expect(taken.size).toBeGreaterThan(15);
     expect([...listed].sort()).toEqual([...taken].sort());
+  });
+});
+
+describe("docs/methodology.md's table of what each Rivet stage measures", () => {
+  const text = readFileSync(resolve(__dirname, "../docs/methodology.md"), "utf8");
+  const start = text.indexOf("| metric | what happens |");
+  const rows = text.slice(start).split("\n").slice(2).filter((l) => l.startsWith("| `"));
+  /** The metric ids a row's first cell names: `a.b` / `.c` is a.b and a.c; `x.c1` ... `x.c128` every catalog id between. */
+  const named = (cell: string): string[] => {
+    const ids = [...cell.matchAll(/`([a-z.0-9A-Z]+)`/g)].map((m) => m[1]);
+    const base = ids[0].split(".")[0];
+    const full = ids.map((id) => (id.startsWith(".") ? `${base}${id}` : id));
+    if (cell.includes("...")) return CATALOG.filter((e) => e.id.startsWith(`${base}.`) && e.sides.includes("rivet")).map((e) => e.id);
+    return full;
+  };
+  it("names every metric the Rivet side measures outside the scaling group, and only those", () => {
+    expect(start).toBeGreaterThan(0);
+    const listed = rows.flatMap((r) => named(r.split(" | ")[0]));
+    const measured = CATALOG.filter((e) => e.sides.includes("rivet") && e.group !== "scale").map((e) => e.id);
+    expect([...new Set(listed)].sort()).toEqual([...new Set(measured)].sort());
+  });
+  it("gives the Rivet side's open-model rates as the catalog has them", () => {
+    const open = rows.find((r) => r.startsWith("| `open."))!;
+    expect(open).toContain(`${OPEN_RATES.rivet.slice(0, -1).join(", ")} and ${OPEN_RATES.rivet.at(-1)} per second`);
   });
 });
