@@ -4,16 +4,14 @@ import * as vega from "vega";
 import * as vl from "vega-lite";
 import { Resvg } from "@resvg/resvg-js";
 import type { ManifestLike } from "../contract/verify";
-import { stageStatistics, statsOf, type RawSample, type RunSummary } from "../stats/summary";
+import { clientPercentiles, stageStatistics, statsOf, type RawSample, type RunSummary } from "../stats/summary";
 import { CATALOG, chartMetric, GROUPS, metricEntry, SIDE_NAMES, SIDE_SHORT, SIDE_WORDS, SIDES, type Side } from "../contract/catalog";
 import { nearestRank } from "../stats/percentiles";
 // d3-array for domains, ticks and bins only: its quantiles interpolate, and percentiles here are nearest rank.
 import { bin, extent, ticks } from "d3-array";
-import { clientPercentiles } from "../stats/summary";
 import { scaleRows, type ScaleRow } from "../stats/scale";
 
 const MAX_POINTS = 400;
-/** Each side's own clock, short, for chart labels. */
 
 async function render(spec: vl.TopLevelSpec, outDir: string, name: string): Promise<void> {
   const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: "none" });
@@ -162,7 +160,7 @@ export function scaleChartData(rows: readonly ScaleRow[]): Array<{ series: strin
   return out;
 }
 
-/** Writes charts/*.svg and *.png; returns the chart names, in order. */
+/** One chart of a run: its name (the file name of its SVG and PNG, the id of its place in a page) and its Vega-Lite spec. */
 export interface ChartSpec {
   name: string;
   spec: vl.TopLevelSpec;

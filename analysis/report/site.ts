@@ -95,11 +95,20 @@ export function coverage(m: Loaded["m"]): string {
 /** A chart as the site draws it: a tooltip on every mark; a line gets invisible points so that hovering anywhere along it names the sample there. */
 const withTooltips = (c: ChartSpec): ChartSpec => ({ name: c.name, spec: { ...c.spec, config: { mark: { tooltip: true }, line: { point: { filled: true, opacity: 0, size: 80 } } } } as ChartSpec["spec"] });
 
-/** The page of one verified run: the headline on each side's own clock or on one clock, throughput, and every chart drawn in the page. */
-export function runPage(l: Loaded, r: SiteRun): string {
-  // The report's specs, with a tooltip on every mark; a line gets invisible points so that hovering anywhere along it names the sample there.
-  const specs = chartSpecs(l.m, l.samples, l.summary).map(withTooltips);
-  const chart = (name: string) => (specs.some((c) => c.name === name) ? `<div class="chart" id="chart-${name}" data-chart="${name}"></div>` : "");
+/** Where a page's script draws a chart. */
+const chartDiv = (name: string) => `<div class="chart" id="chart-${escapeHtml(name)}" data-chart="${escapeHtml(name)}"></div>`;
+
+/** The scripts of a page with charts: Vega, Vega-Lite, vega-embed, then the page's own (draws each chart into its div). */
+const CHART_SCRIPTS = ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "run.js"];
+
+/**
+ * The page of one verified run: the headline on each side's own clock or on
+ * one clock, throughput, and every chart drawn in the page (`charts`: the
+ * report's specs of this run).
+ */
+export function runPage(l: Loaded, r: SiteRun, charts: readonly ChartSpec[]): string {
+  const specs = charts.map(withTooltips);
+  const chart = (name: string) => (specs.some((c) => c.name === name) ? chartDiv(name) : "");
   const others = specs.filter((c) => c.name !== "headline" && c.name !== "same-clock");
   const extra = [floorCostMarkdown(l.samples), scaleMarkdown(l.m, l.summary)].filter(Boolean).join("\n\n");
   const own = headlineMarkdown(l.summary, l.samples);
@@ -124,7 +133,7 @@ export function runPage(l: Loaded, r: SiteRun): string {
     `<section><h2>Caveats</h2>${md(caveats(l.m).map((c) => `- ${c}`).join("\n"))}</section>`,
     `<script type="application/json" id="charts">${scriptJson(specs)}</script>`,
   ].join("\n");
-  return page(`actor-bench ${r.stack} ${r.runId}`, "../../", body, ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "run.js"]);
+  return page(`actor-bench ${r.stack} ${r.runId}`, "../../", body, CHART_SCRIPTS);
 }
 
 /** How many body rows the markdown's tables have, all together. */
@@ -135,10 +144,7 @@ export function tableRows(markdown: string): number {
     .reduce((n, lines) => n + Math.max(lines - 2, 0), 0);
 }
 
-/**
- * The front page: the newest complete run's headline on one clock (the
- * README's table), then every run with what it covers, then the refused.
- */
+/** What leads the index: the newest complete run with headline rows. */
 export interface IndexLead {
   run: SiteRun;
   /** The README's headline table of that run: its one-clock rows. */
@@ -147,6 +153,10 @@ export interface IndexLead {
   chart?: ChartSpec;
 }
 
+/**
+ * The front page: the newest complete run's headline on one clock (the
+ * README's table) and its chart, then every run with what it covers, then the refused.
+ */
 export function indexPage(runs: readonly SiteRun[], refused: readonly RefusedRun[], lead?: IndexLead): string {
   const rows = runs.map(
     (r) =>
@@ -155,7 +165,7 @@ export function indexPage(runs: readonly SiteRun[], refused: readonly RefusedRun
   const body = [
     "<h1>actor-bench results</h1>",
     lead
-      ? `<section id="lead"><h2>Newest complete run: <a href="${escapeHtml(lead.run.page)}">${escapeHtml(lead.run.stack)} ${escapeHtml(lead.run.runId)}</a></h2><p class="meta">${escapeHtml(lead.run.covers)} · preset <code>${escapeHtml(lead.run.preset)}</code> · ${escapeHtml(lead.run.machine)}</p>${md(lead.headline)}${lead.chart ? `<div class="chart" id="chart-${escapeHtml(lead.chart.name)}" data-chart="${escapeHtml(lead.chart.name)}"></div>` : ""}</section>`
+      ? `<section id="lead"><h2>Newest complete run: <a href="${escapeHtml(lead.run.page)}">${escapeHtml(lead.run.stack)} ${escapeHtml(lead.run.runId)}</a></h2><p class="meta">${escapeHtml(lead.run.covers)} · preset <code>${escapeHtml(lead.run.preset)}</code> · ${escapeHtml(lead.run.machine)}</p>${md(lead.headline)}${lead.chart ? chartDiv(lead.chart.name) : ""}</section>`
       : "",
     "<h2>Every run</h2>",
     "<p>Every run directory under <code>results/</code>. A run is shown only when each of its files matches the sha256 its manifest lists; one that does not is listed below as refused, with the reason, and nothing of it is shown.</p>",
@@ -165,7 +175,7 @@ export function indexPage(runs: readonly SiteRun[], refused: readonly RefusedRun
     `<h2>Refused</h2>${refused.length ? `<ul id="refused">${refused.map((x) => `<li><code>${escapeHtml(x.dir)}</code>: ${escapeHtml(x.reason)}</li>`).join("\n")}</ul>` : '<p id="refused">None.</p>'}`,
     lead?.chart ? `<script type="application/json" id="charts">${scriptJson([withTooltips(lead.chart)])}</script>` : "",
   ].join("\n");
-  return page("actor-bench results", "", body, lead?.chart ? ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "run.js"] : []);
+  return page("actor-bench results", "", body, lead?.chart ? CHART_SCRIPTS : []);
 }
 
 /** The comparison view: each verified run's percentiles and intervals as data; the page compares any two or more with the same code as `npm run compare`. */
@@ -223,11 +233,12 @@ function writeSite(into: string, resultsRoot: string, projectDir: string, built:
     }
     const r = describe(l, stack, runId);
     mkdirSync(join(into, "runs", stack), { recursive: true });
-    writeFileSync(join(into, r.page), runPage(l, r));
+    const charts = chartSpecs(l.m, l.samples, l.summary);
+    writeFileSync(join(into, r.page), runPage(l, r, charts));
     runs.push({ ...r, stats: stageStats(l.summary) });
     const headline = readmeHeadlineMarkdown(l.summary, l.samples);
     if (r.status === "complete" && tableRows(headline) > 0 && (!lead || r.startedAt > lead.run.startedAt)) {
-      lead = { run: r, headline, chart: chartSpecs(l.m, l.samples, l.summary).find((c) => c.name === "same-clock") };
+      lead = { run: r, headline, chart: charts.find((c) => c.name === "same-clock") };
     }
   }
   writeFileSync(join(into, "index.html"), indexPage(runs, refused, lead));

@@ -33,7 +33,7 @@ describe("a stage's statistics, computed once and read by every view", () => {
     expect(stageStatistics("rivet", "warm.ping", xs)).toBe(a);
     expect(a.sortedMs).toEqual([1, 2, 3]);
     // The summary row reads the same statistics.
-    expect(summarize("rivet", "warm.ping", xs, false).p50).toBe(a.sortedMs[1]);
+    expect(summarize("rivet", "warm.ping", xs).p50).toBe(a.sortedMs[1]);
     expect(statsOf(samples, "rivet", "wake.ping")).toBeNull();
   });
   it("counts a cold metric's proven-cold successes only, on each clock: the DO's client clock is clientMs", () => {

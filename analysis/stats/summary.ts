@@ -86,8 +86,9 @@ export function statsOf(samples: ReadonlyMap<string, RawSample[]>, side: string,
   return xs ? stageStatistics(side, metric, xs) : null;
 }
 
-/** Statistics of one metric. For a cold metric only samples with cold === true count. */
-export function summarize(side: string, metric: string, samples: readonly RawSample[], coldMetric: boolean): SummaryRow {
+/** Statistics of one metric. For a cold metric (the catalog's kind) only samples with cold === true count. */
+export function summarize(side: string, metric: string, samples: readonly RawSample[]): SummaryRow {
+  const coldMetric = isColdMetric(metric);
   let errors = 0;
   let notCold = 0;
   let restarts = 0;
@@ -96,7 +97,7 @@ export function summarize(side: string, metric: string, samples: readonly RawSam
     else if (coldMetric && s.cold !== true) notCold++;
     else if (!coldMetric && s.cold === true) restarts++;
   }
-  const { counted, sortedMs: xs } = coldMetric === isColdMetric(metric) ? stageStatistics(side, metric, samples) : { counted: countedSamples(samples, coldMetric), sortedMs: ascending(countedSamples(samples, coldMetric).map((s) => s.ms)) };
+  const { counted, sortedMs: xs } = stageStatistics(side, metric, samples);
   return {
     side,
     metric,
@@ -185,7 +186,7 @@ export function summarizeRun(dir: string, m: ManifestLike, load = (f: string): R
   for (const { side, metric, file } of orderedStages(m)) {
     const st = m.stages[stageKey(side, metric)];
     const samples = load(file);
-    const row = summarize(side, metric, samples, isColdMetric(metric));
+    const row = summarize(side, metric, samples);
     rows.push(row);
     const t = metricEntry(metric)?.throughput;
     if (!t) continue;
