@@ -103,21 +103,17 @@ function expectLost(r: Awaited<ReturnType<typeof midStage>>, f: Fault, signal = 
 }
 
 describe("the fault matrix", () => {
-  it("the Engine SIGKILLed mid-stage: the stage and the run fail naming it and its signal, at once; samples kept; no process left", async () => {
-    expectLost(await midStage(ENGINE, (pid) => void process.kill(pid, "SIGKILL")), ENGINE);
-  }, 180_000);
-
-  it("the RivetKit app (the runner) SIGKILLed mid-stage: the same", async () => {
-    expectLost(await midStage(APP, (pid) => void process.kill(pid, "SIGKILL")), APP);
-  }, 180_000);
-
-  it("workerd SIGKILLed mid-stage: the same", async () => {
-    expectLost(await midStage(WORKERD, (pid) => void process.kill(pid, "SIGKILL")), WORKERD);
-  }, 180_000);
-
-  it("the floor server killed mid-stage: the same", async () => {
-    expectLost(await midStage(FLOOR, (pid) => void process.kill(pid, "SIGKILL")), FLOOR);
-  }, 180_000);
+  const KILLED: Array<[string, Fault]> = [
+    ["the Engine SIGKILLed mid-stage: the stage and the run fail naming it and its signal, at once; samples kept; no process left", ENGINE],
+    ["the RivetKit app (the runner) SIGKILLed mid-stage: the same", APP],
+    ["workerd SIGKILLed mid-stage: the same", WORKERD],
+    ["the floor server killed mid-stage: the same", FLOOR],
+  ];
+  for (const [title, fault] of KILLED) {
+    it(title, async () => {
+      expectLost(await midStage(fault, (pid) => void process.kill(pid, "SIGKILL")), fault);
+    }, 180_000);
+  }
 
   /** SIGSTOP for `ms`, then SIGCONT: a pause, not an exit. Calls time out at 4 s, so the pause shows as failed samples. */
   const pause = (ms: number) => async (pid: number) => {

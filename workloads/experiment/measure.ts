@@ -175,17 +175,10 @@ export function must<T extends Outcome>(r: T, what: string): Extract<T, { ok: tr
 }
 
 
-export interface MeasureOpenOpts {
-  ctx: MeasureContext;
-  side: string;
-  metric: string;
+/** An open-model stage's options: a closed-loop stage's, with an arrival rate and a bound on requests outstanding in place of a concurrency. */
+export interface MeasureOpenOpts extends Omit<MeasureOpts, "concurrency"> {
   ratePerSecond: number;
-  n: number;
   maxInFlight: number;
-  call: (i: number) => Promise<Outcome>;
-  notes?: Record<string, unknown>;
-  endNotes?: () => Record<string, unknown> | undefined;
-  onFailure?: (error: string) => void;
 }
 
 /**

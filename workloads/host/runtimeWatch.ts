@@ -103,7 +103,7 @@ export const STALL_MS = 120_000;
  * none, a loss of its own) says so.
  */
 export class StallClock {
-  private lastOk = Date.now();
+  private lastOk: number;
   private failedInRow = 0;
   private firstError = "";
   constructor(

@@ -14,6 +14,7 @@ import { censusFor, OVERLAPPING_GROUPS, runGroup, trackActors, type PlanContext 
 import { summarizeRun, type SummaryRow, type ThroughputRow } from "../../analysis/stats/summary";
 import { rotation } from "../../analysis/stats/repetitions";
 import { quietMachine } from "../host/quietMachine";
+import { loopbackNote } from "../host/loopback";
 import { RuntimeLost, type RuntimeLoss } from "../host/runtimeWatch";
 import type { OpenSide } from "../sides/side";
 import { SIDE_DESCRIPTORS, type CloudflareTarget, type RivetTarget, type SideTargets } from "../sides/sides";
@@ -119,11 +120,13 @@ export const measureCloudflare = (cfg: RunConfig, run: RunDir, progress: Progres
  * one side's groups (a laptop run, a stack's group run) or both sides'
  * interleaved under one lock (a cloud pass's overlapped run). Every side is
  * opened through its descriptor, which gives its versions and settings for
- * the manifest; the adapter's properties (what differs in the stage plan)
- * are recorded beside them.
+ * the manifest; the loopback it is called over and the adapter's properties
+ * (what differs in the stage plan) are recorded beside them.
  */
 export async function measureRuntimes(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], targets: SideTargets, tasks: readonly Task[]): Promise<void> {
   const sessions: Partial<Record<Side, OpenSide>> = {};
+  // The loopback every side is called over: the same for all of them, read once.
+  const loopback = loopbackNote();
   try {
     for (const side of SIDES) {
       const target = targets[side];
@@ -131,7 +134,7 @@ export async function measureRuntimes(cfg: RunConfig, run: RunDir, progress: Pro
       const open = (SIDE_DESCRIPTORS[side].open as (c: RunConfig, t: typeof target) => OpenSide)(cfg, target);
       sessions[side] = open;
       run.manifest.versions = { ...run.manifest.versions, ...open.versions };
-      run.manifest.settings[side] = { ...open.settings, adapter: open.adapter.properties };
+      run.manifest.settings[side] = { ...open.settings, loopback, adapter: open.adapter.properties };
     }
     await measureTasks(cfg, run, progress, failures, sessions, tasks);
   } finally {

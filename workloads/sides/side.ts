@@ -32,7 +32,7 @@ export interface OpenSide {
   runtime?: RuntimeWatch;
   /** Package and runtime versions for the manifest. */
   versions: Record<string, string>;
-  /** The side's settings for the manifest; `client` names the timed calls' client, as the client describes itself. */
+  /** The side's settings for the manifest (the run adds the loopback and the adapter's properties); `client` names the timed calls' client, as the client describes itself. */
   settings: Record<string, unknown> & { client: string; startedBy: string };
   /** Lets go of the client; `abort` cuts the calls still in flight (their runtime is gone). */
   close(abort?: boolean): Promise<void>;

@@ -1,4 +1,3 @@
-import { loopbackNote } from "../../host/loopback";
 import type { WatchedProcess } from "../../host/runtimeWatch";
 import { packageVersion } from "../../host/versions";
 import { watchOf, type SideDescriptor } from "../side";
@@ -48,7 +47,6 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget> = {
         ...(target.runtime ?? LOCAL_WORKERD),
         compatibilityDate: COMPATIBILITY_DATE,
         token: "random per Worker, a secret binding; never written",
-        loopback: loopbackNote(),
         client: client.calls.description,
         ...(target.limits ? { limits: target.limits } : {}),
       },

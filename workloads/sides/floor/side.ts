@@ -1,4 +1,3 @@
-import { loopbackNote } from "../../host/loopback";
 import type { WatchedProcess } from "../../host/runtimeWatch";
 import { packageVersion } from "../../host/versions";
 import { GatewayClient } from "../rivet/gateway";
@@ -36,7 +35,6 @@ export const floorSide: SideDescriptor<FloorTarget> = {
         ...FLOOR_SETTINGS,
         idleCloseMs: target.idleCloseMs,
         startedBy: target.startedBy,
-        loopback: loopbackNote(),
         client: client.calls.description,
         ...(target.delayMs > 0 ? { calibrationDelayMs: `${target.delayMs} ms added to every action reply (--floor-delay-ms): a planted slowdown, not the floor's own cost` } : {}),
       },

@@ -1,5 +1,4 @@
 import { PLACEMENT_NOTE } from "../../../cluster/engineConfig";
-import { loopbackNote } from "../../host/loopback";
 import type { WatchedProcess } from "../../host/runtimeWatch";
 import { watched, watchOf, type SideDescriptor, type SideRunSettings } from "../side";
 import { rivetAdapter } from "./adapter";
@@ -58,7 +57,6 @@ export const rivetSide: SideDescriptor<RivetTarget> = {
       settings: {
         startedBy: target.startedBy,
         ...engineSettings(cfg, target),
-        loopback: loopbackNote(),
         client: client.calls.description,
         engineApi: GatewayClient.API_CLIENT,
       },

@@ -18,6 +18,7 @@ import { freePort } from "../../host/ports";
 import { spawnManaged, stopAll } from "../../host/processes";
 import { waitUntil } from "../../host/waitFor";
 import { packageVersion } from "../../host/versions";
+import { Http1Client } from "../../driver/http1/client";
 import { actionRequest, GatewayClient, type Target } from "../../sides/rivet/gateway";
 import { parseProcStatCpuMs } from "../../host/cpuTime";
 import { readSamples, percentiles } from "../../../analysis/stats/summary";
@@ -99,7 +100,7 @@ async function main(): Promise<void> {
   const serverText = `${found ? `nginx ${found.version}, one process` : "Node http server, one process"}, 127.0.0.1, fixed ${Buffer.byteLength(NOOP_REPLY)}-byte JSON reply${found || args.nodeServer ? "" : " (nginx not installed)"}`;
   run.manifest.settings.bench = {
     server: serverText,
-    driver: "GatewayClient.call (the driver's own HTTP/1.1 client, workloads/driver/http1, keep-alive) in the shared measure loop, one sample written per request",
+    driver: `GatewayClient.call (${Http1Client.DESCRIPTION}) in the shared measure loop, one sample written per request`,
     undici: UNDICI_CLOCK,
     autocannon: AUTOCANNON_CLOCK,
     wrk: wrk ? "one thread, latency percentiles from its done() hook; no per-request samples" : "not installed (apt-get install wrk)",
