@@ -1,14 +1,21 @@
 import { ClusterConfigError } from "./clusterConfigError";
 
 /**
- * Engine builds the cloud VMs may run, pinned by the sha256 of the
+ * Engine builds a run may use (`--engine-version` locally, the stack's
+ * engineVersion on the cloud VMs), pinned by the sha256 of the
  * `rivet-engine` binary inside npm's `@rivetkit/engine-cli-linux-x64-musl`
  * tarball. A test checks the entry of the installed version against the binary
  * in node_modules, so a pin cannot drift from what the local runs measure.
+ * 2.3.18's binary reports itself as "Rivet 2.3.17" (`rivet-engine --version`,
+ * and its /health): the package's number is the release's name here.
  */
 export const ENGINE_BINARY_SHA256: Record<string, string> = {
+  "2.3.18": "a7754e8206e7dc183e16d724e138bf5c794993690d48e2ae845151a1e17e8e09",
   "2.3.19": "52cd39b79bfb448ebaea776bc351e4caa7b30ca61732d45ec08ee9b3e108a3ff",
 };
+
+/** The npm package that ships the Linux x64 Engine binary. */
+export const ENGINE_PACKAGE = "@rivetkit/engine-cli-linux-x64-musl";
 
 export interface EngineRelease {
   version: string;
@@ -26,7 +33,7 @@ export function engineRelease(version: string): EngineRelease {
   }
   return {
     version,
-    tarballUrl: `https://registry.npmjs.org/@rivetkit/engine-cli-linux-x64-musl/-/engine-cli-linux-x64-musl-${version}.tgz`,
+    tarballUrl: `https://registry.npmjs.org/${ENGINE_PACKAGE}/-/engine-cli-linux-x64-musl-${version}.tgz`,
     binarySha256,
   };
 }

@@ -69,6 +69,11 @@ export const SIDE_CLOCKS = wordOf("clock");
 /** Whether a side's `ms` is the driver's own round trip; where not, the driver's is `clientMs`. */
 export const MS_IS_CLIENT_CLOCK: Record<Side, boolean> = { rivet: true, cloudflare: false, floor: true };
 
+/** The driver's clock steps: process.hrtime, written to the nanosecond (ms with six decimals). */
+export const CLIENT_TICK_MS = 0.000001;
+/** The step of each side's `ms` clock: the Worker's Date.now() steps in whole milliseconds. */
+export const MS_TICK: Record<Side, number> = { rivet: CLIENT_TICK_MS, cloudflare: 1, floor: CLIENT_TICK_MS };
+
 /**
  * cold: a create or wake; a sample counts only when the actor proves a fresh instance.
  * warm: a running actor; a fresh instance is a restart inside the series, counted and shown.

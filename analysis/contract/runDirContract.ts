@@ -113,6 +113,8 @@ export interface ManifestLike {
   files: Record<string, FileDigest>;
   /** The repetitions of the plan, in the order they ran; absent in a run made as one (a cloud group run, an older run). */
   repetitions?: Repetition[];
+  /** The machine's calibration at the run's start (analysis/stats/calibration.ts); absent in older runs. Read through readCalibration. */
+  calibration?: unknown;
 }
 
 /** A run id: the UTC minute a run started, with -2, -3, ... when that minute was taken. */

@@ -19,8 +19,9 @@ export function triple(p50: number, p90: number, p99: number): string {
   return Number.isNaN(p50) ? "-" : `${ms(p50)} / ${ms(p90)} / ${ms(p99)}`;
 }
 
-export function ci(c: { lo: number | null; hi: number | null }): string {
-  return `[${c.lo === null ? "-" : ms(c.lo)}, ${c.hi === null ? "-" : ms(c.hi)}]`;
+export function ci(c: { lo: number | null; hi: number | null; none?: string }): string {
+  if (c.lo === null || c.hi === null) return c.none ? `(no interval: ${c.none})` : "[-, -]";
+  return `[${ms(c.lo)}, ${ms(c.hi)}]`;
 }
 
 /** A Markdown table from a header and rows. */

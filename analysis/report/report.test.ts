@@ -62,7 +62,7 @@ describe("generateReport", () => {
     const summary = JSON.parse(readFileSync(join(dir, "report/summary.json"), "utf8"));
     expect(Object.keys(summary)).toEqual(["rows", "throughput"]);
     expect(Object.keys(summary.rows[0])).toEqual(["side", "metric", "n", "errors", "notCold", "restarts", "p50", "p90", "p99", "mean", "repetitions"]);
-    expect(Object.keys(summary.rows[0].repetitions)).toEqual(["k", "perRep", "cv", "ci", "dominant"]);
+    expect(Object.keys(summary.rows[0].repetitions)).toEqual(["k", "perRep", "perRepN", "cv", "ci", "dominant"]);
     expect(Object.keys(summary.throughput[0])).toEqual(["side", "metric", "concurrency", "perSecond", "errors", "attempts", "method"]);
     const md = readFileSync(join(dir, "report/results.md"), "utf8");
     expect(md).toMatch(/\| Metric \| Rivet Actor: client round trip through the Engine gateway \(driver hrtime\) \| n \| errors \/ cold flag wrong \| Durable Object: Worker's Date\.now\(\) around the awaited DO call \| n \| errors \/ cold flag wrong \|/);
@@ -75,7 +75,7 @@ describe("generateReport", () => {
     expect(md).toMatch(/\| SQLite durable write \(1 row\), round trip \| 11\.00 \/ 13\.00 \/ 13\.00 \| 50 \| 0 \/ 0 \| 2\.00 \/ 2\.00 \/ 2\.00 \| 50 \| 0 \/ 0 \|/);
     expect(md).toMatch(/\| SQLite durable write \(1 row\), in the actor \(its SQL interval, performance\.now\(\)\) \| 1\.30 \/ 1\.30 \/ 1\.30 \| 50 \| - \| - \| - \| - \|/);
     expect(md).toMatch(/\| Burst creates at concurrency 8 \| 20\.0\/s \(0 errors of 16\) \| 400\/s \(0 errors of 3\); measured by the driver: 30\.0\/s \|/);
-    expect(md).toMatch(/p50 \[95% CI\]/);
+    expect(md).toMatch(/p50 \[95% interval\]/);
     expect(md).toMatch(/does not freeze timers/);
     expect(md).toMatch(/Failures were counted, not retried, and left out of the percentiles: rivet create\.ping 1 of 32/);
     const charts = readdirSync(join(dir, "report/charts"));
@@ -364,7 +364,7 @@ describe("the floor beside the runtimes", () => {
   });
   it("no floor samples, no section; the headline gains the floor's columns only when the run has it", () => {
     expect(floorCostMarkdown(new Map([...samples].filter(([k]) => !k.startsWith("floor."))))).toBe("");
-    const row = (side: string, metric: string, p: number) => ({ side, metric, n: 9, errors: 0, notCold: 0, restarts: 0, p50: p, p90: p, p99: p, mean: p, repetitions: repSpread([[p]], metric) });
+    const row = (side: string, metric: string, p: number) => ({ side, metric, n: 9, errors: 0, notCold: 0, restarts: 0, p50: p, p90: p, p99: p, mean: p, repetitions: repSpread([[p]], 0.000001) });
     const withFloor = headlineMarkdown({ rows: [row("rivet", "warm.ping", 2), row("floor", "warm.ping", 0.5)], throughput: [] });
     expect(withFloor).toContain("| Floor (Node http + SQLite file): client round trip to a plain Node server (driver hrtime) | n | errors / cold flag wrong |");
     expect(withFloor).toContain("| Warm request (no storage) | 2.00 / 2.00 / 2.00 | 9 | 0 / 0 | - | - | - | 0.50 / 0.50 / 0.50 | 9 | 0 / 0 |");

@@ -1,86 +1,135 @@
 /**
- * The comparison of two runs' percentiles, pure and free of Node imports:
- * `npm run compare` prints it, and the site's comparison view runs this same
- * code in the page (bundled by `npm run build`).
+ * The comparison of two runs, pure and free of Node imports: `npm run
+ * compare` and `npm run ab` print it, and the site's comparison view runs
+ * this same code in the page (bundled by `npm run build`).
  *
  * A difference is judged over repetitions, the level where runs vary: each
- * repetition of a run is a fresh runtime, so its p50 (p90, p99) is one
- * observation of the run's figure. Two runs' figures are compared with a
- * two-sample t test on the logarithm of the repetitions' values (pooled
- * variance, kA + kB - 2 degrees of freedom), which stays calibrated with two
- * or three repetitions a side where a bootstrap over them is too narrow;
- * B/A's 95% interval is exp of the log difference's. Every row of one
- * comparison is one family: a difference is called real only when the row's
- * p-value passes Benjamini and Hochberg's step-up rule at a 5% false
- * discovery rate over the family, which implies that its 95% interval
- * excludes 1. With fewer than two repetitions on a side nothing can be said.
+ * repetition is a fresh runtime, so its p50 (p90, p99) is one observation.
+ * The estimand is the ratio of the geometric means of B's and A's
+ * repetition values, and the test is a t test on their logarithms: paired
+ * when the two runs were measured interleaved (`npm run ab`: repetition i of
+ * A beside repetition i of B), else Welch's, each arm's variance its own.
+ * Each row's variance is drawn towards the common variance of its family's
+ * rows as far as their spread allows (moderated.ts), and floored at what the
+ * clock's rounding alone gives, so identical repetitions never make a
+ * certainty. Each quantile is one family, p50 the primary one: a row is
+ * called real only when its p-value passes Benjamini and Hochberg's step-up
+ * rule at a 5% false discovery rate over its family. Every row states the
+ * smallest ratio it could have detected with 80% power, so a row not called
+ * real says what it could not have missed.
  */
 import { tCritical, tTwoSidedP } from "./studentT";
-import type { Interval, Quantile } from "./repetitions";
+import { fitPrior, moderate } from "./moderated";
+import { geometricMean, isMaximum, MIN_TICKS, QUANTILES, tickVariance, type Interval, type Quantile } from "./repetitions";
 
 export type { Interval } from "./repetitions";
 
-/** What a run holds per "<side>.<metric>": n, the pooled percentiles, their intervals, and each repetition's own. */
+/** What a run holds per compared row: each repetition's percentiles on one clock, and that clock. */
 export interface StageStats {
+  /** Samples the percentiles are taken over, all repetitions together. */
   n: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  /** The pooled percentiles' 95% intervals (hierarchical bootstrap over repetitions). */
-  ci: Record<Quantile, Interval>;
   /** Each repetition's percentiles, in repetition order. */
   reps: Record<Quantile, number[]>;
+  /** Each repetition's sample count, in repetition order. */
+  perRepN: number[];
+  /** The clock's step in ms (1 for a whole-ms clock). */
+  tick: number;
+  /** The clock, in words. */
+  clock: string;
+  /** Shown beside the tested rows, never tested (a second clock of the same stage). */
+  descriptive?: boolean;
 }
 
-/** The false discovery rate the comparison controls over its rows. */
+/** The false discovery rate the comparison controls over each family. */
 export const FALSE_DISCOVERY_RATE = 0.05;
+/** The power the "detectable" column is stated at. */
+export const POWER = 0.8;
 
-export type Verdict = "different" | "within noise" | "cannot tell";
+export type Verdict = "different" | "not detected" | "cannot tell" | "descriptive";
 
 export interface CompareRow {
   key: string;
   q: Quantile;
-  a: number;
-  b: number;
-  aCi: Interval;
-  bCi: Interval;
-  /** B / A of the pooled percentiles, null where A is 0. */
+  clock: string;
+  /** Geometric means of each run's repetition values: the estimand's two sides; null where a value is not above 0. */
+  a: number | null;
+  b: number | null;
+  /** B / A of those geometric means (exp of the mean log difference when paired). */
   ratio: number | null;
-  /** 95% interval of B / A over repetitions; null where a side has fewer than two repetitions or a value is not above 0. */
+  /** 95% interval of B / A; null where the row is not tested. */
   ratioCi: Interval | null;
+  /** The smallest B/A above 1 the row would be called real at with 80% power, were it the only row of its family that changed. */
+  detectable: number | null;
   nA: number;
   nB: number;
-  /** Repetitions on each side. */
   kA: number;
   kB: number;
-  /** The t test's two-sided p-value over repetitions; null where it cannot be taken. */
+  /** Whether repetition i of A was paired with repetition i of B. */
+  paired: boolean;
+  /** Two-sided p-value; null where the row is not tested. */
   p: number | null;
+  /** Rows tested in the row's family (its quantile). */
+  family: number;
   verdict: Verdict;
+  /** Why a row is not tested. */
+  why?: string;
 }
 
-const QS: readonly Quantile[] = ["p50", "p90", "p99"];
-const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-const squares = (xs: readonly number[]) => {
-  const m = mean(xs);
-  return xs.reduce((s, x) => s + (x - m) ** 2, 0);
+const QS = Object.keys(QUANTILES) as Quantile[];
+const avg = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+const variance = (xs: readonly number[]) => {
+  const m = avg(xs);
+  return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1);
 };
 
-/**
- * The t test of two sets of repetition values: on their logarithms when all
- * are above 0 (a ratio), else on the values (a whole-ms clock can read 0).
- */
-export function repetitionTest(a: readonly number[], b: readonly number[]): { p: number | null; ratioCi: Interval | null } {
-  if (a.length < 2 || b.length < 2) return { p: null, ratioCi: null };
-  const logs = a.every((x) => x > 0) && b.every((x) => x > 0);
-  const [xa, xb] = logs ? [a.map(Math.log), b.map(Math.log)] : [a, b];
-  const df = a.length + b.length - 2;
-  const diff = mean(xb) - mean(xa);
-  const se = Math.sqrt(((squares(xa) + squares(xb)) / df) * (1 / a.length + 1 / b.length));
-  // Identical repetitions on both sides: any difference at all is outside their (zero) spread.
-  const p = se === 0 ? (diff === 0 ? 1 : 0) : tTwoSidedP(diff / se, df);
-  if (!logs) return { p, ratioCi: null };
-  const half = tCritical(df) * se;
-  return { p, ratioCi: { lo: Math.exp(diff - half), hi: Math.exp(diff + half) } };
+/** Why two arms' values cannot be tested, or null. */
+function untestable(a: StageStats, b: StageStats, q: Quantile, paired: boolean): string | null {
+  if (a.descriptive || b.descriptive) return "descriptive";
+  const va = a.reps[q];
+  const vb = b.reps[q];
+  if (va.length < 2 || vb.length < 2) return "fewer than 2 repetitions";
+  if (paired && va.length !== vb.length) return "unequal repetitions in a paired comparison";
+  const tick = Math.max(a.tick, b.tick);
+  if ([...va, ...vb].some((v) => !(v > 0) || v < MIN_TICKS * tick)) return `values under ${MIN_TICKS} ticks of a ${tick} ms clock`;
+  if ([...a.perRepN, ...b.perRepN].some((n) => isMaximum(n, QUANTILES[q]))) return `${q} of too few samples a repetition is its maximum`;
+  return null;
+}
+
+interface Tested {
+  i: number;
+  est: number;
+  s2: number;
+  df: number;
+  /** se² = s2 x scale (1/n paired). Unpaired rows carry their own se² in `s2` with scale 1. */
+  scale: number;
+}
+
+/** One family's t tests: paired on the log differences, or Welch on each arm's logs, every variance moderated over the family. */
+function testFamily(rows: ReadonlyArray<{ i: number; va: number[]; vb: number[]; tick: number }>, paired: boolean): Tested[] {
+  if (paired) {
+    const ds = rows.map((r) => r.va.map((x, j) => Math.log(r.vb[j]) - Math.log(x)));
+    const s2 = rows.map((r, k) => Math.max(variance(ds[k]), tickVariance(r.va, r.tick) + tickVariance(r.vb, r.tick)));
+    const prior = fitPrior(s2, ds.map((d) => d.length - 1));
+    return rows.map((r, k) => {
+      const m = moderate(s2[k], ds[k].length - 1, prior);
+      return { i: r.i, est: avg(ds[k]), s2: m.s2, df: m.df, scale: 1 / ds[k].length };
+    });
+  }
+  const arm = (pick: (r: (typeof rows)[number]) => number[]) => {
+    const logs = rows.map((r) => pick(r).map(Math.log));
+    const s2 = rows.map((r, k) => Math.max(variance(logs[k]), tickVariance(pick(r), r.tick)));
+    const prior = fitPrior(s2, logs.map((l) => l.length - 1));
+    return logs.map((l, k) => ({ mean: avg(l), k: l.length, ...moderate(s2[k], l.length - 1, prior) }));
+  };
+  const A = arm((r) => r.va);
+  const B = arm((r) => r.vb);
+  return rows.map((r, k) => {
+    const ea = A[k].s2 / A[k].k;
+    const eb = B[k].s2 / B[k].k;
+    // Welch-Satterthwaite: equal to the pooled df when the two variances are equal.
+    const df = (ea + eb) ** 2 / (ea ** 2 / A[k].df + eb ** 2 / B[k].df);
+    return { i: r.i, est: B[k].mean - A[k].mean, s2: ea + eb, df, scale: 1 };
+  });
 }
 
 /** Which of the p-values Benjamini and Hochberg's step-up rule rejects at false discovery rate `q` (nulls never). */
@@ -95,27 +144,65 @@ export function benjaminiHochberg(ps: ReadonlyArray<number | null>, q = FALSE_DI
   return out;
 }
 
-/** Per stage in both runs (A's order), p50, p90 and p99 of each, B/A with its interval over repetitions, and the verdict. */
-export function compareRows(a: Record<string, StageStats>, b: Record<string, StageStats>): CompareRow[] {
-  const rows: Array<Omit<CompareRow, "verdict">> = [];
-  for (const [key, pa] of Object.entries(a)) {
-    const pb = b[key];
-    if (!pb) continue;
+/**
+ * Per row in both runs (A's order), per quantile: the two geometric means,
+ * B/A with its 95% interval, the smallest detectable ratio and the verdict.
+ * `paired`: the runs were interleaved, repetition i of each side by side.
+ */
+export function compareRows(a: Record<string, StageStats>, b: Record<string, StageStats>, o: { paired?: boolean } = {}): CompareRow[] {
+  const paired = o.paired === true;
+  const out: CompareRow[] = [];
+  for (const [key, sa] of Object.entries(a)) {
+    const sb = b[key];
+    if (!sb) continue;
     for (const q of QS) {
-      const t = repetitionTest(pa.reps[q], pb.reps[q]);
-      rows.push({ key, q, a: pa[q], b: pb[q], aCi: pa.ci[q], bCi: pb.ci[q], ratio: pa[q] > 0 ? pb[q] / pa[q] : null, ratioCi: t.ratioCi, nA: pa.n, nB: pb.n, kA: pa.reps[q].length, kB: pb.reps[q].length, p: t.p });
+      const va = sa.reps[q];
+      const vb = sb.reps[q];
+      const pos = (xs: number[]) => (xs.length > 0 && xs.every((x) => x > 0) ? geometricMean(xs) : null);
+      const ga = pos(va);
+      const gb = pos(vb);
+      const why = untestable(sa, sb, q, paired);
+      out.push({
+        key, q, clock: sa.clock, a: ga, b: gb, ratio: ga !== null && gb !== null ? gb / ga : null, ratioCi: null, detectable: null,
+        nA: sa.n, nB: sb.n, kA: va.length, kB: vb.length, paired, p: null, family: 0,
+        verdict: why === "descriptive" ? "descriptive" : why ? "cannot tell" : "not detected",
+        ...(why && why !== "descriptive" ? { why } : {}),
+      });
     }
   }
-  const real = benjaminiHochberg(rows.map((r) => r.p));
-  return rows.map((r, i) => ({ ...r, verdict: r.p === null ? "cannot tell" : real[i] ? "different" : "within noise" }));
+  for (const q of QS) {
+    const family = out.map((r, i) => ({ r, i })).filter(({ r }) => r.q === q && r.verdict === "not detected");
+    const tested = testFamily(family.map(({ r, i }) => ({ i, va: a[r.key].reps[q], vb: b[r.key].reps[q], tick: Math.max(a[r.key].tick, b[r.key].tick) })), paired);
+    const m = tested.length;
+    for (const t of tested) {
+      const se = Math.sqrt(t.s2 * t.scale);
+      const half = tCritical(t.df) * se;
+      const reach = (tCritical(t.df, 1 - FALSE_DISCOVERY_RATE / m) + tCritical(t.df, 2 * POWER - 1)) * se;
+      Object.assign(out[t.i], { p: tTwoSidedP(t.est / se, t.df), ratio: Math.exp(t.est), ratioCi: { lo: Math.exp(t.est - half), hi: Math.exp(t.est + half) }, detectable: Math.exp(reach), family: m });
+    }
+    const real = benjaminiHochberg(tested.map((t) => out[t.i].p));
+    tested.forEach((t, k) => {
+      if (real[k]) out[t.i].verdict = "different";
+    });
+  }
+  return out;
 }
 
-/** The verdict in words, as the CLI and the page print it. */
-export const VERDICT_TEXT: Record<Verdict, string> = {
-  different: "a real difference",
-  "within noise": "within the noise",
-  "cannot tell": "cannot tell (fewer than 2 repetitions)",
-};
+const bracket = (c: Interval | null) => (c && c.lo !== null && c.hi !== null ? `[${c.lo.toFixed(2)}, ${c.hi.toFixed(2)}]` : "");
+
+/** A row's verdict in words, as the CLI and the page print it. */
+export function verdictText(r: CompareRow): string {
+  switch (r.verdict) {
+    case "different":
+      return `real: B/A in ${bracket(r.ratioCi)}`;
+    case "not detected":
+      return `not detected, B/A within ${bracket(r.ratioCi)}`;
+    case "descriptive":
+      return "not tested: a second clock of the row above";
+    default:
+      return `cannot tell: ${r.why}`;
+  }
+}
 
 /** Stages one run has and the other has not. */
 export function notInBoth(a: Record<string, unknown>, b: Record<string, unknown>): string[] {

@@ -1,13 +1,16 @@
 /**
  * Statistics over repetitions: a run repeats its plan on fresh runtimes, and
  * the samples of one repetition share its runtime and machine state, so a
- * figure's uncertainty is taken over repetitions first and samples second
- * (a hierarchical bootstrap; Kalibera and Jones, "Rigorous Benchmarking in
- * Reasonable Time", 2013). Pure: the same samples always give the same text.
+ * figure's uncertainty is taken over repetitions, each repetition's
+ * percentile one observation (Kalibera and Jones, "Rigorous Benchmarking in
+ * Reasonable Time", 2013). The interval is a t interval on the logarithm of
+ * the repetitions' values (k - 1 degrees of freedom): a bootstrap over three
+ * repetitions is about their range and covers about 75%, not 95%. Pure: the
+ * same samples always give the same text.
  */
 import { nearestRank } from "./percentiles";
 import { quantileCI } from "./confidence";
-import { prng } from "./prng";
+import { tCritical } from "./studentT";
 
 export const QUANTILES = { p50: 50, p90: 90, p99: 99 } as const;
 export type Quantile = keyof typeof QUANTILES;
@@ -16,61 +19,48 @@ export interface Interval {
   hi: number | null;
 }
 
-/** Resamples per interval: enough for stable 2.5% and 97.5% ends, few enough for a full run's report in seconds. */
-export const BOOTSTRAP_RESAMPLES = 1000;
-
-/** A seed from a text (FNV-1a): each row's resamples depend on its own name only, never on the order rows are computed in. */
-export function seedOf(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
+/** An interval over repetitions, or why there is none. */
+export interface RepInterval extends Interval {
+  /** Set where no interval is printed: the reason, in words. */
+  none?: string;
 }
 
 /**
- * The 95% (or `confidence`) percentile interval of each nearest-rank
- * quantile in `ps` of the pooled samples, by a two-level bootstrap: draw
- * the repetitions with replacement, then within each drawn repetition its
- * samples with replacement, pool, take the quantile; repeat `resamples`
- * times. Each resample is a weight per distinct sample, so one pass over
- * the sorted values finds every quantile without sorting again. Empty
- * groups are left out; with no samples every end is null.
+ * On a clock that steps in whole ticks (the Worker's Date.now(): 1 ms), a
+ * repetition's value below this many ticks is mostly rounding: no interval.
  */
-export function hierarchicalBootstrap(groups: ReadonlyArray<readonly number[]>, ps: readonly number[], o: { seed: number; resamples?: number; confidence?: number }): Interval[] {
-  const reps = groups.filter((g) => g.length > 0);
-  if (reps.length === 0) return ps.map(() => ({ lo: null, hi: null }));
-  const B = o.resamples ?? BOOTSTRAP_RESAMPLES;
-  const alpha = 1 - (o.confidence ?? 0.95);
-  // Every sample once, ascending, and where each repetition's samples sit in that order.
-  const all = reps.flatMap((g, r) => g.map((x) => [x, r] as const)).sort((a, b) => a[0] - b[0]);
-  const values = Float64Array.from(all, (e) => e[0]);
-  const at: Int32Array[] = reps.map((g) => new Int32Array(g.length));
-  const filled = new Array<number>(reps.length).fill(0);
-  all.forEach(([, r], pos) => (at[r][filled[r]++] = pos));
-  const order = ps.map((p, i) => [p, i] as const).sort((a, b) => a[0] - b[0]);
-  const stats = ps.map(() => new Float64Array(B));
-  const weight = new Uint32Array(values.length);
-  const rnd = prng(o.seed);
-  for (let b = 0; b < B; b++) {
-    weight.fill(0);
-    let total = 0;
-    for (let k = 0; k < reps.length; k++) {
-      const idx = at[Math.floor(rnd() * reps.length)];
-      for (let j = 0; j < idx.length; j++) weight[idx[Math.floor(rnd() * idx.length)]]++;
-      total += idx.length;
-    }
-    let cum = 0;
-    let pos = 0;
-    for (const [p, i] of order) {
-      const rank = Math.min(total, Math.max(1, Math.ceil((p / 100) * total)));
-      while (cum + weight[pos] < rank) cum += weight[pos++];
-      stats[i][b] = values[pos];
-    }
-  }
-  return stats.map((s) => {
-    s.sort();
-    return { lo: s[Math.floor((alpha / 2) * B)], hi: s[Math.ceil((1 - alpha / 2) * B) - 1] };
-  });
+export const MIN_TICKS = 5;
+
+/** Whether the nearest-rank p-th percentile of n samples is their largest (a p99 of fewer than 100, a p90 of fewer than 10). */
+export const isMaximum = (n: number, p: number) => n > 0 && Math.ceil((p / 100) * n) >= n;
+
+/** Variance a value picks up from being read on a clock of `tick` (uniform rounding), on the log scale. */
+export const tickVariance = (values: readonly number[], tick: number) =>
+  values.reduce((s, v) => s + (tick / v) ** 2 / 12, 0) / Math.max(1, values.length);
+
+/**
+ * The 95% (or `confidence`) interval of the geometric mean over fresh runs
+ * of a repetition's value, from k of them: exp(mean log ± t(k-1) s / √k),
+ * the variance floored at the clock's rounding. No interval, and why, with
+ * fewer than two repetitions, with a value at or under zero or within
+ * MIN_TICKS ticks, or where a repetition's value is its largest sample
+ * (`maximumOf` names the percentile it would have been).
+ */
+export function repInterval(values: readonly number[], o: { tick: number; confidence?: number; maximumOf?: string }): RepInterval {
+  const none = (why: string): RepInterval => ({ lo: null, hi: null, none: why });
+  if (values.length < 2) return none("one repetition");
+  if (o.maximumOf) return none(`each repetition's ${o.maximumOf} is its maximum`);
+  if (values.some((v) => !(v > 0) || v < MIN_TICKS * o.tick)) return none(`under ${MIN_TICKS} ticks of a ${o.tick} ms clock`);
+  const logs = values.map(Math.log);
+  const k = logs.length;
+  const m = logs.reduce((s, x) => s + x, 0) / k;
+  const s2 = Math.max(logs.reduce((s, x) => s + (x - m) ** 2, 0) / (k - 1), tickVariance(values, o.tick));
+  const half = tCritical(k - 1, o.confidence ?? 0.95) * Math.sqrt(s2 / k);
+  return { lo: Math.exp(m - half), hi: Math.exp(m + half) };
 }
+
+/** The geometric mean: the centre of repInterval, and the estimand compare tests. */
+export const geometricMean = (xs: readonly number[]) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
 
 /** Which level the variance of a quantile sits at: between repetitions, within a run's samples, or neither (all equal). */
 export type DominantLevel = "between" | "within" | "none";
@@ -82,8 +72,10 @@ export interface RepSpread {
   perRep: Record<Quantile, number[]>;
   /** Between-repetition coefficient of variation of the p50 (sample SD over mean); null with fewer than two repetitions. */
   cv: number | null;
-  /** The pooled quantiles' 95% intervals from the hierarchical bootstrap. */
-  ci: Record<Quantile, Interval>;
+  /** Each repetition's sample count, in repetition order. */
+  perRepN: number[];
+  /** 95% intervals over repetitions (repInterval), or why there is none. */
+  ci: Record<Quantile, RepInterval>;
   /**
    * Where the p50's variance sits: "between" when the spread of the
    * repetitions' p50s is more than twice what their own sampling error
@@ -117,14 +109,17 @@ export function dominantLevel(sortedGroups: ReadonlyArray<readonly number[]>): D
   return between > 2 * within ? "between" : "within";
 }
 
-/** The spread over repetitions of one row's counted values, each group one repetition's; `key` seeds its bootstrap. */
-export function repSpread(groups: ReadonlyArray<readonly number[]>, key: string): RepSpread {
+/** The spread over repetitions of one row's counted values, each group one repetition's, read on a clock of `tick` ms. */
+export function repSpread(groups: ReadonlyArray<readonly number[]>, tick: number): RepSpread {
   const sorted = groups.filter((g) => g.length > 0).map((g) => [...g].sort((a, b) => a - b));
   const perRep = { p50: sorted.map((g) => nearestRank(g, 50)), p90: sorted.map((g) => nearestRank(g, 90)), p99: sorted.map((g) => nearestRank(g, 99)) };
+  const perRepN = sorted.map((g) => g.length);
   const mean = perRep.p50.reduce((s, x) => s + x, 0) / (perRep.p50.length || 1);
   const cv = sorted.length >= 2 && mean > 0 ? Math.sqrt(sampleVariance(perRep.p50)) / mean : null;
-  const [p50, p90, p99] = hierarchicalBootstrap(sorted, [50, 90, 99], { seed: seedOf(key) });
-  return { k: sorted.length, perRep, cv, ci: { p50, p90, p99 }, dominant: dominantLevel(sorted) };
+  const ci = Object.fromEntries(
+    (Object.keys(QUANTILES) as Quantile[]).map((q) => [q, repInterval(perRep[q], { tick, ...(perRepN.some((n) => isMaximum(n, QUANTILES[q])) ? { maximumOf: q } : {}) })]),
+  ) as Record<Quantile, RepInterval>;
+  return { k: sorted.length, perRep, perRepN, cv, ci, dominant: dominantLevel(sorted) };
 }
 
 /** Values grouped by the repetition they were taken in, in repetition order (a value with no repetition is repetition 0). */

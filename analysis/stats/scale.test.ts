@@ -3,7 +3,7 @@ import { scaleRows } from "./scale";
 import { scaleChartData } from "../report/charts";
 import { repSpread } from "./repetitions";
 
-const row = (side: string, metric: string, p50: number) => ({ side, metric, n: 10, errors: 0, notCold: 0, restarts: 0, p50, p90: p50, p99: p50 * 2, mean: p50, repetitions: repSpread([[p50]], metric) });
+const row = (side: string, metric: string, p50: number) => ({ side, metric, n: 10, errors: 0, notCold: 0, restarts: 0, p50, p90: p50, p99: p50 * 2, mean: p50, repetitions: repSpread([[p50]], 0.000001) });
 const stage = (existing: unknown) => ({ notes: { startState: { atStage: { existing, awake: 0 } } } });
 
 describe("scaleRows", () => {

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { mean, nearestRank } from "./percentiles";
-import { isColdMetric, metricEntry, METRIC_ORDER, MS_IS_CLIENT_CLOCK, SIDES, THROUGHPUT_METHOD, type Side } from "../contract/catalog";
+import { CLIENT_TICK_MS, isColdMetric, metricEntry, METRIC_ORDER, MS_IS_CLIENT_CLOCK, MS_TICK, SIDES, THROUGHPUT_METHOD, type Side } from "../contract/catalog";
 import { readSamples, stageSamples, stageKey, type ManifestLike, type Sample } from "../contract/runDirContract";
 import { groupByRep, repSpread, type RepSpread } from "./repetitions";
 
@@ -22,8 +22,10 @@ export interface SummaryRow {
   p90: number;
   p99: number;
   mean: number;
-  /** The same figures over repetitions: each one's percentiles, their spread, the pooled percentiles' intervals. */
+  /** The same figures over repetitions: each one's percentiles, their spread, the intervals over them. */
   repetitions: RepSpread;
+  /** Where `ms` is not the driver's clock (the DO's Worker clock): the same over repetitions of the client's round trip. */
+  clientRepetitions?: RepSpread;
 }
 
 /** The samples a metric's statistics are taken over: successful ones, and for a cold metric only proven-cold ones. */
@@ -98,6 +100,8 @@ export function summarize(side: string, metric: string, samples: readonly RawSam
     else if (!coldMetric && s.cold === true) restarts++;
   }
   const { counted, sortedMs: xs } = stageStatistics(side, metric, samples);
+  const withClient = counted.filter((x) => typeof x.clientMs === "number");
+  const clientRepetitions = !msIsClientClock(side, metric) && withClient.length > 0 ? repSpread(groupByRep(withClient, (x) => x.clientMs!), CLIENT_TICK_MS) : undefined;
   return {
     side,
     metric,
@@ -109,7 +113,8 @@ export function summarize(side: string, metric: string, samples: readonly RawSam
     p90: nearestRank(xs, 90),
     p99: nearestRank(xs, 99),
     mean: mean(xs),
-    repetitions: repSpread(groupByRep(counted, (s) => s.ms), stageKey(side, metric)),
+    repetitions: repSpread(groupByRep(counted, (s) => s.ms), msTick(side, metric)),
+    ...(clientRepetitions ? { clientRepetitions } : {}),
   };
 }
 
@@ -207,8 +212,13 @@ export function summarizeRun(dir: string, m: ManifestLike, load = (f: string): R
  * The client's own round trip of a sample: `ms` where the driver timed it (Rivet, and the
  * /noop baseline, which calls no actor), `clientMs` on the DO side (the third clock).
  */
-const clientMsOf = (side: string, metric: string, x: RawSample) =>
-  MS_IS_CLIENT_CLOCK[side as Side] || metricEntry(metric)?.kind === "baseline" ? x.ms : x.clientMs;
+const clientMsOf = (side: string, metric: string, x: RawSample) => (msIsClientClock(side, metric) ? x.ms : x.clientMs);
+
+/** Whether a stage's `ms` is the driver's round trip: on Rivet and the floor, and the /noop baseline, which calls no actor. */
+export const msIsClientClock = (side: string, metric: string) => MS_IS_CLIENT_CLOCK[side as Side] || metricEntry(metric)?.kind === "baseline";
+
+/** The step of a stage's `ms` clock. */
+export const msTick = (side: string, metric: string) => (msIsClientClock(side, metric) ? CLIENT_TICK_MS : MS_TICK[side as Side] ?? CLIENT_TICK_MS);
 
 /** Client round-trip percentiles of one stage's counted samples, or null when it has none on that clock. */
 export function clientPercentiles(samples: ReadonlyMap<string, RawSample[]>, side: string, metric: string): Percentiles | null {

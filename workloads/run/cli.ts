@@ -3,8 +3,7 @@ import { parseRunArgs, UsageError } from "./runConfig";
 import { runLocalSuite } from "./run";
 import { headlineTable } from "../../analysis/stats/summary";
 import { generateReport } from "../../analysis/report/report";
-import { stopAll } from "../host/processes";
-import { NETNS_ENV, netnsAvailable, runInNetns } from "../host/netns";
+import { enterNetns, runEntry } from "./entry";
 import { failureLine } from "../../analysis/contract/cliError";
 import { hardOpenFileLimit, openFileProblem } from "../sides/cloudflare/openFiles";
 
@@ -45,12 +44,8 @@ async function main(): Promise<number> {
       return 2;
     }
   }
-  if (cfg.loopback === "quickack" && process.env[NETNS_ENV] !== "1") {
-    const avail = netnsAvailable();
-    if (avail.ok) return runInNetns(process.argv.slice(1));
-    console.error(`--loopback quickack: no private network namespace here (${avail.reason}); measuring on the host loopback`);
-    cfg.loopback = "host";
-  }
+  const inNetns = enterNetns([cfg]);
+  if (inNetns) return inNetns;
   const out = await runLocalSuite(cfg);
   await generateReport(out.runDir);
   console.log(`\nrun directory: ${out.runDir}\nreport: ${out.runDir}/report/results.md (charts, summary.json beside it)\n`);
@@ -68,14 +63,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  async (code) => {
-    await stopAll();
-    process.exit(code);
-  },
-  async (err: unknown) => {
-    console.error(`npm start failed: ${failureLine(err)}`);
-    await stopAll();
-    process.exit(1);
-  },
-);
+runEntry("npm start", main);

@@ -14,6 +14,7 @@ import { censusFor, OVERLAPPING_GROUPS, runGroup, trackActors, type PlanContext 
 import { summarizeRun, type SummaryRow, type ThroughputRow } from "../../analysis/stats/summary";
 import { rotation } from "../../analysis/stats/repetitions";
 import { quietMachine } from "../host/quietMachine";
+import { calibrate } from "../host/calibration";
 import { loopbackNote } from "../host/loopback";
 import { RuntimeLost, type RuntimeLoss } from "../host/runtimeWatch";
 import type { OpenSide } from "../sides/side";
@@ -149,7 +150,7 @@ export async function measureRuntimes(cfg: RunConfig, run: RunDir, progress: Pro
  * not between its sides: deleting thousands of files makes the disk work
  * (ext4 with online discard here) while the next side measures its fsyncs.
  */
-type Leftovers = string[];
+export type Leftovers = string[];
 
 /**
  * Starts one side's runtime on this machine (a new Engine and app, a new
@@ -179,17 +180,31 @@ export function driverVersions(): Record<string, string> {
   };
 }
 
+/** A new run directory with the effective config, the driver's versions, the code's commit and the machine's calibration. */
+export async function openRun(resultsRoot: string, cfg: RunConfig): Promise<RunDir> {
+  const run = new RunDir(resultsRoot, cfg.stack, cfg.preset, { ...cfg, resultsDir: undefined, quiet: undefined });
+  run.manifest.versions = { ...run.manifest.versions, ...driverVersions() };
+  run.manifest.calibration = await calibrate();
+  run.save();
+  return run;
+}
+
+/** Finishes a run's manifest, complete only when nothing failed, and summarises it. */
+export function closeRun(run: RunDir, failures: string[]): RunOutcome & { run: RunDir } {
+  const status = failures.length === 0 ? "complete" : "failed";
+  run.finish(status, failures.join("\n") || undefined);
+  return { run, runDir: run.dir, failures, status, ...summarizeRun(run.dir, run.manifest) };
+}
+
 /**
- * The lifecycle every run shares, `npm start` and a stack's group run alike: a
- * new run directory with the effective config, the driver's versions and the
- * code's commit; `body` measures into it; an interrupt or a thrown error is
- * recorded as the run's failure; the manifest is finished either way.
+ * The lifecycle every run shares, `npm start` and a stack's group run alike:
+ * a new run directory (openRun); `body` measures into it; an interrupt or a
+ * thrown error is recorded as the run's failure; the manifest is finished
+ * either way.
  */
 export async function measuredRun(resultsRoot: string, cfg: RunConfig, body: (run: RunDir, failures: string[]) => Promise<void>): Promise<RunOutcome & { run: RunDir }> {
-  const run = new RunDir(resultsRoot, cfg.stack, cfg.preset, { ...cfg, resultsDir: undefined, quiet: undefined });
+  const run = await openRun(resultsRoot, cfg);
   const failures: string[] = [];
-  run.manifest.versions = { ...run.manifest.versions, ...driverVersions() };
-  run.save();
   const removeHook = onInterrupt((sig) => run.finish("failed", `interrupted by ${sig}`));
   try {
     await body(run, failures);
@@ -198,9 +213,7 @@ export async function measuredRun(resultsRoot: string, cfg: RunConfig, body: (ru
   } finally {
     removeHook();
   }
-  const status = failures.length === 0 ? "complete" : "failed";
-  run.finish(status, failures.join("\n") || undefined);
-  return { run, runDir: run.dir, failures, status, ...summarizeRun(run.dir, run.manifest) };
+  return closeRun(run, failures);
 }
 
 /**
@@ -216,27 +229,30 @@ export function runLocalSuite(cfg: RunConfig, progress: Progress = createProgres
   return measuredRun(resolve(cfg.resultsDir), cfg, async (run, failures) => {
     const leftovers: Leftovers = [];
     try {
-      await repetitions(cfg, run, progress, failures, leftovers);
+      for (let rep = 0; rep < cfg.repeat && !run.diskFull; rep++) await runRepetition(cfg, run, rep, progress, failures, leftovers);
     } finally {
-      for (const dir of leftovers) rmSync(dir, { recursive: true, force: true });
+      removeLeftovers(leftovers);
     }
   });
 }
 
-/** The repetitions of the plan (see runLocalSuite), each side after the machine is brought to rest. */
-async function repetitions(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], leftovers: Leftovers): Promise<void> {
-  for (let rep = 0; rep < cfg.repeat && !run.diskFull; rep++) {
-    const order = rotation(cfg.sides, rep);
-    const repProgress = cfg.repeat > 1 ? prefixed(progress, `[repetition ${rep + 1}/${cfg.repeat}] `) : progress;
-    repProgress.note(`sides in this order: ${order.join(", ")}; each runtime started afresh`);
-    run.beginRepetition(rep, order);
-    for (const side of order) {
-      if (run.diskFull) break;
-      const quiet = await quietMachine();
-      run.noteRepetition(`quietBefore.${side}`, quiet);
-      if (!quiet.quiet) repProgress.note(`${side}: the machine did not come to rest before it (idle ${quiet.idleShare === null ? "unknown" : `${Math.round(quiet.idleShare * 100)}%`} after ${(quiet.waitedMs / 1000).toFixed(1)} s); measuring anyway, noted in the manifest`);
-      await runLocalSide(side, cfg, run, repProgress, failures, leftovers);
-    }
-    run.endRepetition();
+/** Removes the runtimes' work directories once nothing more is measured. */
+export function removeLeftovers(leftovers: Leftovers): void {
+  for (const dir of leftovers.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Repetition `rep` of the plan into `run` (see runLocalSuite): every side on a fresh runtime, each after the machine is brought to rest. */
+export async function runRepetition(cfg: RunConfig, run: RunDir, rep: number, progress: Progress, failures: string[], leftovers: Leftovers): Promise<void> {
+  const order = rotation(cfg.sides, rep);
+  const repProgress = cfg.repeat > 1 ? prefixed(progress, `[repetition ${rep + 1}/${cfg.repeat}] `) : progress;
+  repProgress.note(`sides in this order: ${order.join(", ")}; each runtime started afresh`);
+  run.beginRepetition(rep, order);
+  for (const side of order) {
+    if (run.diskFull) break;
+    const quiet = await quietMachine();
+    run.noteRepetition(`quietBefore.${side}`, quiet);
+    if (!quiet.quiet) repProgress.note(`${side}: the machine did not come to rest before it (idle ${quiet.idleShare === null ? "unknown" : `${Math.round(quiet.idleShare * 100)}%`} after ${(quiet.waitedMs / 1000).toFixed(1)} s); measuring anyway, noted in the manifest`);
+    await runLocalSide(side, cfg, run, repProgress, failures, leftovers);
   }
+  run.endRepetition();
 }

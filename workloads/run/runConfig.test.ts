@@ -7,7 +7,8 @@ describe("parseRunArgs", () => {
     const c = parseRunArgs([]);
     expect(c.preset).toBe("local");
     expect(c.repeat).toBe(3);
-    expect(c.floorDelayMs).toBe(0);
+    expect(c.plantDelayUs).toEqual({});
+    expect(c.engineVersion).toBeUndefined();
     expect(c.counts).toEqual(PRESETS.local);
     expect(c.sides).toEqual(["rivet", "cloudflare", "floor"]);
     expect(parseRunArgs(["--side", "both"]).sides).toEqual(["rivet", "cloudflare"]);
@@ -55,16 +56,21 @@ describe("parseRunArgs", () => {
   });
 });
 
-describe("repetitions and the floor's calibration delay", () => {
+describe("repetitions, a planted delay and the Engine release", () => {
   it("a preset brings its repetitions; --repeat overrides them wherever it stands", () => {
     expect(parseRunArgs(["--preset", "quick"]).repeat).toBe(1);
     expect(parseRunArgs(["--preset", "full"]).repeat).toBe(3);
     expect(parseRunArgs(["--repeat", "5", "--preset", "quick"]).repeat).toBe(5);
-    expect(parseRunArgs(["--floor-delay-ms", "2"]).floorDelayMs).toBe(2);
+    expect(parseRunArgs(["--plant-delay-us", "rivet=600,floor=600"]).plantDelayUs).toEqual({ rivet: 600, floor: 600 });
+    expect(parseRunArgs(["--plant-delay-us", "rivet=600", "--plant-delay-us", "cloudflare=1000"]).plantDelayUs).toEqual({ rivet: 600, cloudflare: 1000 });
+    expect(() => parseRunArgs(["--plant-delay-us", "lambda=5"])).toThrow(/--plant-delay-us takes side=microseconds pairs with sides rivet, cloudflare, floor, got "lambda=5"/);
+    expect(() => parseRunArgs(["--plant-delay-us", "rivet"])).toThrow(/side=microseconds/);
+    expect(parseRunArgs(["--engine-version", "2.3.18"]).engineVersion).toBe("2.3.18");
+    expect(() => parseRunArgs(["--engine-version", "../../bin/sh"])).toThrow(/--engine-version takes a release number such as 2.3.18/);
   });
   it("takes plain decimal whole numbers within each flag's bounds, and nothing else", () => {
     for (const bad of ["0", "21", "1e1", "0x3", " 3", "3.0", "+3", ""]) expect(() => parseRunArgs(["--repeat", bad]), bad).toThrow(/--repeat takes a whole number of repetitions from 1 to 20/);
-    expect(() => parseRunArgs(["--floor-delay-ms", "10001"])).toThrow(/--floor-delay-ms takes a whole number of milliseconds from 0 to 10000/);
+    expect(() => parseRunArgs(["--plant-delay-us", "floor=1000001"])).toThrow(/--plant-delay-us takes a whole number of microseconds from 0 to 1000000/);
     // Past 2^31-1 ms a timer fires at once: a day is the most any wait may be.
     expect(() => parseRunArgs(["--cf-wake-idle-ms", "3000000000"])).toThrow(/from 1 to 86400000/);
     expect(parseRunArgs(["--cf-wake-idle-ms", "86400000"]).cfWakeIdleMs).toBe(86_400_000);

@@ -16,8 +16,10 @@ export interface RunConfig {
   resultsDir: string;
   /** Repetitions of the plan, each on fresh runtimes, the sides' order rotated (the preset's unless --repeat). */
   repeat: number;
-  /** Calibration only: a fixed delay the floor server adds to every action reply (0: none). */
-  floorDelayMs: number;
+  /** A planted change: microseconds each side's own handler waits before it replies (absent: none), to show a comparison catches a change of known size. */
+  plantDelayUs: Partial<Record<Side, number>>;
+  /** The Rivet Engine release to run (absent: the one installed with the project), fetched once from the registry and checked against its pinned sha256. */
+  engineVersion?: string;
   wakeIdleMs: number;
   /** Local workerd's open-file limit; absent: raised to the hard limit (set lower only to see a machine limit named). */
   workerdOpenFiles?: number;
@@ -42,13 +44,13 @@ export interface RunConfig {
 export class UsageError extends Error {}
 
 const USAGE = `usage: npm start -- [--preset ${Object.keys(PRESETS).join("|")}] [--repeat N] [--side rivet|cloudflare|floor|both|all] [--groups ${GROUPS.join(",")}]
-  [--floor-delay-ms N] [--wake-idle-ms N] [--cf-wake-idle-ms N] [--request-timeout-ms N] [--stall-ms N] [--actor-sleep-timeout-ms N] [--samples name=N,...] [--results-dir DIR]
+  [--plant-delay-us side=N,...] [--engine-version X.Y.Z] [--wake-idle-ms N] [--cf-wake-idle-ms N] [--request-timeout-ms N] [--stall-ms N] [--actor-sleep-timeout-ms N] [--samples name=N,...] [--results-dir DIR]
   [--loopback quickack|host] [--engine-topology single|cluster] [--engine-nagle] [--engine-load-shedding] [--engine-keep-backtrace] [--engine-rust-log LEVEL] [--workerd-open-files N] [--quiet]`;
 
 /** The bounds of every whole-number flag: what it may be set to, and in what unit it is said. */
 export const FLAG_BOUNDS = {
   "--repeat": { min: 1, max: 20, unit: "repetitions" },
-  "--floor-delay-ms": { min: 0, max: 10_000, unit: "milliseconds" },
+  "--plant-delay-us": { min: 0, max: 1_000_000, unit: "microseconds" },
   // Waits up to a day: setTimeout cannot wait longer than 2^31-1 ms, and no stage needs to.
   "--wake-idle-ms": { min: 1, max: 86_400_000, unit: "milliseconds" },
   "--cf-wake-idle-ms": { min: 1, max: 86_400_000, unit: "milliseconds" },
@@ -85,6 +87,20 @@ export function parseSampleCounts(v: string): Partial<SampleCounts> {
   return out;
 }
 
+/** `rivet=600,floor=600`: the microseconds each named side's handler waits before it replies. */
+export function parsePlantDelays(v: string): Partial<Record<Side, number>> {
+  const out: Partial<Record<Side, number>> = {};
+  for (const item of v.split(",").map((x) => x.trim()).filter(Boolean)) {
+    const [side, n, extra] = item.split("=");
+    if (extra !== undefined || n === undefined || !(SIDES as readonly string[]).includes(side)) {
+      throw new UsageError(`--plant-delay-us takes side=microseconds pairs with sides ${SIDES.join(", ")}, got "${item}"`);
+    }
+    out[side as Side] = wholeNumber("--plant-delay-us", n);
+  }
+  if (Object.keys(out).length === 0) throw new UsageError(`--plant-delay-us takes side=microseconds pairs, got "${v}"`);
+  return out;
+}
+
 /** Parses `npm start` arguments into the effective run config; throws UsageError naming the bad flag. */
 export function parseRunArgs(argv: readonly string[]): RunConfig {
   const cfg: RunConfig = {
@@ -96,7 +112,7 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
     scaleLevels: PRESET_SCALE_LEVELS.local,
     resultsDir: "results",
     repeat: PRESET_REPEAT.local,
-    floorDelayMs: 0,
+    plantDelayUs: {},
     wakeIdleMs: 10_000,
     cfWakeIdleMs: 12_000,
     requestTimeoutMs: 30_000,
@@ -148,9 +164,15 @@ export function parseRunArgs(argv: readonly string[]): RunConfig {
         cfg.repeat = wholeNumber(flag, value());
         repeatGiven = true;
         break;
-      case "--floor-delay-ms":
-        cfg.floorDelayMs = wholeNumber(flag, value());
+      case "--plant-delay-us":
+        cfg.plantDelayUs = { ...cfg.plantDelayUs, ...parsePlantDelays(value()) };
         break;
+      case "--engine-version": {
+        const v = value();
+        if (!/^\d{1,4}\.\d{1,4}\.\d{1,4}(-[0-9A-Za-z.]{1,40})?$/.test(v)) throw new UsageError(`--engine-version takes a release number such as 2.3.18, got ${JSON.stringify(v)}`);
+        cfg.engineVersion = v;
+        break;
+      }
       case "--wake-idle-ms":
         cfg.wakeIdleMs = wholeNumber(flag, value());
         break;

@@ -20,7 +20,10 @@ export interface SideRunSettings {
   engine: EngineSettings;
   engineTopology: "single" | "cluster";
   workerdOpenFiles?: number;
-  floorDelayMs: number;
+  /** A planted delay per side, microseconds (--plant-delay-us); each side reads its own. */
+  plantDelayUs: Partial<Record<Side, number>>;
+  /** The Engine release to run (--engine-version); absent: the installed one. */
+  engineVersion?: string;
 }
 
 /** A side opened over a running target: what the stage plan drives, and what the manifest records about it. */

@@ -7,13 +7,13 @@ import type { SideRunSettings } from "./side";
 
 const cfg: SideRunSettings = {
   requestTimeoutMs: 1000, wakeIdleMs: 10, cfWakeIdleMs: 20, sleepConfirmTimeoutMs: 1000, actorSleepTimeoutMs: 5000,
-  engine: { ...DEFAULT_ENGINE_SETTINGS }, engineTopology: "single", floorDelayMs: 0,
+  engine: { ...DEFAULT_ENGINE_SETTINGS }, engineTopology: "single", plantDelayUs: {},
 };
 // Nothing listens here: opening a side builds its client and adapter, it sends nothing.
 const targets: Required<SideTargets> = {
   rivet: { gatewayUrl: "http://127.0.0.1:9", engineVersion: "e1", engineConfig: { guard: {} }, startedBy: "test rivet", enginePid: 11, appPid: 12 },
   cloudflare: { url: "http://127.0.0.1:9", token: "t0k3n-never-written", versions: { workerd: "w1" }, startedBy: "test cf" },
-  floor: { url: "http://127.0.0.1:9", serverPid: 13, idleCloseMs: 5000, delayMs: 0, startedBy: "test floor" },
+  floor: { url: "http://127.0.0.1:9", serverPid: 13, idleCloseMs: 5000, plantDelayUs: 0, startedBy: "test floor" },
 };
 
 describe("one descriptor per side", () => {
@@ -44,7 +44,7 @@ describe("one descriptor per side", () => {
   it("gives each side's versions and the CPU it records", async () => {
     const rivet = SIDE_DESCRIPTORS.rivet.open(cfg, targets.rivet);
     const cf = SIDE_DESCRIPTORS.cloudflare.open(cfg, { ...targets.cloudflare, runtime: { runtime: "deployed", workerClock: "x", eviction: "y" } });
-    const floor = SIDE_DESCRIPTORS.floor.open(cfg, { ...targets.floor, delayMs: 7 });
+    const floor = SIDE_DESCRIPTORS.floor.open(cfg, { ...targets.floor, plantDelayUs: 700 });
     try {
       expect(rivet.versions).toEqual({ engine: "e1" });
       expect(rivet.cpuPids()).toEqual({ engine: 11, app: 12, driver: process.pid });
@@ -52,7 +52,8 @@ describe("one descriptor per side", () => {
       expect(cf.versions).toEqual({ workerd: "w1" });
       expect(cf.settings.runtime).toBe("deployed");
       expect(floor.cpuPids()).toEqual({ server: 13, driver: process.pid });
-      expect(String(floor.settings.calibrationDelayMs)).toMatch(/^7 ms added/);
+      expect(String(floor.settings.plantedDelay)).toMatch(/^700 us planted in every action before it replies \(--plant-delay-us\): a spin/);
+      expect(rivet.settings.plantedDelay).toBeUndefined();
       expect(Object.keys(floor.versions)).toEqual(["better-sqlite3"]);
     } finally {
       await Promise.all([rivet.close(), cf.close(), floor.close()]);

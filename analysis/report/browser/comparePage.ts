@@ -3,7 +3,7 @@
  * dist/site/compare.js): the runs picked (also `?runs=a,b` in the address),
  * compared by the same code as `npm run compare`.
  */
-import { compareRows, notInBoth, VERDICT_TEXT, type CompareRow, type Interval, type StageStats } from "../../stats/compareRows";
+import { compareRows, notInBoth, POWER, verdictText, type CompareRow, type StageStats } from "../../stats/compareRows";
 import { ms } from "../format";
 import { escapeHtml } from "../html";
 
@@ -19,13 +19,11 @@ const boxes = Array.from(document.querySelectorAll<HTMLInputElement>('input[name
 const asked = (new URLSearchParams(location.search).get("runs") ?? "").split(",").filter(Boolean);
 let order = asked.length > 0 ? asked : runs.slice(0, 2).map((r) => r.id);
 
-const ci = (c: Interval) => `[${c.lo === null ? "-" : ms(c.lo)}, ${c.hi === null ? "-" : ms(c.hi)}]`;
-
-const ratioCi = (c: Interval | null) => (c && c.lo !== null && c.hi !== null ? ` [${c.lo.toFixed(2)}, ${c.hi.toFixed(2)}]` : "");
+const ratio = (x: number | null) => (x === null ? "-" : x.toFixed(2));
 
 function otherCells(r: CompareRow | undefined): string {
-  if (!r) return "<td>-</td><td>-</td><td>-</td>";
-  return `<td>${ms(r.b)} ${ci(r.bCi)} (${r.nB}, ${r.kB} rep.)</td><td data-ratio>${r.ratio === null ? "-" : r.ratio.toFixed(2)}${ratioCi(r.ratioCi)}</td><td class='${r.verdict === "different" ? "no" : "yes"}' data-verdict='${r.verdict}'>${VERDICT_TEXT[r.verdict]}</td>`;
+  if (!r) return "<td>-</td><td>-</td><td>-</td><td>-</td>";
+  return `<td>${ms(r.b)} (${r.nB}, ${r.kB} rep.)</td><td data-ratio>${ratio(r.ratio)}</td><td>${r.detectable === null ? "-" : ratio(r.detectable)}</td><td class='${r.verdict === "different" ? "no" : "yes"}' data-verdict='${r.verdict}'>${escapeHtml(verdictText(r))}</td>`;
 }
 
 function draw(): void {
@@ -38,10 +36,10 @@ function draw(): void {
   }
   const [base, ...rest] = picked;
   const others = rest.map((run) => ({ run, rows: compareRows(base.stats, run.stats) }));
-  const head = `<tr><th>stage</th><th>q</th><th>${escapeHtml(base.id)} ms [95% CI] (n)</th>${others.map((o) => `<th>${escapeHtml(o.run.id)} ms [95% CI] (n)</th><th>ratio to base [95% over repetitions]</th><th>verdict</th>`).join("")}</tr>`;
+  const head = `<tr><th>stage</th><th>q</th><th>${escapeHtml(base.id)} ms (n)</th>${others.map((o) => `<th>${escapeHtml(o.run.id)} ms (n)</th><th>ratio to base</th><th>detectable at ${POWER * 100}% power</th><th>verdict</th>`).join("")}</tr>`;
   const body = others[0].rows
     .map((row) => {
-      const cells = `<td>${escapeHtml(row.key)}</td><td>${row.q}</td><td>${ms(row.a)} ${ci(row.aCi)} (${row.nA}, ${row.kA} rep.)</td>` + others.map((o) => otherCells(o.rows.find((x) => x.key === row.key && x.q === row.q))).join("");
+      const cells = `<td>${escapeHtml(row.key)}</td><td>${row.q}</td><td>${ms(row.a)} (${row.nA}, ${row.kA} rep.)</td>` + others.map((o) => otherCells(o.rows.find((x) => x.key === row.key && x.q === row.q))).join("");
       return `<tr data-key='${escapeHtml(`${row.key} ${row.q}`)}'>${cells}</tr>`;
     })
     .join("\n");

@@ -20,6 +20,8 @@ export interface LocalWorkerOptions {
   token?: string;
   /** workerd's open-file limit (soft and hard); absent: raised to this process's hard limit. */
   openFileLimit?: number;
+  /** A planted delay: whole milliseconds the DO waits before each reply (--plant-delay-us, rounded up). */
+  plantDelayMs?: number;
 }
 
 export interface LocalWorker {
@@ -127,7 +129,7 @@ export async function startLocalWorker(opts: LocalWorkerOptions): Promise<LocalW
     compatibilityDate: COMPATIBILITY_DATE,
     durableObjects: { BENCH: { className: "BenchObject", useSQLite: true } },
     durableObjectsPersist: persistDir,
-    bindings: { BENCH_TOKEN: token },
+    bindings: { BENCH_TOKEN: token, ...(opts.plantDelayMs ? { BENCH_PLANT_DELAY_MS: String(opts.plantDelayMs) } : {}) },
     host: "127.0.0.1",
     port,
     cf: false,

@@ -4,6 +4,7 @@ import { watchOf, type SideDescriptor } from "../side";
 import { cloudflareAdapter } from "./adapter";
 import { COMPATIBILITY_DATE } from "./compatibility";
 import { WorkerClient } from "./workerClient";
+import { durableObjectPlantMs, plantNote } from "../plant";
 
 /** A running Worker + DO the Cloudflare stages measure against. */
 export interface CloudflareTarget {
@@ -19,6 +20,8 @@ export interface CloudflareTarget {
   limits?: { openFiles: number; liveDos: number };
   /** workerd, when this run started it: watched for an exit it did not ask for. */
   processes?: WatchedProcess[];
+  /** A planted delay asked for, microseconds (--plant-delay-us); the DO waits durableObjectPlantMs of it. */
+  plantDelayUs?: number;
 }
 
 /** Local workerd, as the manifest describes it when the target does not say what it runs on. */
@@ -49,6 +52,7 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget> = {
         token: "random per Worker, a secret binding; never written",
         client: client.calls.description,
         ...(target.limits ? { limits: target.limits } : {}),
+        ...(target.plantDelayUs ? { plantedDelay: plantNote(target.plantDelayUs, `a ${durableObjectPlantMs(target.plantDelayUs)} ms timer in the DO before it replies (rounded up to whole ms, the step of its clock and its timers)`) } : {}),
       },
       close: (abort) => client.close(abort),
     };
@@ -56,7 +60,8 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget> = {
   async launch(cfg, workDir) {
     // Loaded here: miniflare and workerd are dev dependencies, absent on the runner VM, which measures deployed targets only.
     const { startLocalWorker } = require("./localWorker") as typeof import("./localWorker");
-    const worker = await startLocalWorker({ workDir, ...(cfg.workerdOpenFiles ? { openFileLimit: cfg.workerdOpenFiles } : {}) });
+    const plantDelayUs = cfg.plantDelayUs.cloudflare;
+    const worker = await startLocalWorker({ workDir, ...(cfg.workerdOpenFiles ? { openFileLimit: cfg.workerdOpenFiles } : {}), ...(plantDelayUs ? { plantDelayMs: durableObjectPlantMs(plantDelayUs) } : {}) });
     return {
       target: {
         url: worker.url,
@@ -66,6 +71,7 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget> = {
         logFile: worker.logFile,
         limits: worker.limits,
         processes: [worker.process],
+        ...(plantDelayUs ? { plantDelayUs } : {}),
       },
       stop: () => worker.stop(),
     };

@@ -10,11 +10,11 @@ import { GatewayClient } from "../rivet/gateway";
 import { stopAll } from "../../host/processes";
 import { parseRunArgs } from "../../run/runConfig";
 import { runLocalSuite } from "../../run/run";
+import { parseAbArgs, runAb } from "../../run/ab";
 import { catalogEntry, metricsOf, GROUPS, WORKLOAD } from "../../../analysis/contract/catalog";
 import { verifyRunDir } from "../../../analysis/contract/verify";
 import { stageReps } from "../../../analysis/contract/runDirContract";
-import { compareRows } from "../../../analysis/stats/compareRows";
-import { runStats } from "../../../analysis/report/compare";
+import type { CompareRow } from "../../../analysis/stats/compareRows";
 import { generateReport } from "../../../analysis/report/report";
 
 describe("the floor's store (real SQLite files)", () => {
@@ -162,28 +162,30 @@ describe("npm start --side floor: every shared metric through the one stage plan
   }, 120_000);
 });
 
-describe("a planted slowdown is caught: the floor with --floor-delay-ms 2 against the floor without, five repetitions each", () => {
-  it("compare calls every floor row below 20 ms that the delay lengthens a real difference, and the delay is in the manifest", async () => {
-    const root = mkdtempSync(join(tmpdir(), "floor-delay-"));
-    // Larger counts than quick's (the floor's calls are cheap), so that each repetition's p50 is not mostly its own sampling noise,
-    // and five repetitions: on this shared machine a repetition's p50 moved by up to a third within one test run, where three
-    // repetitions left create.read 4.69 -> 6.65 ms at p 0.08.
-    const args = ["--preset", "quick", "--side", "floor", "--repeat", "5", "--wake-idle-ms", "1000", "--samples", "createPing=60,createRead=60,createWrite=60,wake=30,burstAttempts=256,openSeconds=1", "--results-dir", root];
-    const plain = await runLocalSuite({ ...parseRunArgs(args), quiet: true });
-    const slowed = await runLocalSuite({ ...parseRunArgs([...args, "--floor-delay-ms", "2"]), quiet: true });
-    expect([plain.failures, slowed.failures]).toEqual([[], []]);
-    const m = verifyRunDir(slowed.runDir);
-    expect(m.config.floorDelayMs).toBe(2);
-    expect(JSON.stringify(m.settings)).toMatch(/"calibrationDelayMs":"2 ms added to every action reply/);
-    expect(m.repetitions).toHaveLength(5);
-    const rows = compareRows(runStats(plain.runDir), runStats(slowed.runDir)).filter((r) => r.q === "p50");
-    // A closed-loop burst above concurrency 1 keeps the one server process busy: its latency is the concurrency over the
-    // server's rate, and a timer that holds a reply costs the server nothing, so the delay does not lengthen it (measured:
-    // burst.c8 14.3 -> 13.6 and 11.7 -> 11.6 ms). Every other stage sends one request at a time or below the floor's rate.
-    const lengthened = (key: string) => { const c = catalogEntry(key.split(".").slice(1).join(".")).throughput; return c?.mode !== "burst" || c.concurrency === 1; };
-    const under20 = rows.filter((r) => r.a < 20 && lengthened(r.key));
-    expect(under20.length).toBeGreaterThanOrEqual(14);
-    expect(under20.filter((r) => r.verdict !== "different").map((r) => `${r.key} ${r.a} -> ${r.b} (p ${r.p})`)).toEqual([]);
+describe("npm run ab on the floor: a planted 2 ms against none, interleaved in one session, compared pair by pair", () => {
+  it("calls every one-at-a-time floor row a real difference whose interval holds the planted ratio, and records the order and the delay", async () => {
+    const root = mkdtempSync(join(tmpdir(), "floor-ab-"));
+    const cfg = parseAbArgs(["--side", "floor", "--groups", "warm,sqlite", "--preset", "quick", "--wake-idle-ms", "1000", "--a", "", "--b", "--plant-delay-us floor=2000", "--pairs", "4", "--results-dir", root, "--quiet"]);
+    const out = await runAb(cfg);
+    expect([out.a.failures, out.b.failures]).toEqual([[], []]);
+    expect(out.order.join(" ")).toBe("A B B A A B B A");
+    const mb = verifyRunDir(out.b.runDir);
+    expect(mb.repetitions).toHaveLength(4);
+    expect(mb.config.plantDelayUs).toEqual({ floor: 2000 });
+    expect(String((mb.settings!.floor as Record<string, unknown>).plantedDelay)).toMatch(/^2000 us planted in every action/);
+    expect(mb.settings!.ab).toMatchObject({ arm: "B", partnerRunId: verifyRunDir(out.a.runDir).runId, order: out.order });
+    const json = JSON.parse(readFileSync(join(out.comparisonDir, "comparison.json"), "utf8")) as { rows: CompareRow[] };
+    const p50 = json.rows.filter((r) => r.q === "p50");
+    expect(p50.map((r) => r.key).sort()).toEqual(["floor.sqlite.read", "floor.sqlite.scan", "floor.sqlite.write", "floor.warm.ping"]);
+    for (const r of p50) {
+      expect(r.paired, r.key).toBe(true);
+      expect(r.verdict, r.key).toBe("different");
+      // 2 ms spun on top of each row's own time: B/A is (A + 2) / A, which the interval must hold.
+      const truth = (r.a! + 2) / r.a!;
+      expect(r.ratioCi!.lo!, r.key).toBeLessThan(truth * 1.15);
+      expect(r.ratioCi!.hi!, r.key).toBeGreaterThan(truth / 1.15);
+    }
+    expect(readFileSync(join(out.comparisonDir, "comparison.md"), "utf8")).toMatch(/Paired: the two arms of one interleaved session \(A B B A A B B A\)/);
     rmSync(root, { recursive: true, force: true });
   }, 300_000);
 });

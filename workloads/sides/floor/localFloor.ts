@@ -16,9 +16,9 @@ export interface LocalFloor {
  * Starts the floor server (server.ts) for one run: its own Node process on
  * 127.0.0.1, SQLite files under `workDir`. `idleCloseMs` is the actor sleep
  * timeout the Rivet app gets, so an idle floor "actor" closes when an idle
- * Rivet Actor would sleep. `delayMs` (calibration only) holds every action reply that long.
+ * Rivet Actor would sleep. `plantDelayUs` (a planted change) is spun in every action before its reply.
  */
-export async function startLocalFloor(o: { workDir: string; idleCloseMs: number; delayMs?: number }): Promise<LocalFloor> {
+export async function startLocalFloor(o: { workDir: string; idleCloseMs: number; plantDelayUs?: number }): Promise<LocalFloor> {
   const dataDir = join(o.workDir, "floor-data");
   mkdirSync(dataDir, { recursive: true });
   const port = await freePort();
@@ -29,7 +29,7 @@ export async function startLocalFloor(o: { workDir: string; idleCloseMs: number;
   const server = spawnManaged({
     name: "floor-server",
     command: process.execPath,
-    args: [entry, String(port), dataDir, String(o.idleCloseMs), String(o.delayMs ?? 0)],
+    args: [entry, String(port), dataDir, String(o.idleCloseMs), String(o.plantDelayUs ?? 0)],
     env: process.env,
     logFile,
   });

@@ -12,9 +12,9 @@
  * key, put to sleep by closing the handle (the `sleep` op, or idle past the
  * sleep timeout), woken by reopening the file. The first request an open
  * handle serves reports cold: true.
- *   node dist/workloads/sides/floor/server.js <port> <dataDir> <idleCloseMs> [<delayMs>]
- * `delayMs` (calibration only, 0 by default) holds every action reply that long
- * before it is sent: a planted slowdown a comparison of runs must catch.
+ *   node dist/workloads/sides/floor/server.js <port> <dataDir> <idleCloseMs> [<plantDelayUs>]
+ * `plantDelayUs` (0 by default) is spun in every action before its reply is
+ * sent: a planted slowdown a comparison of runs must catch (../plant.ts).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createHash } from "node:crypto";
@@ -23,6 +23,7 @@ import Database from "better-sqlite3";
 import { WORKLOAD } from "../../../analysis/contract/catalog";
 import { FLOOR_PRAGMAS } from "./pragmas";
 import type { ActorReply } from "../actorReply";
+import { spinUs } from "../plant";
 
 type ActorClass = "plain" | "store";
 const ROW_VALUE = "x".repeat(WORKLOAD.rowBytes);
@@ -135,8 +136,8 @@ function reply(res: ServerResponse, status: number, body: string, actorId?: stri
   res.end(body);
 }
 
-/** Answers one request; the body has already been read. `delayMs` holds an action's reply (calibration). */
-export function handle(store: FloorStore, req: IncomingMessage, body: string, res: ServerResponse, delayMs = 0): void {
+/** Answers one request; the body has already been read. `plantDelayUs` is spun in an action before its reply (a planted change). */
+export function handle(store: FloorStore, req: IncomingMessage, body: string, res: ServerResponse, plantDelayUs = 0): void {
   if (req.method === "GET" && req.url === "/floor/state") return reply(res, 200, JSON.stringify(store.state()));
   const m = req.method === "POST" ? ACTION.exec(req.url ?? "") : null;
   if (!m) return reply(res, 404, JSON.stringify({ error: `no route ${req.method} ${req.url}` }));
@@ -170,14 +171,13 @@ export function handle(store: FloorStore, req: IncomingMessage, body: string, re
     status = 500;
     text = JSON.stringify({ error: (err as Error).message });
   }
-  const id = a.id;
-  if (delayMs > 0) setTimeout(() => reply(res, status, text, id), delayMs);
-  else reply(res, status, text, id);
+  spinUs(plantDelayUs);
+  reply(res, status, text, a.id);
 }
 
 if (require.main === module) {
   const [port, dataDir, idle, delay] = [Number(process.argv[2]), process.argv[3], Number(process.argv[4]), Number(process.argv[5] ?? 0)];
-  if (!Number.isInteger(port) || port <= 0 || !dataDir || !(idle > 0) || !(Number.isInteger(delay) && delay >= 0)) throw new Error("usage: server.js <port> <dataDir> <idleCloseMs> [<delayMs>]");
+  if (!Number.isInteger(port) || port <= 0 || !dataDir || !(idle > 0) || !(Number.isInteger(delay) && delay >= 0)) throw new Error("usage: server.js <port> <dataDir> <idleCloseMs> [<plantDelayUs>]");
   const store = new FloorStore(dataDir);
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -4,13 +4,15 @@ import { GatewayClient } from "../rivet/gateway";
 import { watched, watchOf, type SideDescriptor } from "../side";
 import { floorAdapter, FLOOR_SETTINGS } from "./adapter";
 import { startLocalFloor } from "./localFloor";
+import { plantNote } from "../plant";
 
 /** A running floor server. */
 export interface FloorTarget {
   url: string;
   serverPid?: number;
   idleCloseMs: number;
-  delayMs: number;
+  /** A planted delay in every action, microseconds (--plant-delay-us). */
+  plantDelayUs: number;
   startedBy: string;
   /** The server, when this run started it: watched for an exit it did not ask for. */
   processes?: WatchedProcess[];
@@ -36,19 +38,20 @@ export const floorSide: SideDescriptor<FloorTarget> = {
         idleCloseMs: target.idleCloseMs,
         startedBy: target.startedBy,
         client: client.calls.description,
-        ...(target.delayMs > 0 ? { calibrationDelayMs: `${target.delayMs} ms added to every action reply (--floor-delay-ms): a planted slowdown, not the floor's own cost` } : {}),
+        ...(target.plantDelayUs > 0 ? { plantedDelay: plantNote(target.plantDelayUs, "a spin on performance.now() in the server's handler before it replies") } : {}),
       },
       close: (abort) => client.close(abort),
     };
   },
   async launch(cfg, workDir) {
-    const floor = await startLocalFloor({ workDir, idleCloseMs: cfg.actorSleepTimeoutMs, delayMs: cfg.floorDelayMs });
+    const plantDelayUs = cfg.plantDelayUs.floor ?? 0;
+    const floor = await startLocalFloor({ workDir, idleCloseMs: cfg.actorSleepTimeoutMs, plantDelayUs });
     return {
       target: {
         url: floor.url,
         serverPid: floor.server.child.pid,
         idleCloseMs: cfg.actorSleepTimeoutMs,
-        delayMs: cfg.floorDelayMs,
+        plantDelayUs,
         startedBy: "npm start: the floor server started for this run, its files in a temp dir, removed after it",
         processes: [watched(floor.server)],
       },

@@ -2,11 +2,14 @@ import { actor, setup } from "rivetkit";
 import { db } from "rivetkit/db";
 import { WORKLOAD } from "../../../analysis/contract/catalog";
 import type { ActorReply } from "../actorReply";
+import { spinUs } from "../plant";
 
 const ROW_VALUE = "x".repeat(WORKLOAD.rowBytes);
 
 /** RivetKit's idle sleep timeout for both actors; the run sets it through the app's environment. */
 const sleepTimeout = Number(process.env.BENCH_ACTOR_SLEEP_TIMEOUT_MS) || 30_000;
+/** A planted delay (--plant-delay-us rivet=N), 0 unless a run asks for one. */
+const plantUs = Number(process.env.BENCH_PLANT_DELAY_US) || 0;
 
 /**
  * Per-instance state. createVars runs each time an instance starts (create or
@@ -24,6 +27,7 @@ function begin(vars: InstanceVars): { cold: boolean; t0: number } {
 }
 
 function finish(s: { cold: boolean; t0: number }, sqlMs: number | null = null, value: unknown = null): ActorReply {
+  spinUs(plantUs);
   return { cold: s.cold, actorMs: performance.now() - s.t0, sqlMs, value };
 }
 

@@ -56,11 +56,13 @@ export interface LocalClusterOptions {
   workDir: string;
   settings: EngineSettings;
   actorSleepTimeoutMs?: number;
+  plantDelayUs?: number;
+  engineBinary?: string;
   startTimeoutMs?: number;
 }
 
 export async function startLocalCluster(opts: LocalClusterOptions): Promise<LocalCluster> {
-  const binary = engineBinaryPath();
+  const binary = opts.engineBinary ?? engineBinaryPath();
   const pgBin = postgresBinDir();
   const natsServer = requireCommand("/usr/sbin/nats-server", "nats-server");
   const haproxy = requireCommand("/usr/sbin/haproxy", "haproxy");
@@ -179,7 +181,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
 
     const appLog = join(w, "app.log");
     const startApp = () =>
-      startRivetApp({ gatewayUrl: plan.gatewayUrl, workDir: w, appLog, settings: opts.settings, actorSleepTimeoutMs: opts.actorSleepTimeoutMs, timeoutMs: timeout, adminToken: creds.adminToken });
+      startRivetApp({ gatewayUrl: plan.gatewayUrl, workDir: w, appLog, settings: opts.settings, actorSleepTimeoutMs: opts.actorSleepTimeoutMs, plantDelayUs: opts.plantDelayUs, timeoutMs: timeout, adminToken: creds.adminToken });
     const app = await startApp();
     started.push(app);
 
@@ -229,7 +231,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
 /** The Engine the run measures: one process on its file system, or the cloud's three-node topology. */
 export function startEngineTopology(
   topology: "single" | "cluster",
-  opts: { workDir: string; settings: EngineSettings; actorSleepTimeoutMs?: number },
+  opts: { workDir: string; settings: EngineSettings; actorSleepTimeoutMs?: number; plantDelayUs?: number; engineBinary?: string },
 ): Promise<LocalRivet> {
   return topology === "cluster" ? startLocalCluster(opts) : startLocalRivet(opts);
 }

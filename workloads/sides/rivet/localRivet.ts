@@ -15,6 +15,10 @@ export interface LocalRivetOptions {
   ports?: EnginePorts;
   /** Idle time after which the app's actors sleep on their own (RivetKit's sleepTimeout). */
   actorSleepTimeoutMs?: number;
+  /** A planted delay in every action, microseconds (--plant-delay-us). */
+  plantDelayUs?: number;
+  /** The Engine binary to run; absent: the installed package's (engineBinaryPath). */
+  engineBinary?: string;
   startTimeoutMs?: number;
   /** Keys merged over a section of the rendered config (e.g. a lower cap, to see it act); runs never set it. */
   configOverride?: Record<string, Record<string, unknown>>;
@@ -78,7 +82,7 @@ export async function healthy(url: string): Promise<string | null> {
 }
 
 /** Environment of the RivetKit app: points it at the engine (with its admin token, when it has one), no local services, no backtraces. */
-export function appEnv(parent: NodeJS.ProcessEnv, gatewayUrl: string, settings: EngineSettings, sleepTimeoutMs?: number, adminToken?: string) {
+export function appEnv(parent: NodeJS.ProcessEnv, gatewayUrl: string, settings: EngineSettings, sleepTimeoutMs?: number, adminToken?: string, plantDelayUs?: number) {
   const env = engineEnv(parent, settings);
   env.RIVET_ENDPOINT = gatewayUrl;
   delete env.RIVET_TOKEN;
@@ -87,17 +91,19 @@ export function appEnv(parent: NodeJS.ProcessEnv, gatewayUrl: string, settings: 
   env.RIVET_RUN_SERVICES = "0";
   env.RIVET_LOG_LEVEL = env.RIVET_LOG_LEVEL ?? "warn";
   if (sleepTimeoutMs !== undefined) env.BENCH_ACTOR_SLEEP_TIMEOUT_MS = String(sleepTimeoutMs);
+  delete env.BENCH_PLANT_DELAY_US;
+  if (plantDelayUs) env.BENCH_PLANT_DELAY_US = String(plantDelayUs);
   return env;
 }
 
 /** Starts the RivetKit app against `gatewayUrl` and waits until it has registered with the Engine. */
-export async function startRivetApp(o: { gatewayUrl: string; workDir: string; appLog: string; settings: EngineSettings; actorSleepTimeoutMs?: number; timeoutMs: number; adminToken?: string }): Promise<Managed> {
+export async function startRivetApp(o: { gatewayUrl: string; workDir: string; appLog: string; settings: EngineSettings; actorSleepTimeoutMs?: number; plantDelayUs?: number; timeoutMs: number; adminToken?: string }): Promise<Managed> {
   const before = existsSync(o.appLog) ? readFileSync(o.appLog, "utf8").length : 0;
   const app = spawnManaged({
     name: "rivetkit-app",
     command: process.execPath,
     args: [appEntryPath()],
-    env: appEnv(process.env, o.gatewayUrl, o.settings, o.actorSleepTimeoutMs, o.adminToken),
+    env: appEnv(process.env, o.gatewayUrl, o.settings, o.actorSleepTimeoutMs, o.adminToken, o.plantDelayUs),
     cwd: o.workDir,
     logFile: o.appLog,
   });
@@ -108,7 +114,7 @@ export async function startRivetApp(o: { gatewayUrl: string; workDir: string; ap
 }
 
 export async function startLocalRivet(opts: LocalRivetOptions): Promise<LocalRivet> {
-  const binary = engineBinaryPath();
+  const binary = opts.engineBinary ?? engineBinaryPath();
   mkdirSync(opts.workDir, { recursive: true });
   let ports = opts.ports;
   if (ports) {
@@ -148,7 +154,7 @@ export async function startLocalRivet(opts: LocalRivetOptions): Promise<LocalRiv
     throw err;
   }
 
-  const startApp = () => startRivetApp({ gatewayUrl, workDir: opts.workDir, appLog, settings: opts.settings, actorSleepTimeoutMs: opts.actorSleepTimeoutMs, timeoutMs: timeout });
+  const startApp = () => startRivetApp({ gatewayUrl, workDir: opts.workDir, appLog, settings: opts.settings, actorSleepTimeoutMs: opts.actorSleepTimeoutMs, plantDelayUs: opts.plantDelayUs, timeoutMs: timeout });
 
   let app: Managed;
   try {

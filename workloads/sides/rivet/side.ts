@@ -4,6 +4,8 @@ import { watched, watchOf, type SideDescriptor, type SideRunSettings } from "../
 import { rivetAdapter } from "./adapter";
 import { GatewayClient } from "./gateway";
 import { startEngineTopology } from "./localCluster";
+import { engineBinaryFor, type EngineBinary } from "./engineFetch";
+import { plantNote } from "../plant";
 
 /** A running Engine + app the Rivet stages measure against, however it was started. */
 export interface RivetTarget {
@@ -20,6 +22,10 @@ export interface RivetTarget {
   logFile?: string;
   /** The processes the runtime is made of, when this run started them: watched for an exit it did not ask for. */
   processes?: WatchedProcess[];
+  /** The Engine release a run asked for (--engine-version), checked against its pin. */
+  engineBinary?: EngineBinary;
+  /** A planted delay in every action, microseconds (--plant-delay-us). */
+  plantDelayUs?: number;
 }
 
 /** What the manifest records about the Engine a run measured, besides its version. */
@@ -59,12 +65,16 @@ export const rivetSide: SideDescriptor<RivetTarget> = {
         ...engineSettings(cfg, target),
         client: client.calls.description,
         engineApi: GatewayClient.API_CLIENT,
+        ...(target.engineBinary ? { engineRelease: { version: target.engineBinary.version, sha256: target.engineBinary.sha256, source: target.engineBinary.source } } : {}),
+        ...(target.plantDelayUs ? { plantedDelay: plantNote(target.plantDelayUs, "a spin on performance.now() at the end of the actor's action") } : {}),
       },
       close: (abort) => client.close(abort),
     };
   },
   async launch(cfg, workDir) {
-    const rivet = await startEngineTopology(cfg.engineTopology, { workDir, settings: cfg.engine, actorSleepTimeoutMs: cfg.actorSleepTimeoutMs });
+    const engineBinary = cfg.engineVersion ? await engineBinaryFor(cfg.engineVersion) : undefined;
+    const plantDelayUs = cfg.plantDelayUs.rivet;
+    const rivet = await startEngineTopology(cfg.engineTopology, { workDir, settings: cfg.engine, actorSleepTimeoutMs: cfg.actorSleepTimeoutMs, plantDelayUs, ...(engineBinary ? { engineBinary: engineBinary.path } : {}) });
     return {
       target: {
         gatewayUrl: rivet.gatewayUrl,
@@ -75,6 +85,8 @@ export const rivetSide: SideDescriptor<RivetTarget> = {
         appPid: rivet.app.child.pid,
         logFile: rivet.engineLog,
         processes: rivet.processes().map(watched),
+        ...(engineBinary ? { engineBinary } : {}),
+        ...(plantDelayUs ? { plantDelayUs } : {}),
         startedBy: `npm start: ${cfg.engineTopology === "cluster" ? "three Engines (Postgres + NATS, haproxy in front)" : "Engine"} and app started for this run, stopped after it`,
       },
       stop: () => rivet.stop(),

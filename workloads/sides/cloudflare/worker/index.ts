@@ -11,7 +11,11 @@ export interface Env {
   BENCH: DurableObjectNamespace<BenchObject>;
   /** Secret binding: every route but /noop requires `Authorization: Bearer <BENCH_TOKEN>`. */
   BENCH_TOKEN?: string;
+  /** A planted delay (--plant-delay-us): whole milliseconds the DO waits on a timer before each reply; unset: none. */
+  BENCH_PLANT_DELAY_MS?: string;
 }
+
+type Answer = DoReply | Promise<DoReply>;
 
 export interface DoReply {
   /** True on the first request this instance served: proof of a fresh start. */
@@ -25,6 +29,12 @@ export class BenchObject extends DurableObject<Env> {
   /** Requests this instance has served; a new instance (create or wake after eviction) starts at 0. */
   private served = 0;
   private table = false;
+  private readonly plantMs: number;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.plantMs = Number(env.BENCH_PLANT_DELAY_MS ?? 0) || 0;
+  }
 
   /**
    * The table, created on an instance's first SQL call, so a ping (the
@@ -40,29 +50,30 @@ export class BenchObject extends DurableObject<Env> {
     return sql;
   }
 
-  private reply(value: unknown = null): DoReply {
+  private reply(value: unknown = null): Answer {
     const cold = this.served === 0;
     this.served += 1;
-    return { cold, value };
+    const r = { cold, value };
+    return this.plantMs > 0 ? new Promise((ok) => setTimeout(() => ok(r), this.plantMs)) : r;
   }
 
-  ping(): DoReply {
+  ping(): Answer {
     return this.reply();
   }
 
   /** Point read by primary key; the value is materialized as a JS string. */
-  read(id: number): DoReply {
+  read(id: number): Answer {
     const rows = this.sql.exec<{ v: string }>("SELECT v FROM rows WHERE id = ?", id).toArray();
     return this.reply(rows.length > 0 ? String(rows[0].v).length : null);
   }
 
   /** One INSERT of a 128 B row. The reply is held by the output gate until the write is durable. */
-  write(): DoReply {
+  write(): Answer {
     this.sql.exec("INSERT INTO rows (v) VALUES (?)", ROW_VALUE);
     return this.reply();
   }
 
-  scan(): DoReply {
+  scan(): Answer {
     let rows = 0;
     let bytes = 0;
     for (const r of this.sql.exec<{ id: number; v: string }>("SELECT id, v FROM rows ORDER BY id LIMIT ?", WORKLOAD.scanRows)) {
@@ -73,7 +84,7 @@ export class BenchObject extends DurableObject<Env> {
   }
 
   /** Fill the table up to `count` rows in one transaction (setup, not a sample). */
-  seed(count: number): DoReply {
+  seed(count: number): Answer {
     this.ctx.storage.transactionSync(() => {
       const have = Number(this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM rows").one().n);
       for (let i = have; i < count; i++) this.sql.exec("INSERT INTO rows (v) VALUES (?)", ROW_VALUE);
