@@ -16,6 +16,7 @@ const COMMANDS: Record<string, string> = {
   start: "workloads/run/cli.js",
   report: "analysis/report/cli.js",
   compare: "analysis/report/compareCli.js",
+  ab: "workloads/run/abCli.js",
   site: "analysis/report/siteCli.js",
   schedule: "stacks/scheduleCli.js",
 };

@@ -4,8 +4,9 @@ import * as vega from "vega";
 import * as vl from "vega-lite";
 import { Resvg } from "@resvg/resvg-js";
 import type { ManifestLike } from "../contract/verify";
-import { clientPercentiles, stageStatistics, statsOf, type RawSample, type RunSummary } from "../stats/summary";
-import { CATALOG, chartMetric, GROUPS, metricEntry, SIDE_NAMES, SIDE_SHORT, SIDE_WORDS, SIDES, type Side } from "../contract/catalog";
+import { clientPercentiles, msIsClientClock, msTick, stageStatistics, statsOf, type RawSample, type RunSummary } from "../stats/summary";
+import { groupByRep, linearInterval, repInterval, type Interval } from "../stats/repetitions";
+import { CATALOG, CLIENT_TICK_MS, chartMetric, GROUPS, metricEntry, SIDE_NAMES, SIDE_SHORT, SIDE_WORDS, SIDES, type Side } from "../contract/catalog";
 import { nearestRank } from "../stats/percentiles";
 // d3-array for domains, ticks and bins only: its quantiles interpolate (R-7), and percentiles here are nearest rank.
 import { bin, extent, ticks } from "d3-array";
@@ -29,8 +30,8 @@ const sortedMs = (samples: Map<string, RawSample[]>, side: Side, metric: string)
  * the request group is the side's median warm round trip; the create and
  * write groups subtract that median from every sample first.
  */
-export function headlineData(samples: Map<string, RawSample[]>): Array<{ group: string; side: string; sideShort: string; ms: number; n: number }> {
-  const out: Array<{ group: string; side: string; sideShort: string; ms: number; n: number }> = [];
+export function headlineData(samples: Map<string, RawSample[]>): Array<{ group: string; side: string; sideShort: string; ms: number; n: number } & Interval> {
+  const out: Array<{ group: string; side: string; sideShort: string; ms: number; n: number } & Interval> = [];
   for (const side of SIDES) {
     const request = chartMetric(side, "request")!;
     const base = sortedMs(samples, side, request);
@@ -38,27 +39,55 @@ export function headlineData(samples: Map<string, RawSample[]>): Array<{ group: 
     const baseline = nearestRank(base, 50);
     const name = `${SIDE_NAMES[side]} (${SIDE_WORDS[side].clockShort})`;
     const sideShort = SIDE_SHORT[side];
-    out.push({ group: "Warm request (the baseline)", side: name, sideShort, ms: baseline, n: base.length });
+    const tick = msTick(side, request);
+    const baseReps = perRepP50(samples, side, request);
+    out.push({ group: "Warm request (the baseline)", side: name, sideShort, ms: baseline, n: base.length, ...bounds(repInterval(baseReps, { tick })) });
     for (const [group, role] of [["Create minus baseline", "create"], ["Write minus baseline", "write"]] as const) {
       const metric = chartMetric(side, role)!;
       const xs = sortedMs(samples, side, metric).map((x) => x - baseline);
-      if (xs.length) out.push({ group, side: name, sideShort, ms: nearestRank(xs, 50), n: xs.length });
+      const reps = perRepP50(samples, side, metric);
+      // Repetition by repetition, the stage's p50 minus that repetition's baseline; none on a clock too coarse to subtract.
+      const diff = reps.length === baseReps.length && tick <= CLIENT_TICK_MS ? linearInterval(reps.map((x, r) => x - baseReps[r]), tick) : NO_INTERVAL;
+      if (xs.length) out.push({ group, side: name, sideShort, ms: nearestRank(xs, 50), n: xs.length, ...bounds(diff) });
     }
   }
   return out;
 }
 
-/** Data of the same-clock chart: the client's p50 round trip on both sides, for every latency row. */
-export function sameClockData(samples: Map<string, RawSample[]>): Array<{ metric: string; side: string; sideShort: string; ms: number; n: number }> {
-  const out: Array<{ metric: string; side: string; sideShort: string; ms: number; n: number }> = [];
+const NO_INTERVAL: Interval = { lo: null, hi: null };
+const bounds = (c: Interval): Interval => ({ lo: c.lo, hi: c.hi });
+
+/** Each repetition's p50 of a stage's counted samples on its own clock, in repetition order. */
+function perRepP50(samples: Map<string, RawSample[]>, side: string, metric: string): number[] {
+  const st = statsOf(samples, side, metric);
+  return st ? groupByRep(st.counted, (x) => x.ms).map((g) => nearestRank(g.sort((a, b) => a - b), 50)) : [];
+}
+
+/**
+ * Data of the same-clock chart: the client's p50 round trip on every side,
+ * for every latency row, with the 95% interval over repetitions of a fresh
+ * run's p50 on that clock (null where the run has none).
+ */
+export function sameClockData(samples: Map<string, RawSample[]>, summary: RunSummary): Array<{ metric: string; side: string; sideShort: string; ms: number; n: number } & Interval> {
+  const out: Array<{ metric: string; side: string; sideShort: string; ms: number; n: number } & Interval> = [];
   for (const e of CATALOG.filter((x) => x.label && !x.throughput)) {
     for (const side of e.sides) {
       const p = clientPercentiles(samples, side, e.id);
-      if (p && !out.some((o) => o.metric === e.id && o.side === SIDE_NAMES[side])) out.push({ metric: e.id, side: SIDE_NAMES[side], sideShort: SIDE_SHORT[side], ms: Math.max(p.p50, 0.01), n: p.n });
+      if (!p || out.some((o) => o.metric === e.id && o.side === SIDE_NAMES[side])) continue;
+      const row = summary.rows.find((r) => r.side === side && r.metric === e.id);
+      const spread = row?.clientRepetitions ?? (row && msIsClientClock(side, e.id) ? row.repetitions : undefined);
+      out.push({ metric: e.id, side: SIDE_NAMES[side], sideShort: SIDE_SHORT[side], ms: Math.max(p.p50, 0.01), n: p.n, ...(spread ? bounds(spread.ci.p50) : NO_INTERVAL) });
     }
   }
   return out;
 }
+
+/** Each bar's 95% interval over repetitions as a rule over it, where the run has one. */
+const INTERVAL_RULES = {
+  transform: [{ filter: "isValid(datum.lo) && isValid(datum.hi)" }],
+  mark: { type: "rule" as const, color: "#1b1f24", strokeWidth: 1.5 },
+  encoding: { y: { field: "lo", type: "quantitative" as const }, y2: { field: "hi" } },
+};
 
 /** Empirical CDF points of each series, thinned to at most MAX_POINTS evenly spaced ranks. */
 export function cdfData(samples: Map<string, RawSample[]>, group: string): Array<{ series: string; sideShort: string; metric: string; ms: number; fraction: number }> {
@@ -176,7 +205,7 @@ export function chartSpecs(m: ManifestLike, samples: Map<string, RawSample[]>, s
   if (head.length) {
     specs.push({ name: "headline", spec: {
       $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-      title: `p50 ms, each side on its own clock, ${m.stack} run ${m.runId}`,
+      title: [`p50 ms, each side on its own clock, ${m.stack} run ${m.runId}`, "black rules: 95% intervals over repetitions (none on the DO's whole-ms clock)"],
       width: 600,
       height: 260,
       data: { values: head },
@@ -186,15 +215,15 @@ export function chartSpecs(m: ManifestLike, samples: Map<string, RawSample[]>, s
         // Linear: a create or write minus the baseline can be below zero, which no log scale shows.
         y: { field: "ms", type: "quantitative", title: "ms (p50)" },
       },
-      layer: [{ mark: { type: "bar" }, encoding: { color: SIDE_COLOUR } }, BAR_LABELS],
+      layer: [{ mark: { type: "bar" }, encoding: { color: SIDE_COLOUR } }, INTERVAL_RULES, BAR_LABELS],
     } });
   }
-  const same = sameClockData(samples);
+  const same = sameClockData(samples, summary);
   if (same.length) {
     const sameDomain = barLogDomain(same.map((d) => d.ms));
     specs.push({ name: "same-clock", spec: {
       $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-      title: `p50 ms on one clock: the client's round trip (driver hrtime), ${m.stack} run ${m.runId}`,
+      title: [`p50 ms on one clock: the client's round trip (driver hrtime), ${m.stack} run ${m.runId}`, "black rules: 95% interval over repetitions of a fresh run's p50"],
       width: 900,
       height: 260,
       data: { values: same },
@@ -204,7 +233,7 @@ export function chartSpecs(m: ManifestLike, samples: Map<string, RawSample[]>, s
         y: { field: "ms", type: "quantitative", scale: { type: "log", domain: sameDomain }, axis: { values: logTicks(...sameDomain) }, title: "client round trip, ms (p50, log scale)" },
       },
       // A bar on a log scale needs a stated foot: the domain's floor, the power of ten below the fastest row.
-      layer: [{ mark: { type: "bar" }, encoding: { y2: { datum: sameDomain[0] }, color: SIDE_COLOUR } }, BAR_LABELS],
+      layer: [{ mark: { type: "bar" }, encoding: { y2: { datum: sameDomain[0] }, color: SIDE_COLOUR } }, INTERVAL_RULES, BAR_LABELS],
     } });
   }
   const scale = scaleChartData(scaleRows(m, summary));

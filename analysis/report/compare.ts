@@ -61,6 +61,7 @@ const repeatsOf = (m: ManifestLike) => (Array.isArray(m.repetitions) ? m.repetit
 /** What differs between the two runs besides what was meant to: each a line the reader must weigh. */
 export function comparisonWarnings(a: ManifestLike, b: ManifestLike): string[] {
   const out: string[] = [];
+  if (a.runId === b.runId && a.startedAt === b.startedAt) out.push("A and B are the same run: every ratio is 1, and only the detectable column says anything (what a second run with the same spread could show)");
   const cfg = (m: ManifestLike) => (m.config ?? {}) as Record<string, unknown>;
   if (a.preset !== b.preset) out.push(`the presets differ (A ${a.preset}, B ${b.preset}): rows of different sample counts are compared`);
   else if (JSON.stringify(cfg(a).counts) !== JSON.stringify(cfg(b).counts)) out.push("the sample counts differ (--samples): a percentile of fewer samples sits lower in its tail");

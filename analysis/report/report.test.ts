@@ -287,10 +287,10 @@ describe("headline chart data", () => {
       ["cloudflare.create.ping", [999].map((ms) => ({ ok: true, ms, cold: true }))],
     ]);
     expect(headlineData(samples)).toEqual([
-      { group: "Warm request (the baseline)", side: "Rivet Actor (client round trip)", sideShort: "Rivet", ms: 2, n: 3 },
-      { group: "Create minus baseline", side: "Rivet Actor (client round trip)", sideShort: "Rivet", ms: 20, n: 3 },
-      { group: "Warm request (the baseline)", side: "Durable Object (Worker-timed DO call)", sideShort: "DO", ms: 11, n: 3 },
-      { group: "Create minus baseline", side: "Durable Object (Worker-timed DO call)", sideShort: "DO", ms: 100, n: 2 },
+      { group: "Warm request (the baseline)", side: "Rivet Actor (client round trip)", sideShort: "Rivet", ms: 2, n: 3, lo: null, hi: null },
+      { group: "Create minus baseline", side: "Rivet Actor (client round trip)", sideShort: "Rivet", ms: 20, n: 3, lo: null, hi: null },
+      { group: "Warm request (the baseline)", side: "Durable Object (Worker-timed DO call)", sideShort: "DO", ms: 11, n: 3, lo: null, hi: null },
+      { group: "Create minus baseline", side: "Durable Object (Worker-timed DO call)", sideShort: "DO", ms: 100, n: 2, lo: null, hi: null },
     ]);
   });
 });

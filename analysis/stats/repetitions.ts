@@ -59,6 +59,21 @@ export function repInterval(values: readonly number[], o: { tick: number; confid
   return { lo: Math.exp(m - half), hi: Math.exp(m + half) };
 }
 
+/**
+ * The 95% interval of the mean of values that may be 0 or below (a
+ * difference of two percentiles, repetition by repetition): a t interval on
+ * the values themselves, the variance floored at two roundings of a `tick`
+ * clock. None with fewer than two values.
+ */
+export function linearInterval(values: readonly number[], tick: number): RepInterval {
+  if (values.length < 2) return { lo: null, hi: null, none: "one repetition" };
+  const k = values.length;
+  const m = values.reduce((s, x) => s + x, 0) / k;
+  const s2 = Math.max(values.reduce((s, x) => s + (x - m) ** 2, 0) / (k - 1), (2 * tick * tick) / 12);
+  const half = tCritical(k - 1) * Math.sqrt(s2 / k);
+  return { lo: m - half, hi: m + half };
+}
+
 /** The geometric mean: the centre of repInterval, and the estimand compare tests. */
 export const geometricMean = (xs: readonly number[]) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
 

@@ -1,19 +1,30 @@
 /**
  * A planted change of known size: each side's own handler waits this long
  * before it replies (`--plant-delay-us`), so a comparison can be shown to
- * catch a change it was told of. On Rivet and the floor the handler spins on
- * the process's monotonic clock, which holds sub-millisecond delays and
- * keeps the process busy as real work would; the Durable Object waits on a
+ * catch a change it was told of. On Rivet and the floor the handler's thread
+ * is held: it sleeps (Atomics.wait) until HOLD_SPIN_MS before the end, then
+ * spins on the monotonic clock to the microsecond. A spin alone would keep a
+ * core busy and on a small machine slow the runtime's other processes too
+ * (a 400 us spin added 600 us to Rivet's warm round trip on 2 cores), which
+ * is a larger change than the one planted. The Durable Object waits on a
  * timer in whole milliseconds (durableObjectPlantMs), the step of its clock
  * and its timers.
  */
 
-/** Spins for `us` microseconds on performance.now() (monotonic, sub-microsecond). */
-export function spinUs(us: number): void {
+/** How long before its end a hold stops sleeping and spins: more than a futex wake-up's lateness (about 0.1 ms here). */
+export const HOLD_SPIN_MS = 0.15;
+
+const cell = new Int32Array(new SharedArrayBuffer(4));
+
+/** Holds the calling thread for `us` microseconds: asleep, then a short spin on performance.now(). */
+export function holdUs(us: number): void {
   if (!(us > 0)) return;
   const until = performance.now() + us / 1000;
+  const sleep = us / 1000 - HOLD_SPIN_MS;
+  // Nothing ever notifies this cell: the wait always runs to its timeout.
+  if (sleep > 0) Atomics.wait(cell, 0, 0, sleep);
   while (performance.now() < until) {
-    // Busy: the delay is the handler's own time, as the work it stands for would be.
+    // The last stretch, to the microsecond.
   }
 }
 
