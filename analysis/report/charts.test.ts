@@ -93,6 +93,31 @@ describe("the charts' specs", () => {
     expect(clash).toEqual([]);
   });
 
+  it("draw each bar's 95% interval over repetitions as a rule, its label above the rule; none from one repetition", async () => {
+    // Three repetitions whose p50s differ (10, 12, 14 ms on Rivet's warm ping), the DO's client clock beside its Worker's.
+    const reps = (base: number, cold = false): S[] => [0, 1, 2].flatMap((rep) => run(21, base * (1 + 0.2 * rep), cold).map((x) => ({ ...x, rep, clientMs: x.ms + 0.3 })));
+    const stages = { "rivet.warm.ping": { samples: reps(10) }, "cloudflare.warm.ping": { samples: reps(10) }, "rivet.create.ping": { samples: reps(50, true) } };
+    const l = loadRun(fixture(stages, { repetitions: 3 }));
+    const spec = chartSpecs(l.m, l.samples, l.summary).find((c) => c.name === "same-clock")!.spec;
+    const values = (spec.data as { values: Array<{ metric: string; sideShort: string; ms: number; lo: number | null; hi: number | null }> }).values;
+    const warm = values.find((v) => v.metric === "warm.ping" && v.sideShort === "Rivet")!;
+    expect(warm.lo!).toBeLessThan(12);
+    expect(warm.hi!).toBeGreaterThan(12);
+    // The DO on the driver's clock has its own interval, from its clientMs.
+    expect(values.find((v) => v.metric === "warm.ping" && v.sideShort === "DO")!.lo).not.toBeNull();
+    const rules = await drawn(spec, "rule");
+    expect(rules.length).toBe(values.filter((v) => v.lo !== null).length);
+    const labels = await drawn(spec, "text");
+    // Screen y grows downwards: every label's foot is at or above its rule's top, so none crosses a rule.
+    for (const r of rules) {
+      const over = labels.filter((t) => t.bounds.x1 < r.bounds.x2 + 6 && r.bounds.x1 - 6 < t.bounds.x2 && t.bounds.y2 > r.bounds.y1 + 1 && t.bounds.y1 < r.bounds.y2);
+      expect(over.map((t) => t.text)).toEqual([]);
+    }
+    const one = loadRun(fixture({ "rivet.warm.ping": { samples: run(20, 5) } }));
+    const single = chartSpecs(one.m, one.samples, one.summary).find((c) => c.name === "same-clock")!.spec;
+    expect((single.data as { values: Array<{ lo: unknown }> }).values.every((v) => v.lo === null)).toBe(true);
+  });
+
   it("label the headline's bars on each side's own clock", async () => {
     const spec = threeSides().find((s) => s.name === "headline")!.spec;
     const values = (spec.data as { values: unknown[] }).values;

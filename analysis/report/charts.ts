@@ -118,14 +118,16 @@ const SIDE_COLOUR = {
 const SIDE_ORDER = { field: "sideShort", type: "nominal", sort: SIDES.map((x) => SIDE_SHORT[x]) } as const;
 
 /**
- * Each bar's value written above it (p50 ms, three significant digits), turned
- * upright: a label is then narrower than its bar, so the labels of bars side
+ * Each bar's value written above it (p50 ms, three significant digits) and
+ * above its interval rule, turned upright: a label is then narrower than its bar, so the labels of bars side
  * by side never overlap, however close their values.
  */
 const BAR_LABELS = {
-  mark: { type: "text", angle: 270, align: "left", baseline: "middle", dx: 3, fontSize: 9 },
-  encoding: { text: { field: "ms", type: "quantitative", format: ".3~r" } },
-} as const;
+  // Above the bar's interval rule where it has one, so rule and label never cross.
+  transform: [{ calculate: "isValid(datum.hi) ? max(datum.ms, datum.hi) : datum.ms", as: "labelAt" }],
+  mark: { type: "text" as const, angle: 270, align: "left" as const, baseline: "middle" as const, dx: 3, fontSize: 9 },
+  encoding: { y: { field: "labelAt", type: "quantitative" as const }, text: { field: "ms", type: "quantitative" as const, format: ".3~r" } },
+};
 
 /** The y domain of a log-scale bar chart: from the power of ten below the smallest value to twice the largest, so every bar has height. */
 export function barLogDomain(values: readonly number[]): [number, number] {
