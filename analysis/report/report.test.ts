@@ -316,6 +316,16 @@ describe("the README's headline", () => {
   });
 });
 
+describe("the caveats of a changed run", () => {
+  it("say first that a side had a planted delay, another Engine release, or was an A/B arm, as text", () => {
+    const dir = fixture({ "floor.warm.ping": { samples: [{ ms: 1 }] } }, { settings: { floor: { plantedDelay: "400 us planted [x](y)" }, rivet: { engineRelease: { version: "2.3.18", sha256: "a7754e8206e7dc183e16d724" } }, ab: { id: "ab-1", arm: "B", partnerRunId: "20261205T0100Z" } } });
+    const c = caveats(verifyRunDir(dir));
+    expect(c[0]).toBe("**A planted change**, Floor (Node http + SQLite file): 400 us planted \\[x\\](y). Every figure of that side includes it.");
+    expect(c[1]).toMatch(/^The Rivet Engine is release 2\.3\.18 \(asked for with --engine-version; binary sha256 a7754e8206e7dc18\.\.\./);
+    expect(c[2]).toMatch(/^Arm B of the A\/B session ab-1: its repetitions alternated with those of run 20261205T0100Z/);
+  });
+});
+
 describe("README and compare helpers", () => {
   it("replaces only the block between the markers, and says how to add them when absent", () => {
     const readme = `# x\n\n${README_START}\nold\n${README_END}\n\nrest\n`;

@@ -390,7 +390,7 @@ export function partialRun(m: ManifestLike): string[] {
 
 /** Caveats that follow from the run's own manifest, nothing typed per run. */
 export function caveats(m: ManifestLike): string[] {
-  const out: string[] = [...partialRun(m)];
+  const out: string[] = [...partialRun(m), ...plantedCaveats(m)];
   const sides = new Set(Object.values(m.stages).map((s) => s.side));
   if (m.stack === "local") {
     out.push("A local run: the Rivet Engine, the RivetKit app, workerd and the load driver all ran on this one machine, one side after the other, sharing its cores. These are the software's costs on a small machine, not what either cloud gives.");
@@ -464,6 +464,20 @@ export function codeLine(m: ManifestLike): string {
 }
 
 const json = (x: unknown) => codeBlock("json", JSON.stringify(x, null, 2));
+
+/** A planted delay or an Engine release asked for, per side, first among the caveats: the figures include it. */
+export function plantedCaveats(m: ManifestLike): string[] {
+  const out: string[] = [];
+  for (const [side, st] of Object.entries(m.settings ?? {})) {
+    const planted = (st as { plantedDelay?: unknown } | null)?.plantedDelay;
+    if (typeof planted === "string") out.push(`**A planted change**, ${escapeMd(SIDE_NAMES[side as Side] ?? side)}: ${escapeMd(planted)}. Every figure of that side includes it.`);
+    const release = (st as { engineRelease?: { version?: unknown; sha256?: unknown } } | null)?.engineRelease;
+    if (release && typeof release.version === "string") out.push(`The Rivet Engine is release ${escapeMd(release.version)} (asked for with --engine-version; binary sha256 ${escapeMd(String(release.sha256).slice(0, 16))}..., checked against its pin).`);
+  }
+  const ab = (m.settings as { ab?: { arm?: unknown; partnerRunId?: unknown; id?: unknown } } | undefined)?.ab;
+  if (ab && typeof ab.arm === "string") out.push(`Arm ${escapeMd(ab.arm)} of the A/B session ${escapeMd(String(ab.id))}: its repetitions alternated with those of run ${escapeMd(String(ab.partnerRunId))}; the comparison is \`results/${escapeMd(m.stack)}/${escapeMd(String(ab.id))}/comparison.md\`.`);
+  return out;
+}
 
 /** The machine's calibration at the run's start, each measure's median and range over its rounds; nothing for a run made before calibrations. */
 export function calibrationMarkdown(m: ManifestLike): string {
