@@ -1,9 +1,12 @@
-/** Tables in docs/ that restate code are checked against it: the presets and the flags of npm start, the Rivet stages of the methodology. */
+/** Tables in docs/ that restate code are checked against it: the presets and the flags of npm start, the Rivet stages of the methodology, the reference beside a committed run. */
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { CATALOG, OPEN_RATES, PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, type SampleCounts } from "../analysis/contract/catalog";
 import { parseRunArgs } from "../workloads/run/runConfig";
+import { referenceMarkdown, REFERENCE_END, REFERENCE_START } from "../analysis/report/referenceTable";
+import { summarizeRun } from "../analysis/stats/summary";
+import { verifyRunDir } from "../analysis/contract/verify";
 
 const page = readFileSync(resolve(__dirname, "../docs/local-runs.md"), "utf8");
 /** A table row's cells, found by the start of its first cell. */
@@ -68,5 +71,19 @@ describe("docs/methodology.md's table of what each Rivet stage measures", () => 
   it("gives the Rivet side's open-model rates as the catalog has them", () => {
     const open = rows.find((r) => r.startsWith("| `open."))!;
     expect(open).toContain(`${OPEN_RATES.rivet.slice(0, -1).join(", ")} and ${OPEN_RATES.rivet.at(-1)} per second`);
+  });
+});
+
+describe("docs/reference.md's table of the reference beside a committed run", () => {
+  it("is what the code makes of the run it names, and of the reference's published figures", () => {
+    const doc = readFileSync(resolve(__dirname, "../docs/reference.md"), "utf8");
+    const block = doc.slice(doc.indexOf(REFERENCE_START) + REFERENCE_START.length, doc.indexOf(REFERENCE_END));
+    const run = /From run `(results\/[a-z0-9-]+\/[0-9TZ-]+)`/.exec(block)?.[1];
+    expect(run, "the block names its run").toBeDefined();
+    const dir = resolve(__dirname, "..", run!);
+    expect(block).toContain(referenceMarkdown(summarizeRun(dir, verifyRunDir(dir))));
+    // The reference's own figures as it published them: Rivet's create 4.90 ms p50, the DO's warm request 11 ms.
+    expect(block).toMatch(/\| Actor create, first request answered \(no storage\) \| 4\.90 \/ 7\.59 \| [^|]+ \| 222 \/ 1,028 \|/);
+    expect(block).toMatch(/\| Warm request \(no storage\) \| 0\.84 \/ 1\.43 \| [^|]+ \| 11\.00 \/ 20\.00 \|/);
   });
 });

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { generateReport } from "./report";
 import { RunDirError } from "../contract/verify";
-import { refreshReadme } from "./readme";
+import { refreshReadme, runLabel } from "./readme";
+import { referenceMarkdown, replaceReferenceBlock } from "./referenceTable";
 import { failureLine } from "../contract/cliError";
 
 /** npm run report -- <runDir> [--readme] */
@@ -24,6 +25,11 @@ async function main(argv: string[]): Promise<number> {
     const path = "README.md";
     writeFileSync(path, refreshReadme(readFileSync(path, "utf8"), dirs[0], r.readmeHeadline));
     console.log(`\nREADME.md headline refreshed from ${dirs[0]}`);
+    const ref = "docs/reference.md";
+    if (existsSync(ref)) {
+      writeFileSync(ref, replaceReferenceBlock(readFileSync(ref, "utf8"), runLabel(dirs[0], "../"), referenceMarkdown(r.summary)));
+      console.log(`${ref}: the reference's table refreshed from ${dirs[0]}`);
+    }
   }
   return 0;
 }

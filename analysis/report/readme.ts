@@ -19,10 +19,14 @@ export function replaceHeadline(readme: string, label: string, headline: string)
   return `${readme.slice(0, a + README_START.length)}\n${label}\n\n${headline}\n${readme.slice(b)}`;
 }
 
-export function refreshReadme(readme: string, runDir: string, headline: string): string {
+/** "From run `<runDir>` (...)": where, when, the preset, the machine and the code of a run, for a generated block's first line; `linkBase` leads the report's link. */
+export function runLabel(runDir: string, linkBase = ""): string {
   const m = readManifest(runDir);
   const mach = m.machine as { cpus?: number; cpuModel?: string; memory?: number };
   const where = m.stack === "local" ? "a local run: every side on one machine, one after the other" : `stack ${escapeMd(m.stack)}`;
-  const label = `From run \`${runDir}\` (${where}; ${escapeMd(String(m.startedAt).slice(0, 10))}; preset ${escapeMd(m.preset)}${repetitionsOf(m)}; ${escapeMd(mach.cpus)} x ${escapeMd(mach.cpuModel)}, ${mach.memory ? Math.round(Number(mach.memory) / 2 ** 30) : "?"} GiB${codeOf(m)}). Full report: [results.md](${runDir}/report/results.md).`;
-  return replaceHeadline(readme, label, headline);
+  return `From run \`${runDir}\` (${where}; ${escapeMd(String(m.startedAt).slice(0, 10))}; preset ${escapeMd(m.preset)}${repetitionsOf(m)}; ${escapeMd(mach.cpus)} x ${escapeMd(mach.cpuModel)}, ${mach.memory ? Math.round(Number(mach.memory) / 2 ** 30) : "?"} GiB${codeOf(m)}). Full report: [results.md](${linkBase}${runDir}/report/results.md).`;
+}
+
+export function refreshReadme(readme: string, runDir: string, headline: string): string {
+  return replaceHeadline(readme, runLabel(runDir), headline);
 }
