@@ -13,7 +13,8 @@ import { WorkerClient, type WorkerResult } from "../workloads/sides/cloudflare/w
 import { RunDir } from "../workloads/experiment/runDir";
 import { createProgress } from "../workloads/experiment/progress";
 import { GROUPS, metricsOf, defaultGroups } from "../analysis/contract/catalog";
-import { measureCloudflare } from "../workloads/run/run";
+import { measureRuntimes } from "../workloads/run/run";
+import { suiteTasks } from "../workloads/experiment/passPlan";
 import { parseRunArgs } from "../workloads/run/runConfig";
 import type { Sample } from "../workloads/experiment/samples";
 import { TINY_SAMPLES } from "./fixtures";
@@ -106,13 +107,13 @@ describe("persistence", () => {
   });
 });
 
-describe("the Cloudflare driver stages (the stage plan through measureCloudflare)", () => {
+describe("the Cloudflare driver stages (the stage plan through measureRuntimes)", () => {
   let run: RunDir;
   const failures: string[] = [];
   beforeAll(async () => {
     run = new RunDir(mkdtempSync(join(tmpdir(), "ab-cfrun-")), "local", "test", {});
     const cfg = parseRunArgs(["--preset", "quick", "--samples", TINY_SAMPLES, "--cf-wake-idle-ms", "15000", "--side", "cloudflare"]);
-    await measureCloudflare(cfg, run, createProgress(process.stdout, true), failures, { url: worker.url, token: worker.token, versions: worker.versions, startedBy: "e2e test" });
+    await measureRuntimes(cfg, run, createProgress(process.stdout, true), failures, { cloudflare: { url: worker.url, token: worker.token, versions: worker.versions, startedBy: "e2e test" } }, suiteTasks(["cloudflare"], cfg.groups));
     run.finish(failures.length ? "failed" : "complete");
   }, 180_000);
 
@@ -190,7 +191,7 @@ describe("a machine limit met on real workerd (the stage plan driven directly; n
     const failures: string[] = [];
     try {
       const cfg = parseRunArgs(["--preset", "quick", "--side", "cloudflare", "--groups", "create"]);
-      await measureCloudflare(cfg, run, progress, failures, { url: tiny.url, token: tiny.token, versions: tiny.versions, startedBy: "e2e test", logFile: tiny.logFile, limits: tiny.limits, processes: [tiny.process] });
+      await measureRuntimes(cfg, run, progress, failures, { cloudflare: { url: tiny.url, token: tiny.token, versions: tiny.versions, startedBy: "e2e test", logFile: tiny.logFile, limits: tiny.limits, processes: [tiny.process] } }, suiteTasks(["cloudflare"], cfg.groups));
     } finally {
       await tiny.stop();
     }

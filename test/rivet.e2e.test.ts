@@ -16,7 +16,8 @@ import { createProgress } from "../workloads/experiment/progress";
 import { GROUPS, metricsOf, defaultGroups } from "../analysis/contract/catalog";
 import { ACTORS_PER_QUERY, sleepAndConfirm } from "../workloads/sides/rivet/adapter";
 import { measure } from "../workloads/experiment/measure";
-import { measureRivet } from "../workloads/run/run";
+import { measureRuntimes } from "../workloads/run/run";
+import { suiteTasks } from "../workloads/experiment/passPlan";
 import { parseRunArgs } from "../workloads/run/runConfig";
 import type { Sample } from "../workloads/experiment/samples";
 import { TINY_SAMPLES } from "./fixtures";
@@ -114,15 +115,15 @@ describe("the RivetKit actors", () => {
   });
 });
 
-describe("the Rivet driver stages (the stage plan through measureRivet)", () => {
+describe("the Rivet driver stages (the stage plan through measureRuntimes)", () => {
   let run: RunDir;
   const failures: string[] = [];
   beforeAll(async () => {
     run = new RunDir(mkdtempSync(join(tmpdir(), "ab-run-")), "local", "test", {});
     const cfg = parseRunArgs(["--preset", "quick", "--samples", TINY_SAMPLES, "--wake-idle-ms", "500", "--side", "rivet"]);
-    await measureRivet(cfg, run, createProgress(process.stdout, true), failures, {
+    await measureRuntimes(cfg, run, createProgress(process.stdout, true), failures, { rivet: {
       gatewayUrl: rivet.gatewayUrl, engineVersion: rivet.engineVersion, engineConfig: rivet.engineConfig, startedBy: "e2e test",
-    });
+    } }, suiteTasks(["rivet"], cfg.groups));
     run.finish(failures.length ? "failed" : "complete");
   }, 300_000);
 

@@ -10,7 +10,7 @@ const num = (x: number | null): string => (x === null || !Number.isFinite(x) ? "
 /**
  * Pure: a sample's line, the text JSON.stringify gives for it with its fields
  * in the contract's order. Written out field by field because it runs once per
- * request: JSON.stringify took about 1.5 us a sample here, this about 0.6.
+ * request, and costs the driver less CPU than JSON.stringify does.
  */
 export function sampleLine(s: Sample): string {
   let line = `{"seq":${num(s.seq)}${s.rep !== undefined ? `,"rep":${num(s.rep)}` : ""},"at":${num(s.at)},"ok":${s.ok},"ms":${num(s.ms)},"cold":${s.cold}`;

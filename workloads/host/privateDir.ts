@@ -1,5 +1,5 @@
 import { chmodSync, mkdirSync } from "node:fs";
-import { dirname, sep } from "node:path";
+import { sep } from "node:path";
 
 /**
  * Makes `path` (and any missing parent) a folder only its owner can read:
@@ -15,6 +15,3 @@ export function privateDir(path: string): string {
   for (let i = parts.length - 1; i >= from; i--) chmodSync(parts.slice(0, i + 1).join(sep) || sep, 0o700);
   return path;
 }
-
-/** `privateDir` of a file's folder. */
-export const privateParent = (file: string) => privateDir(dirname(file));

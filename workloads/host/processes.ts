@@ -107,7 +107,3 @@ export async function stopAll(graceMs = 5000): Promise<void> {
   const all = [...live].reverse();
   for (const m of all) await m.stop(graceMs);
 }
-
-export function liveProcesses(): readonly Managed[] {
-  return [...live];
-}

@@ -108,14 +108,6 @@ export const DISK_FULL = "the results disk ran out of space";
 export const ORDER_NOTE =
   "one lock for both sides: one group measures at a time; only an idle wait before a wake lets the next groups (of either side) run, so no two stages ever overlap";
 
-/** Measures the selected groups against a running Engine + app, into `run`. */
-export const measureRivet = (cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], target: RivetTarget) =>
-  measureRuntimes(cfg, run, progress, failures, { rivet: target }, suiteTasks(["rivet"], cfg.groups));
-
-/** Measures the selected groups against a running Worker, into `run`. */
-export const measureCloudflare = (cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], target: CloudflareTarget) =>
-  measureRuntimes(cfg, run, progress, failures, { cloudflare: target }, suiteTasks(["cloudflare"], cfg.groups));
-
 /**
  * Measures the tasks, in their order, against running targets, into `run`:
  * one side's groups (a laptop run, a stack's group run) or both sides'

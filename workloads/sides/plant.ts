@@ -4,14 +4,14 @@
  * catch a change it was told of. On Rivet and the floor the handler's thread
  * is held: it sleeps (Atomics.wait) until HOLD_SPIN_MS before the end, then
  * spins on the monotonic clock to the microsecond. A spin alone would keep a
- * core busy and on a small machine slow the runtime's other processes too
- * (a 400 us spin added 600 us to Rivet's warm round trip on 2 cores), which
- * is a larger change than the one planted. The Durable Object waits on a
+ * core busy and on a small machine slow the runtime's other processes too,
+ * a larger change than the one planted (docs/repetitions.md has the
+ * measurement). The Durable Object waits on a
  * timer in whole milliseconds (durableObjectPlantMs), the step of its clock
  * and its timers.
  */
 
-/** How long before its end a hold stops sleeping and spins: more than a futex wake-up's lateness (about 0.1 ms here). */
+/** How long before its end a hold stops sleeping and spins: more than a futex wake-up is late by (docs/repetitions.md). */
 export const HOLD_SPIN_MS = 0.15;
 
 const cell = new Int32Array(new SharedArrayBuffer(4));

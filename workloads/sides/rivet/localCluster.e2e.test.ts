@@ -4,7 +4,8 @@ import { connect } from "node:net";
 import { request } from "undici";
 import { RunDir } from "../../experiment/runDir";
 import { createProgress } from "../../experiment/progress";
-import { measureRivet } from "../../run/run";
+import { measureRuntimes } from "../../run/run";
+import { suiteTasks } from "../../experiment/passPlan";
 import { parseRunArgs } from "../../run/runConfig";
 import { TINY_SAMPLES } from "../../../test/fixtures";
 import { tmpdir } from "node:os";
@@ -102,9 +103,9 @@ describe("the local three-node Engine cluster", () => {
     const run = new RunDir(mkdtempSync(join(tmpdir(), "ab-cluster-run-")), "local", "test", {});
     const failures: string[] = [];
     const cfg = parseRunArgs(["--preset", "quick", "--samples", TINY_SAMPLES, "--wake-idle-ms", "500", "--side", "rivet", "--groups", "wake", "--loopback", "host"]);
-    await measureRivet(cfg, run, createProgress(process.stdout, true), failures, {
+    await measureRuntimes(cfg, run, createProgress(process.stdout, true), failures, { rivet: {
       gatewayUrl: cluster.gatewayUrl, adminToken: cluster.adminToken, engineVersion: cluster.engineVersion, engineConfig: cluster.engineConfig, startedBy: "e2e test",
-    });
+    } }, suiteTasks(["rivet"], cfg.groups));
     expect(failures).toEqual([]);
     expect(run.manifest.stages["rivet.wake.ping"]).toMatchObject({ attempts: 2, errors: 0 });
     expect(JSON.stringify(run.manifest)).not.toContain(cluster.adminToken!);
