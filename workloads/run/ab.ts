@@ -114,6 +114,9 @@ export interface AbOutcome {
  * blocks of four repetitions, A B B A, each on fresh runtimes, until the time
  * or the pairs are used up; then both manifests are finished, both reports
  * made, and the comparison of the two, pair by pair, written beside them.
+ * As in runLocalSuite, the runtimes' files are removed once nothing more is
+ * measured, never between repetitions. The session stops at the first block
+ * in which either arm failed.
  */
 export async function runAb(cfg: AbConfig, progress: Progress = createProgress(process.stdout, cfg.quiet)): Promise<AbOutcome> {
   const root = resolve(cfg.resultsDir);
@@ -151,8 +154,6 @@ export async function runAb(cfg: AbConfig, progress: Progress = createProgress(p
         r.reps++;
         note("A");
         note("B");
-        // Each repetition's runtimes' files go before the next one starts, so neither arm measures the other's writeback.
-        removeLeftovers(leftovers);
       }
       blocks++;
       slowest = Math.max(slowest, Date.now() - b0);
