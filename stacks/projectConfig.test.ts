@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { readdirSync, readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { BOOLEAN_KEYS, INTEGER_KEYS, STACK_KEYS, validateStackConfig } from "./stackConfig";
+import { STACK_RUN_OPTIONS } from "../workloads/run/runConfig";
 
 type Spec = { type?: string; default?: unknown; secret?: boolean };
 const project = parse(readFileSync("Pulumi.yaml", "utf8")) as { config: Record<string, Spec> };
@@ -32,6 +33,10 @@ describe("Pulumi.yaml's config schema", () => {
     expect(typed("integer")).toEqual([...INTEGER_KEYS].sort());
     expect(typed("boolean")).toEqual([...BOOLEAN_KEYS].sort());
     expect(typed("string").length + INTEGER_KEYS.length + BOOLEAN_KEYS.length).toBe(Object.keys(project.config).length);
+  });
+
+  it("declares each run key's default as the option table has it, or none where the preset decides", () => {
+    for (const o of STACK_RUN_OPTIONS) expect(project.config[o.key].default, `${o.key} (${o.flag})`).toEqual(o.stackDefault);
   });
 
   it("has defaults of their own type, and committed stack files whose values the CLI accepts", () => {

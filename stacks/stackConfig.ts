@@ -1,4 +1,4 @@
-import { parseRunArgs, UsageError, type RunConfig } from "../workloads/run/runConfig";
+import { STACK_RUN_OPTIONS, stackRunOptions, UsageError, type RunConfig } from "../workloads/run/runConfig";
 import { RUNTIMES } from "../analysis/contract/catalog";
 import { PINNED_NODE_VERSIONS, REFERENCE_NODE_VERSION } from "../cluster/nodeRelease";
 import { GATEWAY_PATHS, validateSshSource, type AzureConfig, type GatewayPath, type StackConfig, type Target } from "../components/benchmarkConfig";
@@ -7,26 +7,17 @@ export { validateSshSource, type AzureConfig, type StackConfig, type Target } fr
 
 /**
  * The one config schema every stack shares (namespace `actor-bench`, set in
- * Pulumi.<stack>.yaml). Keys that shape the measurement map onto `npm start`'s
- * flags and are checked by the same parser, so a stack and a laptop run mean
- * the same thing; the rest describe where the runtimes run.
+ * Pulumi.<stack>.yaml). Keys that shape the measurement are options of the
+ * run's one option table (workloads/run/runConfig.ts), read by the same
+ * rules as `npm start`'s flags, so a stack and a laptop run mean the same
+ * thing; the rest describe where the runtimes run.
  */
-export const RUN_KEYS = {
-  preset: "--preset",
-  side: "--side",
-  groups: "--groups",
-  samples: "--samples",
-  wakeIdleMs: "--wake-idle-ms",
-  cfWakeIdleMs: "--cf-wake-idle-ms",
-  requestTimeoutMs: "--request-timeout-ms",
-  actorSleepTimeoutMs: "--actor-sleep-timeout-ms",
-  loopback: "--loopback",
-  engineTopology: "--engine-topology",
-} as const;
+export const RUN_KEYS = STACK_RUN_OPTIONS.map((o) => o.key);
 
 export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "sshSourceWide", "gatewayPath", "runnerNodeVersion", "runTimeLimitMinutes", "overlapIdle", "cloudflareAccountId", "cloudflareWorkersSubdomain"] as const;
-export const STACK_KEYS = [...(Object.keys(RUN_KEYS) as Array<keyof typeof RUN_KEYS>), "target", "engineVersion", "runId", ...CLOUD_KEYS] as const;
-export type StackKey = (typeof STACK_KEYS)[number];
+type RunKey = "preset" | "side" | "groups" | "samples" | "wakeIdleMs" | "cfWakeIdleMs" | "requestTimeoutMs" | "actorSleepTimeoutMs" | "loopback" | "engineTopology";
+export const STACK_KEYS = [...(RUN_KEYS as RunKey[]), "target", "engineVersion", "runId", ...CLOUD_KEYS] as const;
+export type StackKey = RunKey | "target" | "engineVersion" | "runId" | (typeof CLOUD_KEYS)[number];
 
 /** The keys whose values are whole numbers and switches: typed integer and boolean in Pulumi.yaml, so the CLI refuses another kind first. */
 export const INTEGER_KEYS = ["wakeIdleMs", "cfWakeIdleMs", "requestTimeoutMs", "actorSleepTimeoutMs", "runTimeLimitMinutes"] as const satisfies readonly StackKey[];
@@ -65,19 +56,9 @@ const fail = (key: StackKey, value: string, allowed: string): never => {
  * the two runtimes. The floor is refused: a stack measures the runtimes only.
  */
 export function stackRunConfig(stack: string, raw: Partial<Record<StackKey, string>>): { run: RunConfig; runArgs: string[] } {
-  const runArgs: string[] = [];
-  for (const [key, flag] of Object.entries(RUN_KEYS) as Array<[keyof typeof RUN_KEYS, string]>) {
-    const v = raw[key];
-    if (v !== undefined) runArgs.push(flag, v);
-  }
-  let run: RunConfig;
-  try {
-    run = { ...parseRunArgs(runArgs), stack };
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    const hit = (Object.entries(RUN_KEYS) as Array<[StackKey, string]>).find(([, flag]) => err.message.startsWith(`${flag} `));
-    throw new UsageError(hit ? `config actor-bench:${hit[0]}: ${err.message.slice(hit[1].length + 1)}` : err.message);
-  }
+  const parsed = stackRunOptions(raw);
+  const run = { ...parsed.run, stack };
+  const runArgs = parsed.runArgs;
   // The floor is a local reading beside the runtimes (npm start); a stack provisions and measures the runtimes only.
   if (raw.side === undefined) run.sides = [...RUNTIMES];
   else if (run.sides.includes("floor")) fail("side", raw.side, "rivet, cloudflare or both: a stack measures the two runtimes; the floor runs with `npm start` on one machine");

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { CATALOG, OPEN_RATES, PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, type SampleCounts } from "../analysis/contract/catalog";
-import { parseRunArgs } from "../workloads/run/runConfig";
+import { parseRunArgs, RUN_OPTIONS, USAGE } from "../workloads/run/runConfig";
 import { referenceMarkdown, REFERENCE_END, REFERENCE_START } from "../analysis/report/referenceTable";
 import { summarizeRun } from "../analysis/stats/summary";
 import { verifyRunDir } from "../analysis/contract/verify";
@@ -47,6 +47,21 @@ describe("docs/local-runs.md's flags table", () => {
     const listed = new Set(page.split("\n").filter((l) => l.startsWith("| `--")).flatMap((l) => l.split(" | ")[0].match(/--[a-z-]+/g) ?? []));
     expect(taken.size).toBeGreaterThan(15);
     expect([...listed].sort()).toEqual([...taken].sort());
+  });
+
+  it("gives each flag the default the option table has, and --help says every default and bound", () => {
+    for (const line of page.split("\n").filter((l) => l.startsWith("| `--"))) {
+      const [flags, def] = line.slice(2).split(" | ");
+      for (const flag of flags.match(/--[a-z-]+/g) ?? []) {
+        const o = RUN_OPTIONS.find((x) => x.flag === flag)!;
+        expect(def.replace(/`/g, ""), flag).toBe(o.default);
+      }
+    }
+    for (const o of RUN_OPTIONS) {
+      const line = USAGE.split("\n").find((l) => l.trimStart().startsWith(`${o.flag} `) || l.trim() === o.flag);
+      expect(line, o.flag).toContain(`default ${o.default}`);
+      if (o.bounds) expect(line, o.flag).toContain(o.bounds);
+    }
   });
 });
 
