@@ -52,7 +52,7 @@ describe("one descriptor per side", () => {
       expect(cf.versions).toEqual({ workerd: "w1" });
       expect(cf.settings.runtime).toBe("deployed");
       expect(floor.cpuPids()).toEqual({ server: 13, driver: process.pid });
-      expect(String(floor.settings.plantedDelay)).toMatch(/^700 us planted in every action before it replies \(--plant-delay-us\): the server.s thread held/);
+      expect(String(floor.settings.plantedDelay)).toMatch(/^700 us planted in every action before it replies \(--plant-delay-us\): a spin/);
       expect(rivet.settings.plantedDelay).toBeUndefined();
       expect(Object.keys(floor.versions)).toEqual(["better-sqlite3"]);
     } finally {

@@ -23,7 +23,7 @@ import Database from "better-sqlite3";
 import { WORKLOAD } from "../../../analysis/contract/catalog";
 import { FLOOR_PRAGMAS } from "./pragmas";
 import type { ActorReply } from "../actorReply";
-import { holdUs } from "../plant";
+import { spinUs } from "../plant";
 
 type ActorClass = "plain" | "store";
 const ROW_VALUE = "x".repeat(WORKLOAD.rowBytes);
@@ -171,7 +171,7 @@ export function handle(store: FloorStore, req: IncomingMessage, body: string, re
     status = 500;
     text = JSON.stringify({ error: (err as Error).message });
   }
-  holdUs(plantDelayUs);
+  spinUs(plantDelayUs);
   reply(res, status, text, a.id);
 }
 

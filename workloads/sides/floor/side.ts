@@ -38,7 +38,7 @@ export const floorSide: SideDescriptor<FloorTarget> = {
         idleCloseMs: target.idleCloseMs,
         startedBy: target.startedBy,
         client: client.calls.description,
-        ...(target.plantDelayUs > 0 ? { plantedDelay: plantNote(target.plantDelayUs, "the server's thread held (asleep, then a spin of its last 0.15 ms) in its handler before it replies") } : {}),
+        ...(target.plantDelayUs > 0 ? { plantedDelay: plantNote(target.plantDelayUs, "a spin on performance.now() in the server's handler before it replies") } : {}),
       },
       close: (abort) => client.close(abort),
     };

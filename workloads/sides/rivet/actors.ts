@@ -2,7 +2,7 @@ import { actor, setup } from "rivetkit";
 import { db } from "rivetkit/db";
 import { WORKLOAD } from "../../../analysis/contract/catalog";
 import type { ActorReply } from "../actorReply";
-import { holdUs } from "../plant";
+import { spinUs } from "../plant";
 
 const ROW_VALUE = "x".repeat(WORKLOAD.rowBytes);
 
@@ -27,7 +27,7 @@ function begin(vars: InstanceVars): { cold: boolean; t0: number } {
 }
 
 function finish(s: { cold: boolean; t0: number }, sqlMs: number | null = null, value: unknown = null): ActorReply {
-  holdUs(plantUs);
+  spinUs(plantUs);
   return { cold: s.cold, actorMs: performance.now() - s.t0, sqlMs, value };
 }
 

@@ -66,7 +66,7 @@ export const rivetSide: SideDescriptor<RivetTarget> = {
         client: client.calls.description,
         engineApi: GatewayClient.API_CLIENT,
         ...(target.engineBinary ? { engineRelease: { version: target.engineBinary.version, sha256: target.engineBinary.sha256, source: target.engineBinary.source } } : {}),
-        ...(target.plantDelayUs ? { plantedDelay: plantNote(target.plantDelayUs, "the app's thread held (asleep, then a spin of its last 0.15 ms) at the end of the actor's action") } : {}),
+        ...(target.plantDelayUs ? { plantedDelay: plantNote(target.plantDelayUs, "a spin on performance.now() at the end of the actor's action") } : {}),
       },
       close: (abort) => client.close(abort),
     };
