@@ -58,13 +58,15 @@ describe("a run directory with repetitions", () => {
     expect(() => verifyRunDir(single)).toThrow(/line 1: names repetition 0, which the manifest does not list \(a run without repetitions\)/);
   });
 
-  it("the report shows each repetition's p50, their CV and the level that dominates; a one-repetition run's interval says it covers one run only", async () => {
+  it("the report shows each repetition's p50, their CV and the level that dominates; a one-repetition run prints no interval and says why", async () => {
     const md = (await generateReport(threeRepetitions())).markdown;
     expect(md).toContain("This run repeated its plan 3 times, every side's runtime started afresh each time, in these orders: rivet; rivet; rivet.");
-    // p50s 40, 50 and 44 (nearest rank of two samples each): CV = SD / mean of them, 5.03 / 44.67.
-    expect(md).toMatch(/\| create\.ping \| 6 \| 0 \| 0 \| 44\.00 \[40\.00, 52\.00\] \|.*\| 40\.00, 50\.00, 44\.00 \| 11\.3% \| between repetitions \|/);
+    // p50s 40, 50 and 44 (nearest rank of two samples each): CV = SD / mean of them, 5.03 / 44.67; the interval is
+    // exp(mean log ± t(2) s / √3) of those three; the p90 and p99 of two samples a repetition are each one's maximum.
+    expect(md).toMatch(/\| create\.ping \| 6 \| 0 \| 0 \| 44\.00 \[33\.68, 58\.74\] \| [\d.]+ \(no interval: each repetition's p90 is its maximum\) \|.*\| 40\.00, 50\.00, 44\.00 \| 11\.3% \| between repetitions \|/);
     const one = (await generateReport(fixture({ "rivet.create.ping": { samples: [{ ms: 40, cold: true }, { ms: 41, cold: true }] } }))).markdown;
-    expect(one).toContain("they cover only the noise within one run, not the run-to-run spread");
+    expect(one).toContain("The run made one repetition, so no interval is printed");
+    expect(one).toContain("(no interval: one repetition)");
   });
 });
 
