@@ -1,12 +1,10 @@
 import { stageKey } from "../contract/runDirContract";
-import { summarizeRun, type RunSummary } from "../stats/summary";
+import { msTick, summarizeRun, type RunSummary } from "../stats/summary";
 import { verifyRunDir, type ManifestLike } from "../contract/verify";
-import { SIDE_CLOCKS, type Side } from "../contract/catalog";
+import { CLIENT_TICK_MS, SIDE_CLOCKS, type Side } from "../contract/catalog";
 import { ms, table } from "./format";
 import { compareRows, FALSE_DISCOVERY_RATE, notInBoth, POWER, verdictText, type CompareRow, type StageStats } from "../stats/compareRows";
 import { calibrationDifferences, readCalibration } from "../stats/calibration";
-import { CLIENT_TICK_MS } from "../contract/catalog";
-import { msTick } from "../stats/summary";
 import type { RepSpread } from "../stats/repetitions";
 
 /** The key of a stage's second clock (the DO's Worker clock), shown and never tested. */
