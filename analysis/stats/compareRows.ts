@@ -20,7 +20,8 @@
  */
 import { tCritical, tTwoSidedP } from "./studentT";
 import { fitPrior, moderate } from "./moderated";
-import { geometricMean, isMaximum, MIN_TICKS, QUANTILES, tickVariance, type Interval, type Quantile } from "./repetitions";
+import { geometricMean, isMaximum, MIN_TICKS, QUANTILES, sampleVariance, tickVariance, type Interval, type Quantile } from "./repetitions";
+import { mean } from "./percentiles";
 
 export type { Interval } from "./repetitions";
 
@@ -76,11 +77,6 @@ export interface CompareRow {
 }
 
 const QS = Object.keys(QUANTILES) as Quantile[];
-const avg = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-const variance = (xs: readonly number[]) => {
-  const m = avg(xs);
-  return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1);
-};
 
 /** Why two arms' values cannot be tested, or null. */
 function untestable(a: StageStats, b: StageStats, q: Quantile, paired: boolean): string | null {
@@ -108,18 +104,18 @@ interface Tested {
 function testFamily(rows: ReadonlyArray<{ i: number; va: number[]; vb: number[]; tick: number }>, paired: boolean): Tested[] {
   if (paired) {
     const ds = rows.map((r) => r.va.map((x, j) => Math.log(r.vb[j]) - Math.log(x)));
-    const s2 = rows.map((r, k) => Math.max(variance(ds[k]), tickVariance(r.va, r.tick) + tickVariance(r.vb, r.tick)));
+    const s2 = rows.map((r, k) => Math.max(sampleVariance(ds[k]), tickVariance(r.va, r.tick) + tickVariance(r.vb, r.tick)));
     const prior = fitPrior(s2, ds.map((d) => d.length - 1));
     return rows.map((r, k) => {
       const m = moderate(s2[k], ds[k].length - 1, prior);
-      return { i: r.i, est: avg(ds[k]), s2: m.s2, df: m.df, scale: 1 / ds[k].length };
+      return { i: r.i, est: mean(ds[k]), s2: m.s2, df: m.df, scale: 1 / ds[k].length };
     });
   }
   const arm = (pick: (r: (typeof rows)[number]) => number[]) => {
     const logs = rows.map((r) => pick(r).map(Math.log));
-    const s2 = rows.map((r, k) => Math.max(variance(logs[k]), tickVariance(pick(r), r.tick)));
+    const s2 = rows.map((r, k) => Math.max(sampleVariance(logs[k]), tickVariance(pick(r), r.tick)));
     const prior = fitPrior(s2, logs.map((l) => l.length - 1));
-    return logs.map((l, k) => ({ mean: avg(l), k: l.length, ...moderate(s2[k], l.length - 1, prior) }));
+    return logs.map((l, k) => ({ mean: mean(l), k: l.length, ...moderate(s2[k], l.length - 1, prior) }));
   };
   const A = arm((r) => r.va);
   const B = arm((r) => r.vb);

@@ -8,7 +8,7 @@
  * repetitions is about their range and covers about 75%, not 95%. Pure: the
  * same samples always give the same text.
  */
-import { nearestRank } from "./percentiles";
+import { mean, nearestRank } from "./percentiles";
 import { quantileCI } from "./confidence";
 import { tCritical } from "./studentT";
 
@@ -51,12 +51,15 @@ export function repInterval(values: readonly number[], o: { tick: number; confid
   if (values.length < 2) return none("one repetition");
   if (o.maximumOf) return none(`each repetition's ${o.maximumOf} is its maximum`);
   if (values.some((v) => !(v > 0) || v < MIN_TICKS * o.tick)) return none(`under ${MIN_TICKS} ticks of a ${o.tick} ms clock`);
-  const logs = values.map(Math.log);
-  const k = logs.length;
-  const m = logs.reduce((s, x) => s + x, 0) / k;
-  const s2 = Math.max(logs.reduce((s, x) => s + (x - m) ** 2, 0) / (k - 1), tickVariance(values, o.tick));
-  const half = tCritical(k - 1, o.confidence ?? 0.95) * Math.sqrt(s2 / k);
-  return { lo: Math.exp(m - half), hi: Math.exp(m + half) };
+  const c = tInterval(values.map(Math.log), tickVariance(values, o.tick), o.confidence ?? 0.95);
+  return { lo: Math.exp(c.lo), hi: Math.exp(c.hi) };
+}
+
+/** The t interval of the mean of xs (k - 1 degrees of freedom), their sample variance floored at `floor`. */
+function tInterval(xs: readonly number[], floor: number, confidence = 0.95): { lo: number; hi: number } {
+  const m = mean(xs);
+  const half = tCritical(xs.length - 1, confidence) * Math.sqrt(Math.max(sampleVariance(xs), floor) / xs.length);
+  return { lo: m - half, hi: m + half };
 }
 
 /**
@@ -67,11 +70,7 @@ export function repInterval(values: readonly number[], o: { tick: number; confid
  */
 export function linearInterval(values: readonly number[], tick: number): RepInterval {
   if (values.length < 2) return { lo: null, hi: null, none: "one repetition" };
-  const k = values.length;
-  const m = values.reduce((s, x) => s + x, 0) / k;
-  const s2 = Math.max(values.reduce((s, x) => s + (x - m) ** 2, 0) / (k - 1), (2 * tick * tick) / 12);
-  const half = tCritical(k - 1) * Math.sqrt(s2 / k);
-  return { lo: m - half, hi: m + half };
+  return tInterval(values, (2 * tick * tick) / 12);
 }
 
 /** The geometric mean: the centre of repInterval, and the estimand compare tests. */
@@ -100,8 +99,9 @@ export interface RepSpread {
   dominant: DominantLevel | null;
 }
 
-const sampleVariance = (xs: readonly number[]) => {
-  const m = xs.reduce((s, x) => s + x, 0) / xs.length;
+/** The sample variance (n - 1 in the denominator). */
+export const sampleVariance = (xs: readonly number[]) => {
+  const m = mean(xs);
   return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1);
 };
 
@@ -129,8 +129,8 @@ export function repSpread(groups: ReadonlyArray<readonly number[]>, tick: number
   const sorted = groups.filter((g) => g.length > 0).map((g) => [...g].sort((a, b) => a - b));
   const perRep = { p50: sorted.map((g) => nearestRank(g, 50)), p90: sorted.map((g) => nearestRank(g, 90)), p99: sorted.map((g) => nearestRank(g, 99)) };
   const perRepN = sorted.map((g) => g.length);
-  const mean = perRep.p50.reduce((s, x) => s + x, 0) / (perRep.p50.length || 1);
-  const cv = sorted.length >= 2 && mean > 0 ? Math.sqrt(sampleVariance(perRep.p50)) / mean : null;
+  const centre = mean(perRep.p50);
+  const cv = sorted.length >= 2 && centre > 0 ? Math.sqrt(sampleVariance(perRep.p50)) / centre : null;
   const ci = Object.fromEntries(
     (Object.keys(QUANTILES) as Quantile[]).map((q) => [q, repInterval(perRep[q], { tick, ...(perRepN.some((n) => isMaximum(n, QUANTILES[q])) ? { maximumOf: q } : {}) })]),
   ) as Record<Quantile, RepInterval>;
