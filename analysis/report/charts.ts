@@ -5,7 +5,7 @@ import * as vl from "vega-lite";
 import { Resvg } from "@resvg/resvg-js";
 import type { ManifestLike } from "../contract/verify";
 import { clientPercentiles, msIsClientClock, msTick, stageStatistics, statsOf, type RawSample, type RunSummary } from "../stats/summary";
-import { groupByRep, linearInterval, repInterval, type Interval } from "../stats/repetitions";
+import { linearInterval, type Interval } from "../stats/repetitions";
 import { CATALOG, CLIENT_TICK_MS, chartMetric, GROUPS, metricEntry, SIDE_NAMES, SIDE_SHORT, SIDE_WORDS, SIDES, type Side } from "../contract/catalog";
 import { nearestRank } from "../stats/percentiles";
 // d3-array for domains, ticks and bins only: its quantiles interpolate (R-7), and percentiles here are nearest rank.
@@ -30,8 +30,9 @@ const sortedMs = (samples: Map<string, RawSample[]>, side: Side, metric: string)
  * the request group is the side's median warm round trip; the create and
  * write groups subtract that median from every sample first.
  */
-export function headlineData(samples: Map<string, RawSample[]>): Array<{ group: string; side: string; sideShort: string; ms: number; n: number } & Interval> {
+export function headlineData(samples: Map<string, RawSample[]>, summary: RunSummary): Array<{ group: string; side: string; sideShort: string; ms: number; n: number } & Interval> {
   const out: Array<{ group: string; side: string; sideShort: string; ms: number; n: number } & Interval> = [];
+  const rowOf = (side: Side, metric: string) => summary.rows.find((r) => r.side === side && r.metric === metric);
   for (const side of SIDES) {
     const request = chartMetric(side, "request")!;
     const base = sortedMs(samples, side, request);
@@ -39,13 +40,14 @@ export function headlineData(samples: Map<string, RawSample[]>): Array<{ group: 
     const baseline = nearestRank(base, 50);
     const name = `${SIDE_NAMES[side]} (${SIDE_WORDS[side].clockShort})`;
     const sideShort = SIDE_SHORT[side];
-    const tick = msTick(side, request);
-    const baseReps = perRepP50(samples, side, request);
-    out.push({ group: "Warm request (the baseline)", side: name, sideShort, ms: baseline, n: base.length, ...bounds(repInterval(baseReps, { tick })) });
+    const baseRow = rowOf(side, request);
+    const baseReps = baseRow?.repetitions.perRep.p50 ?? [];
+    out.push({ group: "Warm request (the baseline)", side: name, sideShort, ms: baseline, n: base.length, ...(baseRow ? bounds(baseRow.repetitions.ci.p50) : NO_INTERVAL) });
     for (const [group, role] of [["Create minus baseline", "create"], ["Write minus baseline", "write"]] as const) {
       const metric = chartMetric(side, role)!;
       const xs = sortedMs(samples, side, metric).map((x) => x - baseline);
-      const reps = perRepP50(samples, side, metric);
+      const reps = rowOf(side, metric)?.repetitions.perRep.p50 ?? [];
+      const tick = msTick(side, metric);
       // Repetition by repetition, the stage's p50 minus that repetition's baseline; none on a clock too coarse to subtract.
       const diff = reps.length === baseReps.length && tick <= CLIENT_TICK_MS ? linearInterval(reps.map((x, r) => x - baseReps[r]), tick) : NO_INTERVAL;
       if (xs.length) out.push({ group, side: name, sideShort, ms: nearestRank(xs, 50), n: xs.length, ...bounds(diff) });
@@ -56,12 +58,6 @@ export function headlineData(samples: Map<string, RawSample[]>): Array<{ group: 
 
 const NO_INTERVAL: Interval = { lo: null, hi: null };
 const bounds = (c: Interval): Interval => ({ lo: c.lo, hi: c.hi });
-
-/** Each repetition's p50 of a stage's counted samples on its own clock, in repetition order. */
-function perRepP50(samples: Map<string, RawSample[]>, side: string, metric: string): number[] {
-  const st = statsOf(samples, side, metric);
-  return st ? groupByRep(st.counted, (x) => x.ms).map((g) => nearestRank(g.sort((a, b) => a - b), 50)) : [];
-}
 
 /**
  * Data of the same-clock chart: the client's p50 round trip on every side,
@@ -203,7 +199,7 @@ export interface ChartSpec {
  */
 export function chartSpecs(m: ManifestLike, samples: Map<string, RawSample[]>, summary: RunSummary): ChartSpec[] {
   const specs: ChartSpec[] = [];
-  const head = headlineData(samples);
+  const head = headlineData(samples, summary);
   if (head.length) {
     specs.push({ name: "headline", spec: {
       $schema: "https://vega.github.io/schema/vega-lite/v5.json",

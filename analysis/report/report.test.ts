@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fixture, makeHostile, tree, type S } from "../../test/fixtures";
 import { caveats, differencesMarkdown, floorCostMarkdown, generateReport, headlineMarkdown, readmeHeadlineMarkdown, sameClockMarkdown, startStateMarkdown, tableSides } from "./report";
-import { summarizeRun, type RawSample } from "../stats/summary";
+import { summarize, summarizeRun, type RawSample } from "../stats/summary";
 import { verifyRunDir } from "../contract/verify";
 import { fileDigest, RunDirError } from "../contract/runDirContract";
 import { replaceHeadline, README_END, README_START } from "./readme";
@@ -286,7 +286,8 @@ describe("headline chart data", () => {
       ["cloudflare.create.unique", [111, 211].map((ms) => ({ ok: true, ms, cold: true }))],
       ["cloudflare.create.ping", [999].map((ms) => ({ ok: true, ms, cold: true }))],
     ]);
-    expect(headlineData(samples)).toEqual([
+    const summary = { rows: [...samples].map(([k, s]) => summarize(k.split(".")[0], k.split(".").slice(1).join("."), s)), throughput: [] };
+    expect(headlineData(samples, summary)).toEqual([
       { group: "Warm request (the baseline)", side: "Rivet Actor (client round trip)", sideShort: "Rivet", ms: 2, n: 3, lo: null, hi: null },
       { group: "Create minus baseline", side: "Rivet Actor (client round trip)", sideShort: "Rivet", ms: 20, n: 3, lo: null, hi: null },
       { group: "Warm request (the baseline)", side: "Durable Object (Worker-timed DO call)", sideShort: "DO", ms: 11, n: 3, lo: null, hi: null },
