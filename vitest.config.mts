@@ -1,12 +1,30 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Files that start real processes (the Engine, workerd, the floor server, sshd, Chromium) or time
+ * what they do: one at a time, after the rest, so they never share the CPU with each other.
+ */
+const SEQUENTIAL = [
+  "**/*.e2e.test.ts",
+  "workloads/host/**/*.test.ts",
+  "workloads/driver/**/*.test.ts",
+  "workloads/experiment/measure.test.ts",
+  "workloads/experiment/stagePlan.test.ts",
+  "workloads/run/daemons.test.ts",
+  "workloads/run/pinnedNode.test.ts",
+  "workloads/tools/**/*.test.ts",
+  "cluster/**/*.test.ts",
+];
+const EXCLUDE = ["node_modules/**", "dist/**", "results/**"];
+
 export default defineConfig({
   test: {
-    include: ["**/*.test.ts"],
-    exclude: ["node_modules/**", "dist/**", "results/**"],
-    // End-to-end files start real Engine processes: one file at a time keeps them off each other's CPU.
-    fileParallelism: false,
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    projects: [
+      // Pure code first, on every core.
+      { extends: true, test: { name: "unit", maxWorkers: 2, include: ["**/*.test.ts"], exclude: [...EXCLUDE, ...SEQUENTIAL], sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: "e2e", include: SEQUENTIAL, exclude: EXCLUDE, fileParallelism: false, sequence: { groupOrder: 1 } } },
+    ],
   },
 });

@@ -1,5 +1,5 @@
 import { STACK_RUN_OPTIONS, stackRunOptions, UsageError, type RunConfig } from "../workloads/run/runConfig";
-import { RUNTIMES } from "../analysis/contract/catalog";
+import { runtimeIds, SIDE_REGISTRY } from "../workloads/sides/registry";
 import { PINNED_NODE_VERSIONS, REFERENCE_NODE_VERSION } from "../cluster/nodeRelease";
 import { GATEWAY_PATHS, validateSshSource, type AzureConfig, type GatewayPath, type StackConfig, type Target } from "../components/benchmarkConfig";
 
@@ -60,7 +60,7 @@ export function stackRunConfig(stack: string, raw: Partial<Record<StackKey, stri
   const run = { ...parsed.run, stack };
   const runArgs = parsed.runArgs;
   // The floor is a local reading beside the runtimes (npm start); a stack provisions and measures the runtimes only.
-  if (raw.side === undefined) run.sides = [...RUNTIMES];
+  if (raw.side === undefined) run.sides = runtimeIds(SIDE_REGISTRY);
   else if (run.sides.includes("floor")) fail("side", raw.side, "rivet, cloudflare or both: a stack measures the two runtimes; the floor runs with `npm start` on one machine");
   return { run, runArgs };
 }

@@ -4,6 +4,7 @@
  * wakes, persistence across a workerd restart, and every driver stage.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLOUDFLARE_PROFILE } from "../workloads/sides/cloudflare/profile";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,7 +85,7 @@ describe("the Worker", () => {
     const name = `evict-${Date.now()}`;
     ok(await client.call("write", { name }));
     expect(ok(await client.call("ping", { name })).reply.cold).toBe(false);
-    await new Promise((r) => setTimeout(r, 15_000));
+    await new Promise((r) => setTimeout(r, 12_000));
     const woke = ok(await client.call("read", { name }, 1));
     expect(woke.reply).toMatchObject({ cold: true, value: 128 });
   }, 60_000);
@@ -112,7 +113,7 @@ describe("the Cloudflare driver stages (the stage plan through measureRuntimes)"
   const failures: string[] = [];
   beforeAll(async () => {
     run = new RunDir(mkdtempSync(join(tmpdir(), "ab-cfrun-")), "local", "test", {});
-    const cfg = parseRunArgs(["--preset", "quick", "--samples", TINY_SAMPLES, "--cf-wake-idle-ms", "15000", "--side", "cloudflare"]);
+    const cfg = parseRunArgs(["--preset", "quick", "--samples", TINY_SAMPLES, "--side", "cloudflare"]);
     await measureRuntimes(cfg, run, createProgress(process.stdout, true), failures, { cloudflare: { url: worker.url, token: worker.token, versions: worker.versions, startedBy: "e2e test" } }, suiteTasks(["cloudflare"], cfg.groups));
     run.finish(failures.length ? "failed" : "complete");
   }, 180_000);
@@ -123,8 +124,8 @@ describe("the Cloudflare driver stages (the stage plan through measureRuntimes)"
   });
 
   it("writes every Cloudflare metric of the contract with both clocks", () => {
-    // The quick preset's groups (the scaling group is off in quick; workloads/sides/floor/floor.test.ts runs it).
-    const expected = defaultGroups("quick").flatMap((g) => metricsOf("cloudflare", g));
+    // The quick preset's groups (the scaling group is off in quick; workloads/sides/floor/floor.e2e.test.ts runs it).
+    const expected = defaultGroups("quick").flatMap((g) => metricsOf(CLOUDFLARE_PROFILE, g));
     expect(Object.keys(run.manifest.stages).sort()).toEqual(expected.map((m) => `cloudflare.${m}`).sort());
     for (const m of expected) {
       const st = run.manifest.stages[`cloudflare.${m}`];
@@ -162,7 +163,7 @@ describe("the Cloudflare driver stages (the stage plan through measureRuntimes)"
         expect(samples.every((s) => s.cold === false), metric).toBe(true);
       }
     }
-    expect(run.manifest.stages["cloudflare.wake.read"].notes?.idleAtLeastMs).toBe(15_000);
+    expect(run.manifest.stages["cloudflare.wake.read"].notes?.idleAtLeastMs).toBe(12_000);
   });
 });
 

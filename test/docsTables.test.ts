@@ -2,8 +2,10 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { CATALOG, OPEN_RATES, PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, type SampleCounts } from "../analysis/contract/catalog";
-import { parseRunArgs, RUN_OPTIONS, USAGE } from "../workloads/run/runConfig";
+import { CATALOG, PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, sideMeasures, type SampleCounts } from "../analysis/contract/catalog";
+import { RIVET_PROFILE } from "../workloads/sides/rivet/profile";
+import { cloudflareSide } from "../workloads/sides/cloudflare/side";
+import { FLAGS_END, FLAGS_START, flagsMarkdown, parseRunArgs, RUN_OPTIONS, USAGE } from "../workloads/run/runConfig";
 import { referenceMarkdown, REFERENCE_END, REFERENCE_START } from "../analysis/report/referenceTable";
 import { summarizeRun } from "../analysis/stats/summary";
 import { verifyRunDir } from "../analysis/contract/verify";
@@ -17,10 +19,10 @@ const rowOf = (start: string) => {
 };
 
 describe("docs/local-runs.md's presets table", () => {
-  // quick, local, large (the same n on every side), then full for Rivet and for the DO
-  const columns: SampleCounts[] = [PRESETS.quick.rivet, PRESETS.local.rivet, PRESETS.large.rivet, PRESETS.full.rivet, PRESETS.full.cloudflare];
+  // quick, local, large (the same n on every side), then full for Rivet (and the floor) and for the DO (its package's own counts)
+  const columns: SampleCounts[] = [PRESETS.quick, PRESETS.local, PRESETS.large, PRESETS.full, cloudflareSide.presetCounts!.full!];
   const cells = (f: (c: SampleCounts) => string) => columns.map(f);
-  it("gives each preset's counts and repetitions as analysis/contract/catalog.ts has them", () => {
+  it("gives each preset's counts and repetitions as analysis/contract/catalog.ts and the DO's package have them", () => {
     expect(rowOf("repetitions")).toEqual([PRESET_REPEAT.quick, PRESET_REPEAT.local, PRESET_REPEAT.large, PRESET_REPEAT.full, PRESET_REPEAT.full].map(String));
     expect(rowOf("create.ping")).toEqual(cells((c) => `${c.createPing} / ${c.createRead} / ${c.createWrite}`));
     expect(rowOf("wake.ping")).toEqual(cells((c) => String(c.wake)));
@@ -36,32 +38,38 @@ describe("docs/local-runs.md's presets table", () => {
 });
 
 describe("docs/local-runs.md's flags table", () => {
-  it("lists exactly the flags npm start takes", () => {
+  it("is the option table's own rendering: every option with its stack key, side, default and bounds", () => {
+    const block = page.slice(page.indexOf(FLAGS_START) + FLAGS_START.length, page.indexOf(FLAGS_END));
+    expect(page.indexOf(FLAGS_START), "the page has the markers").toBeGreaterThan(0);
+    // `npm run flags` rewrites it.
+    expect(block.trim()).toBe(flagsMarkdown());
     let usage = "";
     try {
       parseRunArgs(["--help"]);
     } catch (err) {
       usage = (err as Error).message;
     }
-    const taken = new Set(usage.match(/--[a-z-]+/g));
-    const listed = new Set(page.split("\n").filter((l) => l.startsWith("| `--")).flatMap((l) => l.split(" | ")[0].match(/--[a-z-]+/g) ?? []));
-    expect(taken.size).toBeGreaterThan(15);
-    expect([...listed].sort()).toEqual([...taken].sort());
+    const listed = new Set(block.split("\n").filter((l) => l.startsWith("| `--")).map((l) => /--[a-z-]+/.exec(l)![0]));
+    expect(listed.size).toBeGreaterThan(15);
+    expect([...listed].sort()).toEqual([...new Set(usage.match(/--[a-z-]+/g))].filter((f) => f !== "--help").sort());
   });
 
-  it("gives each flag the default the option table has, and --help says every default and bound", () => {
-    for (const line of page.split("\n").filter((l) => l.startsWith("| `--"))) {
-      const [flags, def] = line.slice(2).split(" | ");
-      for (const flag of flags.match(/--[a-z-]+/g) ?? []) {
-        const o = RUN_OPTIONS.find((x) => x.flag === flag)!;
-        expect(def.replace(/`/g, ""), flag).toBe(o.default);
-      }
-    }
+  it("--help says every option's default and bounds, and the table's defaults are the parser's", () => {
     for (const o of RUN_OPTIONS) {
       const line = USAGE.split("\n").find((l) => l.trimStart().startsWith(`${o.flag} `) || l.trim() === o.flag);
       expect(line, o.flag).toContain(`default ${o.default}`);
       if (o.bounds) expect(line, o.flag).toContain(o.bounds);
     }
+    // The numbers the table states are the config's when no option is given.
+    const c = parseRunArgs([]);
+    const stated = (flag: string) => RUN_OPTIONS.find((o) => o.flag === flag)!.default;
+    expect(Number(stated("--wake-idle-ms"))).toBe(c.wakeIdleMs);
+    expect(Number(stated("--request-timeout-ms"))).toBe(c.requestTimeoutMs);
+    expect(Number(stated("--actor-sleep-timeout-ms"))).toBe(c.actorSleepTimeoutMs);
+    expect(Number(stated("--stall-ms"))).toBe(c.stallMs);
+    expect(stated("--loopback")).toBe(c.loopback);
+    expect(Number(stated("--cf-wake-idle-ms"))).toBe((c.sideSettings.cloudflare as { cfWakeIdleMs: number }).cfWakeIdleMs);
+    expect(stated("--engine-topology")).toBe((c.sideSettings.rivet as { engineTopology: string }).engineTopology);
   });
 });
 
@@ -74,18 +82,18 @@ describe("docs/methodology.md's table of what each Rivet stage measures", () => 
     const ids = [...cell.matchAll(/`([a-z.0-9A-Z]+)`/g)].map((m) => m[1]);
     const base = ids[0].split(".")[0];
     const full = ids.map((id) => (id.startsWith(".") ? `${base}${id}` : id));
-    if (cell.includes("...")) return CATALOG.filter((e) => e.id.startsWith(`${base}.`) && e.sides.includes("rivet")).map((e) => e.id);
+    if (cell.includes("...")) return CATALOG.filter((e) => e.id.startsWith(`${base}.`) && sideMeasures(RIVET_PROFILE, e.id)).map((e) => e.id);
     return full;
   };
   it("names every metric the Rivet side measures outside the scaling group, and only those", () => {
     expect(start).toBeGreaterThan(0);
     const listed = rows.flatMap((r) => named(r.split(" | ")[0]));
-    const measured = CATALOG.filter((e) => e.sides.includes("rivet") && e.group !== "scale").map((e) => e.id);
+    const measured = [...CATALOG.filter((e) => sideMeasures(RIVET_PROFILE, e.id) && e.group !== "scale").map((e) => e.id), ...RIVET_PROFILE.openRates.map((r) => `open.r${r}`)];
     expect([...new Set(listed)].sort()).toEqual([...new Set(measured)].sort());
   });
   it("gives the Rivet side's open-model rates as the catalog has them", () => {
     const open = rows.find((r) => r.startsWith("| `open."))!;
-    expect(open).toContain(`${OPEN_RATES.rivet.slice(0, -1).join(", ")} and ${OPEN_RATES.rivet.at(-1)} per second`);
+    expect(open).toContain(`${RIVET_PROFILE.openRates.slice(0, -1).join(", ")} and ${RIVET_PROFILE.openRates.at(-1)} per second`);
   });
 });
 

@@ -3,6 +3,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { RIVET_PROFILE } from "../workloads/sides/rivet/profile";
+import { CLOUDFLARE_PROFILE } from "../workloads/sides/cloudflare/profile";
 import { parse } from "yaml";
 import { runProgram, stackConfigFromFiles, valueOf, type Registered } from "./pulumiProgram";
 import { CLOUD_NETWORK } from "../cluster/topology";
@@ -31,7 +33,7 @@ const groupRuns = () => commands().filter((c) => c.name.endsWith("-run"));
 /** What a run command gets on stdin (the RemoteRunRequest, no credential). */
 const requestOf = (c: Registered) =>
   JSON.parse(unwrap(c.inputs.stdin) as string) as {
-    request: { side: string; tasks?: Array<{ side: string; group: string }>; runArgs: string[]; rivet?: { gatewayUrl: string; engineConfig: { gatewayPath: string } }; cloudflare?: { url: string } };
+    request: { side: string; tasks?: Array<{ side: string; group: string }>; runArgs: string[]; targets: { rivet?: { gatewayUrl: string; engineConfig: { gatewayPath: string } }; cloudflare?: { url: string } } };
     containerUrl: string;
     prefix: string;
   };
@@ -42,7 +44,7 @@ const tasksOf = (c: Registered) => {
 };
 const takes = (c: Registered, side: string) => tasksOf(c).some((t) => t.startsWith(`${side}.`));
 /** The eastus2 pass as the planner lays it out (both sides, overlapIdle default; the plan itself is checked in workloads/experiment/passPlan.test.ts). */
-const PLANNED = planPass(["rivet", "cloudflare"], GROUPS, true).map(passRunName);
+const PLANNED = planPass([RIVET_PROFILE, CLOUDFLARE_PROFILE], GROUPS, true).map(passRunName);
 
 beforeAll(async () => {
   ({ registered, exports: programExports } = await runProgram("eastus2", cfg, false, ["actor-bench:cloudflareApiToken"]));
@@ -59,7 +61,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     const rivetRuns = groupRuns().filter((c) => takes(c, "rivet"));
     expect(rivetRuns.flatMap(tasksOf).filter((t) => t.startsWith("rivet."))).toHaveLength(GROUPS.length);
     for (const r of rivetRuns) {
-      const t = requestOf(r).request.rivet!;
+      const t = requestOf(r).request.targets.rivet!;
       expect(t.gatewayUrl).toBe("http://10.40.1.11:6420");
       expect(t.engineConfig.gatewayPath).toMatch(/^zone: the Engine in the runner's zone 1 \(10\.40\.1\.11\)/);
       // The manifest lists the Engine's raised caps with the rest of its config.
@@ -77,8 +79,8 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     const runs = balanced.filter((r) => r.type === "command:remote:Command" && r.name.endsWith("-run") && takes(r, "rivet"));
     expect(runs.length).toBeGreaterThan(0);
     for (const r of runs) {
-      expect(requestOf(r).request.rivet!.gatewayUrl).toBe("http://10.40.1.100:6420");
-      expect(requestOf(r).request.rivet!.engineConfig.gatewayPath).toMatch(/^balanced/);
+      expect(requestOf(r).request.targets.rivet!.gatewayUrl).toBe("http://10.40.1.100:6420");
+      expect(requestOf(r).request.targets.rivet!.engineConfig.gatewayPath).toMatch(/^balanced/);
     }
   });
 
@@ -254,9 +256,9 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     // A shared run names both targets and its order; a run of one group keeps its --side and --groups.
     expect(PLANNED[0]).toBe("cloudflare.wake+rivet.create+rivet.wake+rivet.warm");
     expect(requestOf(runs[0]).request).toMatchObject({ side: "cloudflare", tasks: [{ side: "cloudflare", group: "wake" }, { side: "rivet", group: "create" }, { side: "rivet", group: "wake" }, { side: "rivet", group: "warm" }] });
-    expect(requestOf(runs[0]).request.rivet && requestOf(runs[0]).request.cloudflare).toBeTruthy();
+    expect(requestOf(runs[0]).request.targets.rivet && requestOf(runs[0]).request.targets.cloudflare).toBeTruthy();
     expect(requestOf(runs[3]).request.runArgs.slice(-4)).toEqual(["--side", "cloudflare", "--groups", "create"]);
-    expect(requestOf(runs[3]).request.rivet).toBeUndefined();
+    expect(requestOf(runs[3]).request.targets.rivet).toBeUndefined();
     expect(runs[0].dependencies).toEqual(expect.arrayContaining([probe.urn, credentials.urn]));
     for (let i = 1; i < runs.length; i++) expect(runs[i].dependencies).toContain(runs[i - 1].urn);
     for (const r of runs) {
@@ -276,7 +278,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     }
     // The default request path: the Engine in the runner's zone (the first zone's Engine VM).
     for (const r of runs.filter((x) => takes(x, "rivet"))) {
-      expect(requestOf(r).request.rivet!.gatewayUrl).toBe(`http://${CLOUD_NETWORK.engineAddresses[0]}:6420`);
+      expect(requestOf(r).request.targets.rivet!.gatewayUrl).toBe(`http://${CLOUD_NETWORK.engineAddresses[0]}:6420`);
     }
     const [report] = of("pulumi-nodejs:dynamic/actor-bench:BenchmarkReport");
     expect(report.inputs.resultsRoot).toBe(`${process.cwd()}/results`);
@@ -303,7 +305,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     const cfRuns = groupRuns().filter((r) => takes(r, "cloudflare"));
     const workerUrns = of("cloudflare:index/workersScript:WorkersScript").map((w) => w.urn);
     for (const r of cfRuns) {
-      expect(requestOf(r).request.cloudflare!.url).toBe(`https://${scriptName}.bench-account.workers.dev`);
+      expect(requestOf(r).request.targets.cloudflare!.url).toBe(`https://${scriptName}.bench-account.workers.dev`);
       expect(r.dependencies.some((d) => workerUrns.includes(d)), "the run waits for the Worker").toBe(true);
     }
     // The Worker's token reaches the runner in its credentials file only (a secret), never in a run's request.

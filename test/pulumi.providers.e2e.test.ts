@@ -56,8 +56,10 @@ describe("dynamic providers in the real provider host", () => {
     const checked = await host.check(engineUrn, {}, engineIn);
     expect(checked.failures).toEqual([]);
     const engine = await host.create(engineUrn, checked.inputs);
-    const engineDaemon = engine.props.daemon as { pid: number; ready: { enginePid: number; appPid: number } };
-    expect(alive(engineDaemon.pid) && alive(engineDaemon.ready.enginePid) && alive(engineDaemon.ready.appPid)).toBe(true);
+    const engineDaemon = engine.props.daemon as { pid: number; ready: { pids: number[]; target: { enginePid: number; appPid: number } } };
+    // The daemon names the Engine's and the app's processes, as the Rivet side's launch started them.
+    expect(engineDaemon.ready.pids).toEqual(expect.arrayContaining([engineDaemon.ready.target.enginePid, engineDaemon.ready.target.appPid]));
+    expect(alive(engineDaemon.pid) && engineDaemon.ready.pids.every(alive)).toBe(true);
     expect(engine.props.gatewayUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
     const workerUrn = urnOf(T("LocalWorker"), "local-worker");
@@ -132,7 +134,7 @@ describe("dynamic providers in the real provider host", () => {
 
     // A dead Engine: refresh sees it gone; Delete still cleans up.
     const engineTree = [engineDaemon.pid, ...descendants(engineDaemon.pid)];
-    expect(engineTree).toEqual(expect.arrayContaining([engineDaemon.ready.enginePid, engineDaemon.ready.appPid]));
+    expect(engineTree).toEqual(expect.arrayContaining(engineDaemon.ready.pids));
     process.kill(engineDaemon.pid, "SIGKILL");
     const deadline = Date.now() + 10_000;
     while (engineTree.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));

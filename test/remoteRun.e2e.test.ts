@@ -79,7 +79,7 @@ const UPLOAD_SAS = () => azurite.policySas(RESULT_POLICY_IDS.upload);
 /** What the stack's run command gets on stdin: the request, no credential. */
 function runRequest(side: "rivet" | "cloudflare", group: string, runArgs: string[], target: Record<string, unknown>): RemoteRunRequest {
   return {
-    request: { side, runArgs: [...runArgs, "--side", side, "--groups", group], stack: "eastus2-test", blobRoot: `${appDir}/runs`, [side]: target } as RemoteRunRequest["request"],
+    request: { side, runArgs: [...runArgs, "--side", side, "--groups", group], stack: "eastus2-test", blobRoot: `${appDir}/runs`, targets: { [side]: target } },
     containerUrl: azurite.containerUrl,
     prefix: `eastus2-test/${side}.${group}`,
   };
@@ -266,9 +266,11 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
           runArgs: ["--preset", "quick", "--samples", TINY_SAMPLES, "--cf-wake-idle-ms", "15000"],
           stack: "eastus2-test",
           blobRoot: `${appDir}/runs`,
-          rivet: rivetTarget(),
-          cloudflare: { url: worker.url, versions: { cloudflareCompatibilityDate: "test" }, runtime, startedBy: "remote-run test: local workerd" },
-        } as unknown as RemoteRunRequest["request"],
+          targets: {
+            rivet: rivetTarget(),
+            cloudflare: { url: worker.url, versions: { cloudflareCompatibilityDate: "test" }, runtime, startedBy: "remote-run test: local workerd" },
+          },
+        },
         containerUrl: azurite.containerUrl,
         prefix: "eastus2-test/cloudflare.wake+rivet.create+rivet.warm",
       };

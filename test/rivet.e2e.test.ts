@@ -3,6 +3,7 @@
  * app registered as its runner, over real HTTP on loopback. Small counts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RIVET_PROFILE } from "../workloads/sides/rivet/profile";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -135,8 +136,8 @@ describe("the Rivet driver stages (the stage plan through measureRuntimes)", () 
   });
 
   it("writes every Rivet metric of the contract, one sample per attempt", () => {
-    // The quick preset's groups (the scaling group is off in quick; workloads/sides/floor/floor.test.ts runs it).
-    const expected = defaultGroups("quick").flatMap((g) => metricsOf("rivet", g));
+    // The quick preset's groups (the scaling group is off in quick; workloads/sides/floor/floor.e2e.test.ts runs it).
+    const expected = defaultGroups("quick").flatMap((g) => metricsOf(RIVET_PROFILE, g));
     expect(Object.keys(run.manifest.stages).sort()).toEqual(expected.map((m) => `rivet.${m}`).sort());
     for (const m of expected) {
       const st = run.manifest.stages[`rivet.${m}`];

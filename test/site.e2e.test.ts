@@ -7,7 +7,8 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { buildSite, type Site } from "../analysis/report/site";
 import { generateReport } from "../analysis/report/report";
 import { compareRuns } from "../analysis/report/compare";
-import { CATALOG, SIDE_NAMES, type Side } from "../analysis/contract/catalog";
+import { CATALOG, type Side } from "../analysis/contract/catalog";
+import { LEGACY_BOOK } from "../analysis/contract/sideProfile";
 import type { SummaryRow } from "../analysis/stats/summary";
 import { fixture, hostileRun, type S } from "./fixtures";
 
@@ -110,7 +111,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the static site in headless Chromium (sk
     await page.waitForFunction(() => document.body.getAttribute("data-charts") !== null, undefined, { timeout: 60_000 });
     expect(await page.getAttribute("body", "data-charts")).toBe("rendered");
     const charts = await page.$$eval(".chart", (divs) => divs.map((d) => ({ name: d.getAttribute("data-chart"), marks: d.querySelectorAll("svg g[class*='mark-'] path, svg g[class*='mark-'] rect, svg g[class*='mark-'] line").length })));
-    // The default run has no scaling group, so no scale chart (workloads/sides/floor/floor.test.ts draws one).
+    // The default run has no scaling group, so no scale chart (workloads/sides/floor/floor.e2e.test.ts draws one).
     expect(charts.map((c) => c.name)).toEqual(expect.arrayContaining(["headline", "same-clock", "cdf-create", "cdf-wake", "hist-create"]));
     for (const c of charts) expect(c.marks, `${c.name} has SVG marks`).toBeGreaterThan(0);
 
@@ -125,7 +126,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the static site in headless Chromium (sk
       const label = CATALOG.find((e) => e.id === row.metric)?.label;
       const line = table.rows.find((r) => r[0] === label);
       if (!label || !line) continue;
-      const col = table.head.findIndex((h) => h.startsWith(`${SIDE_NAMES[row.side as Side]}:`));
+      const col = table.head.findIndex((h) => h.startsWith(`${LEGACY_BOOK.get(row.side as Side).name}:`));
       if (col < 0) continue;
       const [p50, p90, p99] = triple(line[col]);
       expect(close(p50, row.p50) && close(p90, row.p90) && close(p99, row.p99), `${row.side} ${row.metric}: page ${line[col]}, summary.json ${row.p50} / ${row.p90} / ${row.p99}`).toBe(true);

@@ -1,79 +1,47 @@
 import { describe, expect, it } from "vitest";
-import { CATALOG, chartMetric, GROUPS, isColdMetric, METRIC_ORDER, metricsOf, PRESETS, RUNTIMES, sampleCount, SIDES, catalogEntry, THROUGHPUT_METHOD, throughputText } from "./catalog";
+import { CATALOG, chartMetric, GROUPS, isColdMetric, METRIC_ORDER, metricEntry, metricRank, metricsOf, sideEntries, sideMeasures, catalogEntry } from "./catalog";
 
-/** The reference's n per row and side (its headline and throughput tables), written out independently of the catalog. */
-const REFERENCE_N: Record<string, { rivet?: number; cloudflare?: number }> = {
-  "create.ping": { rivet: 1500, cloudflare: 200 },
-  "create.unique": { cloudflare: 200 },
-  "create.read": { rivet: 1200, cloudflare: 200 },
-  "create.write": { rivet: 1200, cloudflare: 200 },
-  "wake.ping": { rivet: 1200, cloudflare: 200 },
-  "wake.read": { rivet: 1200, cloudflare: 200 },
-  "wake.write": { rivet: 1200, cloudflare: 200 },
-  "warm.ping": { rivet: 2000, cloudflare: 300 },
-  "warm.getOrCreate": { rivet: 2000 },
-  "sqlite.read": { rivet: 1200, cloudflare: 300 },
-  "sqlite.write": { rivet: 1200, cloudflare: 300 },
-  "sqlite.scan": { rivet: 1000, cloudflare: 300 },
-  "burst.c1": { rivet: 500, cloudflare: 500 },
-  "burst.c8": { rivet: 500, cloudflare: 500 },
-  "burst.c32": { rivet: 500, cloudflare: 500 },
-  "burst.c128": { rivet: 500, cloudflare: 500 },
-  seqwrite: { rivet: 5000, cloudflare: 2000 },
-};
+// Two profiles of the catalog's own fields, written here: one side with optional metrics and open rates, one with none.
+const withExtras = { optionalMetrics: ["create.unique", "baseline.noop"], openRates: [50, 5] };
+const plain = { optionalMetrics: [], openRates: [] };
 
 describe("metric catalog", () => {
-  it("the full preset takes the reference's n on each side", () => {
-    for (const [id, want] of Object.entries(REFERENCE_N)) {
-      for (const side of RUNTIMES) {
-        const e = catalogEntry(id);
-        expect(e.sides.includes(side), `${side} ${id}`).toBe(want[side] !== undefined);
-        if (want[side] !== undefined) expect(sampleCount(e, PRESETS.full[side]), `${side} ${id}`).toBe(want[side]);
-      }
-    }
-  });
-  it("the floor measures every metric both runtimes share, with at least the larger side's count in every preset", () => {
-    for (const e of CATALOG.filter((x) => RUNTIMES.every((r) => x.sides.includes(r)))) {
-      expect(e.sides, e.id).toContain("floor");
-      for (const counts of Object.values(PRESETS)) {
-        expect(sampleCount(e, counts.floor), e.id).toBeGreaterThanOrEqual(Math.max(...RUNTIMES.map((r) => sampleCount(e, counts[r]))));
-      }
-    }
-    // Side-only stages stay with their side.
-    expect(catalogEntry("create.unique").sides).toEqual(["cloudflare"]);
-    expect(catalogEntry("warm.getOrCreate").sides).toEqual(["rivet"]);
-  });
   it("every design metric id is in the catalog, once, in the design's order of groups", () => {
     expect(new Set(METRIC_ORDER).size).toBe(METRIC_ORDER.length);
-    for (const id of [...Object.keys(REFERENCE_N), "baseline.noop"]) expect(METRIC_ORDER).toContain(id);
+    for (const id of ["create.ping", "create.unique", "wake.write", "warm.getOrCreate", "baseline.noop", "sqlite.scan", "seqwrite", "burst.c128", "scale.burst.e10000"]) expect(METRIC_ORDER).toContain(id);
     for (const e of CATALOG) expect(GROUPS).toContain(e.group);
   });
   it("coldness follows the kind: creates, wakes and bursts need a proven fresh start; nothing else does", () => {
     expect(["create.ping", "create.unique", "wake.write", "burst.c128", "open.r5"].map(isColdMetric)).toEqual([true, true, true, true, true]);
     expect(["warm.ping", "sqlite.read", "seqwrite", "baseline.noop", "rtt.c1.r1"].map(isColdMetric)).toEqual([false, false, false, false, false]);
   });
-  it("side-only metrics stay with their side", () => {
-    expect(metricsOf("rivet", "warm")).toEqual(["warm.ping", "warm.getOrCreate"]);
-    expect(metricsOf("cloudflare", "warm")).toEqual(["warm.ping", "baseline.noop"]);
-    expect(metricsOf("cloudflare", "create")).toContain("create.unique");
-    expect(metricsOf("rivet", "create")).not.toContain("create.unique");
-    expect(metricsOf("rivet", "burst")).toEqual(["burst.c1", "burst.c8", "burst.c32", "burst.c128", "open.r5", "open.r10", "open.r20"]);
+  it("an open-model stage at any rate is a metric, ranked after the bursts and before the scaling group", () => {
+    expect(metricEntry("open.r400")?.throughput).toEqual({ mode: "open", ratePerSecond: 400 });
+    expect(metricEntry("open.r0")).toBeUndefined();
+    expect(metricEntry("open.rx")).toBeUndefined();
+    expect(metricRank("open.r5")).toBe(metricRank("open.r400"));
+    expect(metricRank("open.r5")).toBeGreaterThan(metricRank("burst.c128"));
+    expect(metricRank("open.r5")).toBeLessThan(metricRank("scale.wake.e0"));
   });
-  it("the headline chart's create bar is the DO's unique-id create, Rivet's create.ping", () => {
-    expect(chartMetric("cloudflare", "create")).toBe("create.unique");
-    expect(chartMetric("rivet", "create")).toBe("create.ping");
-    expect(chartMetric("rivet", "request")).toBe("warm.ping");
+  it("a side measures the shared metrics, the optional ones its profile lists and its own open rates", () => {
+    expect(sideMeasures(plain, "create.unique")).toBe(false);
+    expect(sideMeasures(withExtras, "create.unique")).toBe(true);
+    expect(sideMeasures(plain, "warm.ping")).toBe(true);
+    expect(sideMeasures(withExtras, "open.r50")).toBe(true);
+    expect(sideMeasures(withExtras, "open.r100")).toBe(false);
+    expect(sideMeasures(plain, "nothing")).toBe(false);
+    expect(metricsOf(withExtras, "warm")).toEqual(["warm.ping", "baseline.noop"]);
+    expect(metricsOf(plain, "warm")).toEqual(["warm.ping"]);
+    expect(metricsOf(withExtras, "burst")).toEqual(["burst.c1", "burst.c8", "burst.c32", "burst.c128", "open.r5", "open.r50"]);
+    const ids = sideEntries(withExtras).map((e) => e.id);
+    expect(ids.indexOf("open.r50")).toBeLessThan(ids.indexOf("scale.wake.e0"));
+  });
+  it("the headline chart's create bar is a side's optional create where it has one, else create.ping", () => {
+    expect(chartMetric(withExtras, "create")).toBe("create.unique");
+    expect(chartMetric(plain, "create")).toBe("create.ping");
+    expect(chartMetric(plain, "request")).toBe("warm.ping");
   });
   it("an unknown metric is named", () => expect(() => catalogEntry("create.pong")).toThrow(/"create.pong" is not a metric of the catalog/));
-});
-
-describe("throughputText", () => {
-  it("says in words the method the report's arithmetic uses for each side", () => {
-    for (const side of SIDES) {
-      expect(throughputText(side)).toMatch(THROUGHPUT_METHOD[side] === "littles-law" ? /^Little's law/ : /^measured: completions \/ stage wall time$/);
-    }
-    expect(THROUGHPUT_METHOD.cloudflare).toBe("littles-law");
-  });
 });
 
 describe("the catalog's own fields for what the views print and the plan sends", () => {

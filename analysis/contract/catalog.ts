@@ -1,3 +1,5 @@
+import type { SideProfile } from "./sideProfile";
+
 /**
  * The metric catalog: one entry per metric, and every list the driver, the
  * report and the tests use is derived from it (metric order, groups, sides,
@@ -20,15 +22,8 @@ export const WORKLOAD = {
   readSeed: 42,
 } as const;
 
-/**
- * The two runtimes, and the floor: the same operations on a plain Node HTTP
- * server over one SQLite file per key, no actor system (workloads/sides/floor/), the
- * physical limit each runtime's overhead is read against.
- */
-export const SIDES = ["rivet", "cloudflare", "floor"] as const;
-/** The sides that are actor runtimes (the headline compares these; the floor is read beside them). */
-export const RUNTIMES = ["rivet", "cloudflare"] as const satisfies readonly Side[];
-export type Side = (typeof SIDES)[number];
+/** A side's id; each side's package declares its profile (analysis/contract/sideProfile.ts). */
+export type Side = string;
 
 /**
  * Suite order. Bursts late: they leave hundreds of awake actors behind
@@ -38,41 +33,8 @@ export type Side = (typeof SIDES)[number];
 export const GROUPS = ["create", "wake", "warm", "sqlite", "seqwrite", "burst", "scale"] as const;
 export type Group = (typeof GROUPS)[number];
 
-/**
- * What every view says about a side, in one place: its names, the clock its
- * `ms` is read from (the reference's protocol; the client's own round trip is
- * `ms` on Rivet and the floor, `clientMs` on the DO side), the same-clock
- * column's head and its own clock's (the reference's), its colour in every
- * chart, and the process whose log is read for machine limits.
- */
-export const SIDE_WORDS: Record<Side, { name: string; short: string; clock: string; clockShort: string; clientColumn: string; ownColumn: string; runtimeProcess: string; colour: string }> = {
-  rivet: {
-    name: "Rivet Actor", short: "Rivet", clock: "client round trip through the Engine gateway (driver hrtime)", clockShort: "client round trip",
-    clientColumn: "Rivet Actor (client)", ownColumn: "Rivet Actor (client)", runtimeProcess: "Engine", colour: "#4c78a8",
-  },
-  cloudflare: {
-    name: "Durable Object", short: "DO", clock: "Worker's Date.now() around the awaited DO call", clockShort: "Worker-timed DO call",
-    clientColumn: "Durable Object (client, via the Worker)", ownColumn: "Durable Object (Worker's clock)", runtimeProcess: "workerd", colour: "#f58518",
-  },
-  floor: {
-    name: "Floor (Node http + SQLite file)", short: "Floor", clock: "client round trip to a plain Node server (driver hrtime)", clockShort: "client round trip",
-    clientColumn: "Floor (client)", ownColumn: "Floor (client)", runtimeProcess: "floor server", colour: "#54a24b",
-  },
-};
-
-const wordOf = <K extends keyof (typeof SIDE_WORDS)[Side]>(k: K) => Object.fromEntries(Object.entries(SIDE_WORDS).map(([side, w]) => [side, w[k]])) as Record<Side, string>;
-export const SIDE_NAMES = wordOf("name");
-export const SIDE_SHORT = wordOf("short");
-/** Which clock each side's `ms` is read from. */
-export const SIDE_CLOCKS = wordOf("clock");
-
-/** Whether a side's `ms` is the driver's own round trip; where not, the driver's is `clientMs`. */
-export const MS_IS_CLIENT_CLOCK: Record<Side, boolean> = { rivet: true, cloudflare: false, floor: true };
-
 /** The driver's clock steps: process.hrtime, written to the nanosecond (ms with six decimals). */
 export const CLIENT_TICK_MS = 0.000001;
-/** The step of each side's `ms` clock: the Worker's Date.now() steps in whole milliseconds. */
-export const MS_TICK: Record<Side, number> = { rivet: CLIENT_TICK_MS, cloudflare: 1, floor: CLIENT_TICK_MS };
 
 /**
  * cold: a create or wake; a sample counts only when the actor proves a fresh instance.
@@ -92,7 +54,8 @@ export type SampleCounts = Record<CountKey, number>;
 export interface MetricEntry {
   id: string;
   group: Group;
-  sides: readonly Side[];
+  /** Measured only by the sides whose profile lists it (optionalMetrics); absent: by every side. */
+  optional?: true;
   kind: MetricKind;
   /** The preset count that sets n (for an open-model stage: seconds, times its rate). */
   count: CountKey;
@@ -122,106 +85,109 @@ export const BURST_CONCURRENCY = [1, 8, 32, 128] as const;
 export const SCALE_LEVELS = [0, 100, 1000, 10000] as const;
 /** The scaling group's burst concurrency (one level of the burst group's). */
 export const SCALE_BURST_CONCURRENCY = 32;
-/**
- * Arrival rates (creates per second) of the open-model stages, kept below
- * each side's closed-loop capacity on a 2-core machine: a rate at the knee
- * measures the knee, not the side (the floor's 400/s, measured: docs/local-runs.md).
- */
-export const OPEN_RATES: Record<Side, readonly number[]> = { rivet: [5, 10, 20], cloudflare: [50, 100, 200], floor: [50, 100, 200] };
 /** Most requests an open-model stage has outstanding; past that, sends are late and the lateness counts. */
 export const OPEN_MAX_IN_FLIGHT = 256;
 
-/**
- * How the report turns a closed-loop stage into a rate: measured (completions /
- * wall time), or Little's law on the mean `ms` (the reference's for the DO,
- * whose `ms` is Worker-timed), with the measured rate beside it.
- */
-export const THROUGHPUT_METHOD: Record<Side, "measured" | "littles-law"> = { rivet: "measured", cloudflare: "littles-law", floor: "measured" };
-
-const THROUGHPUT_TEXT: Record<(typeof THROUGHPUT_METHOD)[Side], string> = {
-  measured: "measured: completions / stage wall time",
-  "littles-law": "Little's law on the Worker-timed mean (the reference's), with the driver's measured rate beside it",
+/** How a throughput method reads, in a side's adapter properties and in a column head. */
+export const THROUGHPUT_TEXT: Record<SideProfile["throughputMethod"], { text: string; head: string }> = {
+  measured: { text: "measured: completions / stage wall time", head: "measured: completions / wall time" },
+  "littles-law": { text: "Little's law on the Worker-timed mean (the reference's), with the driver's measured rate beside it", head: "Little's law on Worker-timed ms" },
 };
-
-/** A throughput method as a column head names it. */
-export const THROUGHPUT_HEAD: Record<(typeof THROUGHPUT_METHOD)[Side], string> = {
-  measured: "measured: completions / wall time",
-  "littles-law": "Little's law on Worker-timed ms",
-};
-
-/** A side's throughput method in words, for its adapter's properties (one source with the report's arithmetic). */
-export function throughputText(side: Side): string {
-  return THROUGHPUT_TEXT[THROUGHPUT_METHOD[side]];
-}
-
-const ALL_SIDES = SIDES;
 
 export const CATALOG: readonly MetricEntry[] = [
-  { id: "create.ping", group: "create", sides: ALL_SIDES, kind: "cold", firstRequest: "ping", count: "createPing", label: "Actor create, first request answered (no storage)", chart: "create" },
-  { id: "create.unique", group: "create", sides: ["cloudflare"], kind: "cold", firstRequest: "ping", count: "createPing", label: "Actor create, unique id (DO only)", chart: "create" },
-  { id: "create.read", group: "create", sides: ALL_SIDES, kind: "cold", firstRequest: "read", count: "createRead", label: "Create, first request is a SQLite read" },
-  { id: "create.write", group: "create", sides: ALL_SIDES, kind: "cold", firstRequest: "write", count: "createWrite", label: "Create, first request is a durable SQLite write" },
-  { id: "wake.ping", group: "wake", sides: ALL_SIDES, kind: "cold", firstRequest: "ping", count: "wake", label: "Actor wake, first request answered" },
-  { id: "wake.read", group: "wake", sides: ALL_SIDES, kind: "cold", firstRequest: "read", count: "wake", label: "Wake, first request is a SQLite read" },
-  { id: "wake.write", group: "wake", sides: ALL_SIDES, kind: "cold", firstRequest: "write", count: "wake", label: "Wake, first request is a durable SQLite write" },
-  { id: "warm.ping", group: "warm", sides: ALL_SIDES, kind: "warm", count: "warm", label: "Warm request (no storage)", chart: "request" },
-  { id: "warm.getOrCreate", group: "warm", sides: ["rivet"], kind: "warm", count: "warm", label: "Warm request, getOrCreate (Rivet only)" },
-  { id: "baseline.noop", group: "warm", sides: ["cloudflare"], kind: "baseline", count: "warm", label: "Client to Worker, no DO call (/noop)" },
-  { id: "sqlite.read", group: "sqlite", sides: ALL_SIDES, kind: "warm", count: "sqliteRead", label: "SQLite point read, warm, round trip",
+  { id: "create.ping", group: "create", kind: "cold", firstRequest: "ping", count: "createPing", label: "Actor create, first request answered (no storage)", chart: "create" },
+  { id: "create.unique", group: "create", optional: true, kind: "cold", firstRequest: "ping", count: "createPing", label: "Actor create, unique id (DO only)", chart: "create" },
+  { id: "create.read", group: "create", kind: "cold", firstRequest: "read", count: "createRead", label: "Create, first request is a SQLite read" },
+  { id: "create.write", group: "create", kind: "cold", firstRequest: "write", count: "createWrite", label: "Create, first request is a durable SQLite write" },
+  { id: "wake.ping", group: "wake", kind: "cold", firstRequest: "ping", count: "wake", label: "Actor wake, first request answered" },
+  { id: "wake.read", group: "wake", kind: "cold", firstRequest: "read", count: "wake", label: "Wake, first request is a SQLite read" },
+  { id: "wake.write", group: "wake", kind: "cold", firstRequest: "write", count: "wake", label: "Wake, first request is a durable SQLite write" },
+  { id: "warm.ping", group: "warm", kind: "warm", count: "warm", label: "Warm request (no storage)", chart: "request" },
+  { id: "warm.getOrCreate", group: "warm", optional: true, kind: "warm", count: "warm", label: "Warm request, getOrCreate (Rivet only)" },
+  { id: "baseline.noop", group: "warm", optional: true, kind: "baseline", count: "warm", label: "Client to Worker, no DO call (/noop)" },
+  { id: "sqlite.read", group: "sqlite", kind: "warm", count: "sqliteRead", label: "SQLite point read, warm, round trip",
     inActor: { label: "SQLite point read, warm, in the actor (its SQL interval, performance.now())", field: "sqlMs" } },
-  { id: "sqlite.write", group: "sqlite", sides: ALL_SIDES, kind: "warm", count: "sqliteWrite", label: "SQLite durable write (1 row), round trip", chart: "write",
+  { id: "sqlite.write", group: "sqlite", kind: "warm", count: "sqliteWrite", label: "SQLite durable write (1 row), round trip", chart: "write",
     inActor: { label: "SQLite durable write (1 row), in the actor (its SQL interval, performance.now())", field: "sqlMs" } },
-  { id: "sqlite.scan", group: "sqlite", sides: ALL_SIDES, kind: "warm", count: "sqliteScan", label: `SQLite scan of ${WORKLOAD.scanRows.toLocaleString("en-US")} rows, round trip` },
-  { id: "seqwrite", group: "seqwrite", sides: ALL_SIDES, kind: "warm", count: "seqWrite", throughput: { mode: "sequential" }, throughputLabel: "Sequential durable writes on one actor (woken once)" },
-  ...BURST_CONCURRENCY.map((c): MetricEntry => ({ id: `burst.c${c}`, group: "burst", sides: ALL_SIDES, kind: "cold", count: "burstAttempts", throughput: { mode: "burst", concurrency: c }, throughputLabel: `Burst creates at concurrency ${c}` })),
-  ...SIDES.flatMap((side) => OPEN_RATES[side].map((r): MetricEntry => ({ id: `open.r${r}`, group: "burst", sides: [side], kind: "cold", count: "openSeconds", throughput: { mode: "open", ratePerSecond: r } }))),
+  { id: "sqlite.scan", group: "sqlite", kind: "warm", count: "sqliteScan", label: `SQLite scan of ${WORKLOAD.scanRows.toLocaleString("en-US")} rows, round trip` },
+  { id: "seqwrite", group: "seqwrite", kind: "warm", count: "seqWrite", throughput: { mode: "sequential" }, throughputLabel: "Sequential durable writes on one actor (woken once)" },
+  ...BURST_CONCURRENCY.map((c): MetricEntry => ({ id: `burst.c${c}`, group: "burst", kind: "cold", count: "burstAttempts", throughput: { mode: "burst", concurrency: c }, throughputLabel: `Burst creates at concurrency ${c}` })),
   ...SCALE_LEVELS.flatMap((level): MetricEntry[] => [
-    { id: `scale.wake.e${level}`, group: "scale", sides: ALL_SIDES, kind: "cold", count: "scaleWake", scale: { level, op: "wake" } },
-    { id: `scale.create.e${level}`, group: "scale", sides: ALL_SIDES, kind: "cold", count: "scaleCreate", scale: { level, op: "create" } },
-    { id: `scale.burst.e${level}`, group: "scale", sides: ALL_SIDES, kind: "cold", count: "scaleBurst", scale: { level, op: "burst" }, throughput: { mode: "burst", concurrency: SCALE_BURST_CONCURRENCY } },
+    { id: `scale.wake.e${level}`, group: "scale", kind: "cold", count: "scaleWake", scale: { level, op: "wake" } },
+    { id: `scale.create.e${level}`, group: "scale", kind: "cold", count: "scaleCreate", scale: { level, op: "create" } },
+    { id: `scale.burst.e${level}`, group: "scale", kind: "cold", count: "scaleBurst", scale: { level, op: "burst" }, throughput: { mode: "burst", concurrency: SCALE_BURST_CONCURRENCY } },
   ]),
 ];
 
-const BY_ID = new Map<string, MetricEntry>();
-for (const e of CATALOG) {
-  const had = BY_ID.get(e.id);
-  // open.r<rate> may repeat across sides only when the sides differ.
-  BY_ID.set(e.id, had ? { ...had, sides: [...had.sides, ...e.sides] } : e);
-}
+const BY_ID = new Map<string, MetricEntry>(CATALOG.map((e) => [e.id, e]));
 
-/** Canonical metric order: catalog order, first occurrence. */
-export const METRIC_ORDER: readonly string[] = [...BY_ID.keys()];
+/** An open-model stage at `rate` creates a second; each side's profile says which rates it takes. */
+export function openModelEntry(rate: number): MetricEntry {
+  return { id: `open.r${rate}`, group: "burst", kind: "cold", count: "openSeconds", throughput: { mode: "open", ratePerSecond: rate } };
+}
+const OPEN_ID = /^open\.r([1-9]\d{0,5})$/;
+/** Where the open-model stages stand in the metric order: after the bursts, before the scaling group. */
+const OPEN_SLOT = "open.r*";
+
+/** Canonical metric order: catalog order, the open-model stages (by rate) after the bursts. */
+export const METRIC_ORDER: readonly string[] = (() => {
+  const ids = [...BY_ID.keys()];
+  const firstScale = ids.findIndex((id) => BY_ID.get(id)!.group === "scale");
+  return [...ids.slice(0, firstScale), OPEN_SLOT, ...ids.slice(firstScale)];
+})();
+
+/** A metric's rank in METRIC_ORDER (open-model stages share their slot; the caller orders them by rate), or -1. */
+export function metricRank(id: string): number {
+  return METRIC_ORDER.indexOf(OPEN_ID.test(id) ? OPEN_SLOT : id);
+}
 
 /** The entry of a catalog metric, or undefined for anything else (e.g. the driver benchmark's own series). */
 export function metricEntry(id: string): MetricEntry | undefined {
-  return BY_ID.get(id);
+  const open = OPEN_ID.exec(id);
+  return open ? openModelEntry(Number(open[1])) : BY_ID.get(id);
 }
 
 /** The entry of a catalog metric; throws naming the id when it is not one. */
 export function catalogEntry(id: string): MetricEntry {
-  const e = BY_ID.get(id);
+  const e = metricEntry(id);
   if (!e) throw new Error(`"${id}" is not a metric of the catalog (analysis/contract/catalog.ts); known: ${METRIC_ORDER.join(", ")}`);
   return e;
 }
 
 /** Whether a metric's samples count only with a proven cold start. Anything outside the catalog is not. */
 export function isColdMetric(id: string): boolean {
-  return BY_ID.get(id)?.kind === "cold";
+  return metricEntry(id)?.kind === "cold";
+}
+
+/** Whether a side measures a metric: every side the shared ones, a side its optional ones and its own open-model rates. */
+export function sideMeasures(p: Pick<SideProfile, "optionalMetrics" | "openRates">, id: string): boolean {
+  const e = metricEntry(id);
+  if (!e) return false;
+  if (e.throughput?.mode === "open") return p.openRates.includes(e.throughput.ratePerSecond);
+  return !e.optional || p.optionalMetrics.includes(id);
 }
 
 /**
  * The metric a side's bar shows in the headline chart's group `role`: the
- * side's own entry with that role where it has one (the DO's unique-id create,
- * as the reference draws it), else the shared one.
+ * side's own optional entry with that role where it has one (the DO's
+ * unique-id create, as the reference draws it), else the shared one.
  */
-export function chartMetric(side: Side, role: NonNullable<MetricEntry["chart"]>): string | undefined {
-  const withRole = CATALOG.filter((e) => e.chart === role && e.sides.includes(side));
-  return (withRole.find((e) => e.sides.length === 1) ?? withRole[0])?.id;
+export function chartMetric(p: Pick<SideProfile, "optionalMetrics" | "openRates">, role: NonNullable<MetricEntry["chart"]>): string | undefined {
+  const withRole = CATALOG.filter((e) => e.chart === role && sideMeasures(p, e.id));
+  return (withRole.find((e) => e.optional) ?? withRole[0])?.id;
 }
 
-/** Metric ids one side writes for one group, in catalog order. */
-export function metricsOf(side: Side, group: Group): string[] {
-  return CATALOG.filter((e) => e.group === group && e.sides.includes(side)).map((e) => e.id);
+/** Every metric a side measures, in metric order: the shared ones, its optional ones, its open-model rates after the bursts. */
+export function sideEntries(p: Pick<SideProfile, "optionalMetrics" | "openRates">): MetricEntry[] {
+  const open = [...p.openRates].sort((a, b) => a - b).map(openModelEntry);
+  const shared = CATALOG.filter((e) => sideMeasures(p, e.id));
+  const at = shared.findIndex((e) => e.group === "scale");
+  return at < 0 ? [...shared, ...open] : [...shared.slice(0, at), ...open, ...shared.slice(at)];
+}
+
+/** Metric ids one side writes for one group, in metric order. */
+export function metricsOf(p: Pick<SideProfile, "optionalMetrics" | "openRates">, group: Group): string[] {
+  return sideEntries(p).filter((e) => e.group === group).map((e) => e.id);
 }
 
 /** Samples a side takes for a metric under the given counts. */
@@ -230,51 +196,36 @@ export function sampleCount(e: MetricEntry, counts: SampleCounts): number {
   return t?.mode === "open" ? t.ratePerSecond * counts.openSeconds : counts[e.count];
 }
 
-const same = (c: SampleCounts) => ({ rivet: c, cloudflare: c, floor: c });
-
 /**
- * Sample counts per preset and side. `full` is the reference's n for each side
- * (Rivet 1,000 to 5,000 per row; Durable Objects 200 to 2,000); the others
- * scale it down and give every side the same n. `local`, the default, is
- * sized so that its repetitions of every headline row finish within about
- * ten minutes on a 2-core machine; `large` is the older single-run size with
- * the scaling group.
+ * Sample counts per preset, the same for every side unless its package says
+ * otherwise. `full` is the reference's n (Rivet's 1,000 to 5,000 per row; the
+ * Durable Object side gives its own, 200 to 2,000); the others scale it down.
+ * `local`, the default, is sized so that its repetitions of every headline
+ * row finish within about ten minutes on a 2-core machine; `large` is the
+ * older single-run size with the scaling group.
  */
 export const PRESETS = {
-  quick: same({
+  quick: {
     createPing: 20, createRead: 20, createWrite: 20, wake: 10, warm: 100,
     sqliteRead: 50, sqliteWrite: 50, sqliteScan: 20, burstAttempts: 128, seqWrite: 100, openSeconds: 3,
     scaleCreate: 10, scaleWake: 10, scaleBurst: 32,
-  }),
-  local: same({
+  },
+  local: {
     createPing: 40, createRead: 30, createWrite: 30, wake: 15, warm: 200,
     sqliteRead: 150, sqliteWrite: 150, sqliteScan: 60, burstAttempts: 128, seqWrite: 200, openSeconds: 3,
     scaleCreate: 20, scaleWake: 20, scaleBurst: 64,
-  }),
-  large: same({
+  },
+  large: {
     createPing: 300, createRead: 240, createWrite: 240, wake: 120, warm: 500,
     sqliteRead: 300, sqliteWrite: 300, sqliteScan: 200, burstAttempts: 256, seqWrite: 1000, openSeconds: 5,
     scaleCreate: 100, scaleWake: 100, scaleBurst: 128,
-  }),
-  full: {
-    rivet: {
-      createPing: 1500, createRead: 1200, createWrite: 1200, wake: 1200, warm: 2000,
-      sqliteRead: 1200, sqliteWrite: 1200, sqliteScan: 1000, burstAttempts: 500, seqWrite: 5000, openSeconds: 10,
-      scaleCreate: 200, scaleWake: 200, scaleBurst: 256,
-    },
-    cloudflare: {
-      createPing: 200, createRead: 200, createWrite: 200, wake: 200, warm: 300,
-      sqliteRead: 300, sqliteWrite: 300, sqliteScan: 300, burstAttempts: 500, seqWrite: 2000, openSeconds: 10,
-      scaleCreate: 200, scaleWake: 200, scaleBurst: 256,
-    },
-    // The floor takes the larger of the two sides' counts: it is read against both.
-    floor: {
-      createPing: 1500, createRead: 1200, createWrite: 1200, wake: 1200, warm: 2000,
-      sqliteRead: 1200, sqliteWrite: 1200, sqliteScan: 1000, burstAttempts: 500, seqWrite: 5000, openSeconds: 10,
-      scaleCreate: 200, scaleWake: 200, scaleBurst: 256,
-    },
   },
-} as const satisfies Record<string, Record<Side, SampleCounts>>;
+  full: {
+    createPing: 1500, createRead: 1200, createWrite: 1200, wake: 1200, warm: 2000,
+    sqliteRead: 1200, sqliteWrite: 1200, sqliteScan: 1000, burstAttempts: 500, seqWrite: 5000, openSeconds: 10,
+    scaleCreate: 200, scaleWake: 200, scaleBurst: 256,
+  },
+} as const satisfies Record<string, SampleCounts>;
 export type PresetName = keyof typeof PRESETS;
 
 /**

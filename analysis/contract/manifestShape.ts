@@ -5,6 +5,8 @@
  * the contract says, named by its path, or null.
  */
 
+import { profileProblem } from "./sideProfile";
+
 type Check = (x: unknown) => string | null;
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
@@ -51,6 +53,13 @@ export function manifestShapeProblem(m: unknown): string | null {
     { status: str, failure: str, settings: object, code: object },
   )(m, "manifest");
   if (top) return top;
+  if (m.sideProfiles !== undefined) {
+    if (!Array.isArray(m.sideProfiles)) return `manifest.sideProfiles must be a list, got ${describe(m.sideProfiles)}`;
+    for (const [i, p] of m.sideProfiles.entries()) {
+      const q = profileProblem(p, `manifest.sideProfiles[${i}]`);
+      if (q) return q;
+    }
+  }
   for (const [k, v] of Object.entries(m.versions as Record<string, unknown>)) if (typeof v !== "string") return `manifest.versions.${k} must be text, got ${describe(v)}`;
   const c = m.code === undefined ? null : code(m.code, "manifest.code");
   if (c) return c;

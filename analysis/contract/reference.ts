@@ -22,6 +22,12 @@ export const REFERENCE = {
 const f = (p50: number, p90: number, p99: number, n: number): ReferenceFigure => ({ p50, p90, p99, n });
 
 /** The reference's headline rows, by this project's metric id; a side it did not measure is absent. */
+/** The sides the reference measured, in its order, with the words its table heads use. */
+export const REFERENCE_SIDES: ReadonlyArray<{ side: "rivet" | "cloudflare"; name: string }> = [
+  { side: "rivet", name: "Rivet" },
+  { side: "cloudflare", name: "Durable Object" },
+];
+
 export const REFERENCE_HEADLINE: Record<string, { rivet?: ReferenceFigure; cloudflare?: ReferenceFigure }> = {
   "create.ping": { rivet: f(4.9, 7.18, 7.59, 1500), cloudflare: f(222, 394, 1028, 200) },
   "create.unique": { cloudflare: f(169, 258, 875, 200) },

@@ -7,7 +7,8 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseJsonLines } from "./jsonLines";
-import { GROUPS, metricEntry, SIDES } from "./catalog";
+import { GROUPS, sideMeasures } from "./catalog";
+import { sideBookOf, type SideBook, type SideProfile } from "./sideProfile";
 
 export const MANIFEST_SCHEMA = 1;
 
@@ -115,6 +116,8 @@ export interface ManifestLike {
   repetitions?: Repetition[];
   /** The machine's calibration at the run's start (analysis/stats/calibration.ts); absent in older runs. Read through readCalibration. */
   calibration?: unknown;
+  /** Each side's profile, as its package declared it, in the registry's order; absent in runs before 2026-12-05 (read through sideBookOf). */
+  sideProfiles?: SideProfile[];
 }
 
 /** A run id: the UTC minute a run started, with -2, -3, ... when that minute was taken. */
@@ -137,22 +140,23 @@ export function listedNameProblem(name: string): string | null {
  * machine: a known side and a catalog metric that side measures, or the
  * analytics file of a known group.
  */
-export function benchmarkFileProblem(name: string): string | null {
+export function benchmarkFileProblem(name: string, sides: SideBook): string | null {
   const analytics = /^raw\/cloudflare\.analytics\.([a-z]+)\.jsonl$/.exec(name);
   if (analytics) return (GROUPS as readonly string[]).includes(analytics[1]) ? null : `"${analytics[1]}" is not a stage group`;
   const m = /^(?:raw\/([a-z]+)\.(.+)\.jsonl|stages\/([a-z]+)\.(.+)\.json)$/.exec(name);
   if (!m) return "not raw/<side>.<metric>.jsonl or stages/<side>.<metric>.json";
   const side = m[1] ?? m[3];
   const metric = m[2] ?? m[4];
-  if (!(SIDES as readonly string[]).includes(side)) return `"${side}" is not a side (${SIDES.join(", ")})`;
-  if (!metricEntry(metric)?.sides.includes(side as (typeof SIDES)[number])) return `"${metric}" is not a metric the ${side} side measures (analysis/contract/catalog.ts)`;
+  if (!sides.order.includes(side)) return `"${side}" is not a side of the run (${sides.order.join(", ")})`;
+  if (!sideMeasures(sides.get(side), metric)) return `"${metric}" is not a metric the ${side} side measures (analysis/contract/catalog.ts and its profile)`;
   return null;
 }
 
 /** Throws RunDirError naming the first entry of a benchmark run's manifest that may not be written. */
-export function checkBenchmarkFiles(files: Record<string, unknown>, where: string): void {
-  for (const name of Object.keys(files)) {
-    const p = benchmarkFileProblem(name);
+export function checkBenchmarkFiles(m: Pick<ManifestLike, "files" | "stages" | "sideProfiles">, where: string): void {
+  const sides = sideBookOf(m);
+  for (const name of Object.keys(m.files)) {
+    const p = benchmarkFileProblem(name, sides);
     if (p) throw new RunDirError(`${where}: lists "${name}", which a benchmark run may not hold (${p}); nothing was written`);
   }
 }

@@ -3,7 +3,10 @@ import * as vega from "vega";
 import * as vl from "vega-lite";
 import { barLogDomain, chartSpecs } from "./charts";
 import { loadRun } from "./report";
-import { CATALOG, SIDE_SHORT, SIDE_WORDS, SIDES, type Side } from "../contract/catalog";
+import { CATALOG, sideMeasures, type Side } from "../contract/catalog";
+import { LEGACY_BOOK } from "../contract/sideProfile";
+
+const SIDES = LEGACY_BOOK.order;
 import { fixture, type S } from "../../test/fixtures";
 
 const run = (n: number, ms: number, cold = false): S[] => Array.from({ length: n }, (_, i) => ({ ms: ms + (i % 7) * 0.1, cold }));
@@ -53,11 +56,11 @@ describe("the charts' specs", () => {
       expect(cs.length, `${name} is coloured`).toBeGreaterThan(0);
       for (const c of cs) {
         expect(c.field, name).toBe("sideShort");
-        expect(c.scale?.domain, name).toEqual(SIDES.map((s) => SIDE_SHORT[s]));
-        expect(c.scale?.range, name).toEqual(SIDES.map((s) => SIDE_WORDS[s].colour));
+        expect(c.scale?.domain, name).toEqual(SIDES.map((s) => LEGACY_BOOK.get(s).short));
+        expect(c.scale?.range, name).toEqual(SIDES.map((s) => LEGACY_BOOK.get(s).colour));
       }
     }
-    expect(new Set(SIDES.map((s) => SIDE_WORDS[s].colour)).size).toBe(SIDES.length);
+    expect(new Set(SIDES.map((s) => LEGACY_BOOK.get(s).colour)).size).toBe(SIDES.length);
   });
 
   it("draw the same-clock bars on a log scale, each with height and its p50 written above it", async () => {
@@ -78,7 +81,7 @@ describe("the charts' specs", () => {
     // Every side on the same values, the DO's client clock included: three bars of one height side by side.
     const same = (ms: number, cold = false): S[] => run(20, ms, cold).map((x) => ({ ...x, clientMs: x.ms }));
     // Every headline row, so the bars are as narrow as in a full run.
-    for (const e of CATALOG.filter((x) => x.label && !x.throughput)) for (const side of e.sides) stages[`${side}.${e.id}`] = { samples: same(1.23, e.kind === "cold") };
+    for (const e of CATALOG.filter((x) => x.label && !x.throughput)) for (const side of SIDES.filter((x) => sideMeasures(LEGACY_BOOK.get(x), e.id))) stages[`${side}.${e.id}`] = { samples: same(1.23, e.kind === "cold") };
     const l = loadRun(fixture(stages));
     const spec = chartSpecs(l.m, l.samples, l.summary).find((s) => s.name === "same-clock")!.spec;
     const labels = await drawn(spec, "text");

@@ -4,9 +4,10 @@ import * as vega from "vega";
 import * as vl from "vega-lite";
 import { Resvg } from "@resvg/resvg-js";
 import type { ManifestLike } from "../contract/verify";
-import { clientPercentiles, msIsClientClock, msTick, stageStatistics, statsOf, type RawSample, type RunSummary } from "../stats/summary";
+import { clientPercentiles, msIsClientClock, msTick, profileIn, stageStatistics, statsOf, type RawSample, type RunSamples, type RunSummary } from "../stats/summary";
 import { linearInterval, type Interval } from "../stats/repetitions";
-import { CATALOG, CLIENT_TICK_MS, chartMetric, GROUPS, metricEntry, SIDE_NAMES, SIDE_SHORT, SIDE_WORDS, SIDES, type Side } from "../contract/catalog";
+import { CATALOG, CLIENT_TICK_MS, chartMetric, GROUPS, metricEntry, sideMeasures } from "../contract/catalog";
+import type { SideBook } from "../contract/sideProfile";
 import { nearestRank } from "../stats/percentiles";
 // d3-array for domains, ticks and bins only: its quantiles interpolate (R-7), and percentiles here are nearest rank.
 import { bin, extent, ticks } from "d3-array";
@@ -23,31 +24,33 @@ async function render(spec: vl.TopLevelSpec, outDir: string, name: string): Prom
   writeFileSync(join(outDir, `${name}.png`), png);
 }
 
-const sortedMs = (samples: Map<string, RawSample[]>, side: Side, metric: string): readonly number[] => statsOf(samples, side, metric)?.sortedMs ?? [];
+const sortedMs = (samples: RunSamples, side: string, metric: string): readonly number[] => statsOf(samples, side, metric)?.sortedMs ?? [];
 
 /**
  * Data of the headline chart, each side on its own clock (the reference's):
  * the request group is the side's median warm round trip; the create and
  * write groups subtract that median from every sample first.
  */
-export function headlineData(samples: Map<string, RawSample[]>, summary: RunSummary): Array<{ group: string; side: string; sideShort: string; ms: number; n: number } & Interval> {
+export function headlineData(samples: RunSamples, summary: RunSummary): Array<{ group: string; side: string; sideShort: string; ms: number; n: number } & Interval> {
   const out: Array<{ group: string; side: string; sideShort: string; ms: number; n: number } & Interval> = [];
-  const rowOf = (side: Side, metric: string) => summary.rows.find((r) => r.side === side && r.metric === metric);
-  for (const side of SIDES) {
-    const request = chartMetric(side, "request")!;
-    const base = sortedMs(samples, side, request);
-    if (base.length === 0) continue;
+  const rowOf = (side: string, metric: string) => summary.rows.find((r) => r.side === side && r.metric === metric);
+  for (const side of summary.sides.order) {
+    const p = summary.sides.get(side);
+    const request = chartMetric(p, "request");
+    const base = request ? sortedMs(samples, side, request) : [];
+    if (!request || base.length === 0) continue;
     const baseline = nearestRank(base, 50);
-    const name = `${SIDE_NAMES[side]} (${SIDE_WORDS[side].clockShort})`;
-    const sideShort = SIDE_SHORT[side];
+    const name = `${p.name} (${p.clockShort})`;
+    const sideShort = p.short;
     const baseRow = rowOf(side, request);
     const baseReps = baseRow?.repetitions.perRep.p50 ?? [];
     out.push({ group: "Warm request (the baseline)", side: name, sideShort, ms: baseline, n: base.length, ...(baseRow ? bounds(baseRow.repetitions.ci.p50) : NO_INTERVAL) });
     for (const [group, role] of [["Create minus baseline", "create"], ["Write minus baseline", "write"]] as const) {
-      const metric = chartMetric(side, role)!;
+      const metric = chartMetric(p, role);
+      if (!metric) continue;
       const xs = sortedMs(samples, side, metric).map((x) => x - baseline);
       const reps = rowOf(side, metric)?.repetitions.perRep.p50 ?? [];
-      const tick = msTick(side, metric);
+      const tick = msTick(p, metric);
       // Repetition by repetition, the stage's p50 minus that repetition's baseline; none on a clock too coarse to subtract.
       const diff = reps.length === baseReps.length && tick <= CLIENT_TICK_MS ? linearInterval(reps.map((x, r) => x - baseReps[r]), tick) : NO_INTERVAL;
       if (xs.length) out.push({ group, side: name, sideShort, ms: nearestRank(xs, 50), n: xs.length, ...bounds(diff) });
@@ -64,15 +67,16 @@ const bounds = (c: Interval): Interval => ({ lo: c.lo, hi: c.hi });
  * for every latency row, with the 95% interval over repetitions of a fresh
  * run's p50 on that clock (null where the run has none).
  */
-export function sameClockData(samples: Map<string, RawSample[]>, summary: RunSummary): Array<{ metric: string; side: string; sideShort: string; ms: number; n: number } & Interval> {
+export function sameClockData(samples: RunSamples, summary: RunSummary): Array<{ metric: string; side: string; sideShort: string; ms: number; n: number } & Interval> {
   const out: Array<{ metric: string; side: string; sideShort: string; ms: number; n: number } & Interval> = [];
   for (const e of CATALOG.filter((x) => x.label && !x.throughput)) {
-    for (const side of e.sides) {
+    for (const side of summary.sides.order.filter((x) => sideMeasures(summary.sides.get(x), e.id))) {
+      const prof = summary.sides.get(side);
       const p = clientPercentiles(samples, side, e.id);
-      if (!p || out.some((o) => o.metric === e.id && o.side === SIDE_NAMES[side])) continue;
+      if (!p || out.some((o) => o.metric === e.id && o.side === prof.name)) continue;
       const row = summary.rows.find((r) => r.side === side && r.metric === e.id);
-      const spread = row?.clientRepetitions ?? (row && msIsClientClock(side, e.id) ? row.repetitions : undefined);
-      out.push({ metric: e.id, side: SIDE_NAMES[side], sideShort: SIDE_SHORT[side], ms: Math.max(p.p50, 0.01), n: p.n, ...(spread ? bounds(spread.ci.p50) : NO_INTERVAL) });
+      const spread = row?.clientRepetitions ?? (row && msIsClientClock(prof, e.id) ? row.repetitions : undefined);
+      out.push({ metric: e.id, side: prof.name, sideShort: prof.short, ms: Math.max(p.p50, 0.01), n: p.n, ...(spread ? bounds(spread.ci.p50) : NO_INTERVAL) });
     }
   }
   return out;
@@ -86,15 +90,15 @@ const INTERVAL_RULES = {
 };
 
 /** Empirical CDF points of each series, thinned to at most MAX_POINTS evenly spaced ranks. */
-export function cdfData(samples: Map<string, RawSample[]>, group: string): Array<{ series: string; sideShort: string; metric: string; ms: number; fraction: number }> {
+export function cdfData(samples: RunSamples, group: string): Array<{ series: string; sideShort: string; metric: string; ms: number; fraction: number }> {
   const out: Array<{ series: string; sideShort: string; metric: string; ms: number; fraction: number }> = [];
   for (const [key, s] of samples) {
     const [side, ...rest] = key.split(".");
     const metric = rest.join(".");
     if (metricEntry(metric)?.group !== group || metricEntry(metric)?.throughput?.mode === "open") continue;
-    const xs = stageStatistics(side, metric, s).sortedMs;
+    const xs = stageStatistics(profileIn(samples, side), metric, s).sortedMs;
     const step = Math.max(1, Math.ceil(xs.length / MAX_POINTS));
-    const sideShort = SIDE_SHORT[side as Side] ?? side;
+    const sideShort = profileIn(samples, side).short;
     const series = `${sideShort} ${metric}`;
     for (let i = 0; i < xs.length; i += step) out.push({ series, sideShort, metric, ms: Math.max(xs[i], 0.01), fraction: (i + 1) / xs.length });
     if (xs.length && (xs.length - 1) % step !== 0) out.push({ series, sideShort, metric, ms: Math.max(xs[xs.length - 1], 0.01), fraction: 1 });
@@ -102,16 +106,23 @@ export function cdfData(samples: Map<string, RawSample[]>, group: string): Array
   return out;
 }
 
-/** One colour per side in every chart: the side's short name, coloured as the catalog says. */
-const SIDE_COLOUR = {
-  field: "sideShort",
-  type: "nominal",
-  title: null,
-  scale: { domain: SIDES.map((x) => SIDE_SHORT[x]), range: SIDES.map((x) => SIDE_WORDS[x].colour) },
-} as const;
+/** " (none on the <short>'s whole-ms clock)": the sides whose own clock is too coarse to subtract, where there are any. */
+function coarseClocks(book: SideBook): string {
+  const coarse = book.order.map((x) => book.get(x)).filter((p) => !p.msIsClientClock && p.msTick > CLIENT_TICK_MS);
+  return coarse.length ? ` (none on the ${coarse.map((p) => `${p.short}'s`).join(" or ")} whole-ms clock${coarse.length > 1 ? "s" : ""})` : "";
+}
 
-/** Bars of one group side by side in the catalog's order of the sides, as the tables list them. */
-const SIDE_ORDER = { field: "sideShort", type: "nominal", sort: SIDES.map((x) => SIDE_SHORT[x]) } as const;
+/** One colour per side in every chart: the side's short name, coloured as its profile says. */
+const sideColour = (book: SideBook) =>
+  ({
+    field: "sideShort",
+    type: "nominal",
+    title: null,
+    scale: { domain: book.order.map((x) => book.get(x).short), range: book.order.map((x) => book.get(x).colour) },
+  }) as const;
+
+/** Bars of one group side by side in the registry's order of the sides, as the tables list them. */
+const sideOrder = (book: SideBook) => ({ field: "sideShort", type: "nominal", sort: book.order.map((x) => book.get(x).short) }) as const;
 
 /**
  * Each bar's value written above it (p50 ms, three significant digits) and
@@ -154,13 +165,13 @@ export function logDomain(values: readonly number[]): [number, number] {
  * by d3's bin on log10(ms) (so a 5 ms and a 5 s tail both show), as
  * {series, from, to, count} in ms.
  */
-export function histogramData(samples: Map<string, RawSample[]>, group: string): Array<{ series: string; sideShort: string; from: number; to: number; count: number }> {
+export function histogramData(samples: RunSamples, group: string): Array<{ series: string; sideShort: string; from: number; to: number; count: number }> {
   const all: Array<{ series: string; ms: number }> = [];
   for (const [key, s] of samples) {
     const [side, ...rest] = key.split(".");
     const metric = rest.join(".");
     if (metricEntry(metric)?.group !== group || metricEntry(metric)?.throughput) continue;
-    for (const ms of stageStatistics(side, metric, s).sortedMs) all.push({ series: `${SIDE_SHORT[side as Side] ?? side} ${metric}`, ms: Math.max(ms, 0.01) });
+    for (const ms of stageStatistics(profileIn(samples, side), metric, s).sortedMs) all.push({ series: `${profileIn(samples, side).short} ${metric}`, ms: Math.max(ms, 0.01) });
   }
   if (all.length === 0) return [];
   const [lo, hi] = logDomain(all.map((x) => x.ms));
@@ -176,12 +187,12 @@ export function histogramData(samples: Map<string, RawSample[]>, group: string):
 }
 
 /** The scaling chart's points: p50 and p99 of each side's creates and wakes against the actors existing. */
-export function scaleChartData(rows: readonly ScaleRow[]): Array<{ series: string; sideShort: string; op: string; percentile: string; existing: number; ms: number }> {
+export function scaleChartData(rows: readonly ScaleRow[], book: SideBook): Array<{ series: string; sideShort: string; op: string; percentile: string; existing: number; ms: number }> {
   const out: Array<{ series: string; sideShort: string; op: string; percentile: string; existing: number; ms: number }> = [];
   for (const r of rows) {
     if (r.op === "burst" || r.existing === null || r.n === 0) continue;
-    const series = `${SIDE_SHORT[r.side]} ${r.op}`;
-    const sideShort = SIDE_SHORT[r.side];
+    const series = `${book.get(r.side).short} ${r.op}`;
+    const sideShort = book.get(r.side).short;
     out.push({ series, sideShort, op: r.op, percentile: "p50", existing: r.existing, ms: Math.max(r.p50, 0.01) }, { series, sideShort, op: r.op, percentile: "p99", existing: r.existing, ms: Math.max(r.p99, 0.01) });
   }
   return out;
@@ -197,13 +208,15 @@ export interface ChartSpec {
  * Every chart of a run as a Vega-Lite spec, named; pure. The report renders
  * them to SVG and PNG, the site draws the same specs in the page.
  */
-export function chartSpecs(m: ManifestLike, samples: Map<string, RawSample[]>, summary: RunSummary): ChartSpec[] {
+export function chartSpecs(m: ManifestLike, samples: RunSamples, summary: RunSummary): ChartSpec[] {
+  const SIDE_COLOUR = sideColour(summary.sides);
+  const SIDE_ORDER = sideOrder(summary.sides);
   const specs: ChartSpec[] = [];
   const head = headlineData(samples, summary);
   if (head.length) {
     specs.push({ name: "headline", spec: {
       $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-      title: [`p50 ms, each side on its own clock, ${m.stack} run ${m.runId}`, "black rules: 95% intervals over repetitions (none on the DO's whole-ms clock)"],
+      title: [`p50 ms, each side on its own clock, ${m.stack} run ${m.runId}`, `black rules: 95% intervals over repetitions${coarseClocks(summary.sides)}`],
       width: 600,
       height: 260,
       data: { values: head },
@@ -234,7 +247,7 @@ export function chartSpecs(m: ManifestLike, samples: Map<string, RawSample[]>, s
       layer: [{ mark: { type: "bar" }, encoding: { y2: { datum: sameDomain[0] }, color: SIDE_COLOUR } }, INTERVAL_RULES, BAR_LABELS],
     } });
   }
-  const scale = scaleChartData(scaleRows(m, summary));
+  const scale = scaleChartData(scaleRows(m, summary), summary.sides);
   if (scale.length) {
     specs.push({ name: "scale", spec: {
       $schema: "https://vega.github.io/schema/vega-lite/v5.json",
@@ -299,7 +312,7 @@ export function chartSpecs(m: ManifestLike, samples: Map<string, RawSample[]>, s
 }
 
 /** Renders every chart of the run into outDir as <name>.svg and <name>.png; returns the names. */
-export async function renderCharts(m: ManifestLike, samples: Map<string, RawSample[]>, summary: RunSummary, outDir: string): Promise<string[]> {
+export async function renderCharts(m: ManifestLike, samples: RunSamples, summary: RunSummary, outDir: string): Promise<string[]> {
   const specs = chartSpecs(m, samples, summary);
   for (const { name, spec } of specs) await render(spec, outDir, name);
   return specs.map((c) => c.name);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { LEGACY_BOOK } from "../contract/sideProfile";
 import { comparisonWarnings, interleaved, stageStats } from "./compare";
 import type { ManifestLike } from "../contract/verify";
 import { repSpread } from "../stats/repetitions";
@@ -38,7 +39,7 @@ describe("the rows compare tests", () => {
   it("the DO on the driver's clock, its Worker clock a descriptive row beside it; Rivet on its own (the driver's)", () => {
     const spread = (v: number[]) => repSpread(v.map((x) => [x, x, x]), 0.000001);
     const row = (side: string, metric: string, ms: number[], client?: number[]) => ({ side, metric, n: 9, errors: 0, notCold: 0, restarts: 0, p50: 1, p90: 1, p99: 1, mean: 1, repetitions: spread(ms), ...(client ? { clientRepetitions: spread(client) } : {}) });
-    const s = stageStats({ rows: [row("rivet", "warm.ping", [4, 5, 6]), row("cloudflare", "warm.ping", [0, 1, 1], [0.6, 0.7, 0.8])], throughput: [] });
+    const s = stageStats({ rows: [row("rivet", "warm.ping", [4, 5, 6]), row("cloudflare", "warm.ping", [0, 1, 1], [0.6, 0.7, 0.8])], throughput: [], sides: LEGACY_BOOK });
     expect(Object.keys(s)).toEqual(["rivet.warm.ping", "cloudflare.warm.ping", "cloudflare.warm.ping (own clock)"]);
     expect(s["cloudflare.warm.ping"]).toMatchObject({ reps: { p50: [0.6, 0.7, 0.8] }, tick: 0.000001, clock: "client round trip" });
     expect(s["cloudflare.warm.ping (own clock)"]).toMatchObject({ reps: { p50: [0, 1, 1] }, tick: 1, descriptive: true });

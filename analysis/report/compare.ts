@@ -1,13 +1,13 @@
 import { stageKey } from "../contract/runDirContract";
 import { msTick, summarizeRun, type RunSummary } from "../stats/summary";
 import { verifyRunDir, type ManifestLike } from "../contract/verify";
-import { CLIENT_TICK_MS, SIDE_CLOCKS, type Side } from "../contract/catalog";
+import { CLIENT_TICK_MS } from "../contract/catalog";
 import { ms, table } from "./format";
 import { compareRows, FALSE_DISCOVERY_RATE, notInBoth, POWER, verdictText, type CompareRow, type StageStats } from "../stats/compareRows";
 import { calibrationDifferences, readCalibration } from "../stats/calibration";
 import type { RepSpread } from "../stats/repetitions";
 
-/** The key of a stage's second clock (the DO's Worker clock), shown and never tested. */
+/** The key of a stage's second clock (a side's own, where it is not the driver's), shown and never tested. */
 export const ownClockKey = (key: string) => `${key} (own clock)`;
 
 const asStats = (r: { n: number }, s: RepSpread, tick: number, clock: string, descriptive = false): StageStats => ({
@@ -17,17 +17,18 @@ const asStats = (r: { n: number }, s: RepSpread, tick: number, clock: string, de
 /**
  * Per compared row, in stage order: each repetition's percentiles on the
  * driver's clock (the one clock of every side), and where a side's own clock
- * is another (the DO's Worker clock), that clock as a descriptive row after it.
+ * is another, that clock as a descriptive row after it.
  */
 export function stageStats(s: RunSummary): Record<string, StageStats> {
   const out: Record<string, StageStats> = {};
   for (const r of s.rows) {
     const key = stageKey(r.side, r.metric);
+    const side = s.sides.get(r.side);
     if (r.clientRepetitions) {
       out[key] = asStats(r, r.clientRepetitions, CLIENT_TICK_MS, "client round trip");
-      out[ownClockKey(key)] = asStats(r, r.repetitions, msTick(r.side, r.metric), SIDE_CLOCKS[r.side as Side] ?? "own clock", true);
+      out[ownClockKey(key)] = asStats(r, r.repetitions, msTick(side, r.metric), side.clock, true);
     } else {
-      out[key] = asStats(r, r.repetitions, msTick(r.side, r.metric), "client round trip");
+      out[key] = asStats(r, r.repetitions, msTick(side, r.metric), "client round trip");
     }
   }
   return out;
@@ -102,7 +103,7 @@ export function comparisonMarkdown(dirA: string, dirB: string, a: { m: ManifestL
     `A and B are the geometric means of each run's repetition values, and B/A is their ratio, the quantity tested: a ${paired ? "paired t test on the log differences of repetitions run side by side" : "Welch t test on the logs of the repetitions' values"}, ` +
     `each row's variance drawn towards its family's common variance as far as their spread allows, and never below the clock's rounding. Each quantile is one family; a row is a real difference only when it passes Benjamini-Hochberg at a ${FALSE_DISCOVERY_RATE * 100}% false discovery rate over its family. ` +
     `"Detectable" is the smallest ratio (slower or faster) the row would have been called real at with ${POWER * 100}% power, were it the only row of its family that changed: a row "not detected" may still have changed by less. ` +
-    "Rows on a second clock (the Durable Object's Worker clock, whole milliseconds) are shown and not tested: the DO is tested on the driver's clock, like every side.";
+    "Rows on a second clock (a side's own, where it is not the driver's) are shown and not tested: every side is tested on the driver's clock.";
   const markdown =
     `A: ${dirA}\nB: ${dirB}\n${paired ? `Paired: the two arms of one interleaved session (${abOf(a.m)!.order.join(" ")})\n` : ""}` +
     (warnings.length ? `\nWarnings:\n${warnings.map((w) => `- ${w}`).join("\n")}\n` : "") +

@@ -1,5 +1,5 @@
 import { CATALOG } from "../contract/catalog";
-import { REFERENCE_HEADLINE, type ReferenceFigure } from "../contract/reference";
+import { REFERENCE_HEADLINE, REFERENCE_SIDES } from "../contract/reference";
 import type { RunSummary } from "../stats/summary";
 import { ms, table } from "./format";
 
@@ -9,21 +9,22 @@ export const REFERENCE_END = "<!-- reference:end -->";
 const pair = (x: { p50: number; p99: number } | undefined) => (x && !Number.isNaN(x.p50) ? `${ms(x.p50)} / ${ms(x.p99)}` : "-");
 
 /**
- * The reference's published headline beside a run's, row by row, each side
- * on the reference's own clock (Rivet: the driver's round trip; the DO: the
- * Worker's timer): p50 / p99 ms. A row either has on neither side is left out.
+ * The reference's published headline beside a run's, row by row, for each
+ * side the reference measured (analysis/contract/reference.ts), each on the
+ * reference's own clock for it: p50 / p99 ms. A row the run has on none of
+ * them is left out.
  */
 export function referenceMarkdown(s: RunSummary): string {
   const row = (side: string, metric: string) => s.rows.find((r) => r.side === side && r.metric === metric);
   const rows: string[][] = [];
   for (const e of CATALOG) {
-    const ref: { rivet?: ReferenceFigure; cloudflare?: ReferenceFigure } | undefined = REFERENCE_HEADLINE[e.id];
+    const ref = REFERENCE_HEADLINE[e.id];
     if (!ref || !e.label) continue;
-    const cells = [pair(ref.rivet), pair(row("rivet", e.id)), pair(ref.cloudflare), pair(row("cloudflare", e.id))];
-    if (cells[1] === "-" && cells[3] === "-") continue;
-    rows.push([e.label, ...cells]);
+    const measured = REFERENCE_SIDES.map(({ side }) => pair(row(side, e.id)));
+    if (measured.every((c) => c === "-")) continue;
+    rows.push([e.label, ...REFERENCE_SIDES.flatMap(({ side }, i) => [pair(ref[side]), measured[i]])]);
   }
-  return table(["Metric", "Rivet: reference", "Rivet: this run", "Durable Object: reference", "Durable Object: this run"], rows);
+  return table(["Metric", ...REFERENCE_SIDES.flatMap(({ name }) => [`${name}: reference`, `${name}: this run`])], rows);
 }
 
 /** Text with the block between the reference markers replaced; a clear error where the markers are missing. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { LEGACY_BOOK } from "../contract/sideProfile";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, appendFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
@@ -286,7 +287,7 @@ describe("headline chart data", () => {
       ["cloudflare.create.unique", [111, 211].map((ms) => ({ ok: true, ms, cold: true }))],
       ["cloudflare.create.ping", [999].map((ms) => ({ ok: true, ms, cold: true }))],
     ]);
-    const summary = { rows: [...samples].map(([k, s]) => summarize(k.split(".")[0], k.split(".").slice(1).join("."), s)), throughput: [] };
+    const summary = { rows: [...samples].map(([k, s]) => summarize(LEGACY_BOOK.get(k.split(".")[0]), k.split(".").slice(1).join("."), s)), throughput: [], sides: LEGACY_BOOK };
     expect(headlineData(samples, summary)).toEqual([
       { group: "Warm request (the baseline)", side: "Rivet Actor (client round trip)", sideShort: "Rivet", ms: 2, n: 3, lo: null, hi: null },
       { group: "Create minus baseline", side: "Rivet Actor (client round trip)", sideShort: "Rivet", ms: 20, n: 3, lo: null, hi: null },
@@ -359,27 +360,27 @@ describe("the floor beside the runtimes", () => {
     ["rivet.sqlite.write", Array.from({ length: 9 }, () => warm(2.5))],
   ]);
   it("each runtime's p50 over the floor's, all on the driver's clock: the difference with its sign, and the ratio", () => {
-    const md = floorCostMarkdown(samples);
+    const md = floorCostMarkdown(samples, LEGACY_BOOK);
     expect(md).toMatch(/^## Cost over the floor/);
     expect(md).toContain("| Warm request (no storage) | 0.50 / 0.50 / 0.50 | 9 | 2.00 | +1.50 | 4.0x | 1.50 | +1.00 | 3.0x |");
     expect(md).toContain("| SQLite durable write (1 row), round trip | 3.00 / 3.00 / 3.00 | 9 | 2.50 | -0.50 | 0.8x | - | - | - |");
     expect(md).not.toContain("| Actor create");
   });
   it("the same-clock table gains a floor column, with a header for every cell", () => {
-    const md = sameClockMarkdown(samples);
+    const md = sameClockMarkdown(samples, LEGACY_BOOK);
     const lines = md.split("\n").filter((l) => l.startsWith("|"));
     expect(lines[0]).toBe("| Metric | Rivet Actor (client) | n | Durable Object (client, via the Worker) | n | Floor (client) | n | DO client p50 minus /noop p50 |");
     for (const l of lines) expect(l.split("|").length, l).toBe(lines[0].split("|").length);
     expect(md).toContain("| Warm request (no storage) | 2.00 / 2.00 / 2.00 | 9 | 1.50 / 1.50 / 1.50 | 9 | 0.50 / 0.50 / 0.50 | 9 | - |");
-    expect(sameClockMarkdown(new Map([...samples].filter(([k]) => !k.startsWith("floor.")))).split("\n").find((l) => l.startsWith("| Metric"))).not.toContain("Floor");
+    expect(sameClockMarkdown(new Map([...samples].filter(([k]) => !k.startsWith("floor."))), LEGACY_BOOK).split("\n").find((l) => l.startsWith("| Metric"))).not.toContain("Floor");
   });
   it("no floor samples, no section; the headline gains the floor's columns only when the run has it", () => {
-    expect(floorCostMarkdown(new Map([...samples].filter(([k]) => !k.startsWith("floor."))))).toBe("");
+    expect(floorCostMarkdown(new Map([...samples].filter(([k]) => !k.startsWith("floor."))), LEGACY_BOOK)).toBe("");
     const row = (side: string, metric: string, p: number) => ({ side, metric, n: 9, errors: 0, notCold: 0, restarts: 0, p50: p, p90: p, p99: p, mean: p, repetitions: repSpread([[p]], 0.000001) });
-    const withFloor = headlineMarkdown({ rows: [row("rivet", "warm.ping", 2), row("floor", "warm.ping", 0.5)], throughput: [] });
+    const withFloor = headlineMarkdown({ rows: [row("rivet", "warm.ping", 2), row("floor", "warm.ping", 0.5)], throughput: [], sides: LEGACY_BOOK });
     expect(withFloor).toContain("| Floor (Node http + SQLite file): client round trip to a plain Node server (driver hrtime) | n | errors / cold flag wrong |");
     expect(withFloor).toContain("| Warm request (no storage) | 2.00 / 2.00 / 2.00 | 9 | 0 / 0 | - | - | - | 0.50 / 0.50 / 0.50 | 9 | 0 / 0 |");
-    expect(headlineMarkdown({ rows: [row("rivet", "warm.ping", 2)], throughput: [] })).not.toContain("Floor");
+    expect(headlineMarkdown({ rows: [row("rivet", "warm.ping", 2)], throughput: [], sides: LEGACY_BOOK })).not.toContain("Floor");
   });
 });
 
@@ -410,9 +411,9 @@ describe("what each group started from", () => {
 
 describe("which sides a table shows", () => {
   it("both runtimes always, in catalog order; the floor only where measured", () => {
-    expect(tableSides(new Set())).toEqual(["rivet", "cloudflare"]);
-    expect(tableSides(new Set(["cloudflare"]))).toEqual(["rivet", "cloudflare"]);
-    expect(tableSides(new Set(["floor", "rivet"]))).toEqual(["rivet", "cloudflare", "floor"]);
+    expect(tableSides(LEGACY_BOOK, new Set())).toEqual(["rivet", "cloudflare"]);
+    expect(tableSides(LEGACY_BOOK, new Set(["cloudflare"]))).toEqual(["rivet", "cloudflare"]);
+    expect(tableSides(LEGACY_BOOK, new Set(["floor", "rivet"]))).toEqual(["rivet", "cloudflare", "floor"]);
   });
 });
 

@@ -3,12 +3,14 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { verifyRunDir, type ManifestLike } from "../contract/verify";
 import { stageReps, stageSamples, unendedRepetition, stageKey, type RepStage, type StageRecord } from "../contract/runDirContract";
-import { clientPercentiles, orderedStages, statsOf, summarizeRun, type RawSample, type RunSummary, type SummaryRow } from "../stats/summary";
-import { CATALOG, CLIENT_TICK_MS, isColdMetric, RUNTIMES, SCALE_BURST_CONCURRENCY, SIDE_CLOCKS, SIDE_NAMES, SIDE_SHORT, SIDE_WORDS, SIDES, THROUGHPUT_HEAD, THROUGHPUT_METHOD, type Side } from "../contract/catalog";
+import { clientPercentiles, orderedStages, runSamples, statsOf, summarizeRun, type RawSample, type RunSamples, type RunSummary, type SummaryRow } from "../stats/summary";
+import { CATALOG, CLIENT_TICK_MS, isColdMetric, SCALE_BURST_CONCURRENCY, sideMeasures, THROUGHPUT_TEXT } from "../contract/catalog";
+import { floorsOf, LEGACY_BOOK, runtimesOf, sideBookOf, type SideBook, type SideProfile } from "../contract/sideProfile";
 import { scaleRows, type ScaleRow } from "../stats/scale";
 import { ci, codeBlock, codeSpan, escapeMd, ms, rate, signedMs, table, triple } from "./format";
 import { renderCharts } from "./charts";
-import { ANALYTICS_FILE, inDoBlocks, readAnalyticsLines, type InDoBlock } from "../stats/inDo";
+import { legacyCaveats, legacyReleaseLine } from "../contract/legacySides";
+import { ANALYTICS_FILE, platformBlocks, readAnalyticsLines, type PlatformBlock } from "../stats/platformTimes";
 import { geometricMean, groupByRep, repSpread } from "../stats/repetitions";
 import { CALIBRATION_MEASURES, calibrationMedian, readCalibration, type CalibrationMeasure } from "../stats/calibration";
 
@@ -21,19 +23,24 @@ export interface Report {
 }
 
 /**
- * The README's headline: at most six columns, the same clock first (the
- * driver's round trip on every side), the Durable Object's reference clock
- * beside it, p50 / p99, and one line for failures and cold proofs.
+ * The README's headline: a column per side on one clock (the driver's round
+ * trip), a side's own clock beside it where that is another, p50 / p99, and
+ * one line for failures and cold proofs.
  */
-export function readmeHeadlineMarkdown(s: RunSummary, samples: Map<string, RawSample[]>): string {
+export function readmeHeadlineMarkdown(s: RunSummary, samples: RunSamples): string {
   const measured = new Set(s.rows.map((r) => r.side));
   const pair = (p: { p50: number; p99: number } | null | undefined) => (p ? `${ms(p.p50)} / ${ms(p.p99)}` : "-");
+  // Each side's client column; a side whose own clock is another has that column beside it.
+  const columns = s.sides.order.flatMap((side) => {
+    const p = s.sides.get(side);
+    const client = { head: p.clientColumn, cell: (id: string) => pair(measured.has(side) ? clientPercentiles(samples, side, id) : null) };
+    const own = { head: p.ownColumn, cell: (id: string) => pair(s.rows.find((r) => r.side === side && r.metric === id)) };
+    return p.msIsClientClock ? [client] : [client, own];
+  });
   const rows: string[][] = [];
   for (const e of CATALOG) {
     if (!e.label || e.kind === "baseline") continue;
-    const client = (side: Side) => (measured.has(side) ? clientPercentiles(samples, side, e.id) : null);
-    const worker = s.rows.find((r) => r.side === "cloudflare" && r.metric === e.id);
-    const cells = [pair(client("rivet")), pair(client("cloudflare")), pair(worker), pair(client("floor"))];
+    const cells = columns.map((c) => c.cell(e.id));
     if (cells.every((c) => c === "-")) continue;
     const ns = [...new Set(s.rows.filter((r) => r.metric === e.id).map((r) => r.n))];
     rows.push([e.label, ...cells, ns.join(" / ")]);
@@ -42,28 +49,35 @@ export function readmeHeadlineMarkdown(s: RunSummary, samples: Map<string, RawSa
   const sum = (k: "errors" | "notCold" | "restarts") => s.rows.reduce((t, r) => t + r[k], 0);
   const proof = `Over every row of the run: failed calls ${sum("errors")}, creates or wakes not proven cold ${sum("notCold")}, restarts inside a series ${sum("restarts")}.`;
   return (
-    "Milliseconds, p50 / p99, nearest rank. The client columns are one clock on every side (the driver's process.hrtime from send to full reply); the Worker column is the Durable Object on the reference's clock (the Worker's Date.now() around the awaited DO call, whole ms). " +
+    `Milliseconds, p50 / p99, nearest rank. The client columns are one clock on every side (the driver's process.hrtime from send to full reply)${ownClocks(s.sides)}. ` +
     `${proof}
 
 ` +
-    table(["Metric", SIDE_WORDS.rivet.clientColumn, SIDE_WORDS.cloudflare.clientColumn, SIDE_WORDS.cloudflare.ownColumn, SIDE_WORDS.floor.clientColumn, "n"], rows)
+    table(["Metric", ...columns.map((c) => c.head), "n"], rows)
   );
 }
 
-export type Loaded = { m: ManifestLike; samples: Map<string, RawSample[]>; summary: RunSummary; inDo: InDoBlock[] };
+/** Each side's note on its own-clock column, where its own clock is not the driver's. */
+const ownClocks = (book: SideBook) =>
+  book.order
+    .map((x) => book.get(x))
+    .filter((p) => !p.msIsClientClock)
+    .map((p) => `; ${p.ownClockNote ?? `the ${p.ownColumn} column is the ${p.name} on its own clock (${p.clock})`}`)
+    .join("");
+
+export type Loaded = { m: ManifestLike; samples: RunSamples; summary: RunSummary; platform: PlatformBlock[] };
 
 export function loadRun(dir: string): Loaded {
   const m = verifyRunDir(dir);
-  const samples = new Map<string, RawSample[]>();
-  for (const s of orderedStages(m)) samples.set(stageKey(s.side, s.metric), stageSamples(dir, m, m.stages[stageKey(s.side, s.metric)]));
+  const samples = runSamples(orderedStages(m).map((s) => [stageKey(s.side, s.metric), stageSamples(dir, m, m.stages[stageKey(s.side, s.metric)])]), sideBookOf(m));
   const summary = summarizeRun(dir, m, (f) => {
     const st = Object.values(m.stages).find((x) => x.file === f)!;
     return samples.get(stageKey(st.side, st.metric))!;
   });
-  const inDo = Object.keys(m.files)
+  const platform = Object.keys(m.files)
     .filter((f) => ANALYTICS_FILE.test(f))
-    .flatMap((f) => inDoBlocks(readAnalyticsLines(readFileSync(join(dir, f), "utf8"), f)));
-  return { m, samples, summary, inDo };
+    .flatMap((f) => platformBlocks(readAnalyticsLines(readFileSync(join(dir, f), "utf8"), f)));
+  return { m, samples, summary, platform };
 }
 
 const row = (s: RunSummary, side: string, metric: string) => s.rows.find((r) => r.side === side && r.metric === metric);
@@ -74,9 +88,9 @@ export const FLAG = "⚠";
 const counts = (r: SummaryRow | undefined) =>
   r ? [String(r.n), `${r.errors}${flagged(r.n + r.errors + r.notCold, r.errors) ? ` ${FLAG}` : ""} / ${isColdMetric(r.metric) ? r.notCold : r.restarts}`] : ["-", "-"];
 
-/** A table's side columns: both runtimes always (a side not run shows "-"), any other side (the floor) where the run measured it. */
-export function tableSides(measured: ReadonlySet<string>): Side[] {
-  return [...RUNTIMES, ...SIDES.filter((x) => !(RUNTIMES as readonly Side[]).includes(x) && measured.has(x))];
+/** A table's side columns: every runtime always (a side not run shows "-"), a floor where the run measured it. */
+export function tableSides(book: SideBook, measured: ReadonlySet<string>): string[] {
+  return [...runtimesOf(book), ...floorsOf(book).filter((x) => measured.has(x))];
 }
 
 /**
@@ -84,8 +98,8 @@ export function tableSides(measured: ReadonlySet<string>): Side[] {
  * both sides side by side, each column naming its clock; n with errors and
  * wrong cold flags beside it.
  */
-export function headlineMarkdown(s: RunSummary, samples: Map<string, RawSample[]> = new Map()): string {
-  const sides = tableSides(new Set(s.rows.map((r) => r.side)));
+export function headlineMarkdown(s: RunSummary, samples: RunSamples = new Map()): string {
+  const sides = tableSides(s.sides, new Set(s.rows.map((r) => r.side)));
   const rows: string[][] = [];
   for (const e of CATALOG) {
     if (!e.label || rows.some((r) => r[0] === e.label)) continue;
@@ -93,7 +107,7 @@ export function headlineMarkdown(s: RunSummary, samples: Map<string, RawSample[]
     if (per.every((r) => !r)) continue;
     rows.push([e.label, ...per.flatMap((r) => [r ? triple(r.p50, r.p90, r.p99) : "-", ...counts(r)])]);
     if (e.inActor) {
-      // The actor's own interval: a side whose actor reports none (the DO, timed only by the Worker) shows "-".
+      // The actor's own interval: a side whose actor reports none shows "-".
       const cells = sides.flatMap((side) => {
         const p = statsOf(samples, side, e.id)?.interval(e.inActor!.field);
         if (!p) return ["-", "-", "-"];
@@ -102,29 +116,25 @@ export function headlineMarkdown(s: RunSummary, samples: Map<string, RawSample[]
       if (cells.some((c) => c !== "-")) rows.push([e.inActor.label, ...cells]);
     }
   }
-  const head = table(["Metric", ...sides.flatMap((side) => [`${SIDE_NAMES[side]}: ${SIDE_CLOCKS[side]}`, "n", "errors / cold flag wrong"])], rows);
-  const hasFloor = sides.includes("floor");
+  const head = table(["Metric", ...sides.flatMap((side) => [`${s.sides.get(side).name}: ${s.sides.get(side).clock}`, "n", "errors / cold flag wrong"])], rows);
   const tp: string[][] = [];
   for (const e of CATALOG.filter((x) => x.throughputLabel)) {
-    const metric = e.id;
-    const r = s.throughput.find((t) => t.side === "rivet" && t.metric === metric);
-    const cl = s.throughput.find((t) => t.side === "cloudflare" && t.metric === metric && t.method === "littles-law");
-    const cm = s.throughput.find((t) => t.side === "cloudflare" && t.metric === metric && t.method === "measured");
-    const f = s.throughput.find((t) => t.side === "floor" && t.metric === metric);
-    if (!r && !cl && !f) continue;
-    tp.push([
-      e.throughputLabel!,
-      r ? `${rate(r.perSecond)}/s (${r.errors} errors of ${r.attempts})` : "-",
-      cl && cm ? `${rate(cl.perSecond)}/s (${cl.errors} errors of ${cl.attempts}); measured by the driver: ${rate(cm.perSecond)}/s` : "-",
-      ...(hasFloor ? [f ? `${rate(f.perSecond)}/s (${f.errors} errors of ${f.attempts})` : "-"] : []),
-    ]);
+    const cells = sides.map((side) => {
+      const at = (method: string) => s.throughput.find((t) => t.side === side && t.metric === e.id && t.method === method);
+      const own = at(s.sides.get(side).throughputMethod);
+      const measured = at("measured");
+      if (!own) return null;
+      return `${rate(own.perSecond)}/s (${own.errors} errors of ${own.attempts})${own !== measured && measured ? `; measured by the driver: ${rate(measured.perSecond)}/s` : ""}`;
+    });
+    if (cells.every((c) => c === null)) continue;
+    tp.push([e.throughputLabel!, ...cells.map((c) => c ?? "-")]);
   }
-  const tpSide = (side: Side) => `${SIDE_SHORT[side]} (${THROUGHPUT_HEAD[THROUGHPUT_METHOD[side]]})`;
-  const tpHead = ["Throughput (closed loop, the reference's bursts)", tpSide("rivet"), tpSide("cloudflare"), ...(hasFloor ? [tpSide("floor")] : [])];
+  const tpSide = (side: string) => `${s.sides.get(side).short} (${THROUGHPUT_TEXT[s.sides.get(side).throughputMethod].head})`;
+  const tpHead = ["Throughput (closed loop, the reference's bursts)", ...sides.map(tpSide)];
   const tpTable = tp.length ? `\n\n${table(tpHead, tp)}` : "";
   return (
     "Milliseconds, p50 / p90 / p99, nearest rank, no trimming. Each side on its own clock, as the reference measures it; the same-clock table in the report puts the client's round trip on both sides. " +
-    (hasFloor ? "The floor is the same operations on a plain Node server over one SQLite file per key, with no actor system: the least this machine can do them in. " : "") +
+    sides.filter((side) => s.sides.get(side).role === "floor").map((side) => `${s.sides.get(side).about} `).join("") +
     `n is the samples the percentiles are taken over; failures are counted, never retried, and left out (${FLAG}: more than ${FLAG_FAILURE_SHARE * 100}% of the stage's attempts failed; the caveats say why). ` +
     "A create or wake counts only when the actor proves a fresh instance (the others are \"cold flag wrong\" and left out); on any other row \"cold flag wrong\" counts calls that hit a restarted instance, which stay in n.\n\n" +
     `${head}${tpTable}${openModelMarkdown(s)}`
@@ -132,16 +142,20 @@ export function headlineMarkdown(s: RunSummary, samples: Map<string, RawSample[]
 }
 
 /**
- * Each runtime's cost over the floor, on one clock (the driver's round trip
- * on all three): p50 minus the floor's p50, and the ratio of the two.
+ * Each runtime's cost over the floor (the side whose role is the floor), on
+ * one clock (the driver's round trip on every side): p50 minus the floor's
+ * p50, and the ratio of the two.
  */
-export function floorCostMarkdown(samples: Map<string, RawSample[]>): string {
+export function floorCostMarkdown(samples: RunSamples, book: SideBook): string {
+  const floor = floorsOf(book).find((x) => [...samples.keys()].some((k) => k.startsWith(`${x}.`)));
+  if (!floor) return "";
+  const runtimes = runtimesOf(book);
   const rows: string[][] = [];
   for (const e of CATALOG) {
-    if (!e.label || e.kind === "baseline" || !e.sides.includes("floor") || rows.some((r) => r[0] === e.label)) continue;
-    const f = clientPercentiles(samples, "floor", e.id);
+    if (!e.label || e.kind === "baseline" || !sideMeasures(book.get(floor), e.id) || rows.some((r) => r[0] === e.label)) continue;
+    const f = clientPercentiles(samples, floor, e.id);
     if (!f) continue;
-    const cells = RUNTIMES.flatMap((side) => {
+    const cells = runtimes.flatMap((side) => {
       const p = clientPercentiles(samples, side, e.id);
       return p ? [ms(p.p50), signedMs(p.p50 - f.p50), f.p50 > 0 ? `${(p.p50 / f.p50).toFixed(1)}x` : "-"] : ["-", "-", "-"];
     });
@@ -150,12 +164,14 @@ export function floorCostMarkdown(samples: Map<string, RawSample[]>): string {
   if (rows.length === 0) return "";
   return (
     "## Cost over the floor\n\n" +
-    "The floor does each operation with no actor system: one plain Node http server on this machine, the driver's own client and protocol, one SQLite file per key (a create opens a new file, a wake reopens a closed one, a write is answered after its commit is fsynced). " +
-    "Every column here is the driver's round trip (process.hrtime, send to full reply), so the three are on one clock; a runtime's p50 minus the floor's is what its actor system adds on this machine. " +
+    `${book.get(floor).floorAbout ?? book.get(floor).about} ` +
+    `Every column here is the driver's round trip (process.hrtime, send to full reply), so the ${NUMBER_WORDS[runtimes.length + 1] ?? runtimes.length + 1} are on one clock; a runtime's p50 minus the floor's is what its actor system adds on this machine. ` +
     "A negative difference means the runtime did less than the floor for that row (for instance a write it acknowledges before an fsync).\n\n" +
-    table(["Metric", `${SIDE_WORDS.floor.clientColumn} p50 / p90 / p99`, "n", `${SIDE_WORDS.rivet.clientColumn} p50`, "minus floor", "ratio", `${SIDE_WORDS.cloudflare.clientColumn} p50`, "minus floor", "ratio"], rows)
+    table(["Metric", `${book.get(floor).clientColumn} p50 / p90 / p99`, "n", ...runtimes.flatMap((side) => [`${book.get(side).clientColumn} p50`, "minus floor", "ratio"])], rows)
   );
 }
+
+const NUMBER_WORDS: Record<number, string> = { 2: "two", 3: "three", 4: "four", 5: "five" };
 
 /** Open-model rows: creates sent at a constant rate, latency from each one's intended send time. */
 export function openModelMarkdown(s: RunSummary): string {
@@ -163,7 +179,7 @@ export function openModelMarkdown(s: RunSummary): string {
   for (const t of s.throughput.filter((x) => x.method === "open-model")) {
     const r = row(s, t.side, t.metric);
     rows.push([
-      SIDE_NAMES[t.side as Side] ?? t.side,
+      s.sides.get(t.side).name,
       `${rate(t.targetPerSecond ?? NaN)}/s`,
       `${rate(t.perSecond)}/s`,
       `${t.errors} of ${t.attempts}`,
@@ -214,7 +230,7 @@ function fullTables(l: Loaded): string {
     }
     if (rows.length === 0) continue;
     const clientHead = client ? ["client round trip p50, geometric mean of the repetitions [95%]"] : [];
-    out.push(`### ${SIDE_NAMES[side as Side] ?? side}\n\n${table(["metric", "n", "errors", "notCold", "p50 [95% interval]", "p90 [95% interval]", "p99 [95% interval]", ...clientHead, "mean", "p50 per repetition", "CV of p50s", "variance mostly"], rows)}`);
+    out.push(`### ${l.summary.sides.get(side).name}\n\n${table(["metric", "n", "errors", "notCold", "p50 [95% interval]", "p90 [95% interval]", "p99 [95% interval]", ...clientHead, "mean", "p50 per repetition", "CV of p50s", "variance mostly"], rows)}`);
   }
   return out.join("\n\n");
 }
@@ -236,13 +252,18 @@ function intervalTable(l: Loaded, side: string, field: "actorMs" | "sqlMs", titl
 }
 
 /**
- * The same clock on both sides: the driver's round trip (process.hrtime) for
- * every latency metric, beside the client-to-Worker /noop baseline, so the two
- * sides can be read on one clock as well as on the reference's.
+ * The same clock on every side: the driver's round trip (process.hrtime) for
+ * every latency metric, beside a side's baseline (a call that reaches no
+ * actor) where it has one, so the sides can be read on one clock as well as
+ * on the reference's.
  */
-export function sameClockMarkdown(samples: Map<string, RawSample[]>): string {
-  const noop = clientPercentiles(samples, "cloudflare", "baseline.noop");
-  const sides = tableSides(new Set([...samples.keys()].map((k) => k.split(".")[0])));
+export function sameClockMarkdown(samples: RunSamples, book: SideBook): string {
+  const sides = tableSides(book, new Set([...samples.keys()].map((k) => k.split(".")[0])));
+  // A side with a baseline stage (a call that reaches no actor): its client p50 minus the baseline's, a column of its own.
+  const baselines = sides.flatMap((side) => {
+    const e = CATALOG.find((x) => x.kind === "baseline" && sideMeasures(book.get(side), x.id));
+    return e ? [{ side, id: e.id, p: clientPercentiles(samples, side, e.id) }] : [];
+  });
   const rows: string[][] = [];
   for (const e of CATALOG) {
     if (!e.label || e.kind === "baseline" || rows.some((r) => r[0] === e.label)) continue;
@@ -251,19 +272,23 @@ export function sameClockMarkdown(samples: Map<string, RawSample[]>): string {
       return p ? [triple(p.p50, p.p90, p.p99), String(p.n)] : ["-", "-"];
     });
     if (cells.every((c) => c === "-")) continue;
-    const c = clientPercentiles(samples, "cloudflare", e.id);
-    rows.push([e.label, ...cells, c && noop ? ms(c.p50 - noop.p50) : "-"]);
+    const minus = baselines.map((b) => {
+      const c = clientPercentiles(samples, b.side, e.id);
+      return c && b.p ? ms(c.p50 - b.p.p50) : "-";
+    });
+    rows.push([e.label, ...cells, ...minus]);
   }
   if (rows.length === 0) return "";
-  const baseLine = noop
-    ? `Baseline: the client's round trip to the Worker with no DO call (/noop), p50 / p90 / p99 ${triple(noop.p50, noop.p90, noop.p99)} ms over ${noop.n} calls.`
-    : "No /noop baseline in this run (the DO side's warm group takes it).";
+  const routes = sides.map((side) => book.get(side).route);
+  const baseLines = baselines.map((b) => {
+    const words = book.get(b.side).baseline!;
+    return b.p ? `Baseline: the client's round trip ${words.what}, p50 / p90 / p99 ${triple(b.p.p50, b.p.p90, b.p.p99)} ms over ${b.p.n} calls.` : words.missing;
+  });
   return (
     "## Same clock: the client's round trip on both sides\n\n" +
-    "Milliseconds, p50 / p90 / p99, nearest rank, all timed by the load driver with process.hrtime from send to full reply: through the Engine gateway on the Rivet side, through the Worker (which then calls the DO) on the Durable Object side" +
-    (sides.includes("floor") ? ", straight to the floor server on the floor side. " : ". ") +
-    `${baseLine}\n\n` +
-    table(["Metric", ...sides.flatMap((side) => [SIDE_WORDS[side].clientColumn, "n"]), "DO client p50 minus /noop p50"], rows)
+    `Milliseconds, p50 / p90 / p99, nearest rank, all timed by the load driver with process.hrtime from send to full reply: ${routes.slice(0, -1).join(", ")}${routes.length > 1 ? ", " : ""}${routes[routes.length - 1]}. ` +
+    baseLines.map((x) => `${x}\n\n`).join("") +
+    table(["Metric", ...sides.flatMap((side) => [book.get(side).clientColumn, "n"]), ...baselines.map((b) => book.get(b.side).baseline!.column)], rows)
   );
 }
 
@@ -278,7 +303,7 @@ export function scaleMarkdown(m: ManifestLike, s: RunSummary): string {
       const lat = (r: ScaleRow | undefined) => (r ? `${ms(r.p50)} / ${ms(r.p99)} (n ${r.n}${r.errors ? `, ${r.errors} errors` : ""})` : "-");
       const b = at("burst");
       const existing = at("wake")?.existing ?? at("create")?.existing;
-      lines.push([SIDE_NAMES[side], level.toLocaleString("en-US"), existing === null || existing === undefined ? "-" : existing.toLocaleString("en-US"), lat(at("wake")), lat(at("create")), b && b.perSecond !== null ? `${rate(b.perSecond)}/s (${b.errors} errors of ${b.n + b.errors})` : "-"]);
+      lines.push([s.sides.get(side).name, level.toLocaleString("en-US"), existing === null || existing === undefined ? "-" : existing.toLocaleString("en-US"), lat(at("wake")), lat(at("create")), b && b.perSecond !== null ? `${rate(b.perSecond)}/s (${b.errors} errors of ${b.n + b.errors})` : "-"]);
     }
   }
   return (
@@ -286,6 +311,12 @@ export function scaleMarkdown(m: ManifestLike, s: RunSummary): string {
     `At each level the run first makes that many more actors (plain, left asleep), then wakes a set of sleeping actors one at a time, creates new ones one at a time, and creates a burst at concurrency ${SCALE_BURST_CONCURRENCY}. The wakes start with all of the run's actors asleep; the creates and the burst follow at once, with the woken set still awake. "Actors existing" counts every actor of the run on that side as the wakes began, earlier groups' included. Each side on its own clock (as in the headline); burst rates are the driver's measured completions per second on every side.\n\n` +
     table(["side", "level", "actors existing", "wake p50 / p99 ms", "create p50 / p99 ms", `burst c${SCALE_BURST_CONCURRENCY} (measured)`], lines)
   );
+}
+
+/** "A, B, and C": each side's way of putting its actors to sleep: the first runtime, the floors, the other runtimes. */
+function sleepWords(book: SideBook): string {
+  const [first, ...rest] = [...runtimesOf(book).slice(0, 1), ...floorsOf(book), ...runtimesOf(book).slice(1)].map((x) => book.get(x).sleep);
+  return rest.length ? `${[first, ...rest.slice(0, -1)].join(", ")}, and ${rest[rest.length - 1]}` : first;
 }
 
 interface StartNote {
@@ -298,6 +329,7 @@ interface StartNote {
 
 /** What each group started from, per side: the first stage of each group's startState note. */
 export function startStateMarkdown(m: ManifestLike): string {
+  const book = sideBookOf(m);
   const rows: string[][] = [];
   const seen = new Set<string>();
   const multi = repetitionCount(m) > 1;
@@ -309,12 +341,12 @@ export function startStateMarkdown(m: ManifestLike): string {
     if (!s || typeof s.group !== "string" || !n(s.before?.existing) || !n(s.before?.awake) || !n(s.atStart?.awake) || !n(s.settleMs) || !n(s.sleepFailures)) continue;
     if (seen.has(`${st.side}.${s.group}.${part.rep}`)) continue;
     seen.add(`${st.side}.${s.group}.${part.rep}`);
-    rows.push([SIDE_NAMES[st.side as Side] ?? st.side, escapeMd(s.group) + (multi ? ` (repetition ${part.rep + 1})` : ""), String(s.before.existing), String(s.before.awake), String(s.atStart.awake), (s.settleMs / 1000).toFixed(1), String(s.sleepFailures)]);
+    rows.push([book.get(st.side).name, escapeMd(s.group) + (multi ? ` (repetition ${part.rep + 1})` : ""), String(s.before.existing), String(s.before.awake), String(s.atStart.awake), (s.settleMs / 1000).toFixed(1), String(s.sleepFailures)]);
   }
   if (rows.length === 0) return "";
   return (
     "## What each group started from\n\n" +
-    "A group's figures should not depend on which groups ran before it. So every group starts with every actor the run made before it asleep, on every side: the Rivet Engine reports them asleep (sleep_ts) after the awake ones are told to sleep, the floor closes their files, and on the Durable Object side, which has no sleep call, the group waits (holding the machine) until the last call to any of them is older than the idle eviction. " +
+    `A group's figures should not depend on which groups ran before it. So every group starts with every actor the run made before it asleep, on every side: ${sleepWords(book)}. ` +
     "What is not reset is how many actors exist: later groups run on a runtime holding more (asleep) actors, and each stage record keeps the count (notes.startState).\n\n" +
     table(["side", "group", "actors of the run when reached", "awake then", "awake at the start", "seconds to put them to sleep", "sleep calls failed"], rows)
   );
@@ -322,25 +354,34 @@ export function startStateMarkdown(m: ManifestLike): string {
 
 /** The differences between the sides, as each side's adapter states them (manifest settings.<side>.adapter). */
 export function differencesMarkdown(m: ManifestLike): string {
-  const props = (side: Side) => ((m.settings?.[side] as { adapter?: Record<string, string> } | undefined)?.adapter ?? null);
-  const sides = SIDES.filter((side) => props(side));
+  const book = sideBookOf(m);
+  const props = (side: string) => ((m.settings?.[side] as { adapter?: Record<string, string> } | undefined)?.adapter ?? null);
+  const sides = book.order.filter((side) => props(side));
   if (sides.length === 0) return "";
   const keys = [...new Set(sides.flatMap((side) => Object.keys(props(side)!)))];
   const rows = keys.map((k) => [escapeMd(k), ...sides.map((side) => escapeMd(props(side)![k] ?? "-"))]);
   // The client is the same object on every side; its own description, as the manifest has it, shows that.
-  const client = (side: Side) => (m.settings?.[side] as { client?: unknown } | undefined)?.client;
+  const client = (side: string) => (m.settings?.[side] as { client?: unknown } | undefined)?.client;
   if (sides.some((side) => typeof client(side) === "string")) rows.unshift(["timed calls' client", ...sides.map((side) => escapeMd(typeof client(side) === "string" ? (client(side) as string) : "-"))]);
-  return `## How the sides differ\n\nThe stages are written once for both sides; what cannot be the same is stated by each side's adapter and recorded in the manifest. This table is that record.\n\n${table(["", ...sides.map((side) => SIDE_NAMES[side])], rows)}`;
+  return `## How the sides differ\n\nThe stages are written once for both sides; what cannot be the same is stated by each side's adapter and recorded in the manifest. This table is that record.\n\n${table(["", ...sides.map((side) => book.get(side).name)], rows)}`;
 }
 
-/** Cloudflare's own wall time inside the DO, per block of calls (one stage), from the stored analytics responses. */
-export function inDoTable(blocks: readonly InDoBlock[]): string {
+/** A platform's own wall time inside its actors, per block of calls (one stage), from the stored analytics responses; in the words of the block's side. */
+export function platformTable(blocks: readonly PlatformBlock[], book: SideBook): string {
   if (blocks.length === 0) return "";
+  return [...new Set(blocks.map((b) => String(b.block).split(".")[0]))]
+    .map((side) => sidePlatformTable(blocks.filter((b) => String(b.block).startsWith(`${side}.`)), book.get(side).platform))
+    .filter(Boolean)
+    .join("\n\n");
+}
+
+function sidePlatformTable(blocks: readonly PlatformBlock[], w: SideProfile["platform"]): string {
+  if (!w || blocks.length === 0) return "";
   const rows: string[][] = [];
   for (const b of blocks) {
     // Every field here comes from a stored analytics response: shown literally, never as Markdown.
     const window = escapeMd(`${String(b.window.from).slice(11, 19)}-${String(b.window.to).slice(11, 19)}`);
-    const block = escapeMd(String(b.block).replace(/^cloudflare\./, ""));
+    const block = escapeMd(String(b.block).replace(/^[a-z]+\./, ""));
     if (b.groups.length === 0) rows.push([block, window, escapeMd(b.calls), "0", "-", "-", "-", "-", "-", "-"]);
     for (const g of b.groups) {
       rows.push([block, window, escapeMd(b.calls), escapeMd(g.requests), escapeMd(g.errors), escapeMd(g.colo), ms(g.meanMs), ms(g.p50Ms), ms(g.p90Ms), ms(g.p99Ms)]);
@@ -348,10 +389,10 @@ export function inDoTable(blocks: readonly InDoBlock[]): string {
   }
   const short = blocks.filter((b) => b.groups.reduce((s, g) => s + g.requests, 0) < b.calls).map((b) => escapeMd(b.block));
   return (
-    "### In the DO: Cloudflare's wall time per block of calls (GraphQL analytics)\n\n" +
-    "One block is one stage. Cloudflare aggregates each block's DO invocations over its window (UTC, widened to whole seconds, so calls made just before or after the stage in the same second are counted too) and reports the quantiles itself; they are its figures, not nearest rank over our samples.\n\n" +
-    table(["metric", "window (UTC)", "Worker-timed calls", "DO invocations", "errors", "colo", "mean", "p50", "p90", "p99"], rows) +
-    (short.length ? `\n\nAnalytics counted fewer invocations than the Worker made calls for ${short.join(", ")} when they were last asked.` : "")
+    `### In the ${w.actor}: ${w.name}'s wall time per block of calls (GraphQL analytics)\n\n` +
+    `One block is one stage. ${w.name} aggregates each block's ${w.actor} invocations over its window (UTC, widened to whole seconds, so calls made just before or after the stage in the same second are counted too) and reports the quantiles itself; they are its figures, not nearest rank over our samples.\n\n` +
+    table(["metric", "window (UTC)", `${w.front}-timed calls`, `${w.actor} invocations`, "errors", "colo", "mean", "p50", "p90", "p99"], rows) +
+    (short.length ? `\n\nAnalytics counted fewer invocations than the ${w.front} made calls for ${short.join(", ")} when they were last asked.` : "")
   );
 }
 
@@ -360,7 +401,7 @@ export function stageParts(m: ManifestLike): Array<RepStage & Pick<StageRecord, 
   return Object.values(m.stages).flatMap((st) => stageReps(st).map((r) => ({ ...r, side: st.side, metric: st.metric })));
 }
 
-/** "rivet wake.ping" or, in a run of several repetitions, "rivet wake.ping (repetition 2)". */
+/** "<side> wake.ping" or, in a run of several repetitions, "<side> wake.ping (repetition 2)". */
 const partName = (m: ManifestLike, p: { side: string; metric: string; rep: number }) => `${p.side} ${p.metric}${repetitionCount(m) > 1 ? ` (repetition ${p.rep + 1})` : ""}`;
 
 /**
@@ -391,28 +432,12 @@ export function partialRun(m: ManifestLike): string[] {
 /** Caveats that follow from the run's own manifest, nothing typed per run. */
 export function caveats(m: ManifestLike): string[] {
   const out: string[] = [...partialRun(m), ...plantedCaveats(m)];
-  const sides = new Set(Object.values(m.stages).map((s) => s.side));
-  if (m.stack === "local") {
-    out.push("A local run: the Rivet Engine, the RivetKit app, workerd and the load driver all ran on this one machine, one side after the other, sharing its cores. These are the software's costs on a small machine, not what either cloud gives.");
-    out.push("No replication: the Engine stores on one local file system and the DO's SQLite is a local file; neither waits for other zones.");
-    if (sides.has("floor")) out.push("The floor ran on the same machine in the same run, after or before the runtimes, never beside them: it shares nothing with them but the machine.");
-    if (sides.has("cloudflare")) {
-      out.push("The Durable Object side ran on local workerd, which does not freeze timers and whose Date.now() steps in whole milliseconds: DO figures are integers and sub-millisecond calls read 0 or 1. They are not Cloudflare's figures.");
-      out.push("No in-DO wall times: they come from Cloudflare's analytics on a cloud stack; local workerd has none. The DO side's in-system figure is the Worker-timed call, with the driver's own round trip (third clock) beside it.");
-    }
-  }
-  if (m.stack !== "local" && sides.has("cloudflare")) {
-    out.push("On Cloudflare a Worker's Date.now() advances only across I/O, so the Worker-timed figure is the awaited DO round trip at whole-millisecond resolution; the Worker's own CPU time is not in it.");
-    if (!Object.keys(m.files).some((f) => ANALYTICS_FILE.test(f))) out.push("No in-DO wall times in this run: Cloudflare's analytics were not stored with it.");
-  }
-  const rivet = (m.settings as { rivet?: { loopback?: { quickack?: boolean | null; privateNetns?: boolean }; engineEnv?: { RUST_BACKTRACE?: string } } } | undefined)?.rivet;
-  if (rivet?.loopback?.quickack) out.push(`Delayed ACKs were off on the loopback route (quickack 1${rivet.loopback.privateNetns ? ", in a private network namespace" : ""}); see docs/engine-latency.md.`);
-  else if (rivet) out.push("Delayed ACKs were on (the host's default loopback route): creates include 40 ms delayed-ACK stalls on the app's connection; see docs/engine-latency.md.");
-  if (rivet?.engineEnv?.RUST_BACKTRACE === "removed") out.push("The Engine and the app ran without RUST_BACKTRACE.");
+  const legacy = m.sideProfiles ? null : legacyCaveats(m, ANALYTICS_FILE);
+  out.push(...(legacy ? legacy.head : sideCaveats(m)));
   const parts = stageParts(m);
   const limited = parts.filter((s) => s.notes?.machineLimit);
   if (limited.length) {
-    const runtimeOf = (side: string) => SIDE_WORDS[side as Side]?.runtimeProcess ?? "runtime";
+    const runtimeOf = (side: string) => sideBookOf(m).get(side).runtimeProcess;
     out.push(
       `A local artifact, not either runtime's behaviour: these stages failed on a limit of the machine the run was on, named by the failures themselves or by the runtime's log while the stage ran: ${limited
         .map((s) => `${partName(m, s)}: ${s.errors} of ${s.attempts} failed; ${escapeMd(describeMachineLimit(s.notes!.machineLimit as MachineLimitNote, runtimeOf(s.side)))}`)
@@ -429,30 +454,54 @@ export function caveats(m: ManifestLike): string[] {
   if (prep.length) {
     out.push(`Actors that could not be prepared were left out of their stage, not retried: ${prep.map((s) => `${partName(m, s)} ${String(s.notes!.preparationFailures)} (e.g. ${escapeMd(String((s.notes!.preparationErrors as string[] | undefined)?.[0] ?? "?").slice(0, 160))})`).join(", ")}.`);
   }
-  if (sides.has("cloudflare")) out.push("Durable Object rates use Little's law on the Worker-timed mean, as the reference does; the driver's measured rate is shown beside them.");
+  if (legacy) out.push(...legacy.tail);
   return out;
 }
 
 /**
- * Where Cloudflare ran this run's calls: the Worker's data centers from the
- * colo on its replies, the Durable Objects' from the analytics. Empty when
- * neither says (local workerd).
+ * What each side says of its own figures in this run: recorded by the side
+ * (settings.<side>.caveats) beside one line for a local run; for a run made
+ * before the sides recorded them, the report's words of that time.
  */
-export function placementLine(samples: Map<string, RawSample[]>, inDo: readonly InDoBlock[]): string {
-  const workers = new Map<string, number>();
-  for (const [key, xs] of samples) {
-    if (!key.startsWith("cloudflare.")) continue;
-    for (const x of xs) if (x.ok && x.colo) workers.set(x.colo, (workers.get(x.colo) ?? 0) + 1);
-  }
-  const dos = new Map<string, number>();
-  for (const b of inDo) for (const g of b.groups) dos.set(g.colo, (dos.get(g.colo) ?? 0) + g.requests);
+export function sideCaveats(m: ManifestLike): string[] {
+  const book = sideBookOf(m);
+  const measured = new Set(Object.values(m.stages).map((s) => s.side));
+  const recorded = book.order.filter((side) => measured.has(side)).flatMap((side) => {
+    const c = (m.settings?.[side] as { caveats?: unknown } | undefined)?.caveats;
+    return Array.isArray(c) ? c.filter((x): x is string => typeof x === "string").map(escapeMd) : [];
+  });
+  const local =
+    m.stack === "local"
+      ? ["A local run: every side's runtime and the load driver ran on this one machine, one side after the other, sharing its cores. These are the software's costs on a small machine, not what any cloud gives."]
+      : [];
+  return [...local, ...recorded];
+}
+
+/**
+ * Where a platform ran a side's calls: the front's data centers from the
+ * colo on its replies, the actors' from the platform's analytics. Empty when
+ * neither says (a local runtime).
+ */
+export function placementLine(samples: RunSamples, platform: readonly PlatformBlock[], book: SideBook = samples.sides ?? LEGACY_BOOK): string {
   const list = (m: Map<string, number>, unit: string) =>
     [...m].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([c, n]) => `${escapeMd(c)} (${n.toLocaleString("en-US")} ${unit})`).join(", ");
-  const parts = [
-    workers.size ? `the Worker in ${list(workers, "calls")}` : "",
-    dos.size ? `the Durable Objects in ${list(dos, "invocations, per Cloudflare's analytics")}` : "",
-  ].filter(Boolean);
-  return parts.length ? `Where Cloudflare ran it: ${parts.join("; ")}.` : "";
+  const lines = book.order.flatMap((side) => {
+    const w = book.get(side).platform;
+    if (!w) return [];
+    const fronts = new Map<string, number>();
+    for (const [key, xs] of samples) {
+      if (!key.startsWith(`${side}.`)) continue;
+      for (const x of xs) if (x.ok && x.colo) fronts.set(x.colo, (fronts.get(x.colo) ?? 0) + 1);
+    }
+    const actors = new Map<string, number>();
+    for (const b of platform) if (String(b.block).startsWith(`${side}.`)) for (const g of b.groups) actors.set(g.colo, (actors.get(g.colo) ?? 0) + g.requests);
+    const parts = [
+      fronts.size ? `the ${w.front} in ${list(fronts, "calls")}` : "",
+      actors.size ? `the ${w.actors} in ${list(actors, `invocations, per ${w.name}'s analytics`)}` : "",
+    ].filter(Boolean);
+    return parts.length ? [`Where ${w.name} ran it: ${parts.join("; ")}.`] : [];
+  });
+  return lines.join(" ");
 }
 
 /** Which code made the run, from the manifest. */
@@ -465,14 +514,14 @@ export function codeLine(m: ManifestLike): string {
 
 const json = (x: unknown) => codeBlock("json", JSON.stringify(x, null, 2));
 
-/** A planted delay or an Engine release asked for, per side, first among the caveats: the figures include it. */
+/** A planted delay per side, first among the caveats: the figures include it. */
 export function plantedCaveats(m: ManifestLike): string[] {
   const out: string[] = [];
   for (const [side, st] of Object.entries(m.settings ?? {})) {
     const planted = (st as { plantedDelay?: unknown } | null)?.plantedDelay;
-    if (typeof planted === "string") out.push(`**A planted change**, ${escapeMd(SIDE_NAMES[side as Side] ?? side)}: ${escapeMd(planted)}. Every figure of that side includes it.`);
-    const release = (st as { engineRelease?: { version?: unknown; sha256?: unknown } } | null)?.engineRelease;
-    if (release && typeof release.version === "string") out.push(`The Rivet Engine is release ${escapeMd(release.version)} (asked for with --engine-version; binary sha256 ${escapeMd(String(release.sha256).slice(0, 16))}..., checked against its pin).`);
+    if (typeof planted === "string") out.push(`**A planted change**, ${escapeMd(sideBookOf(m).get(side).name)}: ${escapeMd(planted)}. Every figure of that side includes it.`);
+    const release = m.sideProfiles ? null : legacyReleaseLine(st);
+    if (release) out.push(escapeMd(release));
   }
   const ab = (m.settings as { ab?: { arm?: unknown; partnerRunId?: unknown; id?: unknown } } | undefined)?.ab;
   if (ab && typeof ab.arm === "string") out.push(`Arm ${escapeMd(ab.arm)} of the A/B session ${escapeMd(String(ab.id))}: its repetitions alternated with those of run ${escapeMd(String(ab.partnerRunId))}; the comparison is \`results/${escapeMd(m.stack)}/${escapeMd(String(ab.id))}/comparison.md\`.`);
@@ -498,13 +547,19 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
     `# actor-bench run ${escapeMd(m.runId)} (${escapeMd(m.stack)})`,
     `Started ${escapeMd(m.startedAt)}, finished ${m.finishedAt === null ? "(not finished)" : escapeMd(m.finishedAt)}, preset ${codeSpan(m.preset)}, status ${codeSpan(m.status ?? "unknown")}. Machine: ${machineLine}. ${codeLine(m)} Generated from \`raw/\` and \`stages/\` by \`npm run report\`; every number below comes from those hashed files.`,
     partialRun(m).length ? `**Partial run.** ${partialRun(m)[0]} The caveats below list what ended early.` : "",
-    placementLine(l.samples, l.inDo),
+    placementLine(l.samples, l.platform),
     `## Headline\n\n${headlineMarkdown(l.summary, l.samples)}`,
     charts.length ? `## Charts\n\n${charts.map((c) => `![${c}](charts/${c}.png)`).join("\n\n")}\n\nThe headline chart's request group is each side's median warm round trip (warm.ping); the create and write groups subtract that median from every sample first, so they show the work rather than the hop. Its DO create uses the unique-id create.` : "",
     `## Full tables\n\nFor creates, wakes and bursts only samples whose cold flag proves a fresh instance count (n); the others are \`notCold\`. ${intervalNote(m, l.summary.rows)}\n\n${fullTables(l)}`,
-    sameClockMarkdown(l.samples),
-    floorCostMarkdown(l.samples),
-    [intervalTable(l, "rivet", "actorMs", "In the actor: handler interval (Rivet)"), intervalTable(l, "rivet", "sqlMs", "In the actor: SQL interval around db.execute (Rivet)"), inDoTable(l.inDo)].filter(Boolean).join("\n\n"),
+    sameClockMarkdown(l.samples, l.summary.sides),
+    floorCostMarkdown(l.samples, l.summary.sides),
+    [
+      ...l.summary.sides.order.flatMap((side) => {
+        const p = l.summary.sides.get(side);
+        return (["actorMs", "sqlMs"] as const).map((field) => (p.intervals?.[field] ? intervalTable(l, side, field, `In the actor: ${p.intervals[field]} (${p.short})`) : ""));
+      }),
+      platformTable(l.platform, l.summary.sides),
+    ].filter(Boolean).join("\n\n"),
     scaleMarkdown(m, l.summary),
     startStateMarkdown(m),
     differencesMarkdown(m),

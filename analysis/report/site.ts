@@ -82,7 +82,7 @@ function describe(l: Loaded, stack: string, runId: string): SiteRun {
   };
 }
 
-/** Pure: "rivet, cloudflare, floor; 6 groups (create, wake, ...); 3 repetitions", from the stages a run recorded. */
+/** Pure: "<side>, <side>; 6 groups (create, wake, ...); 3 repetitions", from the stages a run recorded. */
 export function coverage(m: Loaded["m"]): string {
   const stages = Object.values(m.stages);
   const sides = [...new Set(stages.map((st) => st.side))];
@@ -110,12 +110,12 @@ export function runPage(l: Loaded, r: SiteRun, charts: readonly ChartSpec[]): st
   const specs = charts.map(withTooltips);
   const chart = (name: string) => (specs.some((c) => c.name === name) ? chartDiv(name) : "");
   const others = specs.filter((c) => c.name !== "headline" && c.name !== "same-clock");
-  const extra = [floorCostMarkdown(l.samples), scaleMarkdown(l.m, l.summary)].filter(Boolean).join("\n\n");
+  const extra = [floorCostMarkdown(l.samples, l.summary.sides), scaleMarkdown(l.m, l.summary)].filter(Boolean).join("\n\n");
   const own = headlineMarkdown(l.summary, l.samples);
-  const same = sameClockMarkdown(l.samples);
+  const same = sameClockMarkdown(l.samples, l.summary.sides);
   // A run of the scaling group alone (or of any group with no headline row) shows what it has, not empty tables.
   const headline =
-    tableRows(own) + tableRows(same) > 0
+    hasHeadlineRows(l.summary)
       ? [
           '<fieldset class="clock"><legend>Clock</legend>',
           '<label><input type="radio" name="clock" value="own" checked> Each side on its own clock (the reference\'s)</label>',
@@ -136,12 +136,12 @@ export function runPage(l: Loaded, r: SiteRun, charts: readonly ChartSpec[]): st
   return page(`actor-bench ${r.stack} ${r.runId}`, "../../", body, CHART_SCRIPTS);
 }
 
-/** How many body rows the markdown's tables have, all together. */
-export function tableRows(markdown: string): number {
-  return markdown
-    .split(/\n\s*\n/)
-    .map((block) => block.split("\n").filter((l) => l.startsWith("|")).length)
-    .reduce((n, lines) => n + Math.max(lines - 2, 0), 0);
+/** Whether a run has a row of the headline (a labelled metric); with `measured`, one with samples that is not a baseline, as the README's headline has. */
+export function hasHeadlineRows(s: Loaded["summary"], measured = false): boolean {
+  return s.rows.some((r) => {
+    const e = metricEntry(r.metric);
+    return !!e?.label && (!measured || (r.n > 0 && e.kind !== "baseline"));
+  });
 }
 
 /** What leads the index: the newest complete run with headline rows. */
@@ -237,7 +237,7 @@ function writeSite(into: string, resultsRoot: string, projectDir: string, built:
     writeFileSync(join(into, r.page), runPage(l, r, charts));
     runs.push({ ...r, stats: stageStats(l.summary) });
     const headline = readmeHeadlineMarkdown(l.summary, l.samples);
-    if (r.status === "complete" && tableRows(headline) > 0 && (!lead || r.startedAt > lead.run.startedAt)) {
+    if (r.status === "complete" && hasHeadlineRows(l.summary, true) && (!lead || r.startedAt > lead.run.startedAt)) {
       lead = { run: r, headline, chart: charts.find((c) => c.name === "same-clock") };
     }
   }

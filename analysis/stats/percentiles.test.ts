@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { LEGACY_BOOK } from "../contract/sideProfile";
 import { mean, nearestRank } from "./percentiles";
 import { summarize } from "./summary";
 
@@ -36,11 +37,11 @@ describe("nearestRank", () => {
 describe("summarize", () => {
   const s = (ok: boolean, ms: number, cold: boolean | null) => ({ ok, ms, cold });
   it("counts failures and not-cold samples apart and takes percentiles over proven cold ones only", () => {
-    const row = summarize("rivet", "create.ping", [s(true, 5, true), s(true, 1, false), s(false, 30000, null), s(true, 7, true)]);
+    const row = summarize(LEGACY_BOOK.get("rivet"), "create.ping", [s(true, 5, true), s(true, 1, false), s(false, 30000, null), s(true, 7, true)]);
     expect(row).toMatchObject({ n: 2, errors: 1, notCold: 1, p50: 5, p99: 7, mean: 6 });
   });
   it("a warm metric ignores the cold flag", () => {
-    const row = summarize("rivet", "warm.ping", [s(true, 2, null), s(true, 4, null)]);
+    const row = summarize(LEGACY_BOOK.get("rivet"), "warm.ping", [s(true, 2, null), s(true, 4, null)]);
     expect(row).toMatchObject({ n: 2, errors: 0, notCold: 0, p50: 2, p90: 4 });
   });
 });

@@ -26,7 +26,7 @@ export interface RepInterval extends Interval {
 }
 
 /**
- * On a clock that steps in whole ticks (the Worker's Date.now(): 1 ms), a
+ * On a clock that steps in whole ticks (a Date.now() of 1 ms), a
  * repetition's value below this many ticks is mostly rounding: no interval.
  */
 export const MIN_TICKS = 5;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { LEGACY_BOOK } from "../contract/sideProfile";
 import { scaleRows } from "./scale";
 import { scaleChartData } from "../report/charts";
 import { repSpread } from "./repetitions";
@@ -22,10 +23,11 @@ describe("scaleRows", () => {
         { side: "rivet", metric: "scale.burst.e0", concurrency: 32, perSecond: 12, errors: 0, attempts: 10, method: "measured" },
         { side: "cloudflare", metric: "scale.burst.e0", concurrency: 32, perSecond: 999, errors: 0, attempts: 10, method: "littles-law" },
       ],
+      sides: LEGACY_BOOK,
     });
     expect(rows.map((r) => `${r.side} ${r.level} ${r.op} ${r.existing}`)).toEqual(["rivet 0 wake 20", "rivet 1000 wake 1234", "rivet 1000 create 1244", "floor 0 wake null"]);
     // A record without a number is shown as unknown, and the chart leaves it out.
-    expect(scaleChartData(rows).map((p) => `${p.series} ${p.percentile} ${p.existing} ${p.ms}`)).toEqual([
+    expect(scaleChartData(rows, LEGACY_BOOK).map((p) => `${p.series} ${p.percentile} ${p.existing} ${p.ms}`)).toEqual([
       "Rivet wake p50 20 30", "Rivet wake p99 20 60", "Rivet wake p50 1234 40", "Rivet wake p99 1234 80", "Rivet create p50 1244 80", "Rivet create p99 1244 160",
     ]);
   });

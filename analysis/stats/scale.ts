@@ -4,12 +4,12 @@
  * stage began (from the stage's own record). Pure: the report's table and
  * chart are both drawn from these rows.
  */
-import { metricEntry, SIDES, type Side } from "../contract/catalog";
+import { metricEntry } from "../contract/catalog";
 import { stageReps, stageKey, type ManifestLike } from "../contract/runDirContract";
 import type { RunSummary } from "./summary";
 
 export interface ScaleRow {
-  side: Side;
+  side: string;
   level: number;
   op: "create" | "wake" | "burst";
   /** Actors of this run on this side when the stage began (its first repetition's notes.startState.atStage); null when not recorded. */
@@ -28,17 +28,17 @@ export function scaleRows(m: ManifestLike, s: RunSummary): ScaleRow[] {
   const out: ScaleRow[] = [];
   for (const r of s.rows) {
     const scale = metricEntry(r.metric)?.scale;
-    if (!scale || !(SIDES as readonly string[]).includes(r.side)) continue;
+    if (!scale) continue;
     // The first repetition's count: every repetition runs the same plan on a fresh runtime, so each makes as many actors.
     const st = m.stages[stageKey(r.side, r.metric)];
     const at = ((st ? stageReps(st)[0]?.notes : undefined)?.startState as { atStage?: { existing?: unknown } } | undefined)?.atStage?.existing;
     const t = s.throughput.find((x) => x.side === r.side && x.metric === r.metric && x.method === "measured");
     out.push({
-      side: r.side as Side, level: scale.level, op: scale.op,
+      side: r.side, level: scale.level, op: scale.op,
       existing: typeof at === "number" && Number.isFinite(at) ? at : null,
       n: r.n, errors: r.errors, p50: r.p50, p99: r.p99, perSecond: t ? t.perSecond : null,
     });
   }
-  const rank = (side: string) => (SIDES as readonly string[]).indexOf(side);
+  const rank = (side: string) => s.sides.order.indexOf(side);
   return out.sort((a, b) => rank(a.side) - rank(b.side) || a.level - b.level || OPS.indexOf(a.op) - OPS.indexOf(b.op));
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { LEGACY_BOOK } from "../contract/sideProfile";
 import { fixture } from "../../test/fixtures";
 import { summarizeRun } from "./summary";
 import { stageStatistics, statsOf, summarize, type RawSample } from "./summary";
@@ -30,22 +31,22 @@ describe("a stage's statistics, computed once and read by every view", () => {
     const samples = new Map([["rivet.warm.ping", xs]]);
     const a = statsOf(samples, "rivet", "warm.ping")!;
     expect(statsOf(samples, "rivet", "warm.ping")).toBe(a);
-    expect(stageStatistics("rivet", "warm.ping", xs)).toBe(a);
+    expect(stageStatistics(LEGACY_BOOK.get("rivet"), "warm.ping", xs)).toBe(a);
     expect(a.sortedMs).toEqual([1, 2, 3]);
     // The summary row reads the same statistics.
-    expect(summarize("rivet", "warm.ping", xs).p50).toBe(a.sortedMs[1]);
+    expect(summarize(LEGACY_BOOK.get("rivet"), "warm.ping", xs).p50).toBe(a.sortedMs[1]);
     expect(statsOf(samples, "rivet", "wake.ping")).toBeNull();
   });
   it("counts a cold metric's proven-cold successes only, on each clock: the DO's client clock is clientMs", () => {
     const xs = [raw(2, { cold: true, clientMs: 5 }), raw(1, { cold: false, clientMs: 4 }), raw(9, { ok: false, cold: null, clientMs: 30 } as Partial<RawSample>), raw(3, { cold: true, clientMs: 7 })];
-    const s = stageStatistics("cloudflare", "create.ping", xs);
+    const s = stageStatistics(LEGACY_BOOK.get("cloudflare"), "create.ping", xs);
     expect(s.counted.length).toBe(2);
     expect(s.sortedMs).toEqual([2, 3]);
     expect(s.client).toEqual({ n: 2, p50: 5, p90: 7, p99: 7 });
   });
   it("gives an actor-reported interval's percentiles where samples carry it, and null where none does", () => {
     const xs = [raw(5, { sqlMs: 0.5 }), raw(6, { sqlMs: 0.7 }), raw(7)];
-    const s = stageStatistics("rivet", "sqlite.read", xs);
+    const s = stageStatistics(LEGACY_BOOK.get("rivet"), "sqlite.read", xs);
     expect(s.interval("sqlMs")).toEqual({ n: 2, p50: 0.5, p90: 0.7, p99: 0.7 });
     expect(s.interval("actorMs")).toBeNull();
   });

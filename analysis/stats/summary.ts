@@ -1,10 +1,26 @@
 import { join } from "node:path";
 import { mean, nearestRank } from "./percentiles";
-import { CLIENT_TICK_MS, isColdMetric, metricEntry, METRIC_ORDER, MS_IS_CLIENT_CLOCK, MS_TICK, SIDES, THROUGHPUT_METHOD, type Side } from "../contract/catalog";
+import { CLIENT_TICK_MS, isColdMetric, metricEntry, metricRank } from "../contract/catalog";
+import { LEGACY_BOOK, sideBookOf, type SideBook, type SideProfile } from "../contract/sideProfile";
 import { readSamples, stageSamples, stageKey, type ManifestLike, type Sample } from "../contract/runDirContract";
 import { groupByRep, repSpread, type RepSpread } from "./repetitions";
 
 export { readSamples };
+/**
+ * A run's samples by "side.metric", with the run's sides where they are
+ * known (loadRun); a plain map reads its sides as the profiles of the runs
+ * made before manifests recorded them.
+ */
+export type RunSamples = ReadonlyMap<string, RawSample[]> & { readonly sides?: SideBook };
+
+/** The samples of a run, with its sides. */
+export function runSamples(entries: Iterable<[string, RawSample[]]>, sides: SideBook): Map<string, RawSample[]> & { sides: SideBook } {
+  return Object.assign(new Map(entries), { sides });
+}
+
+/** The profile of a side as the samples' run has it. */
+export const profileIn = (samples: RunSamples, side: string): SideProfile => (samples.sides ?? LEGACY_BOOK).get(side);
+
 /** A sample as the statistics read it. */
 export type RawSample = Pick<Sample, "ok" | "ms" | "cold" | "actorMs" | "sqlMs" | "clientMs" | "colo" | "rep">;
 
@@ -24,7 +40,7 @@ export interface SummaryRow {
   mean: number;
   /** The same figures over repetitions: each one's percentiles, their spread, the intervals over them. */
   repetitions: RepSpread;
-  /** Where `ms` is not the driver's clock (the DO's Worker clock): the same over repetitions of the client's round trip. */
+  /** Where `ms` is not the driver's clock (a side's own): the same over repetitions of the client's round trip. */
   clientRepetitions?: RepSpread;
 }
 
@@ -58,11 +74,13 @@ export interface StageStatistics {
 const STAGE_STATISTICS = new WeakMap<readonly RawSample[], StageStatistics>();
 
 /** The statistics of one stage's samples (computed the first time a view asks). */
-export function stageStatistics(side: string, metric: string, samples: readonly RawSample[]): StageStatistics {
+export function stageStatistics(profile: SideProfile, metric: string, samples: readonly RawSample[]): StageStatistics {
+  const side = profile.id;
   const known = STAGE_STATISTICS.get(samples);
   if (known && known.side === side && known.metric === metric) return known;
   const counted = countedSamples(samples, isColdMetric(metric));
-  const clientMs = counted.map((x) => clientMsOf(side, metric, x)).filter((x): x is number => typeof x === "number");
+  const clientIsMs = msIsClientClock(profile, metric);
+  const clientMs = counted.map((x) => (clientIsMs ? x.ms : x.clientMs)).filter((x): x is number => typeof x === "number");
   const intervals = new Map<string, Percentiles | null>();
   const stats: StageStatistics = {
     side,
@@ -83,13 +101,14 @@ export function stageStatistics(side: string, metric: string, samples: readonly 
 }
 
 /** The statistics of a run's stage by side and metric, or null when the run has no such stage. */
-export function statsOf(samples: ReadonlyMap<string, RawSample[]>, side: string, metric: string): StageStatistics | null {
+export function statsOf(samples: RunSamples, side: string, metric: string): StageStatistics | null {
   const xs = samples.get(stageKey(side, metric));
-  return xs ? stageStatistics(side, metric, xs) : null;
+  return xs ? stageStatistics(profileIn(samples, side), metric, xs) : null;
 }
 
 /** Statistics of one metric. For a cold metric (the catalog's kind) only samples with cold === true count. */
-export function summarize(side: string, metric: string, samples: readonly RawSample[]): SummaryRow {
+export function summarize(profile: SideProfile, metric: string, samples: readonly RawSample[]): SummaryRow {
+  const side = profile.id;
   const coldMetric = isColdMetric(metric);
   let errors = 0;
   let notCold = 0;
@@ -99,9 +118,9 @@ export function summarize(side: string, metric: string, samples: readonly RawSam
     else if (coldMetric && s.cold !== true) notCold++;
     else if (!coldMetric && s.cold === true) restarts++;
   }
-  const { counted, sortedMs: xs } = stageStatistics(side, metric, samples);
+  const { counted, sortedMs: xs } = stageStatistics(profile, metric, samples);
   const withClient = counted.filter((x) => typeof x.clientMs === "number");
-  const clientRepetitions = !msIsClientClock(side, metric) && withClient.length > 0 ? repSpread(groupByRep(withClient, (x) => x.clientMs!), CLIENT_TICK_MS) : undefined;
+  const clientRepetitions = !msIsClientClock(profile, metric) && withClient.length > 0 ? repSpread(groupByRep(withClient, (x) => x.clientMs!), CLIENT_TICK_MS) : undefined;
   return {
     side,
     metric,
@@ -113,7 +132,7 @@ export function summarize(side: string, metric: string, samples: readonly RawSam
     p90: nearestRank(xs, 90),
     p99: nearestRank(xs, 99),
     mean: mean(xs),
-    repetitions: repSpread(groupByRep(counted, (s) => s.ms), msTick(side, metric)),
+    repetitions: repSpread(groupByRep(counted, (s) => s.ms), msTick(profile, metric)),
     ...(clientRepetitions ? { clientRepetitions } : {}),
   };
 }
@@ -151,7 +170,7 @@ export interface ThroughputRow {
   attempts: number;
   /**
    * measured: completions / stage wall time (closed loop); littles-law: concurrency x 1000 / mean
-   * Worker ms (DO, as the reference); open-model: completions / wall time at a constant arrival
+   * own-clock ms (where the side's profile says so, as the reference does); open-model: completions / wall time at a constant arrival
    * rate, with `targetPerSecond` the rate requests were sent at.
    */
   method: "measured" | "littles-law" | "open-model";
@@ -161,6 +180,8 @@ export interface ThroughputRow {
 export interface RunSummary {
   rows: SummaryRow[];
   throughput: ThroughputRow[];
+  /** The run's sides, from its manifest. */
+  sides: SideBook;
 }
 
 /**
@@ -169,29 +190,30 @@ export interface RunSummary {
  * tools) by name, numbers in numeric order.
  */
 export function orderedStages(m: ManifestLike): Array<{ side: string; metric: string; file: string }> {
-  const rank = (list: readonly string[], x: string) => (list.includes(x) ? list.indexOf(x) : list.length);
+  const sides = sideBookOf(m).order;
+  const sideRank = (x: string) => (sides.includes(x) ? sides.indexOf(x) : sides.length);
   // Catalog order; anything else (the driver benchmark's own series) after it by name.
+  const metricOrder = (x: string) => (metricRank(x) >= 0 ? metricRank(x) : Number.MAX_SAFE_INTEGER);
   const byName = (a: string, b: string) => a.localeCompare(b, "en", { numeric: true });
   return Object.values(m.stages)
     .map((st) => ({ side: st.side, metric: st.metric, file: st.file }))
-    .sort((a, b) =>
-      rank(SIDES, a.side) - rank(SIDES, b.side) || byName(a.side, b.side) ||
-      rank(METRIC_ORDER, a.metric) - rank(METRIC_ORDER, b.metric) || byName(a.metric, b.metric));
+    .sort((a, b) => sideRank(a.side) - sideRank(b.side) || byName(a.side, b.side) || metricOrder(a.metric) - metricOrder(b.metric) || byName(a.metric, b.metric));
 }
 
 /**
  * Headline rows and throughput of a run. Attempts, errors and completions are
  * counted from the samples; the wall time and concurrency come from the stage
  * record, which verifyRunDir has checked against its hashed file. The method
- * per side is the catalog's THROUGHPUT_METHOD.
+ * per side is its profile's.
  */
 export function summarizeRun(dir: string, m: ManifestLike, load = (f: string): RawSample[] => stageSamples(dir, m, Object.values(m.stages).find((st) => st.file === f)!)): RunSummary {
   const rows: SummaryRow[] = [];
   const throughput: ThroughputRow[] = [];
+  const sides = sideBookOf(m);
   for (const { side, metric, file } of orderedStages(m)) {
     const st = m.stages[stageKey(side, metric)];
     const samples = load(file);
-    const row = summarize(side, metric, samples);
+    const row = summarize(sides.get(side), metric, samples);
     rows.push(row);
     const t = metricEntry(metric)?.throughput;
     if (!t) continue;
@@ -202,25 +224,19 @@ export function summarizeRun(dir: string, m: ManifestLike, load = (f: string): R
       throughput.push({ ...entry(completions, "open-model"), targetPerSecond: t.ratePerSecond });
       continue;
     }
-    if (THROUGHPUT_METHOD[side as Side] === "littles-law") throughput.push(entry((st.concurrency * 1000) / row.mean, "littles-law"));
+    if (sides.get(side).throughputMethod === "littles-law") throughput.push(entry((st.concurrency * 1000) / row.mean, "littles-law"));
     throughput.push(entry(completions, "measured"));
   }
-  return { rows, throughput };
+  return { rows, throughput, sides };
 }
 
-/**
- * The client's own round trip of a sample: `ms` where the driver timed it (Rivet, and the
- * /noop baseline, which calls no actor), `clientMs` on the DO side (the third clock).
- */
-const clientMsOf = (side: string, metric: string, x: RawSample) => (msIsClientClock(side, metric) ? x.ms : x.clientMs);
-
-/** Whether a stage's `ms` is the driver's round trip: on Rivet and the floor, and the /noop baseline, which calls no actor. */
-export const msIsClientClock = (side: string, metric: string) => MS_IS_CLIENT_CLOCK[side as Side] || metricEntry(metric)?.kind === "baseline";
+/** Whether a stage's `ms` is the driver's round trip: where the side's profile says so, and on a baseline, which calls no actor; elsewhere the driver's is `clientMs`. */
+export const msIsClientClock = (p: Pick<SideProfile, "msIsClientClock">, metric: string) => p.msIsClientClock || metricEntry(metric)?.kind === "baseline";
 
 /** The step of a stage's `ms` clock. */
-export const msTick = (side: string, metric: string) => (msIsClientClock(side, metric) ? CLIENT_TICK_MS : MS_TICK[side as Side] ?? CLIENT_TICK_MS);
+export const msTick = (p: Pick<SideProfile, "msIsClientClock" | "msTick">, metric: string) => (msIsClientClock(p, metric) ? CLIENT_TICK_MS : p.msTick);
 
 /** Client round-trip percentiles of one stage's counted samples, or null when it has none on that clock. */
-export function clientPercentiles(samples: ReadonlyMap<string, RawSample[]>, side: string, metric: string): Percentiles | null {
+export function clientPercentiles(samples: RunSamples, side: string, metric: string): Percentiles | null {
   return statsOf(samples, side, metric)?.client ?? null;
 }

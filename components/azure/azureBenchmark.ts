@@ -13,6 +13,7 @@ import { passReport, type BenchmarkReport } from "../benchmarkReport";
 import { RemoteGroupRun } from "../remoteRunner";
 import { passRunName, planPass, taskLabel, type PassRun } from "../../workloads/experiment/passPlan";
 import { newestCosts, passSchedule } from "../../workloads/run/passSchedule";
+import { SIDE_REGISTRY, sideOf } from "../../workloads/sides/registry";
 import { BenchNetwork } from "./network";
 import { ColdStore } from "./coldStore";
 import { EngineCluster, POSTGRES_SETTINGS, type EngineClusterArgs } from "./engineCluster";
@@ -91,7 +92,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
     // The Worker comes before the runner: its token goes into the runner's credentials file.
     const cf = this.deployWorker(name, cfg, args);
     this.runner = this.buildRunner(name, cfg, azure, args, stateRoot, key, gateway.url, secrets.adminToken);
-    this.plan = planPass(cfg.run.sides, cfg.run.groups, azure.overlapIdle);
+    this.plan = planPass(cfg.run.sides.map((side) => sideOf(SIDE_REGISTRY, side).profile), cfg.run.groups, azure.overlapIdle);
     this.schedule = pulumi.output(passSchedule(cfg.run, azure.overlapIdle, newestCosts(join(args.projectDir, "results"), cfg.stack), args.projectDir).then((s) => s.text));
     const parts = this.chainRuns(name, cfg, azure, stateRoot, { rivet: this.rivetTarget(cfg, azure, gateway), cloudflare: cf?.target }, cf?.apiToken);
 
@@ -233,7 +234,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
               ...(planned.tasks.length > 1 ? { tasks: planned.tasks, runArgs: cfg.runArgs } : { runArgs: [...cfg.runArgs, "--side", first.side, "--groups", first.group] }),
               stack: cfg.stack,
               blobRoot: `${RUNNER_PATHS.appDir}/runs`,
-              ...runTargets,
+              targets: runTargets,
             },
             containerUrl: this.coldStore.resultContainerUrl,
             prefix,

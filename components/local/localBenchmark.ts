@@ -5,6 +5,7 @@ import { LocalEngine } from "./localEngine";
 import { LocalWorker } from "./localWorker";
 import { BenchmarkRun } from "../benchmarkRun";
 import { passReport, type BenchmarkReport } from "../benchmarkReport";
+import { rivetSettingsOf } from "../../workloads/sides/rivet/settings";
 
 export interface LocalBenchmarkArgs {
   config: StackConfig;
@@ -45,9 +46,9 @@ export class LocalBenchmark extends pulumi.ComponentResource {
           stateDir: join(stateRoot, "engine"),
           loopback,
           engineVersion: cfg.engineVersion,
-          settings: { ...cfg.run.engine },
+          settings: { ...rivetSettingsOf(cfg.run.sideSettings).engine },
           actorSleepTimeoutMs: cfg.run.actorSleepTimeoutMs,
-          topology: cfg.run.engineTopology,
+          topology: rivetSettingsOf(cfg.run.sideSettings).engineTopology,
         },
         { parent: this },
       );

@@ -1,7 +1,10 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parseRunArgs, UsageError } from "../../workloads/run/runConfig";
-import { GROUPS, RUNTIMES } from "../../analysis/contract/catalog";
+import { GROUPS } from "../../analysis/contract/catalog";
+import { runtimeIds, SIDE_REGISTRY } from "../../workloads/sides/registry";
+
+const RUNTIMES = runtimeIds(SIDE_REGISTRY);
 import { blobDigest, runGroupInChild, type GroupRunRequest } from "../../workloads/run/groupRun";
 import type { DaemonHandle } from "../../workloads/run/daemons";
 import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
@@ -60,27 +63,20 @@ export async function create(inputs: Props) {
     runArgs: groupRunArgs(inputs),
     stack: inputs.stack as string,
     blobRoot,
+    targets: {},
   };
-  if (side === "rivet") {
-    const r = target.daemon.ready;
-    req.rivet = {
-      gatewayUrl: target.gatewayUrl as string,
-      // The cluster's admin token, read from the daemon's private state folder; it goes to the run over stdin only.
-      ...(typeof r.adminTokenFile === "string" ? { adminToken: readFileSync(r.adminTokenFile, "utf8") } : {}),
-      engineVersion: r.engineVersion as string,
-      engineConfig: r.engineConfig,
-      enginePid: r.enginePid as number,
-      appPid: r.appPid as number,
-      startedBy: "pulumi up: the stack's LocalEngine resource (Engine + app kept running between runs)",
-    };
-  } else {
-    req.cloudflare = {
-      url: target.url as string,
-      token: inputs.token as string,
-      versions: target.versions as Record<string, string>,
-      startedBy: "pulumi up: the stack's LocalWorker resource (workerd kept running between runs)",
-    };
-  }
+  // The target as the daemon's side described it, each secret it keeps read from its private state folder (it goes to the run over stdin only).
+  const r = target.daemon.ready as { target?: Props; secretFiles?: Record<string, string> };
+  const kept = Object.fromEntries(Object.entries(r.secretFiles ?? {}).map(([name, file]) => [name, readFileSync(file, "utf8")]));
+  req.targets[side] = {
+    ...r.target,
+    ...kept,
+    // The Worker's bench token is the stack's own secret, an input of this run.
+    ...(typeof inputs.token === "string" ? { token: inputs.token } : {}),
+    startedBy: side === "rivet"
+      ? "pulumi up: the stack's LocalEngine resource (Engine + app kept running between runs)"
+      : "pulumi up: the stack's LocalWorker resource (workerd kept running between runs)",
+  };
   const result = await runGroupInChild(req, target.daemon, join(blobRoot, `${side}.${group}.driver.log`));
   return {
     id: `${inputs.stack}-${side}-${group}-${result.runId}`,

@@ -1,3 +1,5 @@
+import type { SideRunSettings } from "../../workloads/sides/side";
+import { PRESETS } from "../../analysis/contract/catalog";
 import { rmSync } from "node:fs";
 import { daemonAnswers, stopDaemon, type DaemonHandle } from "../../workloads/run/daemons";
 
@@ -41,4 +43,13 @@ export async function removeDaemon(props: Props): Promise<void> {
   const h = props.daemon as DaemonHandle | undefined;
   if (h) await stopDaemon(h);
   rmSync(props.stateDir as string, { recursive: true, force: true });
+}
+
+/**
+ * The run settings a stack's daemon launches a side with: the side's own
+ * settings, the loopback and the actors' sleep timeout; the rest (counts,
+ * groups, timeouts) belong to the runs, which send their own.
+ */
+export function daemonSettings(own: unknown, loopback: "quickack" | "host", actorSleepTimeoutMs = 30_000): SideRunSettings {
+  return { requestTimeoutMs: 30_000, wakeIdleMs: 10_000, actorSleepTimeoutMs, loopback, plantDelayUs: 0, counts: PRESETS.local, groups: [], scaleLevels: [], own };
 }

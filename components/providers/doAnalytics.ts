@@ -1,4 +1,4 @@
-import { runAnalytics } from "../../workloads/run/analyticsRun";
+import { runAnalytics } from "../../workloads/sides/cloudflare/analyticsRun";
 import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
 import { privateDir } from "../../workloads/host/privateDir";
 

@@ -1,6 +1,8 @@
 import { packageVersion } from "../../workloads/host/versions";
 import { startDaemon } from "../../workloads/run/daemons";
-import { LOOPBACKS, readDaemon, removeDaemon, replaceDiff, requireString, type CheckFailure, type Props } from "./common";
+import { daemonSettings, LOOPBACKS, readDaemon, removeDaemon, replaceDiff, requireString, type CheckFailure, type Props } from "./common";
+import { RIVET_DEFAULTS } from "../../workloads/sides/rivet/settings";
+import type { DaemonOptions } from "../../workloads/run/daemon";
 
 /** Inputs of a LocalEngine: where its data lives and how the Engine + app are set up. */
 const INPUT_KEYS = ["stack", "stateDir", "loopback", "engineVersion", "settings", "actorSleepTimeoutMs", "topology"];
@@ -31,9 +33,12 @@ export async function create(inputs: Props) {
     kind: "rivet",
     stateDir: inputs.stateDir as string,
     loopback: inputs.loopback as "quickack" | "host",
-    options: { settings: inputs.settings, actorSleepTimeoutMs: inputs.actorSleepTimeoutMs, topology: inputs.topology },
+    options: {
+      settings: daemonSettings({ ...RIVET_DEFAULTS, engine: inputs.settings, engineTopology: inputs.topology }, inputs.loopback as "quickack" | "host", inputs.actorSleepTimeoutMs as number),
+    } satisfies DaemonOptions,
   });
-  const outs = { ...inputs, daemon: h, gatewayUrl: h.ready.gatewayUrl as string, runningEngineVersion: h.ready.engineVersion as string };
+  const t = h.ready.target as { gatewayUrl: string; engineVersion: string };
+  const outs = { ...inputs, daemon: h, gatewayUrl: t.gatewayUrl, runningEngineVersion: t.engineVersion };
   return { id: `${inputs.stack}-engine-${h.pid}`, outs };
 }
 

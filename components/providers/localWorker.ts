@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { startDaemon } from "../../workloads/run/daemons";
-import { LOOPBACKS, readDaemon, removeDaemon, replaceDiff, requireString, type CheckFailure, type Props } from "./common";
+import { daemonSettings, LOOPBACKS, readDaemon, removeDaemon, replaceDiff, requireString, type CheckFailure, type Props } from "./common";
+import { CLOUDFLARE_DEFAULTS } from "../../workloads/sides/cloudflare/settings";
+import type { DaemonOptions } from "../../workloads/run/daemon";
 
 const INPUT_KEYS = ["stack", "stateDir", "loopback"];
 
@@ -19,15 +21,17 @@ export async function diff(_id: string, olds: Props, news: Props) {
 /** Starts workerd with a fresh random bench token; the token is an output the program marks secret. */
 export async function create(inputs: Props) {
   const token = randomBytes(24).toString("hex");
-  const h = await startDaemon({ kind: "cloudflare", stateDir: inputs.stateDir as string, loopback: inputs.loopback as "quickack" | "host", options: { token } });
-  const r = h.ready;
+  const loopback = inputs.loopback as "quickack" | "host";
+  const options: DaemonOptions = { settings: daemonSettings(CLOUDFLARE_DEFAULTS, loopback), secrets: { token } };
+  const h = await startDaemon({ kind: "cloudflare", stateDir: inputs.stateDir as string, loopback, options });
+  const r = h.ready.target as { url: string; versions: Record<string, string> };
   return {
     id: `${inputs.stack}-worker-${h.pid}`,
     outs: {
       ...inputs,
       daemon: h,
-      url: r.url as string,
-      versions: r.versions as Record<string, string>,
+      url: r.url,
+      versions: r.versions,
       token,
     },
   };

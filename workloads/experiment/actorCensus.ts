@@ -16,7 +16,7 @@ export class ActorCensus {
   private readonly asleepAt = new Map<string, number>();
   /** Told to sleep and never confirmed: counted awake, not waited for again until the next call to them. */
   private readonly unconfirmed = new Set<string>();
-  /** `evictAfterMs`: where the runtime puts an actor to sleep by idle alone (the DO), how long that takes; null where sleep is confirmed. */
+  /** `evictAfterMs`: where the runtime puts an actor to sleep by idle alone (profile.sleepsByIdleOnly), how long that takes; null where sleep is confirmed. */
   constructor(
     readonly evictAfterMs: number | null,
     /** The clock of the census and of the wait for idle eviction (ms). */

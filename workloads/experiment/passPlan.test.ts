@@ -1,13 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { busy, callCostsOf, clock, estimateTask, passRunName, planPass, renderSchedule, simulatePass, simulateRun, type Task, type TaskEstimate } from "./passPlan";
 import { GROUPS, PRESETS } from "../../analysis/contract/catalog";
+import { LEGACY_BOOK } from "../../analysis/contract/sideProfile";
+import { SIDE_REGISTRY, sideOf } from "../sides/registry";
+
+const sides = (...ids: string[]) => ids.map((id) => LEGACY_BOOK.get(id));
 
 const names = (sides: Parameters<typeof planPass>[0], groups: Parameters<typeof planPass>[1], overlap: boolean) => planPass(sides, groups, overlap).map(passRunName);
 const est = (table: Record<string, Partial<TaskEstimate>>) => (t: Task): TaskEstimate => ({ beforeIdleMs: 0, idleMs: 0, afterIdleMs: 0, ...table[`${t.side} ${t.group}`] });
 
 describe("planPass", () => {
   it("both runtimes, overlapping: each DO group with an idle wait hosts an ordered share of Rivet's groups; the other DO groups follow alone", () => {
-    expect(names(["rivet", "cloudflare"], GROUPS, true)).toEqual([
+    expect(names(sides("rivet", "cloudflare"), GROUPS, true)).toEqual([
       "cloudflare.wake+rivet.create+rivet.wake+rivet.warm",
       "cloudflare.sqlite+rivet.sqlite+rivet.seqwrite",
       "cloudflare.seqwrite+rivet.burst+rivet.scale",
@@ -16,17 +20,17 @@ describe("planPass", () => {
       "cloudflare.burst",
       "cloudflare.scale",
     ]);
-    expect(names(["rivet", "cloudflare"], ["create", "wake", "burst"], true)).toEqual(["cloudflare.wake+rivet.create+rivet.wake+rivet.burst", "cloudflare.create", "cloudflare.burst"]);
+    expect(names(sides("rivet", "cloudflare"), ["create", "wake", "burst"], true)).toEqual(["cloudflare.wake+rivet.create+rivet.wake+rivet.burst", "cloudflare.create", "cloudflare.burst"]);
   });
   it("every group alone, Rivet's then Cloudflare's, when overlap is off, one side is selected, or no DO group idles", () => {
     const alone = [...GROUPS.map((g) => `rivet.${g}`), ...GROUPS.map((g) => `cloudflare.${g}`)];
-    expect(names(["rivet", "cloudflare"], GROUPS, false)).toEqual(alone);
-    expect(names(["rivet"], GROUPS, true)).toEqual(GROUPS.map((g) => `rivet.${g}`));
-    expect(names(["cloudflare"], ["create", "wake"], true)).toEqual(["cloudflare.create", "cloudflare.wake"]);
-    expect(names(["rivet", "cloudflare"], ["create", "warm"], true)).toEqual(["rivet.create", "rivet.warm", "cloudflare.create", "cloudflare.warm"]);
+    expect(names(sides("rivet", "cloudflare"), GROUPS, false)).toEqual(alone);
+    expect(names(sides("rivet"), GROUPS, true)).toEqual(GROUPS.map((g) => `rivet.${g}`));
+    expect(names(sides("cloudflare"), ["create", "wake"], true)).toEqual(["cloudflare.create", "cloudflare.wake"]);
+    expect(names(sides("rivet", "cloudflare"), ["create", "warm"], true)).toEqual(["rivet.create", "rivet.warm", "cloudflare.create", "cloudflare.warm"]);
   });
   it("takes every selected task exactly once", () => {
-    const tasks = planPass(["rivet", "cloudflare"], GROUPS, true).flatMap((r) => r.tasks.map((t) => `${t.side}.${t.group}`));
+    const tasks = planPass(sides("rivet", "cloudflare"), GROUPS, true).flatMap((r) => r.tasks.map((t) => `${t.side}.${t.group}`));
     expect(tasks.sort()).toEqual([...GROUPS.map((g) => `rivet.${g}`), ...GROUPS.map((g) => `cloudflare.${g}`)].sort());
   });
 });
@@ -67,8 +71,10 @@ describe("estimates and the rendered schedule", () => {
     e: { side: "rivet", metric: "wake.ping", attempts: 0, wallMs: 0 },
     f: { side: "rivet", metric: "scale.create.e1000", attempts: 10, wallMs: 900 },
   });
-  const counts = { rivet: PRESETS.full.rivet, cloudflare: PRESETS.full.cloudflare, floor: PRESETS.full.floor };
-  const inputs = { counts, scaleLevels: [0, 1000, 10000], idleMs: { rivet: 10_000, cloudflare: 600_000, floor: 10_000 } };
+  const full = (id: string) => sideOf(SIDE_REGISTRY, id).presetCounts?.full ?? PRESETS.full;
+  const counts = { rivet: full("rivet"), cloudflare: full("cloudflare"), floor: full("floor") };
+  const profiles = Object.fromEntries(LEGACY_BOOK.order.map((id) => [id, LEGACY_BOOK.get(id)]));
+  const inputs = { counts, scaleLevels: [0, 1000, 10000], idleMs: { rivet: 10_000, cloudflare: 600_000, floor: 10_000 }, profiles };
 
   it("a group's samples at its stages' measured per-request wall time, preparation at a create at concurrency 8, idle as configured", () => {
     const c = counts.rivet;
@@ -85,7 +91,7 @@ describe("estimates and the rendered schedule", () => {
   });
 
   it("renders each run, the idle waits with what measures inside them, and the saving against every group alone", async () => {
-    const plan = planPass(["rivet", "cloudflare"], ["create", "wake"], true);
+    const plan = planPass(sides("rivet", "cloudflare"), ["create", "wake"], true);
     const s = await simulatePass(plan, est({ "cloudflare wake": { beforeIdleMs: 10_000, idleMs: 600_000, afterIdleMs: 20_000 }, "rivet create": { beforeIdleMs: 120_000 }, "rivet wake": { beforeIdleMs: 60_000, idleMs: 10_000, afterIdleMs: 30_000 }, "cloudflare create": { beforeIdleMs: 5_000 } }));
     expect(s.totalMs).toBe(630_000 + 5_000);
     expect(s.aloneMs).toBe(630_000 + 120_000 + 100_000 + 5_000);

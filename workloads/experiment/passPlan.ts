@@ -2,6 +2,7 @@ import { stageKey } from "../../analysis/contract/runDirContract";
 import { CpuLock, runOverlapped } from "../host/cpuLock";
 import { LAST_GROUPS, OVERLAPPING_GROUPS } from "./stagePlan";
 import { CATALOG, catalogEntry, metricEntry, metricsOf, sampleCount, type Group, type SampleCounts, type Side } from "../../analysis/contract/catalog";
+import type { SideProfile } from "../../analysis/contract/sideProfile";
 
 /** One stage group on one side: the unit a run's order is written in. */
 export interface Task {
@@ -33,36 +34,36 @@ export interface PassRun {
   tasks: Task[];
 }
 
-/** A run's name in resource names and blob prefixes: "rivet.create", or "cloudflare.wake+rivet.create+rivet.wake". */
+/** A run's name in resource names and blob prefixes: "<side>.create", or "<host>.wake+<guest>.create+<guest>.wake". */
 export const passRunName = (r: PassRun): string => r.tasks.map((t) => stageKey(t.side, t.group)).join("+");
 
 /**
  * The runs of a cloud pass, decided from the selected sides and groups alone
  * (so a stack's resources never change with an estimate). Each group is a run
- * of its own, Rivet's then Cloudflare's, unless both runtimes are selected
- * and `overlap` is on: then each Cloudflare group with an idle wait (10
- * minutes on Cloudflare, measuring nothing) hosts a share of Rivet's groups in
- * its run, which measure during that idle under the run's one lock. Rivet's
- * groups keep their order, split in order into as many near-equal shares as
- * there are hosts (its last groups, bursts and scaling, still wait for every
- * Rivet group before them, not for the host's idle); the other Cloudflare
- * groups follow, each alone.
+ * of its own, side after side, unless `overlap` is on and a selected side
+ * sleeps by idle alone (its wake groups wait out an eviction that measures
+ * nothing, the side's wake idle) beside others:
+ * then each of that side's groups with an idle wait hosts a share of the
+ * other sides' groups in its run, which measure during that idle under the
+ * run's one lock. The guests keep their order, split in order into as many
+ * near-equal shares as there are hosts (a side's last groups, bursts and
+ * scaling, still wait for every group of their side before them, not for the
+ * host's idle); the host's other groups follow, each alone.
  */
-export function planPass(sides: readonly Side[], groups: readonly Group[], overlap: boolean): PassRun[] {
+export function planPass(sides: readonly Pick<SideProfile, "id" | "sleepsByIdleOnly">[], groups: readonly Group[], overlap: boolean): PassRun[] {
   const alone = (side: Side, gs: readonly Group[]) => gs.map((group) => ({ tasks: [{ side, group }] }));
-  const rivet = sides.includes("rivet") ? groups : [];
-  const cloudflare = sides.includes("cloudflare") ? groups : [];
-  const hosts = cloudflare.filter((g) => OVERLAPPING_GROUPS.has(g));
-  const guests = rivet;
-  if (!overlap || hosts.length === 0 || guests.length === 0) return [...alone("rivet", rivet), ...alone("cloudflare", cloudflare)];
+  const host = sides.find((p) => p.sleepsByIdleOnly);
+  const hosts = host ? groups.filter((g) => OVERLAPPING_GROUPS.has(g)) : [];
+  const guests = sides.filter((p) => p !== host).flatMap((p) => groups.map((group) => ({ side: p.id, group })));
+  if (!overlap || !host || hosts.length === 0 || guests.length === 0) return sides.flatMap((p) => alone(p.id, groups));
   const runs: PassRun[] = [];
   let next = 0;
-  for (const [i, host] of hosts.entries()) {
+  for (const [i, g] of hosts.entries()) {
     const share = Math.ceil((guests.length - next) / (hosts.length - i));
-    runs.push({ tasks: [{ side: "cloudflare", group: host }, ...guests.slice(next, next + share).map((group) => ({ side: "rivet" as const, group }))] });
+    runs.push({ tasks: [{ side: host.id, group: g }, ...guests.slice(next, next + share)] });
     next += share;
   }
-  return [...runs, ...alone("cloudflare", cloudflare.filter((g) => !OVERLAPPING_GROUPS.has(g)))];
+  return [...runs, ...alone(host.id, groups.filter((g) => !OVERLAPPING_GROUPS.has(g)))];
 }
 
 /** What a task is expected to take: busy time before its idle wait, the idle itself, and busy time after. */
@@ -87,6 +88,8 @@ export interface EstimateInputs {
   counts: Record<Side, SampleCounts>;
   scaleLevels: readonly number[];
   idleMs: Record<Side, number>;
+  /** Each side's profile: which metrics it measures. */
+  profiles: Record<Side, Pick<SideProfile, "optionalMetrics" | "openRates">>;
 }
 
 /**
@@ -107,8 +110,8 @@ function costOf(costs: CallCosts, side: Side, metric: string): { ms: number; kno
 }
 
 /** Actors a group makes before it measures (wake sets, scaling fillers and wake sets): setup creates, a few at a time. */
-function preparedActors(side: Side, group: Group, counts: SampleCounts, levels: readonly number[]): number {
-  if (group === "wake") return metricsOf(side, "wake").reduce((n, m) => n + sampleCount(catalogEntry(m), counts), 0);
+function preparedActors(p: Pick<SideProfile, "optionalMetrics" | "openRates">, group: Group, counts: SampleCounts, levels: readonly number[]): number {
+  if (group === "wake") return metricsOf(p, "wake").reduce((n, m) => n + sampleCount(catalogEntry(m), counts), 0);
   if (group === "scale") return Math.max(0, ...levels) + levels.length * counts.scaleWake;
   return 0;
 }
@@ -124,7 +127,8 @@ export function estimateTask(t: Task, inputs: EstimateInputs, costs: CallCosts):
   const counts = inputs.counts[t.side];
   const unknown: string[] = [];
   let measureMs = 0;
-  for (const metric of metricsOf(t.side, t.group)) {
+  const profile = inputs.profiles[t.side];
+  for (const metric of metricsOf(profile, t.group)) {
     const e = catalogEntry(metric);
     if (e.scale && !inputs.scaleLevels.includes(e.scale.level)) continue;
     const c = costOf(costs, t.side, metric);
@@ -132,7 +136,7 @@ export function estimateTask(t: Task, inputs: EstimateInputs, costs: CallCosts):
     measureMs += sampleCount(e, counts) * c.ms;
   }
   const prepare = costs.get(`${t.side}.burst.c8`) ?? costOf(costs, t.side, "create.ping").ms;
-  const prepMs = preparedActors(t.side, t.group, counts, inputs.scaleLevels) * prepare;
+  const prepMs = preparedActors(profile, t.group, counts, inputs.scaleLevels) * prepare;
   const idle = inputs.idleMs[t.side];
   if (OVERLAPPING_GROUPS.has(t.group)) return { beforeIdleMs: prepMs, idleMs: idle, afterIdleMs: measureMs, unknown };
   const heldIdle = t.group === "scale" ? inputs.scaleLevels.length * idle : 0;

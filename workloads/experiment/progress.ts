@@ -29,7 +29,7 @@ export function prefixed(progress: Progress, prefix: string): Progress {
   };
 }
 
-/** One progress line: "rivet wake.ping: preparing: 120/1200 actors, 31.5/s, about 34 s left (2 errors)". */
+/** One progress line: "<side> wake.ping: preparing: 120/1200 actors, 31.5/s, about 34 s left (2 errors)". */
 export function progressLine(stage: string, done: number, total: number, unit: string, errors: number, elapsedMs: number): string {
   const rate = elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
   const left = rate > 0 && done < total ? `, about ${formatSeconds((total - done) / rate)} left` : "";

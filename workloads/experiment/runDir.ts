@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { cpus, totalmem, release, platform, arch, hostname } from "node:os";
 import { join } from "node:path";
 import { SampleFile } from "./samples";
@@ -248,4 +249,9 @@ export class RunDir {
   save(): void {
     this.write(join(this.dir, "manifest.json"), JSON.stringify(this.manifest, null, 2) + "\n");
   }
+}
+
+/** The digest of a stored run directory: its manifest's bytes (the manifest lists each raw file's sha256). */
+export function blobDigest(runDir: string): string {
+  return createHash("sha256").update(readFileSync(join(runDir, "manifest.json"))).digest("hex");
 }

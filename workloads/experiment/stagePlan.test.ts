@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RunDir } from "./runDir";
 import { createProgress } from "./progress";
-import { censusFor, LAST_GROUPS, OVERLAPPING_GROUPS, runGroup, trackActors, type GroupStart, type PlanContext, type SideAdapter } from "./stagePlan";
+import { censusFor, LAST_GROUPS, OVERLAPPING_GROUPS, runGroup, trackActors, type ActorRef, type GroupStart, type PlanContext, type SideAdapter } from "./stagePlan";
 import { CpuLock, runOverlapped } from "../host/cpuLock";
 import { StageSetupError } from "./measure";
 import { rivetAdapter } from "../sides/rivet/adapter";
@@ -18,10 +18,12 @@ import { cloudflareAdapter } from "../sides/cloudflare/adapter";
 import { floorAdapter } from "../sides/floor/adapter";
 import { catalogEntry, GROUPS, isColdMetric, metricsOf, PRESETS, type SampleCounts, type Side } from "../../analysis/contract/catalog";
 import type { GatewayClient, Target } from "../sides/rivet/gateway";
+import type { ActorProtocolClient } from "../sides/actorProtocol";
+import { LEGACY_BOOK } from "../../analysis/contract/sideProfile";
 import type { DoOp, DoTarget, WorkerClient } from "../sides/cloudflare/workerClient";
 
 const PREFIX = "run";
-const counts: SampleCounts = { ...PRESETS.quick.rivet, createPing: 3, createRead: 2, createWrite: 2, wake: 4, warm: 5, sqliteRead: 3, sqliteWrite: 3, sqliteScan: 2, burstAttempts: 4, seqWrite: 3, openSeconds: 1, scaleCreate: 2, scaleWake: 2, scaleBurst: 3 };
+const counts: SampleCounts = { ...PRESETS.quick, createPing: 3, createRead: 2, createWrite: 2, wake: 4, warm: 5, sqliteRead: 3, sqliteWrite: 3, sqliteScan: 2, burstAttempts: 4, seqWrite: 3, openSeconds: 1, scaleCreate: 2, scaleWake: 2, scaleBurst: 3 };
 
 /** A runtime's actors: an actor asleep (or evicted) answers its next call from a fresh instance. */
 class FakeRuntime {
@@ -67,6 +69,19 @@ function fakeGateway(rt: FakeRuntime): GatewayClient {
   } as unknown as GatewayClient;
 }
 
+/** The floor's client over the same fake runtime: the actor protocol's calls, by key or id. */
+function fakeActorServer(rt: FakeRuntime): ActorProtocolClient {
+  const gateway = fakeGateway(rt);
+  const asTarget = (ref: ActorRef): Target => ("id" in ref ? { kind: "id", actorId: ref.id } : { kind: "key", actor: ref.actor, key: ref.key });
+  return {
+    call: (ref: ActorRef, op: string) => gateway.call(asTarget(ref), op),
+    async outcome(ref: ActorRef, op: string) {
+      const r = await gateway.call(asTarget(ref), op);
+      return r.ok ? { ok: true, ms: r.ms, reply: { cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs }, actorId: r.actorId } : r;
+    },
+  } as unknown as ActorProtocolClient;
+}
+
 function fakeWorker(rt: FakeRuntime): WorkerClient {
   let unique = 0;
   return {
@@ -96,7 +111,7 @@ function sideOf(side: Side, c = counts, maxLiveActors?: number): Side$ {
   const adapter = side === "rivet"
     ? rivetAdapter(fakeGateway(rt), { wakeIdleMs: 10_000, sleepConfirmTimeoutMs: 1_000 })
     : side === "floor"
-      ? floorAdapter(fakeGateway(rt), { wakeIdleMs: 10_000 })
+      ? floorAdapter(fakeActorServer(rt), { wakeIdleMs: 10_000 })
       : cloudflareAdapter(fakeWorker(rt), { wakeIdleMs: 10_000, ...(maxLiveActors !== undefined ? { maxLiveActors } : {}) });
   const run = new RunDir(mkdtempSync(join(tmpdir(), "ab-plan-")), "local", "test", {});
   const idles: number[] = [];
@@ -205,7 +220,7 @@ describe("the stage plan on both sides", () => {
     expect(sides.rivet.rt.log.length).toBeGreaterThan(50);
     for (const side of ["rivet", "cloudflare"] as const) {
       const opens = sides[side].rt.log.filter((l) => l.startsWith("ping key open.")).length;
-      expect(opens, side).toBe(metricsOf(side, "burst").filter((m) => m.startsWith("open.")).reduce((n, m) => n + Number(m.slice("open.r".length)), 0));
+      expect(opens, side).toBe(metricsOf(LEGACY_BOOK.get(side), "burst").filter((m) => m.startsWith("open.")).reduce((n, m) => n + Number(m.slice("open.r".length)), 0));
     }
     // The same idle waits before wakes (the wake group's, the sqlite and seqwrite series', and one per
     // scaling level) on both sides; on the DO side a scaling level's idle is its settling wait (a hold).
@@ -216,7 +231,7 @@ describe("the stage plan on both sides", () => {
       const { run } = sides[side];
       for (const g of GROUPS) {
         // Every level the run takes (the scaling group runs 0 and 100 here).
-        for (const metric of metricsOf(side, g).filter((id) => [undefined, 0, 100].includes(catalogEntry(id).scale?.level))) {
+        for (const metric of metricsOf(LEGACY_BOOK.get(side), g).filter((id) => [undefined, 0, 100].includes(catalogEntry(id).scale?.level))) {
           const xs = samples(run, side, metric);
           expect(xs.every((x) => x.ok), `${side} ${metric}`).toBe(true);
           // Creates, wakes and bursts (the scaling group's too) are fresh instances; nothing else restarted, and the flag is kept either way.

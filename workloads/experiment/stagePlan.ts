@@ -14,14 +14,13 @@ import { prng } from "../../analysis/stats/prng";
 import { idleFor, measure, measureOpen, must, StageSetupError, type MeasureContext, type Outcome } from "./measure";
 import { RuntimeLost, StallClock, type RuntimeWatch } from "../host/runtimeWatch";
 import {
-  BURST_CONCURRENCY, catalogEntry, OPEN_MAX_IN_FLIGHT, OPEN_RATES, sampleCount, SCALE_BURST_CONCURRENCY, WORKLOAD,
-  type Group, type SampleCounts, type Side,
+  BURST_CONCURRENCY, catalogEntry, OPEN_MAX_IN_FLIGHT, sampleCount, SCALE_BURST_CONCURRENCY, sideMeasures, WORKLOAD,
+  type Group, type SampleCounts,
 } from "../../analysis/contract/catalog";
+import type { SideProfile } from "../../analysis/contract/sideProfile";
 
-/** The operations every actor answers (the RivetKit actors' actions, the DO class's methods). */
-export type Op = "ping" | "read" | "write" | "scan" | "seed";
-/** plain: no storage; store: one SQLite table of WORKLOAD.rowBytes rows. */
-export type ActorClass = "plain" | "store";
+import type { ActorClass, Op } from "../../analysis/contract/operations";
+export type { ActorClass, Op };
 /** An actor to call: a new (or known) one by key, or a running one by the id a reply gave. */
 export type ActorRef = { key: string; actor: ActorClass } | { id: string };
 
@@ -62,9 +61,11 @@ export interface SleepOutcome {
 }
 
 export interface SideAdapter {
-  readonly side: Side;
+  readonly side: string;
+  /** The side's profile (its package's): which optional metrics and open-model rates it measures. */
+  readonly profile: SideProfile;
   readonly properties: AdapterProperties;
-  /** How long slept actors stay idle before their wake (Rivet: after the Engine confirms them asleep; DO: past eviction). */
+  /** How long slept actors stay idle before their wake (after the runtime confirms them asleep, or past its eviction). */
   readonly wakeIdleMs: number;
   /** One timed call. Never throws, never retries. */
   call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome>;
@@ -72,14 +73,14 @@ export interface SideAdapter {
   runtimeLog?: { name: string; file: string };
   /**
    * The most actors this machine lets the runtime keep awake at once (local
-   * workerd: its open-file limit over the files a live DO holds). Preparations
+   * runtime: its open-file limit over the files a live actor holds). Preparations
    * wait to stay under it; measured stages are never paced (the run refuses
    * up front when one could exceed it).
    */
   readonly maxLiveActors?: number;
   /** Puts the actors to sleep; resolves when the runtime confirms it, or at once where the runtime evicts by idle alone. */
   sleep(actorIds: string[], progress?: Progress): Promise<SleepOutcome>;
-  /** True where nothing puts an actor to sleep but idle time (wakeIdleMs of it): the DO. */
+  /** True where nothing puts an actor to sleep but idle time (wakeIdleMs of it): the profile's sleepsByIdleOnly. */
   readonly sleepsByIdleOnly?: boolean;
   /** Stages only this side has, run after the group's shared stages. */
   readonly sideOnly?: Partial<Record<Group, (ctx: PlanContext) => Promise<void>>>;
@@ -194,7 +195,7 @@ function startState(ctx: PlanContext): Record<string, unknown> {
 
 /**
  * A setup call (an actor to measure on, its seed, its wake): not a sample, so
- * one that fails with a gateway error (the Engine's route timeout, say) is
+ * one that fails with a gateway error (a runtime's route timeout, say) is
  * tried once more, and the retry is written into the next stage's notes; a
  * second failure fails the group.
  */
@@ -214,7 +215,7 @@ export async function setup(ctx: PlanContext, what: string, call: () => Promise<
 /** The number of samples a stage takes: the catalog's count for this side. */
 export function stageSize(ctx: PlanContext, metric: string): number {
   const e = catalogEntry(metric);
-  if (!e.sides.includes(ctx.adapter.side)) throw new Error(`${metric} is not measured on the ${ctx.adapter.side} side (analysis/contract/catalog.ts)`);
+  if (!sideMeasures(ctx.adapter.profile, metric)) throw new Error(`${metric} is not measured on the ${ctx.adapter.side} side (analysis/contract/catalog.ts and the side's profile)`);
   return sampleCount(e, ctx.counts);
 }
 
@@ -480,7 +481,7 @@ async function burstGroup(ctx: PlanContext): Promise<void> {
     const metric = `burst.c${c}`;
     await measureStage(ctx, metric, (i) => ctx.adapter.call(fresh(ctx, metric, i, "plain"), "ping"), { concurrency: c });
   }
-  for (const rate of OPEN_RATES[side]) {
+  for (const rate of ctx.adapter.profile.openRates) {
     const metric = `open.r${rate}`;
     const limits = limitWatch(ctx, metric);
     await measureOpen({ ctx, side, metric, ratePerSecond: rate, n: stageSize(ctx, metric), maxInFlight: OPEN_MAX_IN_FLIGHT, notes: startState(ctx),
@@ -522,7 +523,7 @@ async function scaleGroup(ctx: PlanContext): Promise<void> {
     if (!adapter.sleepsByIdleOnly) await waitWithProgress(ctx.progress, `${adapter.side} scale e${level}: every actor asleep, idle`, adapter.wakeIdleMs, (ms) => idleFor(ctx, ms));
     await measureStage(ctx, wake, (i) => adapter.call({ id: set.ids[i] }, "ping"), { n: set.ids.length, notes: { ...notes(settled), preparationFailures: set.errors.length } });
     // The creates and the burst follow at once (the woken set still awake, as each stage's atStage count says): a settle
-    // before each would cost the DO side its whole eviction time again, 10 minutes on Cloudflare.
+    // before each would cost a side that sleeps by idle alone its whole eviction time again.
     const create = `scale.create.e${level}`;
     await measureStage(ctx, create, (i) => adapter.call(fresh(ctx, create, i, "plain"), "ping"), { notes: notes(settled) });
     const burst = `scale.burst.e${level}`;

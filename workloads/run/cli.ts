@@ -5,7 +5,8 @@ import { headlineTable } from "../../analysis/stats/summary";
 import { generateReport } from "../../analysis/report/report";
 import { enterNetns, runEntry } from "./entry";
 import { failureLine } from "../../analysis/contract/cliError";
-import { hardOpenFileLimit, openFileProblem } from "../sides/cloudflare/openFiles";
+import { sideSettingsOf } from "./runConfig";
+import { SIDE_REGISTRY, sideOf } from "../sides/registry";
 
 /** Why run directories cannot be written under `dir` (made if absent), or null. */
 function resultsDirProblem(dir: string): string | null {
@@ -36,9 +37,8 @@ async function main(): Promise<number> {
     console.error(`--results-dir: ${results}`);
     return 2;
   }
-  if (cfg.sides.includes("cloudflare")) {
-    const openFiles = cfg.workerdOpenFiles ?? hardOpenFileLimit();
-    const problem = openFileProblem(cfg.counts.cloudflare, cfg.groups, cfg.scaleLevels, openFiles);
+  for (const side of cfg.sides) {
+    const problem = sideOf(SIDE_REGISTRY, side).preflight?.(sideSettingsOf(cfg, side));
     if (problem) {
       console.error(problem);
       return 2;
@@ -51,7 +51,7 @@ async function main(): Promise<number> {
   console.log(`\nrun directory: ${out.runDir}\nreport: ${out.runDir}/report/results.md (charts, summary.json beside it)\n`);
   console.log(headlineTable(out.rows));
   if (out.throughput.length > 0) {
-    console.log("\nthroughput (measured: completions / wall time; littles-law: concurrency x 1000 / mean Worker ms)");
+    console.log("\nthroughput (measured: completions / wall time; littles-law: concurrency x 1000 / mean own-clock ms)");
     for (const t of out.throughput) {
       console.log(`  ${t.side.padEnd(10)} ${t.metric.padEnd(10)} ${t.perSecond.toFixed(1).padStart(8)}/s  ${t.method.padEnd(11)} (${t.errors} errors of ${t.attempts})`);
     }

@@ -1,30 +1,29 @@
 /**
- * A long-lived local runtime for the Pulumi `local` stack: the Engine + app, or
- * the Worker on workerd, kept running after the process that started it (the
- * dynamic-provider host) is gone.
+ * A long-lived local runtime for the Pulumi `local` stack, any side's:
+ * started by the side's own launch (the one `npm start` uses), kept running
+ * after the process that started it (the dynamic-provider host) is gone.
  *
- *   node dist/workloads/run/daemon.js rivet|cloudflare <stateDir>   (options JSON on stdin)
+ *   node dist/workloads/run/daemon.js <side> <stateDir>   (options JSON on stdin)
  *
- * When ready it writes <stateDir>/ready.json (endpoints, versions, child pids;
- * never the token). SIGTERM stops its children and exits 0; a child that dies on
- * its own ends the daemon with exit 1, so a refresh sees it gone. Children run
- * under a parent-death signal: even a SIGKILLed daemon leaves none behind.
+ * The options are the side's run settings and the secrets the stack holds for
+ * it. When ready it writes <stateDir>/ready.json: the target as the side's
+ * package describes it without its secrets, each secret it made in a file
+ * only the owner reads (named there), and the pids of its processes. SIGTERM
+ * stops its children and exits 0; a child that dies on its own ends the
+ * daemon with exit 1, so a refresh sees it gone. Children run under a
+ * parent-death signal: even a SIGKILLed daemon leaves none behind.
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startEngineTopology } from "../sides/rivet/localCluster";
-import { startLocalWorker } from "../sides/cloudflare/localWorker";
 import { stopAll } from "../host/processes";
-import type { EngineSettings } from "../../cluster/engineConfig";
+import { SIDE_REGISTRY, sideOf } from "../sides/registry";
+import type { SideRunSettings } from "../sides/side";
 
-export interface RivetDaemonOptions {
-  settings: EngineSettings;
-  actorSleepTimeoutMs: number;
-  topology?: "single" | "cluster";
-}
-
-export interface CloudflareDaemonOptions {
-  token: string;
+/** What a stack's provider sends a daemon on stdin. */
+export interface DaemonOptions {
+  settings: SideRunSettings;
+  /** Secrets the stack holds for the runtime (the Worker's bench token): never in argv, never written by the daemon. */
+  secrets?: Record<string, string>;
 }
 
 function writeReady(stateDir: string, ready: Record<string, unknown>): void {
@@ -33,49 +32,35 @@ function writeReady(stateDir: string, ready: Record<string, unknown>): void {
   renameSync(`${path}.tmp`, path);
 }
 
-/** Where a rivet daemon keeps the Engine's admin token, when it has one (in its 0700 state folder). */
-const ADMIN_TOKEN_FILE = "admin-token";
-
 async function main(kind: string | undefined, stateDir: string | undefined): Promise<void> {
-  if (!stateDir || (kind !== "rivet" && kind !== "cloudflare")) {
-    throw new Error("usage: daemon.js rivet|cloudflare <stateDir> (options JSON on stdin)");
-  }
-  const options = JSON.parse(readFileSync(0, "utf8"));
-  if (kind === "rivet") {
-    const o = options as RivetDaemonOptions;
-    const rivet = await startEngineTopology(o.topology ?? "single", { workDir: stateDir, settings: o.settings, actorSleepTimeoutMs: o.actorSleepTimeoutMs });
-    let stopping = false;
-    for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => (stopping = true));
-    for (const m of [rivet.engine, rivet.app]) {
-      void m.exited.then(({ code, signal }) => {
-        if (stopping) return;
-        console.error(`${m.name} exited (code ${code}, signal ${signal}); stopping`);
-        void stopAll().finally(() => process.exit(1));
-      });
-    }
-    // The cluster's admin token stays on this machine in a file only the owner reads, never in Pulumi's state.
-    const adminTokenFile = rivet.adminToken ? join(stateDir, ADMIN_TOKEN_FILE) : undefined;
-    if (adminTokenFile) writeFileSync(adminTokenFile, rivet.adminToken!, { mode: 0o600 });
-    writeReady(stateDir, {
-      kind,
-      gatewayUrl: rivet.gatewayUrl,
-      ...(adminTokenFile ? { adminTokenFile } : {}),
-      engineVersion: rivet.engineVersion,
-      engineConfig: rivet.engineConfig,
-      enginePid: rivet.engine.child.pid,
-      appPid: rivet.app.child.pid,
-      engineLog: rivet.engineLog,
-      appLog: rivet.appLog,
+  if (!stateDir || !kind) throw new Error(`usage: daemon.js <side> <stateDir> (options JSON on stdin); sides: ${SIDE_REGISTRY.map((d) => d.profile.id).join(", ")}`);
+  const side = sideOf(SIDE_REGISTRY, kind);
+  if (!side.daemonTarget) throw new Error(`${kind}: the side has no daemon for a stack (its package gives no daemonTarget)`);
+  const o = JSON.parse(readFileSync(0, "utf8")) as DaemonOptions;
+  const launched = await side.launch(o.settings, stateDir, o.secrets);
+  let stopping = false;
+  const stop = () => {
+    stopping = true;
+    void launched.stop().finally(() => process.exit(0));
+  };
+  for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, stop);
+  for (const p of launched.processes) {
+    void p.exited.then(({ code, signal }) => {
+      if (stopping) return;
+      console.error(`${p.name} exited (code ${code}, signal ${signal}); stopping`);
+      void stopAll().finally(() => process.exit(1));
     });
-  } else {
-    const o = options as CloudflareDaemonOptions;
-    if (typeof o.token !== "string" || o.token.length < 32) throw new Error("cloudflare daemon: options.token must be a string of 32+ characters");
-    const worker = await startLocalWorker({ workDir: stateDir, token: o.token });
-    const stop = () => void worker.stop().finally(() => process.exit(0));
-    process.on("SIGTERM", stop);
-    process.on("SIGINT", stop);
-    writeReady(stateDir, { kind, url: worker.url, versions: worker.versions, persistDir: worker.persistDir });
   }
+  const { target, secrets } = side.daemonTarget(launched.target);
+  // Each secret stays on this machine in a file only the owner reads, never in Pulumi's state.
+  const secretFiles = Object.fromEntries(
+    Object.entries(secrets).map(([name, value]) => {
+      const file = join(stateDir, `secret-${name}`);
+      writeFileSync(file, value, { mode: 0o600 });
+      return [name, file];
+    }),
+  );
+  writeReady(stateDir, { kind, target, secretFiles, pids: launched.processes.map((p) => p.pid).filter((p) => typeof p === "number") });
   console.error(`actor-bench ${kind} daemon ready (pid ${process.pid})`);
 }
 

@@ -5,8 +5,8 @@ import { netnsAvailable, netnsScript, nsenterArgv } from "../host/netns";
 import { logTail } from "../host/waitFor";
 import { privateDir } from "../host/privateDir";
 
-/** The kinds of local runtime a daemon holds. */
-export type DaemonKind = "rivet" | "cloudflare";
+/** The side whose runtime a daemon holds. */
+export type DaemonKind = string;
 
 /** What identifies a running daemon across processes: its pid and the kernel's start time for that pid. */
 export interface DaemonHandle {
@@ -115,7 +115,8 @@ export async function startDaemon(o: StartDaemonOptions): Promise<DaemonHandle> 
 
 /** The pids a daemon owns (itself and the children it reported), for a no-orphan check. */
 function ownedPids(h: DaemonHandle): number[] {
-  return [h.pid, h.ready.enginePid, h.ready.appPid].filter((p): p is number => typeof p === "number");
+  const pids = Array.isArray(h.ready.pids) ? h.ready.pids : [];
+  return [h.pid, ...pids].filter((p): p is number => typeof p === "number");
 }
 
 /**
@@ -149,8 +150,8 @@ export function reachArgv(h: Pick<DaemonHandle, "pid" | "netns">, argv: readonly
 }
 
 /**
- * Whether the daemon answers HTTP at `url` (any status below 500 counts: the
- * Worker answers 401 without its token). Runs the probe where the daemon's
+ * Whether the daemon answers HTTP at `url` (any status below 500 counts: a
+ * runtime may answer 401 without its token). Runs the probe where the daemon's
  * loopback is.
  */
 export function daemonAnswers(h: DaemonHandle, url: string, timeoutMs = 5000): boolean {

@@ -4,12 +4,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { requestTasks, runGroupRequest, type GroupRunRequest } from "./groupRun";
 
-const base: GroupRunRequest = { side: "rivet", runArgs: ["--preset", "quick"], stack: "t", blobRoot: "/nonexistent" };
+const base: GroupRunRequest = { side: "rivet", runArgs: ["--preset", "quick"], stack: "t", blobRoot: "/nonexistent", targets: {} };
 
 describe("a group run's tasks", () => {
   it("without tasks: the side's selected groups in suite order", () => {
     expect(requestTasks(base, ["create", "wake"])).toEqual([{ side: "rivet", group: "create" }, { side: "rivet", group: "wake" }]);
-    expect(() => requestTasks({ ...base, side: "floor" }, ["create"])).toThrow(/^floor: a group run measures rivet or cloudflare; the floor runs with `npm start` only$/);
+    expect(() => requestTasks({ ...base, side: "floor" }, ["create"])).toThrow(/^floor: a group run measures a runtime \(rivet, cloudflare\); a floor runs with `npm start` only$/);
   });
   it("with tasks: their order, each a runtime and a group, none twice", () => {
     const tasks = [{ side: "cloudflare", group: "wake" }, { side: "rivet", group: "create" }] as const;
@@ -21,8 +21,8 @@ describe("a group run's tasks", () => {
   });
   it("a task whose side has no target is refused before any run directory is made", async () => {
     const blobRoot = mkdtempSync(join(tmpdir(), "ab-grouprun-"));
-    const req: GroupRunRequest = { ...base, blobRoot, tasks: [{ side: "cloudflare", group: "wake" }, { side: "rivet", group: "create" }], rivet: { gatewayUrl: "http://127.0.0.1:9", engineVersion: "x", engineConfig: {}, startedBy: "test" } };
-    await expect(runGroupRequest(req)).rejects.toThrow(/^cloudflare: a cloudflare group run needs request\.cloudflare \(the Worker's endpoint\)$/);
+    const req: GroupRunRequest = { ...base, blobRoot, tasks: [{ side: "cloudflare", group: "wake" }, { side: "rivet", group: "create" }], targets: { rivet: { gatewayUrl: "http://127.0.0.1:9", engineVersion: "x", engineConfig: {}, startedBy: "test" } } };
+    await expect(runGroupRequest(req)).rejects.toThrow(/^cloudflare: a cloudflare group run needs request\.targets\.cloudflare, its running target$/);
     expect(readdirSync(blobRoot)).toEqual([]);
   });
 });

@@ -1,15 +1,16 @@
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseRunArgs, type Side } from "./runConfig";
 import { createProgress } from "../experiment/progress";
+import { blobDigest } from "../experiment/runDir";
 import { withPdeathsig } from "../host/processes";
 import { logTail } from "../host/waitFor";
 import { NETNS_ENV } from "../host/netns";
-import { measuredRun, measureRuntimes, type CloudflareTarget, type RivetTarget } from "./run";
+import { measuredRun, measureRuntimes, type SideTargets } from "./run";
 import { suiteTasks, type Task } from "../experiment/passPlan";
-import { GROUPS, RUNTIMES, type Group } from "../../analysis/contract/catalog";
+import { GROUPS, type Group } from "../../analysis/contract/catalog";
+import { runtimeIds, SIDE_REGISTRY } from "../sides/registry";
 import type { SummaryRow, ThroughputRow } from "../../analysis/stats/summary";
 import { reachArgv, type DaemonHandle } from "./daemons";
 
@@ -17,7 +18,7 @@ import { reachArgv, type DaemonHandle } from "./daemons";
 export interface GroupRunRequest {
   side: Side;
   /**
-   * The run's order when it takes groups of both runtimes (a cloud pass's
+   * The run's order when it takes groups of several runtimes (a cloud pass's
    * overlapped run): each task's side needs its target; `side` and
    * `--groups` are then ignored. Absent: `side`'s selected groups.
    */
@@ -27,8 +28,8 @@ export interface GroupRunRequest {
   stack: string;
   /** The run directory is made at <blobRoot>/<stack>/<runId>/. */
   blobRoot: string;
-  rivet?: RivetTarget;
-  cloudflare?: CloudflareTarget;
+  /** Each measured side's running target, by side (its package says what one holds). */
+  targets: SideTargets;
 }
 
 export interface GroupRunResult {
@@ -41,22 +42,20 @@ export interface GroupRunResult {
   summary: { rows: SummaryRow[]; throughput: ThroughputRow[] };
 }
 
-/** The digest of a result blob: its manifest's bytes (the manifest lists each raw file's sha256). */
-export function blobDigest(runDir: string): string {
-  return createHash("sha256").update(readFileSync(join(runDir, "manifest.json"))).digest("hex");
-}
+export { blobDigest };
 
 /** The tasks a request asks for, checked: each a runtime with its target and a known group, none twice. */
 export function requestTasks(req: GroupRunRequest, groups: readonly Group[]): Task[] {
+  const runtimes = runtimeIds(SIDE_REGISTRY);
   if (req.tasks === undefined) {
-    if (!(RUNTIMES as readonly string[]).includes(req.side)) throw new Error(`${req.side}: a group run measures rivet or cloudflare; the floor runs with \`npm start\` only`);
+    if (!runtimes.includes(req.side)) throw new Error(`${req.side}: a group run measures a runtime (${runtimes.join(", ")}); a floor runs with \`npm start\` only`);
     return suiteTasks([req.side], groups);
   }
   if (!Array.isArray(req.tasks) || req.tasks.length === 0) throw new Error("request.tasks: a list of { side, group }, or leave it out");
   const seen = new Set<string>();
   for (const t of req.tasks) {
     const label = `${String(t?.side)} ${String(t?.group)}`;
-    if (!(RUNTIMES as readonly string[]).includes(t?.side) || !(GROUPS as readonly string[]).includes(t?.group)) throw new Error(`request.tasks: ${label} is not a runtime (${RUNTIMES.join(", ")}) and a group (${GROUPS.join(", ")})`);
+    if (!runtimes.includes(t?.side) || !(GROUPS as readonly string[]).includes(t?.group)) throw new Error(`request.tasks: ${label} is not a runtime (${runtimes.join(", ")}) and a group (${GROUPS.join(", ")})`);
     if (seen.has(label)) throw new Error(`request.tasks: ${label} is listed twice`);
     seen.add(label);
   }
@@ -70,10 +69,10 @@ export async function runGroupRequest(req: GroupRunRequest, logTo: NodeJS.WriteS
   // A stack's group run is one repetition of one group (repetitions are npm start's; a stack would repeat whole passes).
   const cfg = { ...parsed, repeat: 1, stack: req.stack, sides: [...new Set(tasks.map((t) => t.side))], groups: GROUPS.filter((g) => tasks.some((t) => t.group === g)) };
   for (const side of cfg.sides) {
-    if (!req[side as "rivet" | "cloudflare"]) throw new Error(`${side}: a ${side} group run needs request.${side} (${side === "rivet" ? "the Engine's endpoints" : "the Worker's endpoint"})`);
+    if (!req.targets?.[side]) throw new Error(`${side}: a ${side} group run needs request.targets.${side}, its running target`);
   }
   const progress = createProgress(logTo, cfg.quiet);
-  const targets = { ...(cfg.sides.includes("rivet") ? { rivet: req.rivet } : {}), ...(cfg.sides.includes("cloudflare") ? { cloudflare: req.cloudflare } : {}) };
+  const targets = Object.fromEntries(cfg.sides.map((side) => [side, req.targets[side]]));
   const out = await measuredRun(req.blobRoot, cfg, (run, failures) => measureRuntimes(cfg, run, progress, failures, targets, tasks));
   return { runId: out.run.manifest.runId, runDir: out.runDir, sha256: blobDigest(out.runDir), status: out.status, failures: out.failures, summary: { rows: out.rows, throughput: out.throughput } };
 }
@@ -81,7 +80,7 @@ export async function runGroupRequest(req: GroupRunRequest, logTo: NodeJS.WriteS
 /**
  * Runs the request in a child process (`groupRun.js`) where the target's
  * endpoints are reachable: inside the daemon's network namespace when it has
- * one. The request (with the Worker's token) goes over stdin; the child's
+ * one. The request (with the targets' tokens) goes over stdin; the child's
  * progress goes to `logFile`. The child dies with the caller.
  */
 export async function runGroupInChild(req: GroupRunRequest, target: Pick<DaemonHandle, "pid" | "netns">, logFile: string): Promise<GroupRunResult> {

@@ -9,7 +9,7 @@ import { blobDigest } from "./groupRun";
 export interface RunPart {
   runDir: string;
   sha256: string;
-  /** Names the part in errors and in the merged manifest, e.g. "rivet create". */
+  /** Names the part in errors and in the merged manifest, e.g. "<side> create". */
   label: string;
 }
 
@@ -32,7 +32,7 @@ export function mergeRunParts(parts: readonly RunPart[], resultsRoot: string, st
       throw new RunDirError(`${p.label}: ${p.runDir}/manifest.json has sha256 ${digest}, the stack recorded ${p.sha256}; the result was changed after the run`);
     }
     const m = verifyRunDir(p.runDir) as Manifest;
-    checkBenchmarkFiles(m.files, `${p.label}: ${p.runDir}/manifest.json`);
+    checkBenchmarkFiles(m, `${p.label}: ${p.runDir}/manifest.json`);
     return m;
   });
   const presets = new Set(manifests.map((m) => m.preset));

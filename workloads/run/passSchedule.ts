@@ -1,7 +1,8 @@
 import { relative } from "node:path";
 import { verifyRunDir } from "../../analysis/contract/verify";
 import { RunDirError, runDirsUnder } from "../../analysis/contract/runDirContract";
-import type { RunConfig } from "./runConfig";
+import { sideSettingsOf, type RunConfig } from "./runConfig";
+import { SIDE_REGISTRY, sideOf, type SideRegistry } from "../sides/registry";
 import { callCostsOf, estimateTask, planPass, renderSchedule, simulatePass, type CallCosts, type PassSchedule } from "../experiment/passPlan";
 
 /** Where a schedule's per-request costs come from: verified run directories. */
@@ -44,9 +45,15 @@ export function newestCosts(resultsRoot: string, stack: string): CostSource | un
 }
 
 /** A cloud pass's planned schedule for a run config, with its rendering. */
-export async function passSchedule(cfg: RunConfig, overlap: boolean, source: CostSource | undefined, projectDir: string): Promise<{ schedule: PassSchedule; text: string }> {
-  const runs = planPass(cfg.sides, cfg.groups, overlap);
-  const inputs = { counts: cfg.counts, scaleLevels: cfg.scaleLevels, idleMs: { rivet: cfg.wakeIdleMs, cloudflare: cfg.cfWakeIdleMs, floor: cfg.wakeIdleMs } };
+export async function passSchedule(cfg: RunConfig, overlap: boolean, source: CostSource | undefined, projectDir: string, registry: SideRegistry = SIDE_REGISTRY): Promise<{ schedule: PassSchedule; text: string }> {
+  const sides = cfg.sides.map((side) => sideOf(registry, side));
+  const runs = planPass(sides.map((d) => d.profile), cfg.groups, overlap);
+  const inputs = {
+    counts: cfg.counts,
+    scaleLevels: cfg.scaleLevels,
+    idleMs: Object.fromEntries(sides.map((d) => [d.profile.id, d.wakeIdleMs(sideSettingsOf(cfg, d.profile.id))])),
+    profiles: Object.fromEntries(sides.map((d) => [d.profile.id, d.profile])),
+  };
   const costs = source?.costs ?? new Map<string, number>();
   const unknown = new Set<string>();
   const schedule = await simulatePass(runs, (t) => {

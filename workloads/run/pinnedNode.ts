@@ -63,7 +63,7 @@ async function main(): Promise<number> {
   const { version, rest } = pinnedNodeArgs(process.argv.slice(2));
   const root = resolve(__dirname, "..", "..", "..");
   const node = await pinnedNode(version, join(root, ".actor-bench", "node"), npmRegistry());
-  console.error(`actor-bench: running the suite on Node ${version} (${node}); the driver and the RivetKit app both use it`);
+  console.error(`actor-bench: running the suite on Node ${version} (${node}); the driver and every Node process a side starts use it`);
   const child = spawn(node, [join(__dirname, "cli.js"), ...rest], { stdio: "inherit" });
   for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
   return new Promise((res) => child.once("exit", (code, signal) => res(code ?? (signal ? 128 + 15 : 1))));

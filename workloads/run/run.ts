@@ -4,8 +4,8 @@ import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { RunDir } from "../experiment/runDir";
 import { createProgress, prefixed, type Progress } from "../experiment/progress";
-import type { RunConfig } from "./runConfig";
-import { SIDES, type Side } from "../../analysis/contract/catalog";
+import { sideSettingsOf, type RunConfig } from "./runConfig";
+import type { Side } from "../../analysis/contract/catalog";
 import { packageVersion } from "../host/versions";
 import { onInterrupt } from "../host/processes";
 import { CpuLock } from "../host/cpuLock";
@@ -18,9 +18,10 @@ import { calibrate } from "../host/calibration";
 import { loopbackNote } from "../host/loopback";
 import { RuntimeLost, type RuntimeLoss } from "../host/runtimeWatch";
 import type { OpenSide } from "../sides/side";
-import { SIDE_DESCRIPTORS, type CloudflareTarget, type RivetTarget, type SideTargets } from "../sides/sides";
+import { SIDE_REGISTRY, sideOf, type SideRegistry } from "../sides/registry";
 
-export type { CloudflareTarget, RivetTarget, SideTargets };
+/** The running runtimes a run measures, by side, whoever started them (each side's package says what its target holds). */
+export type SideTargets = Partial<Record<Side, unknown>>;
 
 export interface RunOutcome {
   runDir: string;
@@ -116,24 +117,27 @@ export const ORDER_NOTE =
  * the manifest; the loopback it is called over and the adapter's properties
  * (what differs in the stage plan) are recorded beside them.
  */
-export async function measureRuntimes(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], targets: SideTargets, tasks: readonly Task[]): Promise<void> {
+export async function measureRuntimes(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], targets: SideTargets, tasks: readonly Task[], registry: SideRegistry = SIDE_REGISTRY): Promise<void> {
   const sessions: Partial<Record<Side, OpenSide>> = {};
   // The loopback every side is called over: the same for all of them, read once.
   const loopback = loopbackNote();
+  run.manifest.sideProfiles = registry.map((d) => d.profile);
   try {
-    for (const side of SIDES) {
+    for (const d of registry) {
+      const side = d.profile.id;
       const target = targets[side];
       if (!target) continue;
-      const open = (SIDE_DESCRIPTORS[side].open as (c: RunConfig, t: typeof target) => OpenSide)(cfg, target);
+      const open = d.open(sideSettingsOf(cfg, side), target);
       sessions[side] = open;
       run.manifest.versions = { ...run.manifest.versions, ...open.versions };
       run.manifest.settings[side] = { ...open.settings, loopback, adapter: open.adapter.properties };
     }
     await measureTasks(cfg, run, progress, failures, sessions, tasks);
   } finally {
-    for (const s of Object.values(sessions)) s.runtime?.disarm();
+    const open = Object.values(sessions).filter((s): s is OpenSide => s !== undefined);
+    for (const s of open) s.runtime?.disarm();
     // After a loss the calls still in flight are cut, not waited for (they would wait out their timeout).
-    await Promise.all(Object.values(sessions).map((s) => s.close(s.runtime?.dead !== undefined)));
+    await Promise.all(open.map((s) => s.close(s.runtime?.dead !== undefined)));
   }
 }
 
@@ -145,17 +149,17 @@ export async function measureRuntimes(cfg: RunConfig, run: RunDir, progress: Pro
 export type Leftovers = string[];
 
 /**
- * Starts one side's runtime on this machine (a new Engine and app, a new
- * workerd, a new floor server, each over a new temp dir), measures the
+ * Starts one side's runtime on this machine (its package's launch, over a
+ * new temp dir), measures the
  * selected groups against it and stops it. The temp dir, with the runtime's
  * logs, is kept and named when the side failed, else removed after the run.
  */
-async function runLocalSide(side: Side, cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], leftovers: Leftovers): Promise<void> {
+async function runLocalSide(side: Side, cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], leftovers: Leftovers, registry: SideRegistry): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), `actor-bench-${side}-`));
-  const launched = await SIDE_DESCRIPTORS[side].launch(cfg, workDir);
+  const launched = await sideOf(registry, side).launch(sideSettingsOf(cfg, side), workDir);
   const before = failures.length;
   try {
-    await measureRuntimes(cfg, run, progress, failures, { [side]: launched.target }, suiteTasks([side], cfg.groups));
+    await measureRuntimes(cfg, run, progress, failures, { [side]: launched.target }, suiteTasks([side], cfg.groups), registry);
   } finally {
     await launched.stop();
     if (failures.length === before) leftovers.push(workDir);
@@ -163,13 +167,9 @@ async function runLocalSide(side: Side, cfg: RunConfig, run: RunDir, progress: P
   }
 }
 
-/** The versions every run records, whichever side it measures. */
+/** The versions every run records, whichever side it measures: the driver's; each side adds its own. */
 export function driverVersions(): Record<string, string> {
-  return {
-    rivetkit: packageVersion("rivetkit"),
-    "@rivetkit/engine-cli": packageVersion("@rivetkit/engine-cli"),
-    undici: packageVersion("undici"),
-  };
+  return { undici: packageVersion("undici") };
 }
 
 /** A new run directory with the effective config, the driver's versions, the code's commit and the machine's calibration. */
@@ -210,18 +210,17 @@ export async function measuredRun(resultsRoot: string, cfg: RunConfig, body: (ru
 
 /**
  * Runs every selected side and group on this machine into one run directory,
- * `cfg.repeat` times: each repetition starts every side's runtime afresh (a
- * new Engine and app with a new data directory, a new workerd, a new floor
- * server), runs the sides one after the other, each after the machine is
+ * `cfg.repeat` times: each repetition starts every side's runtime afresh
+ * over a new data directory, runs the sides one after the other, each after the machine is
  * brought to rest (quietMachine), and rotates their order from one
  * repetition to the next, so slow drift of the machine falls on each side
  * alike.
  */
-export function runLocalSuite(cfg: RunConfig, progress: Progress = createProgress(process.stdout, cfg.quiet)): Promise<RunOutcome> {
+export function runLocalSuite(cfg: RunConfig, progress: Progress = createProgress(process.stdout, cfg.quiet), registry: SideRegistry = SIDE_REGISTRY): Promise<RunOutcome> {
   return measuredRun(resolve(cfg.resultsDir), cfg, async (run, failures) => {
     const leftovers: Leftovers = [];
     try {
-      for (let rep = 0; rep < cfg.repeat && !run.diskFull; rep++) await runRepetition(cfg, run, rep, progress, failures, leftovers);
+      for (let rep = 0; rep < cfg.repeat && !run.diskFull; rep++) await runRepetition(cfg, run, rep, progress, failures, leftovers, registry);
     } finally {
       removeLeftovers(leftovers);
     }
@@ -234,7 +233,7 @@ export function removeLeftovers(leftovers: Leftovers): void {
 }
 
 /** Repetition `rep` of the plan into `run` (see runLocalSuite): every side on a fresh runtime, each after the machine is brought to rest. */
-export async function runRepetition(cfg: RunConfig, run: RunDir, rep: number, progress: Progress, failures: string[], leftovers: Leftovers): Promise<void> {
+export async function runRepetition(cfg: RunConfig, run: RunDir, rep: number, progress: Progress, failures: string[], leftovers: Leftovers, registry: SideRegistry = SIDE_REGISTRY): Promise<void> {
   const order = rotation(cfg.sides, rep);
   const repProgress = cfg.repeat > 1 ? prefixed(progress, `[repetition ${rep + 1}/${cfg.repeat}] `) : progress;
   repProgress.note(`sides in this order: ${order.join(", ")}; each runtime started afresh`);
@@ -244,7 +243,7 @@ export async function runRepetition(cfg: RunConfig, run: RunDir, rep: number, pr
     const quiet = await quietMachine();
     run.noteRepetition(`quietBefore.${side}`, quiet);
     if (!quiet.quiet) repProgress.note(`${side}: the machine did not come to rest before it (idle ${quiet.idleShare === null ? "unknown" : `${Math.round(quiet.idleShare * 100)}%`} after ${(quiet.waitedMs / 1000).toFixed(1)} s); measuring anyway, noted in the manifest`);
-    await runLocalSide(side, cfg, run, repProgress, failures, leftovers);
+    await runLocalSide(side, cfg, run, repProgress, failures, leftovers, registry);
   }
   run.endRepetition();
 }

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { parseRunArgs } from "./runConfig";
+import { parseRunArgs, type RunConfig } from "./runConfig";
 import { PRESETS } from "../../analysis/contract/catalog";
+import { rivetSettingsOf } from "../sides/rivet/settings";
+import type { CloudflareSettings } from "../sides/cloudflare/settings";
+
+const rivet = (c: RunConfig) => rivetSettingsOf(c.sideSettings);
+const cloudflare = (c: RunConfig) => c.sideSettings.cloudflare as CloudflareSettings;
 
 describe("parseRunArgs", () => {
   it("defaults: local preset in 3 repetitions, both sides and the floor, every group but scaling, 10 s wake idle", () => {
@@ -8,8 +13,8 @@ describe("parseRunArgs", () => {
     expect(c.preset).toBe("local");
     expect(c.repeat).toBe(3);
     expect(c.plantDelayUs).toEqual({});
-    expect(c.engineVersion).toBeUndefined();
-    expect(c.counts).toEqual(PRESETS.local);
+    expect(rivet(c).engineVersion).toBeUndefined();
+    expect(c.counts).toEqual({ rivet: PRESETS.local, cloudflare: PRESETS.local, floor: PRESETS.local });
     expect(c.sides).toEqual(["rivet", "cloudflare", "floor"]);
     expect(parseRunArgs(["--side", "both"]).sides).toEqual(["rivet", "cloudflare"]);
     expect(parseRunArgs(["--side", "all"]).sides).toEqual(["rivet", "cloudflare", "floor"]);
@@ -23,7 +28,8 @@ describe("parseRunArgs", () => {
     expect(parseRunArgs(["--preset", "full"])).toMatchObject({ scaleLevels: [0, 1000, 10000] });
     expect(parseRunArgs(["--preset", "full"]).groups).toContain("scale");
     expect(c.wakeIdleMs).toBe(10_000);
-    expect(c.engine).toEqual({ tcpNodelay: true, keepRustBacktrace: false, loadShedding: false });
+    expect(rivet(c).engine).toEqual({ tcpNodelay: true, keepRustBacktrace: false, loadShedding: false });
+    expect(cloudflare(c).cfWakeIdleMs).toBe(12_000);
     expect(c.loopback).toBe("quickack");
   });
   it("takes preset, side and groups (in suite order)", () => {
@@ -35,7 +41,7 @@ describe("parseRunArgs", () => {
   });
   it("names the bad flag and what is allowed", () => {
     expect(() => parseRunArgs(["--preset", "huge"])).toThrow(/--preset must be one of quick, local, large, full, got "huge"/);
-    expect(() => parseRunArgs(["--side", "aws"])).toThrow(/--side must be rivet, cloudflare, floor, both \(the two runtimes\) or all \(with the floor\), got "aws"/);
+    expect(() => parseRunArgs(["--side", "aws"])).toThrow(/--side must be rivet, cloudflare, floor, both \(the runtimes\) or all \(with the floor\), got "aws"/);
     expect(() => parseRunArgs(["--groups", "create,nap"])).toThrow(/unknown: nap/);
     expect(() => parseRunArgs(["--wake-idle-ms", "-5"])).toThrow(/--wake-idle-ms takes a whole number of milliseconds from 1 to 86400000, written in plain digits; got "-5"/);
     expect(() => parseRunArgs(["--preset"])).toThrow(/--preset needs a value/);
@@ -44,15 +50,15 @@ describe("parseRunArgs", () => {
     expect(() => parseRunArgs(["--engine-topology", "mesh"])).toThrow(/--engine-topology must be single or cluster, got "mesh"/);
   });
   it("runs the three-node topology on the host's loopback only", () => {
-    expect(parseRunArgs([]).engineTopology).toBe("single");
-    expect(parseRunArgs(["--engine-topology", "cluster", "--loopback", "host"]).engineTopology).toBe("cluster");
+    expect(rivet(parseRunArgs([])).engineTopology).toBe("single");
+    expect(rivet(parseRunArgs(["--engine-topology", "cluster", "--loopback", "host"])).engineTopology).toBe("cluster");
     expect(() => parseRunArgs(["--engine-topology", "cluster"])).toThrow(/--engine-topology cluster needs --loopback host/);
   });
   it("engine switches for the latency investigation", () => {
     const c = parseRunArgs(["--engine-nagle", "--engine-keep-backtrace", "--engine-rust-log", "debug", "--engine-load-shedding"]);
-    expect(c.engine).toEqual({ tcpNodelay: false, keepRustBacktrace: true, rustLog: "debug", loadShedding: true });
+    expect(rivet(c).engine).toEqual({ tcpNodelay: false, keepRustBacktrace: true, rustLog: "debug", loadShedding: true });
     // Each run gets its own settings object: a flag never leaks into the shared default.
-    expect(parseRunArgs([]).engine).toEqual({ tcpNodelay: true, keepRustBacktrace: false, loadShedding: false });
+    expect(rivet(parseRunArgs([])).engine).toEqual({ tcpNodelay: true, keepRustBacktrace: false, loadShedding: false });
   });
 });
 
@@ -65,7 +71,7 @@ describe("repetitions, a planted delay and the Engine release", () => {
     expect(parseRunArgs(["--plant-delay-us", "rivet=600", "--plant-delay-us", "cloudflare=1000"]).plantDelayUs).toEqual({ rivet: 600, cloudflare: 1000 });
     expect(() => parseRunArgs(["--plant-delay-us", "lambda=5"])).toThrow(/--plant-delay-us takes side=microseconds pairs with sides rivet, cloudflare, floor, got "lambda=5"/);
     expect(() => parseRunArgs(["--plant-delay-us", "rivet"])).toThrow(/side=microseconds/);
-    expect(parseRunArgs(["--engine-version", "2.3.18"]).engineVersion).toBe("2.3.18");
+    expect(rivet(parseRunArgs(["--engine-version", "2.3.18"])).engineVersion).toBe("2.3.18");
     expect(() => parseRunArgs(["--engine-version", "../../bin/sh"])).toThrow(/--engine-version takes a release number such as 2.3.18/);
   });
   it("takes plain decimal whole numbers within each flag's bounds, and nothing else", () => {
@@ -73,7 +79,7 @@ describe("repetitions, a planted delay and the Engine release", () => {
     expect(() => parseRunArgs(["--plant-delay-us", "floor=1000001"])).toThrow(/--plant-delay-us takes a whole number of microseconds from 0 to 1000000/);
     // Past 2^31-1 ms a timer fires at once: a day is the most any wait may be.
     expect(() => parseRunArgs(["--cf-wake-idle-ms", "3000000000"])).toThrow(/from 1 to 86400000/);
-    expect(parseRunArgs(["--cf-wake-idle-ms", "86400000"]).cfWakeIdleMs).toBe(86_400_000);
+    expect(cloudflare(parseRunArgs(["--cf-wake-idle-ms", "86400000"])).cfWakeIdleMs).toBe(86_400_000);
   });
   it("takes presets from the table's own keys only, and refuses an empty results folder", () => {
     for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) expect(() => parseRunArgs(["--preset", name]), name).toThrow(/--preset must be one of/);
@@ -87,7 +93,7 @@ describe("--samples", () => {
     for (const side of ["rivet", "cloudflare", "floor"] as const) {
       expect(c.counts[side].createPing).toBe(7);
       expect(c.counts[side].warm).toBe(9);
-      expect(c.counts[side].wake).toBe(PRESETS.full[side].wake);
+      expect(c.counts[side].wake).toBe(side === "cloudflare" ? 200 : PRESETS.full.wake);
     }
     expect(c.counts.rivet.wake).not.toBe(c.counts.cloudflare.wake);
   });

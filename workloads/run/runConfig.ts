@@ -1,13 +1,15 @@
-import { COUNT_KEYS, defaultGroups, GROUPS, PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, RUNTIMES, SIDES, type Group, type PresetName, type SampleCounts, type Side } from "../../analysis/contract/catalog";
-import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "../../cluster/engineConfig";
+import { COUNT_KEYS, defaultGroups, GROUPS, PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, type Group, type PresetName, type SampleCounts, type Side } from "../../analysis/contract/catalog";
 import { STALL_MS } from "../host/runtimeWatch";
+import { DAY_MS, oneOf, on, UsageError, whole, wholeNumber, type OptionSpec } from "../sides/options";
+import { runtimeIds, SIDE_REGISTRY, type SideRegistry } from "../sides/registry";
+import type { SideRunSettings } from "../sides/side";
 
-export { SIDES, type Side };
+export { UsageError, wholeNumber, type Side };
 
 export interface RunConfig {
   stack: string;
   preset: PresetName;
-  /** Sample counts per side: the preset's, with --samples applied to both sides. */
+  /** Sample counts per side: the preset's (the side's own where its package gives one), with --samples applied to every side. */
   counts: Record<Side, SampleCounts>;
   sides: Side[];
   groups: Group[];
@@ -18,81 +20,49 @@ export interface RunConfig {
   repeat: number;
   /** A planted change: microseconds each side's own handler waits before it replies (absent: none), to show a comparison catches a change of known size. */
   plantDelayUs: Partial<Record<Side, number>>;
-  /** The Rivet Engine release to run (absent: the one installed with the project), fetched once from the registry and checked against its pinned sha256. */
-  engineVersion?: string;
+  /** How long slept actors stay idle before a wake, on a side that confirms sleep. */
   wakeIdleMs: number;
-  /** Local workerd's open-file limit; absent: raised to the hard limit (set lower only to see a machine limit named). */
-  workerdOpenFiles?: number;
-  /** Idle time before a DO wake: must exceed the runtime's eviction (local workerd's, docs/local-runs.md). */
-  cfWakeIdleMs: number;
   requestTimeoutMs: number;
   /** How long a runtime may answer no call at all before it counts as stalled and its side stops (runtimeWatch.ts). */
   stallMs: number;
-  sleepConfirmTimeoutMs: number;
   actorSleepTimeoutMs: number;
-  engine: EngineSettings;
   /**
    * quickack: run inside a private network namespace whose loopback route has
    * delayed ACKs off (see docs/engine-latency.md); host: the machine's own loopback.
    */
   loopback: "quickack" | "host";
-  /** single: one Engine on its file system; cluster: three Engines on Postgres + NATS behind haproxy, as in the cloud. */
-  engineTopology: "single" | "cluster";
+  /** Each side's own settings, by side: its options over its package's defaults. */
+  sideSettings: Record<Side, unknown>;
   quiet: boolean;
 }
 
-export class UsageError extends Error {}
-
-/** What a parsed option sets: the run config's fields, before the preset's defaults fill the rest. */
+/** What parsed options set: the run config's fields, and each side's own settings, before the defaults fill the rest. */
 interface Parsed {
   preset?: PresetName;
   repeat?: number;
   plantDelayUs?: Partial<Record<Side, number>>;
-  engineVersion?: string;
-  sides?: Side[];
+  /** --side: a side's id, both (the runtimes) or all. */
+  side?: string;
   groups?: Group[];
   wakeIdleMs?: number;
-  cfWakeIdleMs?: number;
   requestTimeoutMs?: number;
   stallMs?: number;
   actorSleepTimeoutMs?: number;
   samples?: Partial<SampleCounts>;
   loopback?: "quickack" | "host";
-  engine?: Partial<EngineSettings>;
   resultsDir?: string;
-  workerdOpenFiles?: number;
-  engineTopology?: "single" | "cluster";
   quiet?: boolean;
+  /** Each side's own options, by side. */
+  own: Record<Side, Record<string, unknown>>;
 }
 
 /**
- * One option of a run: its flag, the stack key that sets it on a Pulumi
- * stack (where one does), what it takes, its default in words, its bounds,
- * one line of help, and how its value is read (an error names `name`: the
- * flag, or the stack key). Declared once, in RUN_OPTIONS; the parser, the
- * usage text, the stack's keys and the docs' flag table all come from it.
+ * One option of a run, in the form every option takes (workloads/sides/options.ts).
+ * The run's own are declared here, each side's in its package; RUN_OPTIONS
+ * holds them all, and the parser, the usage text, the stack's keys and the
+ * docs' flag table all come from it.
  */
-export interface RunOption {
-  flag: `--${string}`;
-  /** The value's shape in the usage text; absent: a switch, which takes no value. */
-  value?: string;
-  /** The Pulumi stack key (`actor-bench:<key>`) that sets this option on a stack. */
-  key?: string;
-  /** The default, as the docs and --help say it. */
-  default: string;
-  /** The default as a stack's Pulumi.yaml declares it, where the option has a key and one value for every preset. */
-  stackDefault?: number | string;
-  bounds?: string;
-  help: string;
-  read(v: string, name: string, into: Parsed): void;
-}
-
-/** A plain decimal whole number within [min, max] (no sign, exponent, hex or spaces); a UsageError naming `name` and the range otherwise. */
-export function wholeNumber(name: string, v: string, min: number, max: number, unit: string): number {
-  const n = /^[0-9]{1,10}$/.test(v) ? Number(v) : Number.NaN;
-  if (!(n >= min && n <= max)) throw new UsageError(`${name} takes a whole number of ${unit} from ${min} to ${max}, written in plain digits; got ${JSON.stringify(v)}`);
-  return n;
-}
+export type RunOption = OptionSpec<Parsed>;
 
 /** The most samples --samples may ask of one count: twenty times the largest the full preset takes. */
 export const MAX_SAMPLES = 100_000;
@@ -115,45 +85,23 @@ export function parseSampleCounts(v: string, name = "--samples"): Partial<Sample
 
 const PLANT_MAX_US = 1_000_000;
 
-/** `rivet=600,floor=600`: the microseconds each named side's handler waits before it replies. */
-export function parsePlantDelays(v: string, name = "--plant-delay-us"): Partial<Record<Side, number>> {
+/** `<side>=600,<side>=600`: the microseconds each named side's handler waits before it replies. */
+export function parsePlantDelays(v: string, name = "--plant-delay-us", registry: SideRegistry = SIDE_REGISTRY): Partial<Record<Side, number>> {
+  const ids = registry.map((d) => d.profile.id);
   const out: Partial<Record<Side, number>> = {};
   for (const item of v.split(",").map((x) => x.trim()).filter(Boolean)) {
     const [side, n, extra] = item.split("=");
-    if (extra !== undefined || n === undefined || !(SIDES as readonly string[]).includes(side)) {
-      throw new UsageError(`${name} takes side=microseconds pairs with sides ${SIDES.join(", ")}, got "${item}"`);
+    if (extra !== undefined || n === undefined || !ids.includes(side)) {
+      throw new UsageError(`${name} takes side=microseconds pairs with sides ${ids.join(", ")}, got "${item}"`);
     }
-    out[side as Side] = wholeNumber(name, n, 0, PLANT_MAX_US, "microseconds");
+    out[side] = wholeNumber(name, n, 0, PLANT_MAX_US, "microseconds");
   }
   if (Object.keys(out).length === 0) throw new UsageError(`${name} takes side=microseconds pairs, got "${v}"`);
   return out;
 }
 
-/** A whole-number option: its bounds in the usage text and the docs, its reading checked against them. */
-function whole(min: number, max: number, unit: string, set: (p: Parsed, n: number) => void): Pick<RunOption, "bounds" | "read"> {
-  return { bounds: `${min} to ${max} ${unit}`, read: (v, name, p) => set(p, wholeNumber(name, v, min, max, unit)) };
-}
-
-/** One of a few words. */
-function oneOf<T extends string>(values: readonly T[], said: string, set: (p: Parsed, v: T) => void): Pick<RunOption, "read"> {
-  return {
-    read: (v, name, p) => {
-      if (!(values as readonly string[]).includes(v)) throw new UsageError(`${name} must be ${said}, got "${v}"`);
-      set(p, v as T);
-    },
-  };
-}
-
-/** A switch: present means on. */
-const on = (set: (p: Parsed) => void): Pick<RunOption, "read"> => ({ read: (_v, _name, p) => set(p) });
-
-const engine = (p: Parsed, e: Partial<EngineSettings>) => (p.engine = { ...p.engine, ...e });
-
-/** Waits up to a day: setTimeout cannot wait longer than 2^31-1 ms, and no stage needs to. */
-const DAY_MS = 86_400_000;
-
-/** Every option of `npm start` and of a stack's runs, in the order --help lists them. */
-export const RUN_OPTIONS: readonly RunOption[] = [
+/** The run's own options, in the order --help lists them; each side's follow (sideOptions). */
+const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
   {
     flag: "--preset", value: Object.keys(PRESETS).join("|"), key: "preset", default: "local", stackDefault: "local", help: "sample counts and repetitions (docs/local-runs.md, Presets)",
     ...oneOf(Object.keys(PRESETS) as PresetName[], `one of ${Object.keys(PRESETS).join(", ")}`, (p, v) => (p.preset = v)),
@@ -165,22 +113,16 @@ export const RUN_OPTIONS: readonly RunOption[] = [
   {
     flag: "--plant-delay-us", value: "side=N,...", default: "none", bounds: `0 to ${PLANT_MAX_US} microseconds a side`,
     help: "a planted change: each named side's own handler waits N microseconds before it replies (workloads/sides/plant.ts), to show a comparison catches a change of known size",
-    read: (v, name, p) => (p.plantDelayUs = { ...p.plantDelayUs, ...parsePlantDelays(v, name) }),
+    read: (v, name, p) => (p.plantDelayUs = { ...p.plantDelayUs, ...parsePlantDelays(v, name, registry) }),
   },
   {
-    flag: "--engine-version", value: "X.Y.Z", default: "the installed Engine", help: "runs that Rivet Engine release, fetched once from the npm registry, its sha256 checked against the pin in cluster/engineRelease.ts",
+    flag: "--side", value: [...registry.map((d) => d.profile.id), "both", "all"].join("|"), key: "side", default: "all", stackDefault: "both",
+    help: "which side: both is the runtimes, all adds the floor (a stack measures the runtimes only: its default is both)",
     read: (v, name, p) => {
-      if (!/^\d{1,4}\.\d{1,4}\.\d{1,4}(-[0-9A-Za-z.]{1,40})?$/.test(v)) throw new UsageError(`${name} takes a release number such as 2.3.18, got ${JSON.stringify(v)}`);
-      p.engineVersion = v;
-    },
-  },
-  {
-    flag: "--side", value: "rivet|cloudflare|floor|both|all", key: "side", default: "all", stackDefault: "both", help: "which side: both is the two runtimes, all adds the floor (a stack measures the runtimes only: its default is both)",
-    read: (v, name, p) => {
-      if (v === "both") p.sides = [...RUNTIMES];
-      else if (v === "all") p.sides = [...SIDES];
-      else if ((SIDES as readonly string[]).includes(v)) p.sides = [v as Side];
-      else throw new UsageError(`${name} must be rivet, cloudflare, floor, both (the two runtimes) or all (with the floor), got "${v}"`);
+      if (v !== "both" && v !== "all" && !registry.some((d) => d.profile.id === v)) {
+        throw new UsageError(`${name} must be ${registry.map((d) => d.profile.id).join(", ")}, both (the runtimes) or all (with the floor), got "${v}"`);
+      }
+      p.side = v;
     },
   },
   {
@@ -197,13 +139,8 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     read: (v, name, p) => (p.samples = { ...p.samples, ...parseSampleCounts(v, name) }),
   },
   {
-    flag: "--wake-idle-ms", value: "N", key: "wakeIdleMs", default: "10000", stackDefault: 10_000, help: "how long every Rivet actor is confirmed asleep before it is woken",
+    flag: "--wake-idle-ms", value: "N", key: "wakeIdleMs", default: "10000", stackDefault: 10_000, help: "how long every actor is confirmed asleep before it is woken, on a side that confirms sleep",
     ...whole(1, DAY_MS, "milliseconds", (p, n) => (p.wakeIdleMs = n)),
-  },
-  {
-    flag: "--cf-wake-idle-ms", value: "N", key: "cfWakeIdleMs", default: "12000", stackDefault: 12_000,
-    help: "how long every DO stays idle before its wake; must exceed the runtime's eviction (local workerd's: docs/local-runs.md; a cloud stack sets the reference's 10 minutes)",
-    ...whole(1, DAY_MS, "milliseconds", (p, n) => (p.cfWakeIdleMs = n)),
   },
   {
     flag: "--request-timeout-ms", value: "N", key: "requestTimeoutMs", default: "30000", stackDefault: 30_000, help: "per request; a timeout is a failure with its error text",
@@ -214,17 +151,13 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     ...whole(1000, DAY_MS, "milliseconds", (p, n) => (p.stallMs = n)),
   },
   {
-    flag: "--actor-sleep-timeout-ms", value: "N", key: "actorSleepTimeoutMs", default: "30000", stackDefault: 30_000, help: "RivetKit's idle sleep timeout of the benchmark actors",
+    flag: "--actor-sleep-timeout-ms", value: "N", key: "actorSleepTimeoutMs", default: "30000", stackDefault: 30_000, help: "the benchmark actors' idle sleep timeout, on every side that has one",
     ...whole(1, DAY_MS, "milliseconds", (p, n) => (p.actorSleepTimeoutMs = n)),
   },
   {
     flag: "--loopback", value: "quickack|host", key: "loopback", default: "quickack", stackDefault: "quickack", help: "a private network namespace whose loopback has delayed ACKs off, or the host's loopback",
     ...oneOf(["quickack", "host"] as const, "quickack or host", (p, v) => (p.loopback = v)),
   },
-  { flag: "--engine-nagle", default: "off", help: "leave the Engine's gateway without TCP_NODELAY", ...on((p) => engine(p, { tcpNodelay: false })) },
-  { flag: "--engine-keep-backtrace", default: "off", help: "leave RUST_BACKTRACE to the Engine and the app", ...on((p) => engine(p, { keepRustBacktrace: true })) },
-  { flag: "--engine-load-shedding", default: "off", help: "keep the Engine's workflow load shedding on", ...on((p) => engine(p, { loadShedding: true })) },
-  { flag: "--engine-rust-log", value: "LEVEL", default: "off", help: "set RUST_LOG for the Engine", read: (v, _name, p) => engine(p, { rustLog: v }) },
   {
     flag: "--results-dir", value: "DIR", default: "results", help: "where run directories go",
     read: (v, name, p) => {
@@ -232,73 +165,108 @@ export const RUN_OPTIONS: readonly RunOption[] = [
       p.resultsDir = v;
     },
   },
-  {
-    flag: "--workerd-open-files", value: "N", default: "the hard limit", help: "local workerd's open-file limit; a run whose DOs cannot fit under it is refused before it starts",
-    ...whole(1, 1_048_576, "open files", (p, n) => (p.workerdOpenFiles = n)),
-  },
-  {
-    flag: "--engine-topology", value: "single|cluster", key: "engineTopology", default: "single", stackDefault: "single", help: "one Engine on its file system, or three on Postgres and NATS behind haproxy, as in the cloud",
-    ...oneOf(["single", "cluster"] as const, "single or cluster", (p, v) => (p.engineTopology = v)),
-  },
   { flag: "--quiet", default: "off", help: "nothing printed while the run runs", ...on((p) => (p.quiet = true)) },
 ];
 
-/** The usage text, every option with its default and bounds, from RUN_OPTIONS. */
-export const USAGE = [
-  "usage: npm start -- [flags]",
-  ...RUN_OPTIONS.map((o) => `  ${`${o.flag}${o.value ? ` ${o.value}` : ""}`.padEnd(40)} ${o.help}; default ${o.default}${o.bounds ? `; ${o.bounds}` : ""}`),
-].join("\n");
+/** A side's options as run options: each reads into that side's own draft. */
+function sideOptions(registry: SideRegistry): RunOption[] {
+  return registry.flatMap((d) => d.options.map((o): RunOption => ({ ...o, side: d.profile.id, read: (v, name, p) => o.read(v, name, (p.own[d.profile.id] ??= {}) as never) })));
+}
 
-/** The run config from parsed options: the preset's counts, groups, repetitions and levels where none was given. */
-export function runConfigOf(p: Parsed): RunConfig {
+/** Every option of `npm start` and of a stack's runs, in the order --help lists them: the run's own, then each side's. */
+export const runOptions = (registry: SideRegistry = SIDE_REGISTRY): readonly RunOption[] => [...OWN_OPTIONS(registry), ...sideOptions(registry)];
+export const RUN_OPTIONS: readonly RunOption[] = runOptions();
+
+/** The usage text, every option with its default and bounds. */
+export const usage = (options: readonly RunOption[] = RUN_OPTIONS): string =>
+  ["usage: npm start -- [flags]", ...options.map((o) => `  ${`${o.flag}${o.value ? ` ${o.value}` : ""}`.padEnd(40)} ${o.help}; default ${o.default}${o.bounds ? `; ${o.bounds}` : ""}`)].join("\n");
+export const USAGE = usage();
+
+export const FLAGS_START = "<!-- flags:start (generated from the option table by `npm run flags`; do not edit) -->";
+export const FLAGS_END = "<!-- flags:end -->";
+
+/** The docs' flags table, from the option table: every option with its stack key, its side, its default and bounds. */
+export function flagsMarkdown(options: readonly RunOption[] = RUN_OPTIONS): string {
+  const cell = (s: string) => s.replace(/\|/g, "\\|");
+  const rows = options.map((o) => [
+    `\`${cell(`${o.flag}${o.value ? ` ${o.value}` : ""}`)}\``,
+    o.key ? `\`${o.key}\`` : "-",
+    o.side ?? "every",
+    cell(o.default),
+    o.bounds ? cell(o.bounds) : "-",
+    cell(o.help),
+  ]);
+  return [
+    "| flag | stack key | side | default | bounds | what it does |",
+    "|---|---|---|---|---|---|",
+    ...rows.map((r) => `| ${r.join(" | ")} |`),
+  ].join("\n");
+}
+
+/** The run config from parsed options: the preset's counts, groups, repetitions and levels where none was given; each side's settings over its defaults. */
+export function runConfigOf(p: Parsed, registry: SideRegistry = SIDE_REGISTRY): RunConfig {
   const preset = p.preset ?? "local";
+  const ids = registry.map((d) => d.profile.id);
+  const sides = p.side === undefined || p.side === "all" ? ids : p.side === "both" ? runtimeIds(registry) : [p.side];
   const cfg: RunConfig = {
     stack: "local",
     preset,
-    counts: Object.fromEntries(SIDES.map((side) => [side, { ...PRESETS[preset][side], ...p.samples }])) as Record<Side, SampleCounts>,
-    sides: p.sides ?? [...SIDES],
+    counts: Object.fromEntries(registry.map((d) => [d.profile.id, { ...(d.presetCounts?.[preset] ?? PRESETS[preset]), ...p.samples }])),
+    sides,
     groups: p.groups ?? defaultGroups(preset),
     scaleLevels: PRESET_SCALE_LEVELS[preset],
     resultsDir: p.resultsDir ?? "results",
     repeat: p.repeat ?? PRESET_REPEAT[preset],
     plantDelayUs: p.plantDelayUs ?? {},
-    ...(p.engineVersion ? { engineVersion: p.engineVersion } : {}),
     wakeIdleMs: p.wakeIdleMs ?? 10_000,
-    cfWakeIdleMs: p.cfWakeIdleMs ?? 12_000,
     requestTimeoutMs: p.requestTimeoutMs ?? 30_000,
     stallMs: p.stallMs ?? STALL_MS,
-    sleepConfirmTimeoutMs: 60_000,
     actorSleepTimeoutMs: p.actorSleepTimeoutMs ?? 30_000,
-    engine: { ...DEFAULT_ENGINE_SETTINGS, ...p.engine },
     loopback: p.loopback ?? "quickack",
-    engineTopology: p.engineTopology ?? "single",
-    ...(p.workerdOpenFiles ? { workerdOpenFiles: p.workerdOpenFiles } : {}),
+    sideSettings: Object.fromEntries(registry.map((d) => [d.profile.id, { ...(d.defaults as object), ...p.own[d.profile.id] }])),
     quiet: p.quiet ?? false,
   };
-  if (cfg.engineTopology === "cluster" && cfg.loopback === "quickack") {
-    // The quickack namespace is a user namespace too, where only root is mapped, and Postgres refuses to run as root.
-    throw new UsageError("--engine-topology cluster needs --loopback host: its Postgres cannot run inside the quickack namespace (a user namespace with root as its only user)");
+  for (const d of registry) {
+    const problem = d.check?.(sideSettingsOf(cfg, d.profile.id));
+    if (problem) throw new UsageError(problem);
   }
   return cfg;
 }
 
+/** What one side is given of a run config (SideRunSettings): the run's shared settings, its share, its own settings. */
+export function sideSettingsOf<S = unknown>(cfg: RunConfig, side: Side): SideRunSettings<S> {
+  return {
+    requestTimeoutMs: cfg.requestTimeoutMs,
+    wakeIdleMs: cfg.wakeIdleMs,
+    actorSleepTimeoutMs: cfg.actorSleepTimeoutMs,
+    loopback: cfg.loopback,
+    plantDelayUs: cfg.plantDelayUs[side] ?? 0,
+    counts: cfg.counts[side],
+    groups: cfg.groups,
+    scaleLevels: cfg.scaleLevels,
+    own: cfg.sideSettings[side] as S,
+  };
+}
+
 /** Parses `npm start` arguments into the effective run config; throws UsageError naming the bad flag. */
-export function parseRunArgs(argv: readonly string[]): RunConfig {
-  const p: Parsed = {};
+export function parseRunArgs(argv: readonly string[], registry: SideRegistry = SIDE_REGISTRY): RunConfig {
+  const options = registry === SIDE_REGISTRY ? RUN_OPTIONS : runOptions(registry);
+  const help = usage(options);
+  const p: Parsed = { own: {} };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
-    if (flag === "--help" || flag === "-h") throw new UsageError(USAGE);
-    const o = RUN_OPTIONS.find((x) => x.flag === flag);
-    if (!o) throw new UsageError(`unknown argument "${flag}"\n${USAGE}`);
+    if (flag === "--help" || flag === "-h") throw new UsageError(help);
+    const o = options.find((x) => x.flag === flag);
+    if (!o) throw new UsageError(`unknown argument "${flag}"\n${help}`);
     let v = "";
     if (o.value) {
       const next = argv[++i];
-      if (next === undefined || next.startsWith("--")) throw new UsageError(`${flag} needs a value\n${USAGE}`);
+      if (next === undefined || next.startsWith("--")) throw new UsageError(`${flag} needs a value\n${help}`);
       v = next;
     }
     o.read(v, flag, p);
   }
-  return runConfigOf(p);
+  return runConfigOf(p, registry);
 }
 
 /** The options a stack's keys set, by key. */
@@ -310,7 +278,7 @@ export const STACK_RUN_OPTIONS: ReadonlyArray<RunOption & { key: string }> = RUN
  * same settings as `npm start` flags, for the runs on the runner.
  */
 export function stackRunOptions(raw: Readonly<Record<string, string | undefined>>): { run: RunConfig; runArgs: string[] } {
-  const p: Parsed = {};
+  const p: Parsed = { own: {} };
   const runArgs: string[] = [];
   for (const o of STACK_RUN_OPTIONS) {
     const v = raw[o.key];

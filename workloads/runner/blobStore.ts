@@ -79,14 +79,15 @@ export async function downloadRunDir(c: BlobContainer, prefix: string, dest: str
   if (actual !== manifestSha256) {
     throw new Error(`${withoutSas(blobUrl(c, `${prefix}/manifest.json`))}: sha256 ${actual}, but the runner reported ${manifestSha256}; the stored run is not the one measured`);
   }
-  let files: Record<string, unknown>;
+  let parsed: ManifestLike;
   try {
-    files = (JSON.parse(manifest.toString("utf8")) as { files: Record<string, unknown> }).files;
+    parsed = JSON.parse(manifest.toString("utf8")) as ManifestLike;
   } catch {
     throw new RunDirError(`${prefix}/manifest.json: not valid JSON; nothing was written`);
   }
+  const files = parsed?.files;
   if (!files || typeof files !== "object") throw new RunDirError(`${prefix}/manifest.json: has no "files"; nothing was written`);
-  checkBenchmarkFiles(files, `${prefix}/manifest.json`);
+  checkBenchmarkFiles(parsed, `${prefix}/manifest.json`);
   const tmp = join(dirname(dest), `.${basename(dest)}.partial-${randomBytes(4).toString("hex")}`);
   mkdirSync(tmp, { recursive: true, mode: 0o700 });
   try {

@@ -32,10 +32,11 @@ export interface RunnerCredentials {
 export function withCredentials(req: RemoteRunRequest, creds: RunnerCredentials): { request: GroupRunRequest; container: BlobContainer } {
   if (typeof creds.uploadSas !== "string" || !creds.uploadSas) throw new Error(`${CREDENTIALS_FILE} has no uploadSas: the stack's credentials step did not run`);
   const request = structuredClone(req.request);
-  if (request.rivet && creds.adminToken) request.rivet.adminToken = creds.adminToken;
-  if (request.cloudflare) {
+  const targets = (request.targets ??= {}) as { rivet?: { adminToken?: string }; cloudflare?: { token?: string } };
+  if (targets.rivet && creds.adminToken) targets.rivet.adminToken = creds.adminToken;
+  if (targets.cloudflare) {
     if (!creds.workerToken) throw new Error(`${CREDENTIALS_FILE} has no workerToken, which a Cloudflare run needs`);
-    request.cloudflare.token = creds.workerToken;
+    targets.cloudflare.token = creds.workerToken;
   }
   return { request, container: { url: req.containerUrl, sas: creds.uploadSas } };
 }

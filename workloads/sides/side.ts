@@ -1,29 +1,36 @@
 /**
- * One descriptor per side: everything that differs between Rivet, the
- * Durable Objects and the floor lives behind this interface, so the run
- * opens, launches and records every side the same way (workloads/run/run.ts).
- * The stage plan's own per-side differences are the adapter's properties.
+ * One descriptor per side: everything about a side lives in its package
+ * (workloads/sides/<side>/) behind this interface, and the registry
+ * (registry.ts) lists them. The run opens, launches and records every side
+ * the same way (workloads/run/run.ts); its options, its counts and its
+ * checks come from here; the stage plan's own per-side differences are the
+ * adapter's properties; every view reads the side's profile from the run's
+ * manifest.
  */
-import type { Side } from "../../analysis/contract/catalog";
-import type { EngineSettings } from "../../cluster/engineConfig";
+import type { Group, PresetName, SampleCounts } from "../../analysis/contract/catalog";
+import type { SideProfile } from "../../analysis/contract/sideProfile";
 import type { SideAdapter } from "../experiment/stagePlan";
 import { RuntimeWatch, type WatchedProcess } from "../host/runtimeWatch";
 import type { Managed } from "../host/processes";
+import type { OptionSpec } from "./options";
 
-/** The run settings a side reads; a RunConfig has every one. */
-export interface SideRunSettings {
+/** What a side is given of a run: the run's settings every side reads, its own share, and its own settings (S). */
+export interface SideRunSettings<S = unknown> {
   requestTimeoutMs: number;
+  /** How long slept actors stay idle before a wake, where the side confirms sleep (--wake-idle-ms). */
   wakeIdleMs: number;
-  cfWakeIdleMs: number;
-  sleepConfirmTimeoutMs: number;
+  /** The actors' idle sleep timeout (--actor-sleep-timeout-ms). */
   actorSleepTimeoutMs: number;
-  engine: EngineSettings;
-  engineTopology: "single" | "cluster";
-  workerdOpenFiles?: number;
-  /** A planted delay per side, microseconds (--plant-delay-us); each side reads its own. */
-  plantDelayUs: Partial<Record<Side, number>>;
-  /** The Engine release to run (--engine-version); absent: the installed one. */
-  engineVersion?: string;
+  /** quickack: the run is in a private network namespace whose loopback has delayed ACKs off; host: the machine's loopback. */
+  loopback: "quickack" | "host";
+  /** Its planted delay, microseconds (--plant-delay-us); 0: none. */
+  plantDelayUs: number;
+  /** Its sample counts, the groups and the scaling levels of the run. */
+  counts: SampleCounts;
+  groups: readonly Group[];
+  scaleLevels: readonly number[];
+  /** Its own settings: its options over its defaults. */
+  own: S;
 }
 
 /** A side opened over a running target: what the stage plan drives, and what the manifest records about it. */
@@ -35,25 +42,51 @@ export interface OpenSide {
   runtime?: RuntimeWatch;
   /** Package and runtime versions for the manifest. */
   versions: Record<string, string>;
-  /** The side's settings for the manifest (the run adds the loopback and the adapter's properties); `client` names the timed calls' client, as the client describes itself. */
-  settings: Record<string, unknown> & { client: string; startedBy: string };
+  /**
+   * The side's settings for the manifest (the run adds the loopback and the adapter's properties); `client` names the
+   * timed calls' client, as the client describes itself; `caveats`, what the report must say of its figures in this run.
+   */
+  settings: Record<string, unknown> & { client: string; startedBy: string; caveats: string[] };
   /** Lets go of the client; `abort` cuts the calls still in flight (their runtime is gone). */
   close(abort?: boolean): Promise<void>;
 }
 
-/** A runtime this run started on this machine, as a target, and how to stop it. */
+/** A runtime started on this machine, as a target, the processes it is made of (watched for an exit no one asked for), and how to stop it. */
 export interface Launched<T> {
   target: T;
+  processes: WatchedProcess[];
   stop(): Promise<void>;
 }
 
-export interface SideDescriptor<T> {
-  side: Side;
+export interface SideDescriptor<T, S = unknown> {
+  /** Its words, clocks, rates and optional metrics: recorded in every run's manifest. */
+  profile: SideProfile;
+  /** Sample counts of a preset that differ from the preset's shared ones. */
+  presetCounts?: Partial<Record<PresetName, SampleCounts>>;
+  /** Its own options (flags and stack keys), each setting a field of its settings. */
+  options: readonly OptionSpec<Partial<S>>[];
+  /** Its settings where no option sets them. */
+  defaults: S;
+  /** How long its slept actors stay idle before a wake: what its adapter waits and the pass's estimate counts. */
+  wakeIdleMs(s: SideRunSettings<S>): number;
+  /** Why its settings cannot run with the run's (one line, naming the flags), or null: checked when the config is read. */
+  check?(s: SideRunSettings<S>): string | null;
+  /** Why this machine cannot run its share (one line, naming the flag to change), or null: checked before anything starts. */
+  preflight?(s: SideRunSettings<S>): string | null;
   /** The driver's client and the side's adapter over a running target, whoever started it. */
-  open(cfg: SideRunSettings, target: T): OpenSide;
-  /** Starts the side's runtime on this machine for one run (`npm start`), its files under `workDir`. */
-  launch(cfg: SideRunSettings, workDir: string): Promise<Launched<T>>;
+  open(s: SideRunSettings<S>, target: T): OpenSide;
+  /**
+   * Starts the side's runtime on this machine, its files under `workDir`: for one run (`npm start`) or for a
+   * local stack's daemon (workloads/run/daemon.ts), which passes the secrets the stack holds for it.
+   */
+  launch(s: SideRunSettings<S>, workDir: string, secrets?: Record<string, string>): Promise<Launched<T>>;
+  /** What a local stack's daemon keeps of a launched target: the part it writes to ready.json, and the secrets it keeps in private files. */
+  daemonTarget?(target: T): { target: Record<string, unknown>; secrets: Record<string, string> };
 }
+
+/** Any side's descriptor, as the registry holds them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnySide = SideDescriptor<any, any>;
 
 /** A process started by this run, as the runtime watch sees it. */
 export const watched = (m: Managed): WatchedProcess => ({ name: m.name, pid: m.child.pid, exited: m.exited });

@@ -1,7 +1,8 @@
 /** The Durable Object side of the stage plan: one Worker invocation per call, timed by the Worker. */
 import { measureStage, PREPARE_PACE, type ActorRef, type AdapterProperties, type Op, type PlanContext, type SideAdapter, type SideOutcome } from "../../experiment/stagePlan";
 import type { DoTarget, WorkerClient } from "./workerClient";
-import { OPEN_RATES, throughputText } from "../../../analysis/contract/catalog";
+import { THROUGHPUT_TEXT } from "../../../analysis/contract/catalog";
+import { CLOUDFLARE_PROFILE } from "./profile";
 
 export const CLOUDFLARE_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace"> = {
   clock: "the Worker's Date.now() around the awaited DO call (the reference's); the driver's own round trip is kept as clientMs",
@@ -11,7 +12,7 @@ export const CLOUDFLARE_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openMo
   storeSchema: "CREATE TABLE IF NOT EXISTS on an instance's first SQL call",
   inActor: "none (a Worker's clocks do not advance during CPU work); Cloudflare's analytics give the in-DO wall time on a cloud stack",
   sideOnlyStages: "create.unique (a DO by newUniqueId), baseline.noop (client to Worker, no DO call)",
-  throughput: throughputText("cloudflare"),
+  throughput: THROUGHPUT_TEXT[CLOUDFLARE_PROFILE.throughputMethod].text,
 };
 
 const target = (ref: ActorRef): DoTarget => ("id" in ref ? { id: ref.id } : { name: ref.key });
@@ -27,7 +28,8 @@ async function noopBaseline(ctx: PlanContext, client: WorkerClient): Promise<voi
 /** `wakeIdleMs` must exceed the runtime's eviction (local workerd: about 10 s; Cloudflare: minutes). */
 export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number; runtimeLog?: SideAdapter["runtimeLog"]; maxLiveActors?: number }): SideAdapter {
   return {
-    side: "cloudflare",
+    side: CLOUDFLARE_PROFILE.id,
+    profile: CLOUDFLARE_PROFILE,
     ...(o.runtimeLog ? { runtimeLog: o.runtimeLog } : {}),
     ...(o.maxLiveActors !== undefined ? { maxLiveActors: o.maxLiveActors } : {}),
     properties: {
@@ -37,7 +39,7 @@ export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number;
           ? `${PREPARE_PACE}; then held to at most ${o.maxLiveActors} DOs live at once, what local workerd's open-file limit allows (3 files per live DO)`
           : PREPARE_PACE,
       wakeIdle: `${o.wakeIdleMs} ms after the last call (longer than the runtime's eviction)`,
-      openModelRates: `${OPEN_RATES.cloudflare.join(", ")} creates per second`,
+      openModelRates: `${CLOUDFLARE_PROFILE.openRates.join(", ")} creates per second`,
     },
     wakeIdleMs: o.wakeIdleMs,
     async call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
@@ -45,7 +47,7 @@ export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number;
       return r.ok ? { ok: true, ms: r.ms, clientMs: r.clientMs, ...(r.colo ? { colo: r.colo } : {}), reply: r.reply, actorId: r.id } : r;
     },
     sleep: async (ids) => ({ asleep: ids, failures: [] }),
-    sleepsByIdleOnly: true,
+    sleepsByIdleOnly: CLOUDFLARE_PROFILE.sleepsByIdleOnly,
     sideOnly: { create: (ctx) => createUnique(ctx, client), warm: (ctx) => noopBaseline(ctx, client) },
   };
 }

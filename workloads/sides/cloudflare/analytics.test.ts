@@ -3,13 +3,13 @@ import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { blocksOf, collectAnalytics, DATASET, type AnalyticsSource, type Block } from "./analytics";
-import { runAnalytics } from "../../run/analyticsRun";
+import { runAnalytics } from "./analyticsRun";
 import { fixture } from "../../../test/fixtures";
 import { verifyRunDir } from "../../../analysis/contract/verify";
 import { generateReport } from "../../../analysis/report/report";
 import { blobDigest } from "../../run/groupRun";
 import { mergeRunParts } from "../../run/mergeRuns";
-import { readAnalyticsLines, type AnalyticsLine } from "../../../analysis/stats/inDo";
+import { readAnalyticsLines, type AnalyticsLine } from "../../../analysis/stats/platformTimes";
 import * as doAnalytics from "../../../components/providers/doAnalytics";
 
 // A local HTTP server that answers with responses OF THE DOCUMENTED SHAPE

@@ -9,7 +9,7 @@
  */
 import { stageKey } from "../../../analysis/contract/runDirContract";
 import type { ManifestLike } from "../../../analysis/contract/verify";
-import { ANALYTICS_DATASET as DATASET, blockGroups, type AnalyticsLine, type InDoBlock } from "../../../analysis/stats/inDo";
+import { ANALYTICS_DATASET as DATASET, blockGroups, type AnalyticsLine, type PlatformBlock } from "../../../analysis/stats/platformTimes";
 
 export { DATASET };
 export const GRAPHQL_ENDPOINT = "https://api.cloudflare.com/client/v4/graphql";
@@ -145,7 +145,7 @@ const DATA_QUERY = `query($account: String!, $script: String!, $from: Time!, $to
     } } } }`;
 
 /** One block's invocations, one group per colo, aggregated by Cloudflare over the block's window. */
-export async function queryBlock(src: AnalyticsSource, block: Block): Promise<InDoBlock> {
+export async function queryBlock(src: AnalyticsSource, block: Block): Promise<PlatformBlock> {
   const data = await post(src, "block", DATA_QUERY, { account: src.accountId, script: src.scriptName, from: block.from, to: block.to, limit: GROUP_LIMIT }, {
     block: block.key,
     window: { from: block.from, to: block.to },
@@ -164,7 +164,7 @@ export interface CollectOpts {
   sleep?: (ms: number) => Promise<void>;
 }
 
-const arrived = (b: InDoBlock) => b.groups.reduce((s, g) => s + g.requests, 0) >= b.calls;
+const arrived = (b: PlatformBlock) => b.groups.reduce((s, g) => s + g.requests, 0) >= b.calls;
 
 /**
  * Checks the schema, then asks for every block, again every pollMs for the
@@ -173,12 +173,12 @@ const arrived = (b: InDoBlock) => b.groups.reduce((s, g) => s + g.requests, 0) >
  * block still empty at the end is an error; one partly counted is returned
  * as it is, and the report shows both counts.
  */
-export async function collectAnalytics(src: AnalyticsSource, blocks: readonly Block[], o: CollectOpts): Promise<InDoBlock[]> {
+export async function collectAnalytics(src: AnalyticsSource, blocks: readonly Block[], o: CollectOpts): Promise<PlatformBlock[]> {
   if (blocks.length === 0) throw new AnalyticsError("the run has no Durable Object stages to ask analytics for");
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   await checkSchema(src);
   const deadline = Date.now() + o.waitMs;
-  const got = new Map<string, InDoBlock>();
+  const got = new Map<string, PlatformBlock>();
   for (;;) {
     for (const b of blocks) {
       const have = got.get(b.key);

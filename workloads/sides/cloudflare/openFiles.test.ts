@@ -1,4 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { cloudflareSide } from "./side";
+
+/** The full preset as the Durable Object side counts it. */
+const FULL = cloudflareSide.presetCounts!.full!;
 import { PRESETS, PRESET_SCALE_LEVELS, GROUPS } from "../../../analysis/contract/catalog";
 import { LIVE_DO_CEILING, liveDoLimit, liveDosNeeded, openFileProblem, openFilesFor } from "./openFiles";
 
@@ -13,16 +17,16 @@ describe("local workerd's live DOs", () => {
   });
 
   it("finds the measured stage that brings the most DOs to life: the full preset's 200-a-second open-model stage", () => {
-    expect(liveDosNeeded(PRESETS.full.cloudflare, GROUPS, PRESET_SCALE_LEVELS.full)).toEqual({ metric: "open.r200", n: 2000 });
-    expect(liveDosNeeded(PRESETS.full.cloudflare, ["create"], [])).toEqual({ metric: "create.ping", n: 200 });
+    expect(liveDosNeeded(FULL, GROUPS, PRESET_SCALE_LEVELS.full)).toEqual({ metric: "open.r200", n: 2000 });
+    expect(liveDosNeeded(FULL, ["create"], [])).toEqual({ metric: "create.ping", n: 200 });
     // scale stages only at the run's levels
-    expect(liveDosNeeded(PRESETS.full.cloudflare, ["scale"], [0, 1000, 10000])).toEqual({ metric: "scale.burst.e0", n: 256 });
-    expect(liveDosNeeded(PRESETS.full.cloudflare, ["warm"], [])).toBeNull();
+    expect(liveDosNeeded(FULL, ["scale"], [0, 1000, 10000])).toEqual({ metric: "scale.burst.e0", n: 256 });
+    expect(liveDosNeeded(FULL, ["warm"], [])).toBeNull();
   });
 
   it("lets the full preset run under this machine's 20,000 and refuses it under 4,096 in one line naming the value to raise it to", () => {
-    expect(openFileProblem(PRESETS.full.cloudflare, GROUPS, PRESET_SCALE_LEVELS.full, 20_000)).toBeNull();
-    const problem = openFileProblem(PRESETS.full.cloudflare, GROUPS, PRESET_SCALE_LEVELS.full, 4096);
+    expect(openFileProblem(FULL, GROUPS, PRESET_SCALE_LEVELS.full, 20_000)).toBeNull();
+    const problem = openFileProblem(FULL, GROUPS, PRESET_SCALE_LEVELS.full, 4096);
     expect(problem).toBe(
       "local workerd's open-file limit 4096 lets 1024 SQLite DOs be live at once (3 files each past 1024 reserved, at most 3000), but open.r200 brings 2000 to life: " +
         `raise the hard limit to at least ${openFilesFor(2000)} (ulimit -Hn, or LimitNOFILE) and pass --workerd-open-files ${openFilesFor(2000)}, or use fewer samples`,
@@ -30,7 +34,7 @@ describe("local workerd's live DOs", () => {
   });
 
   it("says no limit helps when one stage needs more live DOs than local workerd keeps", () => {
-    const counts = { ...PRESETS.full.cloudflare, openSeconds: 20 };
+    const counts = { ...FULL, openSeconds: 20 };
     expect(openFileProblem(counts, ["burst"], [], 1_000_000)).toMatch(/but open\.r200 brings 4000 to life: more than local workerd keeps live at any limit; use fewer samples \(--samples\)$/);
   });
 });

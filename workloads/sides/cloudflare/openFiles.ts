@@ -6,7 +6,8 @@
  * SQLITE_NOMEM. Both measured on this machine: docs/faults.md.
  */
 import { execFileSync } from "node:child_process";
-import { CATALOG, sampleCount, type Group, type SampleCounts } from "../../../analysis/contract/catalog";
+import { sampleCount, sideEntries, type Group, type SampleCounts } from "../../../analysis/contract/catalog";
+import { CLOUDFLARE_PROFILE } from "./profile";
 
 export const FILES_PER_LIVE_DO = 3;
 /** Descriptors kept for workerd itself and its sockets (the driver opens up to 256 connections to it). */
@@ -37,8 +38,8 @@ export function openFilesFor(liveDos: number): number {
  */
 export function liveDosNeeded(counts: SampleCounts, groups: readonly Group[], scaleLevels: readonly number[]): { metric: string; n: number } | null {
   let most: { metric: string; n: number } | null = null;
-  for (const e of CATALOG) {
-    if (!groups.includes(e.group) || e.kind !== "cold" || !e.sides.includes("cloudflare")) continue;
+  for (const e of sideEntries(CLOUDFLARE_PROFILE)) {
+    if (!groups.includes(e.group) || e.kind !== "cold") continue;
     if (e.scale && !scaleLevels.includes(e.scale.level)) continue;
     const n = sampleCount(e, counts);
     if (n > 0 && (!most || n > most.n)) most = { metric: e.id, n };

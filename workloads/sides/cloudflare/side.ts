@@ -5,6 +5,8 @@ import { cloudflareAdapter } from "./adapter";
 import { COMPATIBILITY_DATE } from "./compatibility";
 import { WorkerClient } from "./workerClient";
 import { durableObjectPlantMs, plantNote } from "../plant";
+import { CLOUDFLARE_PROFILE } from "./profile";
+import { CLOUDFLARE_DEFAULTS, CLOUDFLARE_OPTIONS, cloudflarePreflight, type CloudflareSettings } from "./settings";
 
 /** A running Worker + DO the Cloudflare stages measure against. */
 export interface CloudflareTarget {
@@ -31,14 +33,41 @@ const LOCAL_WORKERD = {
   eviction: "local workerd evicts an idle DO after about 10 s",
 };
 
-export const cloudflareSide: SideDescriptor<CloudflareTarget> = {
-  side: "cloudflare",
+/** What the report must say of the Durable Object figures of this run. */
+function cloudflareCaveats(target: CloudflareTarget): string[] {
+  const out: string[] = [];
+  if (!target.runtime) {
+    out.push("No replication: the DO's SQLite is a local file; it waits for no other zone.");
+    out.push("The Durable Object side ran on local workerd, which does not freeze timers and whose Date.now() steps in whole milliseconds: DO figures are integers and sub-millisecond calls read 0 or 1. They are not Cloudflare's figures.");
+    out.push("No in-DO wall times: they come from Cloudflare's analytics on a cloud stack; local workerd has none. The DO side's in-system figure is the Worker-timed call, with the driver's own round trip (third clock) beside it.");
+  } else {
+    out.push("On Cloudflare a Worker's Date.now() advances only across I/O, so the Worker-timed figure is the awaited DO round trip at whole-millisecond resolution; the Worker's own CPU time is not in it.");
+    out.push("In-DO wall times come from Cloudflare's analytics, stored beside the run by the stack after it; a report without the in-DO table has none stored.");
+  }
+  out.push("Durable Object rates use Little's law on the Worker-timed mean, as the reference does; the driver's measured rate is shown beside them.");
+  return out;
+}
+
+export const cloudflareSide: SideDescriptor<CloudflareTarget, CloudflareSettings> = {
+  profile: CLOUDFLARE_PROFILE,
+  // The reference's n for Durable Objects in `full` (200 to 2,000 per row); the other presets give every side the same n.
+  presetCounts: {
+    full: {
+      createPing: 200, createRead: 200, createWrite: 200, wake: 200, warm: 300,
+      sqliteRead: 300, sqliteWrite: 300, sqliteScan: 300, burstAttempts: 500, seqWrite: 2000, openSeconds: 10,
+      scaleCreate: 200, scaleWake: 200, scaleBurst: 256,
+    },
+  },
+  options: CLOUDFLARE_OPTIONS,
+  defaults: CLOUDFLARE_DEFAULTS,
+  preflight: cloudflarePreflight,
+  wakeIdleMs: (s) => s.own.cfWakeIdleMs,
   open(cfg, target) {
     // A colo is kept only from a deployed Worker: local workerd answers with Miniflare's placeholder cf object.
     const client = new WorkerClient(target.url, target.token, cfg.requestTimeoutMs, undefined, target.runtime !== undefined);
     return {
       adapter: cloudflareAdapter(client, {
-        wakeIdleMs: cfg.cfWakeIdleMs,
+        wakeIdleMs: cloudflareSide.wakeIdleMs(cfg),
         ...(target.logFile ? { runtimeLog: { name: "workerd", file: target.logFile } } : {}),
         ...(target.limits ? { maxLiveActors: target.limits.liveDos } : {}),
       }),
@@ -53,15 +82,16 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget> = {
         client: client.calls.description,
         ...(target.limits ? { limits: target.limits } : {}),
         ...(target.plantDelayUs ? { plantedDelay: plantNote(target.plantDelayUs, `a ${durableObjectPlantMs(target.plantDelayUs)} ms timer in the DO before it replies (rounded up to whole ms, the step of its clock and its timers)`) } : {}),
+        caveats: cloudflareCaveats(target),
       },
       close: (abort) => client.close(abort),
     };
   },
-  async launch(cfg, workDir) {
+  async launch(cfg, workDir, secrets) {
     // Loaded here: miniflare and workerd are dev dependencies, absent on the runner VM, which measures deployed targets only.
     const { startLocalWorker } = require("./localWorker") as typeof import("./localWorker");
-    const plantDelayUs = cfg.plantDelayUs.cloudflare;
-    const worker = await startLocalWorker({ workDir, ...(cfg.workerdOpenFiles ? { openFileLimit: cfg.workerdOpenFiles } : {}), ...(plantDelayUs ? { plantDelayMs: durableObjectPlantMs(plantDelayUs) } : {}) });
+    const plantDelayUs = cfg.plantDelayUs;
+    const worker = await startLocalWorker({ workDir, ...(secrets?.token ? { token: secrets.token } : {}), ...(cfg.own.workerdOpenFiles ? { openFileLimit: cfg.own.workerdOpenFiles } : {}), ...(plantDelayUs ? { plantDelayMs: durableObjectPlantMs(plantDelayUs) } : {}) });
     return {
       target: {
         url: worker.url,
@@ -73,7 +103,13 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget> = {
         processes: [worker.process],
         ...(plantDelayUs ? { plantDelayUs } : {}),
       },
+      processes: [worker.process],
       stop: () => worker.stop(),
     };
+  },
+  daemonTarget(target) {
+    // The token is the stack's own secret (it gave it), so the daemon keeps nothing of it.
+    const { token: _t, processes: _p, ...rest } = target;
+    return { target: rest as Record<string, unknown>, secrets: {} };
   },
 };

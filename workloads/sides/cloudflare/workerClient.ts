@@ -2,7 +2,8 @@ import { Http1Client } from "../../driver/http1/client";
 import type { Outcome } from "../../experiment/measure";
 import { timedRequest } from "../../driver/timedRequest";
 
-export type DoOp = "ping" | "read" | "write" | "scan" | "seed";
+import type { Op as DoOp } from "../../../analysis/contract/operations";
+export type { DoOp };
 /** Which DO a call reaches: by name, by its hex id, or a brand-new unique id. */
 export type DoTarget = { name: string } | { id: string } | { unique: true };
 

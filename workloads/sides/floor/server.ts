@@ -2,12 +2,11 @@
  * The floor: what the benchmark's operations cost with no actor system. One
  * plain Node http server, one process, 127.0.0.1 only, in front of one SQLite
  * file per key (better-sqlite3, WAL, synchronous=FULL: a write is answered
- * after its commit is fsynced). It speaks the Engine gateway's action routes
- * and reply shape, so the driver measures it with the very client it uses for
- * Rivet:
- *   POST /gateway/<plain|store>/action/<op>?...&rvt-key=<key>   by key: opens (creates) the key's file
- *   POST /gateway/<id>/action/<op>                             by the id a reply gave (x-rivet-actor)
- *   GET  /floor/state                                          {"actors": files, "awake": open files}
+ * after its commit is fsynced). It speaks the project's own actor protocol
+ * (../actorProtocol.ts), measured on the driver's own client:
+ *   POST /actor/<op>     {"key", "actor": "plain"|"store", "args"}: opens (creates) the key's file
+ *   POST /actor/<op>     {"id", "args"}: the actor a reply named
+ *   GET  /floor/state    {"actors": files, "awake": open files}
  * An "actor" is its open database handle: created by the first request for a
  * key, put to sleep by closing the handle (the `sleep` op, or idle past the
  * sleep timeout), woken by reopening the file. The first request an open
@@ -21,12 +20,12 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { WORKLOAD } from "../../../analysis/contract/catalog";
+import { ROW_VALUE, SQL, type ActorClass } from "../../../analysis/contract/operations";
 import { FLOOR_PRAGMAS } from "./pragmas";
 import type { ActorReply } from "../actorReply";
+import { actorAnswer, readActorCall } from "../actorProtocol";
 import { spinUs } from "../plant";
 
-type ActorClass = "plain" | "store";
-const ROW_VALUE = "x".repeat(WORKLOAD.rowBytes);
 
 interface Actor {
   id: string;
@@ -63,7 +62,7 @@ export class FloorStore {
     if (a.db) return a.db;
     const db = new Database(a.file);
     for (const p of FLOOR_PRAGMAS) db.pragma(p);
-    if (a.actor === "store") db.exec("CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+    if (a.actor === "store") db.exec(SQL.schema);
     a.db = db;
     a.served = 0;
     this.awake += 1;
@@ -106,20 +105,20 @@ export function runOp(store: FloorStore, a: Actor, op: string, args: unknown[]):
   const s0 = performance.now();
   let value: unknown = null;
   if (op === "read") {
-    const row = db.prepare("SELECT v FROM rows WHERE id = ?").get(Number(args[0])) as { v: string } | undefined;
+    const row = db.prepare(SQL.read).get(Number(args[0])) as { v: string } | undefined;
     value = row ? String(row.v).length : null;
   } else if (op === "write") {
-    db.prepare("INSERT INTO rows (v) VALUES (?)").run(ROW_VALUE);
+    db.prepare(SQL.write).run(ROW_VALUE);
   } else if (op === "scan") {
-    const rows = db.prepare("SELECT id, v FROM rows ORDER BY id LIMIT ?").all(WORKLOAD.scanRows) as Array<{ v: string }>;
+    const rows = db.prepare(SQL.scan).all(WORKLOAD.scanRows) as Array<{ v: string }>;
     let bytes = 0;
     for (const r of rows) bytes += String(r.v).length;
     value = { rows: rows.length, bytes };
   } else if (op === "seed") {
     const count = Number(args[0]);
     db.transaction(() => {
-      const { n } = db.prepare("SELECT count(*) AS n FROM rows").get() as { n: number };
-      const ins = db.prepare("INSERT INTO rows (v) VALUES (?)");
+      const { n } = db.prepare(SQL.count).get() as { n: number };
+      const ins = db.prepare(SQL.write);
       for (let i = n; i < count; i++) ins.run(ROW_VALUE);
     })();
   } else {
@@ -129,50 +128,28 @@ export function runOp(store: FloorStore, a: Actor, op: string, args: unknown[]):
   return { cold, actorMs: performance.now() - t0, sqlMs, value };
 }
 
-const ACTION = /^\/gateway\/([^/?]+)\/action\/([a-z]+)(?:\?(.*))?$/;
-
-function reply(res: ServerResponse, status: number, body: string, actorId?: string): void {
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...(actorId ? { "x-rivet-actor": actorId } : {}) });
+function reply(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
   res.end(body);
 }
 
 /** Answers one request; the body has already been read. `plantDelayUs` is spun in an action before its reply (a planted change). */
 export function handle(store: FloorStore, req: IncomingMessage, body: string, res: ServerResponse, plantDelayUs = 0): void {
   if (req.method === "GET" && req.url === "/floor/state") return reply(res, 200, JSON.stringify(store.state()));
-  const m = req.method === "POST" ? ACTION.exec(req.url ?? "") : null;
-  if (!m) return reply(res, 404, JSON.stringify({ error: `no route ${req.method} ${req.url}` }));
-  const [, target, op, query] = m;
-  let a: Actor | undefined;
-  if (query !== undefined) {
-    const key = new URLSearchParams(query).get("rvt-key");
-    if (!key || (target !== "plain" && target !== "store")) return reply(res, 400, JSON.stringify({ error: "a by-key call needs rvt-key and the actor plain or store" }));
-    a = store.byKey(key, target);
-  } else {
-    let id: string;
-    try {
-      id = decodeURIComponent(target);
-    } catch {
-      return reply(res, 400, JSON.stringify({ error: `the actor id ${JSON.stringify(target)} is not valid percent-encoding` }));
-    }
-    a = store.get(id);
-    if (!a) return reply(res, 404, JSON.stringify({ error: `no actor ${target}` }));
-  }
-  let args: unknown[];
-  try {
-    args = body ? ((JSON.parse(body) as { args?: unknown[] }).args ?? []) : [];
-  } catch {
-    return reply(res, 400, JSON.stringify({ error: "the body is not JSON" }));
-  }
+  const call = readActorCall(req.method, req.url, body);
+  if (!call.ok) return reply(res, call.status, JSON.stringify({ error: call.error }));
+  const a = "id" in call.ref ? store.get(call.ref.id) : store.byKey(call.ref.key, call.ref.actor);
+  if (!a) return reply(res, 404, JSON.stringify({ error: `no actor ${"id" in call.ref ? call.ref.id : ""}` }));
   let status = 200;
   let text: string;
   try {
-    text = JSON.stringify({ output: runOp(store, a, op, args) });
+    text = actorAnswer(a.id, runOp(store, a, call.op, call.args));
   } catch (err) {
     status = 500;
     text = JSON.stringify({ error: (err as Error).message });
   }
   spinUs(plantDelayUs);
-  reply(res, status, text, a.id);
+  reply(res, status, text);
 }
 
 if (require.main === module) {

@@ -1,10 +1,11 @@
 import type { WatchedProcess } from "../../host/runtimeWatch";
 import { packageVersion } from "../../host/versions";
-import { GatewayClient } from "../rivet/gateway";
+import { ActorProtocolClient } from "../actorProtocol";
 import { watched, watchOf, type SideDescriptor } from "../side";
 import { floorAdapter, FLOOR_SETTINGS } from "./adapter";
 import { startLocalFloor } from "./localFloor";
 import { plantNote } from "../plant";
+import { FLOOR_PROFILE } from "./profile";
 
 /** A running floor server. */
 export interface FloorTarget {
@@ -20,16 +21,19 @@ export interface FloorTarget {
 
 /**
  * The floor: the same stage plan against a plain Node server over SQLite
- * files, started with the Rivet app's idle sleep timeout. Only the server's
- * own process loads better-sqlite3 (a dev dependency). It speaks the Engine
- * gateway's routes, so the driver uses the same client class as for Rivet.
+ * files, started with the actors' idle sleep timeout. Only the server's
+ * own process loads better-sqlite3 (a dev dependency). It speaks the
+ * project's own actor protocol (../actorProtocol.ts) on the driver's client.
  */
-export const floorSide: SideDescriptor<FloorTarget> = {
-  side: "floor",
+export const floorSide: SideDescriptor<FloorTarget, Record<string, never>> = {
+  profile: FLOOR_PROFILE,
+  options: [],
+  defaults: {},
+  wakeIdleMs: (s) => s.wakeIdleMs,
   open(cfg, target) {
-    const client = new GatewayClient(target.url, cfg.requestTimeoutMs);
+    const client = new ActorProtocolClient(target.url, cfg.requestTimeoutMs);
     return {
-      adapter: floorAdapter(client, { wakeIdleMs: cfg.wakeIdleMs }),
+      adapter: floorAdapter(client, { wakeIdleMs: floorSide.wakeIdleMs(cfg) }),
       cpuPids: () => ({ server: target.serverPid, driver: process.pid }),
       ...watchOf(target.processes),
       versions: { "better-sqlite3": packageVersion("better-sqlite3") },
@@ -39,12 +43,13 @@ export const floorSide: SideDescriptor<FloorTarget> = {
         startedBy: target.startedBy,
         client: client.calls.description,
         ...(target.plantDelayUs > 0 ? { plantedDelay: plantNote(target.plantDelayUs, "a spin on performance.now() in the server's handler before it replies") } : {}),
+        caveats: ["The floor ran on the same machine in the same run, after or before the runtimes, never beside them: it shares nothing with them but the machine."],
       },
       close: (abort) => client.close(abort),
     };
   },
   async launch(cfg, workDir) {
-    const plantDelayUs = cfg.plantDelayUs.floor ?? 0;
+    const plantDelayUs = cfg.plantDelayUs;
     const floor = await startLocalFloor({ workDir, idleCloseMs: cfg.actorSleepTimeoutMs, plantDelayUs });
     return {
       target: {
@@ -55,6 +60,7 @@ export const floorSide: SideDescriptor<FloorTarget> = {
         startedBy: "npm start: the floor server started for this run, its files in a temp dir, removed after it",
         processes: [watched(floor.server)],
       },
+      processes: [watched(floor.server)],
       stop: () => floor.stop(),
     };
   },

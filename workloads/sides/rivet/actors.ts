@@ -1,10 +1,9 @@
 import { actor, setup } from "rivetkit";
 import { db } from "rivetkit/db";
 import { WORKLOAD } from "../../../analysis/contract/catalog";
+import { ROW_VALUE, SQL } from "../../../analysis/contract/operations";
 import type { ActorReply } from "../actorReply";
 import { spinUs } from "../plant";
-
-const ROW_VALUE = "x".repeat(WORKLOAD.rowBytes);
 
 /** RivetKit's idle sleep timeout for both actors; the run sets it through the app's environment. */
 const sleepTimeout = Number(process.env.BENCH_ACTOR_SLEEP_TIMEOUT_MS) || 30_000;
@@ -57,7 +56,7 @@ export const store = actor({
   createVars: (): InstanceVars => ({ served: 0 }),
   db: db({
     onMigrate: async (d) => {
-      await d.execute("CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+      await d.execute(SQL.schema);
     },
   }),
   actions: {
@@ -66,7 +65,7 @@ export const store = actor({
     read: async (c, id: number): Promise<ActorReply> => {
       const s = begin(c.vars);
       const { ms, result } = await timed(() =>
-        c.db.execute<{ v: string }>("SELECT v FROM rows WHERE id = ?", id),
+        c.db.execute<{ v: string }>(SQL.read, id),
       );
       const v = result.length > 0 ? String(result[0].v) : null;
       return finish(s, ms, v === null ? null : v.length);
@@ -74,14 +73,14 @@ export const store = actor({
     /** One autocommit INSERT; execute resolves after the commit is durable. */
     write: async (c): Promise<ActorReply> => {
       const s = begin(c.vars);
-      const { ms } = await timed(() => c.db.execute("INSERT INTO rows (v) VALUES (?)", ROW_VALUE));
+      const { ms } = await timed(() => c.db.execute(SQL.write, ROW_VALUE));
       return finish(s, ms);
     },
     /** Scan of up to WORKLOAD.scanRows rows, every value materialized. */
     scan: async (c): Promise<ActorReply> => {
       const s = begin(c.vars);
       const { ms, result } = await timed(() =>
-        c.db.execute<{ id: number; v: string }>("SELECT id, v FROM rows ORDER BY id LIMIT ?", WORKLOAD.scanRows),
+        c.db.execute<{ id: number; v: string }>(SQL.scan, WORKLOAD.scanRows),
       );
       let bytes = 0;
       for (const r of result) bytes += String(r.v).length;
@@ -92,9 +91,9 @@ export const store = actor({
       const s = begin(c.vars);
       const { ms } = await timed(() =>
         c.db.transaction(async (tx) => {
-          const [{ n }] = await tx.execute<{ n: number }>("SELECT count(*) AS n FROM rows");
+          const [{ n }] = await tx.execute<{ n: number }>(SQL.count);
           for (let i = Number(n); i < count; i++) {
-            await tx.execute("INSERT INTO rows (v) VALUES (?)", ROW_VALUE);
+            await tx.execute(SQL.write, ROW_VALUE);
           }
         }),
       );

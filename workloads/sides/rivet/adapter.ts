@@ -1,9 +1,10 @@
 /** The Rivet side of the stage plan: the Engine gateway, driven over HTTP/1.1 (the driver's client; the Engine API with undici). */
 import { measureStage, PREPARE_PACE, type ActorRef, type AdapterProperties, type PlanContext, type SideAdapter, type SleepOutcome } from "../../experiment/stagePlan";
-import { OPEN_RATES, throughputText } from "../../../analysis/contract/catalog";
-import type { GatewayClient } from "./gateway";
+import { THROUGHPUT_TEXT } from "../../../analysis/contract/catalog";
+import { RIVET_PROFILE } from "./profile";
+import { gatewayCall, type GatewayClient } from "./gateway";
 import { forEachBounded } from "../../host/bounded";
-import { gatewayCall, sendSleepCalls, SLEEP_CONCURRENCY } from "../gatewayActions";
+import { sendSleepCalls, SLEEP_CONCURRENCY } from "../sleepCalls";
 import type { Progress } from "../../experiment/progress";
 
 /** The Engine's GET /actors accepts at most 32 actor_ids per request. */
@@ -17,7 +18,7 @@ export const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRa
   storeSchema: "CREATE TABLE IF NOT EXISTS in the database's onMigrate, when an instance opens its database",
   inActor: "handler interval (actorMs) and SQL interval around db.execute (sqlMs)",
   sideOnlyStages: "warm.getOrCreate (the warm actor called by key instead of id)",
-  throughput: throughputText("rivet"),
+  throughput: THROUGHPUT_TEXT[RIVET_PROFILE.throughputMethod].text,
 };
 
 export interface RivetAdapterOptions {
@@ -50,7 +51,7 @@ export async function sleepAndConfirm(client: GatewayClient, actorIds: string[],
   const many = actorIds.length > 1 ? progress : undefined;
   const already = await asleepAmong(client, actorIds);
   const awake = actorIds.filter((id) => !already.has(id));
-  const { told, failures } = await sendSleepCalls(client, awake, many, "rivet: putting the awake actors to sleep", (t) => `rivet: ${already.size} actors asleep already, ${t.told.size} told to sleep, ${t.failures.length} sleep calls failed`);
+  const { told, failures } = await sendSleepCalls((id) => client.call({ kind: "id", actorId: id }, "sleep"), awake, many, "rivet: putting the awake actors to sleep", (t) => `rivet: ${already.size} actors asleep already, ${t.told.size} told to sleep, ${t.failures.length} sleep calls failed`);
   const pending = new Set(told);
   const confirming = many?.start("rivet: the Engine confirms them asleep", told.size, "actors");
   try {
@@ -76,13 +77,14 @@ async function warmGetOrCreate(ctx: PlanContext): Promise<void> {
 
 export function rivetAdapter(client: GatewayClient, o: RivetAdapterOptions): SideAdapter {
   return {
-    side: "rivet",
+    side: RIVET_PROFILE.id,
+    profile: RIVET_PROFILE,
     ...(o.runtimeLog ? { runtimeLog: o.runtimeLog } : {}),
     properties: {
       ...RIVET_PROPERTIES,
       preparationPace: PREPARE_PACE,
       wakeIdle: `${o.wakeIdleMs} ms after the Engine reports every actor asleep`,
-      openModelRates: `${OPEN_RATES.rivet.join(", ")} creates per second`,
+      openModelRates: `${RIVET_PROFILE.openRates.join(", ")} creates per second`,
     },
     wakeIdleMs: o.wakeIdleMs,
     call: (ref, op, arg) => gatewayCall(client, ref, op, arg),

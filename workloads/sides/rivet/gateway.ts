@@ -2,6 +2,7 @@ import { Pool } from "undici";
 import { headerOf, Http1Client } from "../../driver/http1/client";
 import { timedRequest, type TimedRequestOpts, type TimedResponse } from "../../driver/timedRequest";
 import type { ActorReply } from "../actorReply";
+import type { ActorRef, Op, SideOutcome } from "../../experiment/stagePlan";
 
 /** Pure URL building for the Engine gateway's action routes. */
 export type Target = { kind: "key"; actor: string; key: string } | { kind: "id"; actorId: string };
@@ -48,6 +49,14 @@ const NO_ARGS = JSON.stringify({ args: [] });
 /** The HTTP request of one action call: what the driver sends, and what `npm run bench:driver`'s references send too. */
 export function actionRequest(target: Target, action: string, args: unknown[] = []): TimedRequestOpts {
   return { method: "POST", path: actionPath(target, action), headers: HEADERS, body: args.length === 0 ? NO_ARGS : JSON.stringify({ args }) };
+}
+
+const targetOf = (ref: ActorRef): Target => ("id" in ref ? { kind: "id", actorId: ref.id } : { kind: "key", actor: ref.actor, key: ref.key });
+
+/** One call through the gateway's action routes, as a stage-plan outcome. */
+export async function gatewayCall(client: GatewayClient, ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
+  const r = await client.call(targetOf(ref), op, arg === undefined ? [] : [arg]);
+  return r.ok ? { ok: true, ms: r.ms, reply: { cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs }, actorId: r.actorId } : r;
 }
 
 export class GatewayClient {

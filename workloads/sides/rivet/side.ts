@@ -6,6 +6,10 @@ import { GatewayClient } from "./gateway";
 import { startEngineTopology } from "./localCluster";
 import { engineBinaryFor, type EngineBinary } from "./engineFetch";
 import { plantNote } from "../plant";
+import { loopbackNote } from "../../host/loopback";
+import { packageVersion } from "../../host/versions";
+import { RIVET_PROFILE } from "./profile";
+import { RIVET_DEFAULTS, RIVET_OPTIONS, rivetCheck, type RivetSettings } from "./settings";
 
 /** A running Engine + app the Rivet stages measure against, however it was started. */
 export interface RivetTarget {
@@ -29,16 +33,17 @@ export interface RivetTarget {
 }
 
 /** What the manifest records about the Engine a run measured, besides its version. */
-function engineSettings(cfg: SideRunSettings, target: RivetTarget): Record<string, unknown> {
+function engineSettings(cfg: SideRunSettings<RivetSettings>, target: RivetTarget): Record<string, unknown> {
+  const e = cfg.own.engine;
   return {
     engineConfig: { ...(target.engineConfig as object), file_system: "(run temp dir)" },
     engineEnv: {
-      RUST_BACKTRACE: cfg.engine.keepRustBacktrace ? (process.env.RUST_BACKTRACE ?? null) : "removed",
-      RUST_LIB_BACKTRACE: cfg.engine.keepRustBacktrace ? (process.env.RUST_LIB_BACKTRACE ?? null) : "0",
-      RUST_LOG: cfg.engine.rustLog ?? null,
+      RUST_BACKTRACE: e.keepRustBacktrace ? (process.env.RUST_BACKTRACE ?? null) : "removed",
+      RUST_LIB_BACKTRACE: e.keepRustBacktrace ? (process.env.RUST_LIB_BACKTRACE ?? null) : "0",
+      RUST_LOG: e.rustLog ?? null,
     },
-    guardTcpNodelay: cfg.engine.tcpNodelay,
-    loadShedding: cfg.engine.loadShedding
+    guardTcpNodelay: e.tcpNodelay,
+    loadShedding: e.loadShedding
       ? "the Engine's default (workflow pulls cut past 70% machine CPU)"
       : "off (runtime.worker_load_shedding_curve): on one machine the Engine would shed on the driver's, the app's and workerd's CPU; see docs/engine-latency.md",
     placement: PLACEMENT_NOTE,
@@ -51,15 +56,31 @@ function engineSettings(cfg: SideRunSettings, target: RivetTarget): Record<strin
   };
 }
 
-export const rivetSide: SideDescriptor<RivetTarget> = {
-  side: "rivet",
+/** What the report must say of the Rivet figures of this run. */
+function rivetCaveats(cfg: SideRunSettings<RivetSettings>, target: RivetTarget): string[] {
+  const out: string[] = [];
+  if (target.engineBinary) out.push(`The Rivet Engine is release ${target.engineBinary.version} (asked for with --engine-version; binary sha256 ${target.engineBinary.sha256.slice(0, 16)}..., checked against its pin).`);
+  if (cfg.own.engineTopology === "single" && target.enginePid !== undefined) out.push("No replication: the Engine stored on one local file system and waited for no other zone.");
+  const loopback = loopbackNote();
+  if (loopback.quickack) out.push(`Delayed ACKs were off on the loopback route (quickack 1${loopback.privateNetns ? ", in a private network namespace" : ""}); see docs/engine-latency.md.`);
+  else out.push("Delayed ACKs were on (the host's default loopback route): creates include 40 ms delayed-ACK stalls on the app's connection; see docs/engine-latency.md.");
+  if (!cfg.own.engine.keepRustBacktrace) out.push("The Engine and the app ran without RUST_BACKTRACE.");
+  return out;
+}
+
+export const rivetSide: SideDescriptor<RivetTarget, RivetSettings> = {
+  profile: RIVET_PROFILE,
+  options: RIVET_OPTIONS,
+  defaults: RIVET_DEFAULTS,
+  check: rivetCheck,
+  wakeIdleMs: (s) => s.wakeIdleMs,
   open(cfg, target) {
     const client = new GatewayClient(target.gatewayUrl, cfg.requestTimeoutMs, undefined, target.adminToken);
     return {
-      adapter: rivetAdapter(client, { wakeIdleMs: cfg.wakeIdleMs, sleepConfirmTimeoutMs: cfg.sleepConfirmTimeoutMs, ...(target.logFile ? { runtimeLog: { name: "Engine", file: target.logFile } } : {}) }),
+      adapter: rivetAdapter(client, { wakeIdleMs: rivetSide.wakeIdleMs(cfg), sleepConfirmTimeoutMs: cfg.own.sleepConfirmTimeoutMs, ...(target.logFile ? { runtimeLog: { name: "Engine", file: target.logFile } } : {}) }),
       cpuPids: () => ({ engine: target.enginePid, app: target.appPid, driver: process.pid }),
       ...watchOf(target.processes),
-      versions: { engine: target.engineVersion },
+      versions: { engine: target.engineVersion, rivetkit: packageVersion("rivetkit"), "@rivetkit/engine-cli": packageVersion("@rivetkit/engine-cli") },
       settings: {
         startedBy: target.startedBy,
         ...engineSettings(cfg, target),
@@ -67,14 +88,15 @@ export const rivetSide: SideDescriptor<RivetTarget> = {
         engineApi: GatewayClient.API_CLIENT,
         ...(target.engineBinary ? { engineRelease: { version: target.engineBinary.version, sha256: target.engineBinary.sha256, source: target.engineBinary.source } } : {}),
         ...(target.plantDelayUs ? { plantedDelay: plantNote(target.plantDelayUs, "a spin on performance.now() at the end of the actor's action") } : {}),
+        caveats: rivetCaveats(cfg, target),
       },
       close: (abort) => client.close(abort),
     };
   },
   async launch(cfg, workDir) {
-    const engineBinary = cfg.engineVersion ? await engineBinaryFor(cfg.engineVersion) : undefined;
-    const plantDelayUs = cfg.plantDelayUs.rivet;
-    const rivet = await startEngineTopology(cfg.engineTopology, { workDir, settings: cfg.engine, actorSleepTimeoutMs: cfg.actorSleepTimeoutMs, plantDelayUs, ...(engineBinary ? { engineBinary: engineBinary.path } : {}) });
+    const engineBinary = cfg.own.engineVersion ? await engineBinaryFor(cfg.own.engineVersion) : undefined;
+    const plantDelayUs = cfg.plantDelayUs;
+    const rivet = await startEngineTopology(cfg.own.engineTopology, { workDir, settings: cfg.own.engine, actorSleepTimeoutMs: cfg.actorSleepTimeoutMs, plantDelayUs, ...(engineBinary ? { engineBinary: engineBinary.path } : {}) });
     return {
       target: {
         gatewayUrl: rivet.gatewayUrl,
@@ -87,9 +109,15 @@ export const rivetSide: SideDescriptor<RivetTarget> = {
         processes: rivet.processes().map(watched),
         ...(engineBinary ? { engineBinary } : {}),
         ...(plantDelayUs ? { plantDelayUs } : {}),
-        startedBy: `npm start: ${cfg.engineTopology === "cluster" ? "three Engines (Postgres + NATS, haproxy in front)" : "Engine"} and app started for this run, stopped after it`,
+        startedBy: `npm start: ${cfg.own.engineTopology === "cluster" ? "three Engines (Postgres + NATS, haproxy in front)" : "Engine"} and app started for this run, stopped after it`,
       },
+      processes: rivet.processes().map(watched),
       stop: () => rivet.stop(),
     };
+  },
+  daemonTarget(target) {
+    const { adminToken, processes: _p, engineBinary: _b, ...rest } = target;
+    const secrets: Record<string, string> = adminToken ? { adminToken } : {};
+    return { target: rest as Record<string, unknown>, secrets };
   },
 };

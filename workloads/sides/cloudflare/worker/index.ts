@@ -6,6 +6,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { WORKLOAD } from "../../../../analysis/contract/catalog";
+import { OPS, ROW_VALUE, SQL, type Op } from "../../../../analysis/contract/operations";
 
 export interface Env {
   BENCH: DurableObjectNamespace<BenchObject>;
@@ -23,7 +24,6 @@ export interface DoReply {
   value: unknown;
 }
 
-const ROW_VALUE = "x".repeat(WORKLOAD.rowBytes);
 
 export class BenchObject extends DurableObject<Env> {
   /** Requests this instance has served; a new instance (create or wake after eviction) starts at 0. */
@@ -44,7 +44,7 @@ export class BenchObject extends DurableObject<Env> {
   private get sql(): SqlStorage {
     const sql = this.ctx.storage.sql;
     if (!this.table) {
-      sql.exec("CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+      sql.exec(SQL.schema);
       this.table = true;
     }
     return sql;
@@ -63,20 +63,20 @@ export class BenchObject extends DurableObject<Env> {
 
   /** Point read by primary key; the value is materialized as a JS string. */
   read(id: number): Answer {
-    const rows = this.sql.exec<{ v: string }>("SELECT v FROM rows WHERE id = ?", id).toArray();
+    const rows = this.sql.exec<{ v: string }>(SQL.read, id).toArray();
     return this.reply(rows.length > 0 ? String(rows[0].v).length : null);
   }
 
   /** One INSERT of a 128 B row. The reply is held by the output gate until the write is durable. */
   write(): Answer {
-    this.sql.exec("INSERT INTO rows (v) VALUES (?)", ROW_VALUE);
+    this.sql.exec(SQL.write, ROW_VALUE);
     return this.reply();
   }
 
   scan(): Answer {
     let rows = 0;
     let bytes = 0;
-    for (const r of this.sql.exec<{ id: number; v: string }>("SELECT id, v FROM rows ORDER BY id LIMIT ?", WORKLOAD.scanRows)) {
+    for (const r of this.sql.exec<{ id: number; v: string }>(SQL.scan, WORKLOAD.scanRows)) {
       rows += 1;
       bytes += String(r.v).length;
     }
@@ -86,15 +86,13 @@ export class BenchObject extends DurableObject<Env> {
   /** Fill the table up to `count` rows in one transaction (setup, not a sample). */
   seed(count: number): Answer {
     this.ctx.storage.transactionSync(() => {
-      const have = Number(this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM rows").one().n);
-      for (let i = have; i < count; i++) this.sql.exec("INSERT INTO rows (v) VALUES (?)", ROW_VALUE);
+      const have = Number(this.sql.exec<{ n: number }>(SQL.count).one().n);
+      for (let i = have; i < count; i++) this.sql.exec(SQL.write, ROW_VALUE);
     });
     return this.reply();
   }
 }
 
-const OPS = ["ping", "read", "write", "scan", "seed"] as const;
-type Op = (typeof OPS)[number];
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });

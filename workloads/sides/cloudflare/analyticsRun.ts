@@ -1,11 +1,10 @@
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { verifyRunDir, RunDirError } from "../../analysis/contract/verify";
-import type { InDoBlock } from "../../analysis/stats/inDo";
-import { blobDigest } from "./groupRun";
-import { GROUPS } from "../../analysis/contract/catalog";
-import { RunDir } from "../experiment/runDir";
-import { blocksOf, collectAnalytics, type AnalyticsSource, type CollectOpts } from "../sides/cloudflare/analytics";
+import { verifyRunDir, RunDirError } from "../../../analysis/contract/verify";
+import type { PlatformBlock } from "../../../analysis/stats/platformTimes";
+import { blobDigest, RunDir } from "../../experiment/runDir";
+import { GROUPS } from "../../../analysis/contract/catalog";
+import { blocksOf, collectAnalytics, type AnalyticsSource, type CollectOpts } from "./analytics";
 
 export interface AnalyticsRunRequest {
   /** The Cloudflare run directory the analytics are for, and the digest it was stored with. */
@@ -22,7 +21,7 @@ export interface AnalyticsRunResult {
   runId: string;
   runDir: string;
   sha256: string;
-  blocks: InDoBlock[];
+  blocks: PlatformBlock[];
 }
 
 /**

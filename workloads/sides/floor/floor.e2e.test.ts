@@ -2,11 +2,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FLOOR_PROFILE } from "./profile";
 import Database from "better-sqlite3";
 import { floorId, FloorStore, runOp } from "./server";
 import { startLocalFloor, type LocalFloor } from "./localFloor";
 import { closeHandles } from "./adapter";
-import { GatewayClient } from "../rivet/gateway";
+import { ActorProtocolClient } from "../actorProtocol";
 import { stopAll } from "../../host/processes";
 import { parseRunArgs } from "../../run/runConfig";
 import { runLocalSuite } from "../../run/run";
@@ -82,13 +83,13 @@ describe("the floor's store (real SQLite files)", () => {
   });
 });
 
-describe("the floor server over HTTP, with the driver's gateway client", () => {
+describe("the floor server over HTTP, on its own actor protocol and the driver's client", () => {
   let floor: LocalFloor;
-  let client: GatewayClient;
+  let client: ActorProtocolClient;
   const work = mkdtempSync(join(tmpdir(), "floor-http-"));
   beforeAll(async () => {
     floor = await startLocalFloor({ workDir: work, idleCloseMs: 60_000 });
-    client = new GatewayClient(floor.url, 10_000);
+    client = new ActorProtocolClient(floor.url, 10_000);
   });
   afterAll(async () => {
     await client.close();
@@ -101,30 +102,33 @@ describe("the floor server over HTTP, with the driver's gateway client", () => {
   });
 
   it("by key creates (cold), by id calls the same actor, sleep closes it and the next call wakes it with its rows", async () => {
-    const created = await client.call({ kind: "key", actor: "store", key: "http-1" }, "write");
+    const created = await client.call({ actor: "store", key: "http-1" }, "write");
     expect(created.ok && created.reply.cold).toBe(true);
     if (!created.ok) return;
     expect(created.actorId).toBe(floorId("http-1"));
-    const again = await client.call({ kind: "id", actorId: created.actorId }, "write");
+    const again = await client.call({ id: created.actorId }, "write");
     expect(again.ok && again.reply.cold).toBe(false);
     const slept = await closeHandles(client, [created.actorId]);
     expect(slept).toEqual({ asleep: [created.actorId], failures: [], alreadyAsleep: 0 });
     const state = JSON.parse(await (await fetch(`${floor.url}/floor/state`)).text()) as { actors: number; awake: number };
     expect(state.awake).toBe(0);
-    const woke = await client.call({ kind: "id", actorId: created.actorId }, "scan");
+    const woke = await client.call({ id: created.actorId }, "scan");
     expect(woke.ok && woke.reply.cold).toBe(true);
     expect(woke.ok && woke.reply.value).toEqual({ rows: 2, bytes: 2 * WORKLOAD.rowBytes });
   });
 
   it("an unknown id is a 404 failure, a bad op a 500 that names it; neither is retried", async () => {
-    const unknown = await client.call({ kind: "id", actorId: "f000" }, "ping");
+    const unknown = await client.call({ id: "f000" }, "ping");
     expect(unknown.ok).toBe(false);
     if (!unknown.ok) expect(unknown.error).toMatch(/^HTTP 404: .*no actor f000/);
-    // A malformed id is refused with its reason, and the server keeps serving.
-    const garbled = await fetch(`${floor.url}/gateway/%E0%A4%A/action/ping`, { method: "POST", body: "{}" });
+    // A malformed call is refused with its reason, and the server keeps serving.
+    const garbled = await fetch(`${floor.url}/actor/ping`, { method: "POST", body: "{not json" });
     expect(garbled.status).toBe(400);
-    expect(await garbled.text()).toMatch(/is not valid percent-encoding/);
-    const bad = await client.call({ kind: "key", actor: "plain", key: "http-2" }, "scan");
+    expect(await garbled.text()).toMatch(/the body is not JSON/);
+    const nameless = await fetch(`${floor.url}/actor/ping`, { method: "POST", body: JSON.stringify({ key: "k", actor: "table" }) });
+    expect(nameless.status).toBe(400);
+    expect(await nameless.text()).toMatch(/a call names an id, or a key and the actor plain or store/);
+    const bad = await client.call({ actor: "plain", key: "http-2" }, "scan");
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.error).toMatch(/^HTTP 500: .*the plain actor has no op \\"scan\\"/);
   });
@@ -137,7 +141,7 @@ describe("npm start --side floor: every shared metric through the one stage plan
     const out = await runLocalSuite(cfg);
     expect(out.failures).toEqual([]);
     const m = verifyRunDir(out.runDir);
-    const want = GROUPS.flatMap((g) => metricsOf("floor", g)).filter((id) => {
+    const want = GROUPS.flatMap((g) => metricsOf(FLOOR_PROFILE, g)).filter((id) => {
       const level = catalogEntry(id).scale?.level;
       return level === undefined || cfg.scaleLevels.includes(level);
     });

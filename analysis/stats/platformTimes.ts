@@ -1,13 +1,14 @@
 /**
- * The in-DO wall times: Cloudflare's analytics for each block of calls (one
- * measured stage), as stored in raw/cloudflare.analytics.<group>.jsonl. Pure:
+ * A platform's own wall times inside its actors: its analytics for each
+ * block of calls (one measured stage), as stored beside a run in
+ * raw/<side>.analytics.<group>.jsonl (GraphQL responses, one a line). Pure:
  * the report reads the stored responses, never the API.
  */
 
 import { parseJsonLines } from "../contract/jsonLines";
 
 export const ANALYTICS_DATASET = "durableObjectsInvocationsAdaptiveGroups";
-export const ANALYTICS_FILE = /^raw\/cloudflare\.analytics\.[a-z]+\.jsonl$/;
+export const ANALYTICS_FILE = /^raw\/[a-z]+\.analytics\.[a-z]+\.jsonl$/;
 
 /** One stored GraphQL response, one JSON line. `body` is the response text exactly as it came. */
 export interface AnalyticsLine {
@@ -15,18 +16,18 @@ export interface AnalyticsLine {
   at: string;
   /** schema-* for introspection, block for a block's data. */
   label: string;
-  /** The block a data response is for: <side>.<metric>, e.g. cloudflare.create.ping. */
+  /** The block a data response is for: <side>.<metric>. */
   block?: string;
   /** The window asked for, whole seconds (ISO 8601). */
   window?: { from: string; to: string };
-  /** Successful Worker-timed calls in the block, to compare with the analytics' count. */
+  /** Successful calls in the block on the side's own clock, to compare with the analytics' count. */
   calls?: number;
   status: number;
   body: string;
 }
 
 /** One group of a block's response: one colo. Wall times in ms (the API's µs / 1000). */
-export interface InDoGroup {
+export interface PlatformGroup {
   colo: string;
   requests: number;
   errors: number;
@@ -39,7 +40,7 @@ export interface InDoGroup {
 const us = (v: unknown) => Number(v) / 1000;
 
 /** The groups of one block's data response: the `data` of a `block` line's body. */
-export function blockGroups(data: { viewer?: { accounts?: Array<Record<string, unknown>> } } | null | undefined): InDoGroup[] {
+export function blockGroups(data: { viewer?: { accounts?: Array<Record<string, unknown>> } } | null | undefined): PlatformGroup[] {
   const rows = (data?.viewer?.accounts?.[0]?.[ANALYTICS_DATASET] ?? []) as Array<{ sum: Record<string, number>; quantiles: Record<string, number>; dimensions: Record<string, string> }>;
   return rows.map((r) => ({
     colo: r.dimensions.colo,
@@ -52,15 +53,15 @@ export function blockGroups(data: { viewer?: { accounts?: Array<Record<string, u
   }));
 }
 
-export interface InDoBlock {
+export interface PlatformBlock {
   block: string;
   window: { from: string; to: string };
   calls: number;
-  groups: InDoGroup[];
+  groups: PlatformGroup[];
 }
 
 /** Each block's last data response (earlier ones were asked before the analytics had arrived), in file order. */
-export function inDoBlocks(lines: readonly AnalyticsLine[]): InDoBlock[] {
+export function platformBlocks(lines: readonly AnalyticsLine[]): PlatformBlock[] {
   const last = new Map<string, AnalyticsLine>();
   for (const l of lines) if (l.label === "block" && l.block && l.status === 200) last.set(l.block, l);
   return [...last.values()].map((l) => ({ block: l.block!, window: l.window!, calls: l.calls ?? 0, groups: blockGroups(JSON.parse(l.body).data) }));
