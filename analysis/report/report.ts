@@ -1,11 +1,15 @@
-import { describeMachineLimit, flagged, FLAG_FAILURE_SHARE, type MachineLimitNote } from "../contract/machineLimits";
+import { describeMachineLimit, FLAG_FAILURE_SHARE, type MachineLimitNote } from "../contract/machineLimits";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { verifyRunDir, type ManifestLike } from "../contract/verify";
 import { stageReps, stageSamples, unendedRepetition, stageKey, type RepStage, type StageRecord } from "../contract/runDirContract";
-import { clientPercentiles, orderedStages, runSamples, statsOf, summarizeRun, type RawSample, type RunSamples, type RunSummary, type SummaryRow } from "../stats/summary";
-import { CATALOG, CLIENT_TICK_MS, isColdMetric, SCALE_BURST_CONCURRENCY, sideMeasures, THROUGHPUT_TEXT } from "../contract/catalog";
+import { orderedStages, runSamples, statsOf, summarizeRun, type RunSamples, type RunSummary, type SummaryRow } from "../stats/summary";
+import { CLIENT_TICK_MS, SCALE_BURST_CONCURRENCY } from "../contract/catalog";
 import { floorsOf, LEGACY_BOOK, runtimesOf, sideBookOf, type SideBook, type SideProfile } from "../contract/sideProfile";
+import {
+  floorCostModel, headlineModel, readmeModel, runModel, sameClockModel, tableSides, throughputHead,
+  type FloorCostModel, type HeadlineModel, type OpenModelRow, type ReadmeModel, type RunModel, type SameClockModel, type StageCell, type ThroughputCell,
+} from "./model";
 import { scaleRows, type ScaleRow } from "../stats/scale";
 import { ci, codeBlock, codeSpan, escapeMd, ms, rate, signedMs, table, triple } from "./format";
 import { renderCharts } from "./charts";
@@ -28,32 +32,21 @@ export interface Report {
  * one line for failures and cold proofs.
  */
 export function readmeHeadlineMarkdown(s: RunSummary, samples: RunSamples): string {
-  const measured = new Set(s.rows.map((r) => r.side));
-  const pair = (p: { p50: number; p99: number } | null | undefined) => (p ? `${ms(p.p50)} / ${ms(p.p99)}` : "-");
-  // Each side's client column; a side whose own clock is another has that column beside it.
-  const columns = s.sides.order.flatMap((side) => {
-    const p = s.sides.get(side);
-    const client = { head: p.clientColumn, cell: (id: string) => pair(measured.has(side) ? clientPercentiles(samples, side, id) : null) };
-    const own = { head: p.ownColumn, cell: (id: string) => pair(s.rows.find((r) => r.side === side && r.metric === id)) };
-    return p.msIsClientClock ? [client] : [client, own];
-  });
-  const rows: string[][] = [];
-  for (const e of CATALOG) {
-    if (!e.label || e.kind === "baseline") continue;
-    const cells = columns.map((c) => c.cell(e.id));
-    if (cells.every((c) => c === "-")) continue;
-    const ns = [...new Set(s.rows.filter((r) => r.metric === e.id).map((r) => r.n))];
-    rows.push([e.label, ...cells, ns.join(" / ")]);
-  }
-  if (rows.length === 0) return "This run measured no headline metric.";
-  const sum = (k: "errors" | "notCold" | "restarts") => s.rows.reduce((t, r) => t + r[k], 0);
-  const proof = `Over every row of the run: failed calls ${sum("errors")}, creates or wakes not proven cold ${sum("notCold")}, restarts inside a series ${sum("restarts")}.`;
+  return renderReadme(readmeModel(s, samples), s.sides);
+}
+
+export function renderReadme(model: ReadmeModel, book: SideBook): string {
+  if (model.rows.length === 0) return "This run measured no headline metric.";
+  const pair = (p: { p50: number; p99: number } | null) => (p ? `${ms(p.p50)} / ${ms(p.p99)}` : "-");
+  const heads = model.columns.map((c) => (c.clock === "client" ? book.get(c.side).clientColumn : book.get(c.side).ownColumn));
+  const t = model.totals;
+  const proof = `Over every row of the run: failed calls ${t.errors}, creates or wakes not proven cold ${t.notCold}, restarts inside a series ${t.restarts}.`;
   return (
-    `Milliseconds, p50 / p99, nearest rank. The client columns are one clock on every side (the driver's process.hrtime from send to full reply)${ownClocks(s.sides)}. ` +
+    `Milliseconds, p50 / p99, nearest rank. The client columns are one clock on every side (the driver's process.hrtime from send to full reply)${ownClocks(book)}. ` +
     `${proof}
 
 ` +
-    table(["Metric", ...columns.map((c) => c.head), "n"], rows)
+    table(["Metric", ...heads, "n"], model.rows.map((r) => [r.label, ...r.cells.map(pair), r.ns.join(" / ")]))
   );
 }
 
@@ -65,7 +58,7 @@ const ownClocks = (book: SideBook) =>
     .map((p) => `; ${p.ownClockNote ?? `the ${p.ownColumn} column is the ${p.name} on its own clock (${p.clock})`}`)
     .join("");
 
-export type Loaded = { m: ManifestLike; samples: RunSamples; summary: RunSummary; platform: PlatformBlock[] };
+export type Loaded = { m: ManifestLike; samples: RunSamples; summary: RunSummary; platform: PlatformBlock[]; model: RunModel };
 
 export function loadRun(dir: string): Loaded {
   const m = verifyRunDir(dir);
@@ -77,67 +70,45 @@ export function loadRun(dir: string): Loaded {
   const platform = Object.keys(m.files)
     .filter((f) => ANALYTICS_FILE.test(f))
     .flatMap((f) => platformBlocks(readAnalyticsLines(readFileSync(join(dir, f), "utf8"), f)));
-  return { m, samples, summary, platform };
+  return { m, samples, summary, platform, model: runModel(m, summary, samples) };
 }
 
-const row = (s: RunSummary, side: string, metric: string) => s.rows.find((r) => r.side === side && r.metric === metric);
-
-/** n, then errors and samples whose cold flag contradicts the stage: not cold on a create or wake, a restart elsewhere. */
 /** A row whose failures exceed FLAG_FAILURE_SHARE of its attempts carries FLAG beside its error count. */
 export const FLAG = "⚠";
-const counts = (r: SummaryRow | undefined) =>
-  r ? [String(r.n), `${r.errors}${flagged(r.n + r.errors + r.notCold, r.errors) ? ` ${FLAG}` : ""} / ${isColdMetric(r.metric) ? r.notCold : r.restarts}`] : ["-", "-"];
+/** n, then errors and samples whose cold flag contradicts the stage: not cold on a create or wake, a restart elsewhere. */
+const counts = (c: StageCell | null) => (c ? [String(c.n), `${c.errors}${c.flagged ? ` ${FLAG}` : ""} / ${c.wrongCold}`] : ["-", "-"]);
 
-/** A table's side columns: every runtime always (a side not run shows "-"), a floor where the run measured it. */
-export function tableSides(book: SideBook, measured: ReadonlySet<string>): string[] {
-  return [...runtimesOf(book), ...floorsOf(book).filter((x) => measured.has(x))];
-}
+export { tableSides };
 
 /**
  * The headline in the reference's shape: raw round trips, p50 / p90 / p99,
- * both sides side by side, each column naming its clock; n with errors and
+ * the sides side by side, each column naming its clock; n with errors and
  * wrong cold flags beside it.
  */
 export function headlineMarkdown(s: RunSummary, samples: RunSamples = new Map()): string {
-  const sides = tableSides(s.sides, new Set(s.rows.map((r) => r.side)));
-  const rows: string[][] = [];
-  for (const e of CATALOG) {
-    if (!e.label || rows.some((r) => r[0] === e.label)) continue;
-    const per = sides.map((side) => row(s, side, e.id));
-    if (per.every((r) => !r)) continue;
-    rows.push([e.label, ...per.flatMap((r) => [r ? triple(r.p50, r.p90, r.p99) : "-", ...counts(r)])]);
-    if (e.inActor) {
-      // The actor's own interval: a side whose actor reports none shows "-".
-      const cells = sides.flatMap((side) => {
-        const p = statsOf(samples, side, e.id)?.interval(e.inActor!.field);
-        if (!p) return ["-", "-", "-"];
-        return [triple(p.p50, p.p90, p.p99), String(p.n), "-"];
-      });
-      if (cells.some((c) => c !== "-")) rows.push([e.inActor.label, ...cells]);
-    }
-  }
-  const head = table(["Metric", ...sides.flatMap((side) => [`${s.sides.get(side).name}: ${s.sides.get(side).clock}`, "n", "errors / cold flag wrong"])], rows);
-  const tp: string[][] = [];
-  for (const e of CATALOG.filter((x) => x.throughputLabel)) {
-    const cells = sides.map((side) => {
-      const at = (method: string) => s.throughput.find((t) => t.side === side && t.metric === e.id && t.method === method);
-      const own = at(s.sides.get(side).throughputMethod);
-      const measured = at("measured");
-      if (!own) return null;
-      return `${rate(own.perSecond)}/s (${own.errors} errors of ${own.attempts})${own !== measured && measured ? `; measured by the driver: ${rate(measured.perSecond)}/s` : ""}`;
-    });
-    if (cells.every((c) => c === null)) continue;
-    tp.push([e.throughputLabel!, ...cells.map((c) => c ?? "-")]);
-  }
-  const tpSide = (side: string) => `${s.sides.get(side).short} (${THROUGHPUT_TEXT[s.sides.get(side).throughputMethod].head})`;
-  const tpHead = ["Throughput (closed loop, the reference's bursts)", ...sides.map(tpSide)];
+  return renderHeadline(headlineModel(s, samples), s.sides);
+}
+
+export function renderHeadline(model: HeadlineModel, book: SideBook): string {
+  const { sides } = model;
+  const rows = model.rows.map((r) =>
+    r.kind === "stage"
+      ? [r.label, ...r.cells.flatMap((c) => [c ? triple(c.p50, c.p90, c.p99) : "-", ...counts(c)])]
+      : // The actor's own interval: a side whose actor reports none shows "-".
+        [r.label, ...r.cells.flatMap((p) => (p ? [triple(p.p50, p.p90, p.p99), String(p.n), "-"] : ["-", "-", "-"]))],
+  );
+  const head = table(["Metric", ...sides.flatMap((side) => [`${book.get(side).name}: ${book.get(side).clock}`, "n", "errors / cold flag wrong"])], rows);
+  const tpCell = (c: ThroughputCell | null) =>
+    c ? `${rate(c.perSecond)}/s (${c.errors} errors of ${c.attempts})${c.measuredPerSecond !== undefined ? `; measured by the driver: ${rate(c.measuredPerSecond)}/s` : ""}` : "-";
+  const tp = model.throughput.map((r) => [r.label, ...r.cells.map(tpCell)]);
+  const tpHead = ["Throughput (closed loop, the reference's bursts)", ...sides.map((side) => throughputHead(book, side))];
   const tpTable = tp.length ? `\n\n${table(tpHead, tp)}` : "";
   return (
     "Milliseconds, p50 / p90 / p99, nearest rank, no trimming. Each side on its own clock, as the reference measures it; the same-clock table in the report puts the client's round trip on both sides. " +
-    sides.filter((side) => s.sides.get(side).role === "floor").map((side) => `${s.sides.get(side).about} `).join("") +
+    sides.filter((side) => book.get(side).role === "floor").map((side) => `${book.get(side).about} `).join("") +
     `n is the samples the percentiles are taken over; failures are counted, never retried, and left out (${FLAG}: more than ${FLAG_FAILURE_SHARE * 100}% of the stage's attempts failed; the caveats say why). ` +
     "A create or wake counts only when the actor proves a fresh instance (the others are \"cold flag wrong\" and left out); on any other row \"cold flag wrong\" counts calls that hit a restarted instance, which stay in n.\n\n" +
-    `${head}${tpTable}${openModelMarkdown(s)}`
+    `${head}${tpTable}${renderOpenModel(model.open, book)}`
   );
 }
 
@@ -147,21 +118,18 @@ export function headlineMarkdown(s: RunSummary, samples: RunSamples = new Map())
  * p50, and the ratio of the two.
  */
 export function floorCostMarkdown(samples: RunSamples, book: SideBook): string {
-  const floor = floorsOf(book).find((x) => [...samples.keys()].some((k) => k.startsWith(`${x}.`)));
-  if (!floor) return "";
-  const runtimes = runtimesOf(book);
-  const rows: string[][] = [];
-  for (const e of CATALOG) {
-    if (!e.label || e.kind === "baseline" || !sideMeasures(book.get(floor), e.id) || rows.some((r) => r[0] === e.label)) continue;
-    const f = clientPercentiles(samples, floor, e.id);
-    if (!f) continue;
-    const cells = runtimes.flatMap((side) => {
-      const p = clientPercentiles(samples, side, e.id);
-      return p ? [ms(p.p50), signedMs(p.p50 - f.p50), f.p50 > 0 ? `${(p.p50 / f.p50).toFixed(1)}x` : "-"] : ["-", "-", "-"];
-    });
-    rows.push([e.label, triple(f.p50, f.p90, f.p99), String(f.n), ...cells]);
-  }
-  if (rows.length === 0) return "";
+  return renderFloorCost(floorCostModel(samples, book), book);
+}
+
+export function renderFloorCost(model: FloorCostModel | null, book: SideBook): string {
+  if (!model) return "";
+  const { floor, runtimes } = model;
+  const rows = model.rows.map((r) => [
+    r.label,
+    triple(r.floor.p50, r.floor.p90, r.floor.p99),
+    String(r.floor.n),
+    ...r.cells.flatMap((p) => (p ? [ms(p.p50), signedMs(p.p50 - r.floor.p50), r.floor.p50 > 0 ? `${(p.p50 / r.floor.p50).toFixed(1)}x` : "-"] : ["-", "-", "-"])),
+  ]);
   return (
     "## Cost over the floor\n\n" +
     `${book.get(floor).floorAbout ?? book.get(floor).about} ` +
@@ -175,19 +143,19 @@ const NUMBER_WORDS: Record<number, string> = { 2: "two", 3: "three", 4: "four", 
 
 /** Open-model rows: creates sent at a constant rate, latency from each one's intended send time. */
 export function openModelMarkdown(s: RunSummary): string {
-  const rows: string[][] = [];
-  for (const t of s.throughput.filter((x) => x.method === "open-model")) {
-    const r = row(s, t.side, t.metric);
-    rows.push([
-      s.sides.get(t.side).name,
-      `${rate(t.targetPerSecond ?? NaN)}/s`,
-      `${rate(t.perSecond)}/s`,
-      `${t.errors} of ${t.attempts}`,
-      r ? triple(r.p50, r.p90, r.p99) : "-",
-      r ? String(r.n) : "-",
-    ]);
-  }
-  if (rows.length === 0) return "";
+  return renderOpenModel(headlineModel(s).open, s.sides);
+}
+
+function renderOpenModel(open: readonly OpenModelRow[], book: SideBook): string {
+  if (open.length === 0) return "";
+  const rows = open.map((r) => [
+    book.get(r.side).name,
+    `${rate(r.targetPerSecond)}/s`,
+    `${rate(r.perSecond)}/s`,
+    `${r.errors} of ${r.attempts}`,
+    r.latency ? triple(r.latency.p50, r.latency.p90, r.latency.p99) : "-",
+    r.latency ? String(r.latency.n) : "-",
+  ]);
   return `\n\n${table(["Open model: creates at a constant arrival rate", "sent at", "completed", "errors", "ms from the intended send, p50 / p90 / p99", "n"], rows)}\n\nIn the open model a request goes out at its scheduled time whether or not earlier ones have answered, and its latency counts from that time (as wrk2 does), so a runtime that cannot keep up shows growing latency instead of a lower send rate. Client clock on every side.`;
 }
 
@@ -258,27 +226,17 @@ function intervalTable(l: Loaded, side: string, field: "actorMs" | "sqlMs", titl
  * on the reference's.
  */
 export function sameClockMarkdown(samples: RunSamples, book: SideBook): string {
-  const sides = tableSides(book, new Set([...samples.keys()].map((k) => k.split(".")[0])));
-  // A side with a baseline stage (a call that reaches no actor): its client p50 minus the baseline's, a column of its own.
-  const baselines = sides.flatMap((side) => {
-    const e = CATALOG.find((x) => x.kind === "baseline" && sideMeasures(book.get(side), x.id));
-    return e ? [{ side, id: e.id, p: clientPercentiles(samples, side, e.id) }] : [];
-  });
-  const rows: string[][] = [];
-  for (const e of CATALOG) {
-    if (!e.label || e.kind === "baseline" || rows.some((r) => r[0] === e.label)) continue;
-    const cells = sides.flatMap((side) => {
-      const p = clientPercentiles(samples, side, e.id);
-      return p ? [triple(p.p50, p.p90, p.p99), String(p.n)] : ["-", "-"];
-    });
-    if (cells.every((c) => c === "-")) continue;
-    const minus = baselines.map((b) => {
-      const c = clientPercentiles(samples, b.side, e.id);
-      return c && b.p ? ms(c.p50 - b.p.p50) : "-";
-    });
-    rows.push([e.label, ...cells, ...minus]);
-  }
-  if (rows.length === 0) return "";
+  return renderSameClock(sameClockModel(samples, book), book);
+}
+
+export function renderSameClock(model: SameClockModel | null, book: SideBook): string {
+  if (!model) return "";
+  const { sides, baselines } = model;
+  const rows = model.rows.map((r) => [
+    r.label,
+    ...r.cells.flatMap((p) => (p ? [triple(p.p50, p.p90, p.p99), String(p.n)] : ["-", "-"])),
+    ...r.minusBaseline.map((d) => (d === null ? "-" : ms(d))),
+  ]);
   const routes = sides.map((side) => book.get(side).route);
   const baseLines = baselines.map((b) => {
     const words = book.get(b.side).baseline!;
@@ -294,7 +252,10 @@ export function sameClockMarkdown(samples: RunSamples, book: SideBook): string {
 
 /** Cost as the work grows: the scaling group, per side and level, on the driver's clock for creates and bursts. */
 export function scaleMarkdown(m: ManifestLike, s: RunSummary): string {
-  const rows = scaleRows(m, s);
+  return renderScale(scaleRows(m, s), s);
+}
+
+function renderScale(rows: readonly ScaleRow[], s: Pick<RunSummary, "sides">): string {
   if (rows.length === 0) return "";
   const lines: string[][] = [];
   for (const side of [...new Set(rows.map((r) => r.side))]) {
@@ -548,11 +509,11 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
     `Started ${escapeMd(m.startedAt)}, finished ${m.finishedAt === null ? "(not finished)" : escapeMd(m.finishedAt)}, preset ${codeSpan(m.preset)}, status ${codeSpan(m.status ?? "unknown")}. Machine: ${machineLine}. ${codeLine(m)} Generated from \`raw/\` and \`stages/\` by \`npm run report\`; every number below comes from those hashed files.`,
     partialRun(m).length ? `**Partial run.** ${partialRun(m)[0]} The caveats below list what ended early.` : "",
     placementLine(l.samples, l.platform),
-    `## Headline\n\n${headlineMarkdown(l.summary, l.samples)}`,
+    `## Headline\n\n${renderHeadline(l.model.headline, l.model.sides)}`,
     charts.length ? `## Charts\n\n${charts.map((c) => `![${c}](charts/${c}.png)`).join("\n\n")}\n\nThe headline chart's request group is each side's median warm round trip (warm.ping); the create and write groups subtract that median from every sample first, so they show the work rather than the hop. Its DO create uses the unique-id create.` : "",
     `## Full tables\n\nFor creates, wakes and bursts only samples whose cold flag proves a fresh instance count (n); the others are \`notCold\`. ${intervalNote(m, l.summary.rows)}\n\n${fullTables(l)}`,
-    sameClockMarkdown(l.samples, l.summary.sides),
-    floorCostMarkdown(l.samples, l.summary.sides),
+    renderSameClock(l.model.sameClock, l.model.sides),
+    renderFloorCost(l.model.floorCost, l.model.sides),
     [
       ...l.summary.sides.order.flatMap((side) => {
         const p = l.summary.sides.get(side);
@@ -560,7 +521,7 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
       }),
       platformTable(l.platform, l.summary.sides),
     ].filter(Boolean).join("\n\n"),
-    scaleMarkdown(m, l.summary),
+    renderScale(l.model.scale, l.summary),
     startStateMarkdown(m),
     differencesMarkdown(m),
     `## Caveats\n\n${caveats(m).map((c) => `- ${c}`).join("\n")}`,
@@ -595,7 +556,7 @@ export async function generateReport(dir: string): Promise<Report> {
   }
   rmSync(join(dir, "report"), { recursive: true, force: true });
   renameSync(tmp, join(dir, "report"));
-  return { summary: l.summary, markdown, headline: headlineMarkdown(l.summary, l.samples), readmeHeadline: readmeHeadlineMarkdown(l.summary, l.samples) };
+  return { summary: l.summary, markdown, headline: renderHeadline(l.model.headline, l.model.sides), readmeHeadline: renderReadme(l.model.readme, l.model.sides) };
 }
 
 export function readManifest(dir: string): ManifestLike {

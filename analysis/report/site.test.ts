@@ -2,9 +2,7 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildSite, indexPage, SITE_MARKER, siteOutputProblem, hasHeadlineRows } from "./site";
-import { LEGACY_BOOK } from "../contract/sideProfile";
-import { repSpread } from "../stats/repetitions";
+import { buildSite, indexPage, SITE_MARKER, siteOutputProblem } from "./site";
 import { escapeHtml } from "./html";
 import { runDirsUnder } from "../contract/runDirContract";
 import { compareRows, notInBoth, type StageStats } from "../stats/compareRows";
@@ -87,17 +85,6 @@ describe("the site's pages without a browser", () => {
     expect(page).not.toContain("Distributions");
     expect(page).not.toMatch(/data-chart="(headline|same-clock|cdf-|hist-)/);
     expect(readFileSync(site.index, "utf8")).toContain(`Newest complete run: <a href="runs/local/${older.split("/").pop()}.html">`);
-  });
-
-  it("decides from the run's summary, not its Markdown, whether it has headline rows", () => {
-    const row = (metric: string, n: number) => ({ side: "rivet", metric, n, errors: 0, notCold: 0, restarts: 0, p50: 1, p90: 1, p99: 1, mean: 1, repetitions: repSpread([[1]], 0.000001) });
-    const summary = (...rows: ReturnType<typeof row>[]) => ({ rows, throughput: [], sides: LEGACY_BOOK });
-    expect(hasHeadlineRows(summary(row("scale.wake.e0", 9)))).toBe(false);
-    expect(hasHeadlineRows(summary(row("warm.ping", 9)))).toBe(true);
-    // The README's lead needs a measured row that is not a baseline.
-    expect(hasHeadlineRows(summary(row("baseline.noop", 9)), true)).toBe(false);
-    expect(hasHeadlineRows(summary(row("warm.ping", 0)), true)).toBe(false);
-    expect(hasHeadlineRows(summary(row("baseline.noop", 9), row("warm.ping", 3)), true)).toBe(true);
   });
 });
 

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { Marked } from "marked";
-import { caveats, floorCostMarkdown, headlineMarkdown, loadRun, readmeHeadlineMarkdown, sameClockMarkdown, scaleMarkdown, type Loaded } from "./report";
+import { caveats, loadRun, renderFloorCost, renderHeadline, renderReadme, renderSameClock, scaleMarkdown, type Loaded } from "./report";
 import { GROUPS, metricEntry } from "../contract/catalog";
 import { chartSpecs, type ChartSpec } from "./charts";
 import { stageStats } from "./compare";
@@ -110,12 +110,12 @@ export function runPage(l: Loaded, r: SiteRun, charts: readonly ChartSpec[]): st
   const specs = charts.map(withTooltips);
   const chart = (name: string) => (specs.some((c) => c.name === name) ? chartDiv(name) : "");
   const others = specs.filter((c) => c.name !== "headline" && c.name !== "same-clock");
-  const extra = [floorCostMarkdown(l.samples, l.summary.sides), scaleMarkdown(l.m, l.summary)].filter(Boolean).join("\n\n");
-  const own = headlineMarkdown(l.summary, l.samples);
-  const same = sameClockMarkdown(l.samples, l.summary.sides);
+  const extra = [renderFloorCost(l.model.floorCost, l.model.sides), scaleMarkdown(l.m, l.summary)].filter(Boolean).join("\n\n");
+  const own = renderHeadline(l.model.headline, l.model.sides);
+  const same = renderSameClock(l.model.sameClock, l.model.sides);
   // A run of the scaling group alone (or of any group with no headline row) shows what it has, not empty tables.
   const headline =
-    hasHeadlineRows(l.summary)
+    l.model.headline.rows.length > 0
       ? [
           '<fieldset class="clock"><legend>Clock</legend>',
           '<label><input type="radio" name="clock" value="own" checked> Each side on its own clock (the reference\'s)</label>',
@@ -136,13 +136,6 @@ export function runPage(l: Loaded, r: SiteRun, charts: readonly ChartSpec[]): st
   return page(`actor-bench ${r.stack} ${r.runId}`, "../../", body, CHART_SCRIPTS);
 }
 
-/** Whether a run has a row of the headline (a labelled metric); with `measured`, one with samples that is not a baseline, as the README's headline has. */
-export function hasHeadlineRows(s: Loaded["summary"], measured = false): boolean {
-  return s.rows.some((r) => {
-    const e = metricEntry(r.metric);
-    return !!e?.label && (!measured || (r.n > 0 && e.kind !== "baseline"));
-  });
-}
 
 /** What leads the index: the newest complete run with headline rows. */
 export interface IndexLead {
@@ -236,8 +229,8 @@ function writeSite(into: string, resultsRoot: string, projectDir: string, built:
     const charts = chartSpecs(l.m, l.samples, l.summary);
     writeFileSync(join(into, r.page), runPage(l, r, charts));
     runs.push({ ...r, stats: stageStats(l.summary) });
-    const headline = readmeHeadlineMarkdown(l.summary, l.samples);
-    if (r.status === "complete" && hasHeadlineRows(l.summary, true) && (!lead || r.startedAt > lead.run.startedAt)) {
+    const headline = renderReadme(l.model.readme, l.model.sides);
+    if (r.status === "complete" && l.model.readme.rows.length > 0 && (!lead || r.startedAt > lead.run.startedAt)) {
       lead = { run: r, headline, chart: charts.find((c) => c.name === "same-clock") };
     }
   }

@@ -1,7 +1,7 @@
 import { stageKey } from "../../analysis/contract/runDirContract";
 import { CpuLock, runOverlapped } from "../host/cpuLock";
-import { LAST_GROUPS, OVERLAPPING_GROUPS } from "./stagePlan";
-import { CATALOG, catalogEntry, metricEntry, metricsOf, sampleCount, type Group, type SampleCounts, type Side } from "../../analysis/contract/catalog";
+import { groupShape, LAST_GROUPS, OVERLAPPING_GROUPS } from "./stagePlan";
+import { CATALOG, metricEntry, type Group, type SampleCounts, type Side } from "../../analysis/contract/catalog";
 import type { SideProfile } from "../../analysis/contract/sideProfile";
 
 /** One stage group on one side: the unit a run's order is written in. */
@@ -109,38 +109,27 @@ function costOf(costs: CallCosts, side: Side, metric: string): { ms: number; kno
   return { ms: costs.get(`${side}.create.ping`) ?? 0, known: false };
 }
 
-/** Actors a group makes before it measures (wake sets, scaling fillers and wake sets): setup creates, a few at a time. */
-function preparedActors(p: Pick<SideProfile, "optionalMetrics" | "openRates">, group: Group, counts: SampleCounts, levels: readonly number[]): number {
-  if (group === "wake") return metricsOf(p, "wake").reduce((n, m) => n + sampleCount(catalogEntry(m), counts), 0);
-  if (group === "scale") return Math.max(0, ...levels) + levels.length * counts.scaleWake;
-  return 0;
-}
-
 /**
- * A task's expected time from the call costs of a measured run: each stage's
- * samples times its per-request wall time, the actors prepared at the cost of
- * a create at concurrency 8, and the side's idle waits exactly as configured
- * (a wake group and each woken-once series wait once; the scaling group once
- * per level, holding the lock). Settling between groups is not counted.
+ * A task's expected time from the call costs of a measured run and the
+ * group's shape (the stage plan's own account of what it does): each stage's
+ * samples times its per-request wall time, the actors it prepares at the cost
+ * of a create at concurrency 8, and its idle waits exactly as configured (the
+ * one before its wakes, which other groups may use, and the scaling group's,
+ * held). Settling between groups is not counted.
  */
 export function estimateTask(t: Task, inputs: EstimateInputs, costs: CallCosts): TaskEstimate & { unknown: string[] } {
-  const counts = inputs.counts[t.side];
+  const shape = groupShape(t.group, { profile: inputs.profiles[t.side], counts: inputs.counts[t.side], scaleLevels: inputs.scaleLevels, wakeIdleMs: inputs.idleMs[t.side] });
   const unknown: string[] = [];
   let measureMs = 0;
-  const profile = inputs.profiles[t.side];
-  for (const metric of metricsOf(profile, t.group)) {
-    const e = catalogEntry(metric);
-    if (e.scale && !inputs.scaleLevels.includes(e.scale.level)) continue;
-    const c = costOf(costs, t.side, metric);
-    if (!c.known) unknown.push(metric);
-    measureMs += sampleCount(e, counts) * c.ms;
+  for (const stage of shape.stages) {
+    const c = costOf(costs, t.side, stage.metric);
+    if (!c.known) unknown.push(stage.metric);
+    measureMs += stage.n * c.ms;
   }
   const prepare = costs.get(`${t.side}.burst.c8`) ?? costOf(costs, t.side, "create.ping").ms;
-  const prepMs = preparedActors(profile, t.group, counts, inputs.scaleLevels) * prepare;
-  const idle = inputs.idleMs[t.side];
-  if (OVERLAPPING_GROUPS.has(t.group)) return { beforeIdleMs: prepMs, idleMs: idle, afterIdleMs: measureMs, unknown };
-  const heldIdle = t.group === "scale" ? inputs.scaleLevels.length * idle : 0;
-  return { beforeIdleMs: prepMs + heldIdle + measureMs, idleMs: 0, afterIdleMs: 0, unknown };
+  const prepMs = shape.prepared * prepare;
+  if (shape.sharedIdleMs > 0) return { beforeIdleMs: prepMs, idleMs: shape.sharedIdleMs, afterIdleMs: measureMs, unknown };
+  return { beforeIdleMs: prepMs + shape.heldIdleMs + measureMs, idleMs: 0, afterIdleMs: 0, unknown };
 }
 
 export interface TaskSpan {

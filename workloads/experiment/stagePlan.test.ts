@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RunDir } from "./runDir";
 import { createProgress } from "./progress";
-import { censusFor, LAST_GROUPS, OVERLAPPING_GROUPS, runGroup, trackActors, type ActorRef, type GroupStart, type PlanContext, type SideAdapter } from "./stagePlan";
+import { censusFor, groupShape, LAST_GROUPS, OVERLAPPING_GROUPS, runGroup, trackActors, type ActorRef, type GroupStart, type PlanContext, type SideAdapter } from "./stagePlan";
 import { CpuLock, runOverlapped } from "../host/cpuLock";
 import { StageSetupError } from "./measure";
 import { rivetAdapter } from "../sides/rivet/adapter";
@@ -155,6 +155,30 @@ function sharedCalls(side: Side, all: string[]): string[] {
     return first;
   });
 }
+
+describe("each group's shape: what the estimate of a cloud pass is computed from", () => {
+  it("is what the group does: the actors it prepares, its idle waits and every stage's samples, on every side", async () => {
+    for (const side of ["rivet", "cloudflare", "floor"] as const) {
+      for (const g of GROUPS) {
+        const s = sideOf(side);
+        const prepared: number[] = [];
+        const quiet = createProgress(process.stdout, true);
+        s.ctx.progress = { note: () => {}, start: (stage, total, unit) => (/: preparing$/.test(stage) && prepared.push(total), quiet.start(stage, total, unit)) };
+        await runGroup(g, s.ctx);
+        const shape = groupShape(g, { profile: LEGACY_BOOK.get(side), counts, scaleLevels: [0, 100], wakeIdleMs: 10_000 });
+        const label = `${side} ${g}`;
+        expect(prepared.reduce((a, b) => a + b, 0), label).toBe(shape.prepared);
+        // Every stage, in any order (a side's own stages run after the shared ones).
+        const byMetric = (a: { metric: string }, b: { metric: string }) => a.metric.localeCompare(b.metric);
+        expect(Object.values(s.run.manifest.stages).map((st) => ({ metric: st.metric, n: st.attempts })).sort(byMetric), label).toEqual([...shape.stages].sort(byMetric));
+        // The idle before the wakes; the scaling group's, one a level (the DO's is its settling, a hold).
+        const held = side === "cloudflare" ? s.holds.filter((ms) => ms > 9_000).length * 10_000 : s.idles.filter(() => g === "scale").reduce((a, b) => a + b, 0);
+        expect(g === "scale" ? 0 : s.idles.reduce((a, b) => a + b, 0), label).toBe(shape.sharedIdleMs);
+        expect(held, label).toBe(shape.heldIdleMs);
+      }
+    }
+  });
+});
 
 describe("the state each group starts from", () => {
   it("every earlier actor is asleep when a group starts, on every side, and every stage record says what it started from", async () => {

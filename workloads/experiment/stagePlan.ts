@@ -14,7 +14,7 @@ import { prng } from "../../analysis/stats/prng";
 import { idleFor, measure, measureOpen, must, StageSetupError, type MeasureContext, type Outcome } from "./measure";
 import { RuntimeLost, StallClock, type RuntimeWatch } from "../host/runtimeWatch";
 import {
-  BURST_CONCURRENCY, catalogEntry, OPEN_MAX_IN_FLIGHT, sampleCount, SCALE_BURST_CONCURRENCY, sideMeasures, WORKLOAD,
+  BURST_CONCURRENCY, catalogEntry, metricsOf, OPEN_MAX_IN_FLIGHT, sampleCount, SCALE_BURST_CONCURRENCY, sideMeasures, WORKLOAD,
   type Group, type SampleCounts,
 } from "../../analysis/contract/catalog";
 import type { SideProfile } from "../../analysis/contract/sideProfile";
@@ -552,4 +552,39 @@ export async function runGroup(group: Group, ctx: PlanContext): Promise<void> {
 
 /** Groups whose idle wait (before a wake) lets later groups measure meanwhile, and groups that still run last and alone. */
 export const OVERLAPPING_GROUPS: ReadonlySet<Group> = new Set(["wake", "sqlite", "seqwrite"]);
+
+/**
+ * What a group does on a side, as data: the actors it prepares a few at a
+ * time before it measures (never samples), the idle it waits while other groups may measure
+ * (before its wakes), the idle it waits holding the lock (the scaling group,
+ * one a level), and the stages it measures with their sample counts. The
+ * group functions above do exactly this (workloads/experiment/stagePlan.test.ts
+ * runs them and holds them to it), and a cloud pass's estimate is computed
+ * from it (passPlan.ts), so plan and estimate cannot drift.
+ */
+export interface GroupShape {
+  prepared: number;
+  sharedIdleMs: number;
+  heldIdleMs: number;
+  stages: Array<{ metric: string; n: number }>;
+}
+
+export function groupShape(group: Group, o: { profile: Pick<SideProfile, "optionalMetrics" | "openRates">; counts: SampleCounts; scaleLevels: readonly number[]; wakeIdleMs: number }): GroupShape {
+  const stages = metricsOf(o.profile, group)
+    .map((metric) => catalogEntry(metric))
+    .filter((e) => !e.scale || o.scaleLevels.includes(e.scale.level))
+    .map((e) => ({ metric: e.id, n: sampleCount(e, o.counts) }));
+  const n = (metric: string) => stages.find((s) => s.metric === metric)?.n ?? 0;
+  const levels = [...o.scaleLevels];
+  const prepared =
+    group === "wake" ? n("wake.ping") + n("wake.read") + n("wake.write")
+    : group === "scale" ? Math.max(0, ...levels) + levels.reduce((t, level) => t + n(`scale.wake.e${level}`), 0)
+    : 0;
+  return {
+    prepared,
+    sharedIdleMs: OVERLAPPING_GROUPS.has(group) ? o.wakeIdleMs : 0,
+    heldIdleMs: group === "scale" ? levels.length * o.wakeIdleMs : 0,
+    stages,
+  };
+}
 export const LAST_GROUPS: ReadonlySet<Group> = new Set(["burst", "scale"]);

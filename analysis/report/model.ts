@@ -1,0 +1,196 @@
+/**
+ * A run summarised once into the tables every view shows: the headline on
+ * each side's own clock with its throughput and open-model rows, the README's
+ * one-clock headline, the same-clock table and the cost over the floor. Pure:
+ * every figure is computed here from the verified samples and the summary;
+ * results.md, the README, the site's pages and the index only render it.
+ */
+import { CATALOG, isColdMetric, sideMeasures, THROUGHPUT_TEXT } from "../contract/catalog";
+import { floorsOf, runtimesOf, type SideBook } from "../contract/sideProfile";
+import { flagged } from "../contract/machineLimits";
+import { clientPercentiles, statsOf, type Percentiles, type RunSamples, type RunSummary, type SummaryRow } from "../stats/summary";
+import { scaleRows, type ScaleRow } from "../stats/scale";
+import type { ManifestLike } from "../contract/runDirContract";
+
+/** One side's figures in a headline row: its percentiles, n, failures and wrong cold flags (not cold on a create or wake, restarts elsewhere). */
+export interface StageCell {
+  p50: number;
+  p90: number;
+  p99: number;
+  n: number;
+  errors: number;
+  wrongCold: number;
+  /** More than FLAG_FAILURE_SHARE of the stage's attempts failed. */
+  flagged: boolean;
+}
+
+export type HeadlineRow =
+  | { kind: "stage"; label: string; cells: Array<StageCell | null> }
+  /** An interval the actor itself reports, on the sides whose actor reports it. */
+  | { kind: "inActor"; label: string; cells: Array<Percentiles | null> };
+
+export interface ThroughputCell {
+  perSecond: number;
+  errors: number;
+  attempts: number;
+  /** The driver's measured rate, where the side's own method is another (Little's law). */
+  measuredPerSecond?: number;
+}
+
+export interface OpenModelRow {
+  side: string;
+  targetPerSecond: number;
+  perSecond: number;
+  errors: number;
+  attempts: number;
+  latency: Pick<SummaryRow, "p50" | "p90" | "p99" | "n"> | null;
+}
+
+/** The headline in the reference's shape: each side on its own clock. */
+export interface HeadlineModel {
+  /** The columns' sides: every runtime, a floor where the run measured it. */
+  sides: string[];
+  rows: HeadlineRow[];
+  throughput: Array<{ label: string; cells: Array<ThroughputCell | null> }>;
+  open: OpenModelRow[];
+}
+
+/** The README's headline: one clock on every side, a side's own clock beside it where that is another. */
+export interface ReadmeModel {
+  columns: Array<{ side: string; clock: "client" | "own" }>;
+  rows: Array<{ label: string; cells: Array<{ p50: number; p99: number } | null>; ns: number[] }>;
+  totals: { errors: number; notCold: number; restarts: number };
+}
+
+/** The same clock on every side: each side's client round trip per row, and each baseline (a call that reaches no actor) subtracted. */
+export interface SameClockModel {
+  sides: string[];
+  baselines: Array<{ side: string; id: string; p: Percentiles | null }>;
+  rows: Array<{ label: string; cells: Array<Percentiles | null>; minusBaseline: Array<number | null> }>;
+}
+
+/** Each runtime's p50 over the floor's, on the driver's clock. */
+export interface FloorCostModel {
+  floor: string;
+  runtimes: string[];
+  rows: Array<{ label: string; floor: Percentiles; cells: Array<{ p50: number } | null> }>;
+}
+
+export interface RunModel {
+  sides: SideBook;
+  headline: HeadlineModel;
+  readme: ReadmeModel;
+  sameClock: SameClockModel | null;
+  floorCost: FloorCostModel | null;
+  scale: ScaleRow[];
+}
+
+const rowOf = (s: RunSummary, side: string, metric: string) => s.rows.find((r) => r.side === side && r.metric === metric);
+
+/** A table's side columns: every runtime always (a side not run shows "-"), a floor where the run measured it. */
+export function tableSides(book: SideBook, measured: ReadonlySet<string>): string[] {
+  return [...runtimesOf(book), ...floorsOf(book).filter((x) => measured.has(x))];
+}
+
+const stageCell = (r: SummaryRow | undefined): StageCell | null =>
+  r ? { p50: r.p50, p90: r.p90, p99: r.p99, n: r.n, errors: r.errors, wrongCold: isColdMetric(r.metric) ? r.notCold : r.restarts, flagged: flagged(r.n + r.errors + r.notCold, r.errors) } : null;
+
+export function headlineModel(s: RunSummary, samples: RunSamples = new Map()): HeadlineModel {
+  const sides = tableSides(s.sides, new Set(s.rows.map((r) => r.side)));
+  const rows: HeadlineRow[] = [];
+  for (const e of CATALOG) {
+    if (!e.label || rows.some((r) => r.label === e.label)) continue;
+    const per = sides.map((side) => rowOf(s, side, e.id));
+    if (per.every((r) => !r)) continue;
+    rows.push({ kind: "stage", label: e.label, cells: per.map(stageCell) });
+    if (e.inActor) {
+      const cells = sides.map((side) => statsOf(samples, side, e.id)?.interval(e.inActor!.field) ?? null);
+      if (cells.some((c) => c !== null)) rows.push({ kind: "inActor", label: e.inActor.label, cells });
+    }
+  }
+  const throughput: HeadlineModel["throughput"] = [];
+  for (const e of CATALOG.filter((x) => x.throughputLabel)) {
+    const cells = sides.map((side): ThroughputCell | null => {
+      const at = (method: string) => s.throughput.find((t) => t.side === side && t.metric === e.id && t.method === method);
+      const own = at(s.sides.get(side).throughputMethod);
+      const measured = at("measured");
+      if (!own) return null;
+      return { perSecond: own.perSecond, errors: own.errors, attempts: own.attempts, ...(own !== measured && measured ? { measuredPerSecond: measured.perSecond } : {}) };
+    });
+    if (cells.some((c) => c !== null)) throughput.push({ label: e.throughputLabel!, cells });
+  }
+  const open = s.throughput
+    .filter((t) => t.method === "open-model")
+    .map((t): OpenModelRow => {
+      const r = rowOf(s, t.side, t.metric);
+      return { side: t.side, targetPerSecond: t.targetPerSecond ?? Number.NaN, perSecond: t.perSecond, errors: t.errors, attempts: t.attempts, latency: r ? { p50: r.p50, p90: r.p90, p99: r.p99, n: r.n } : null };
+    });
+  return { sides, rows, throughput, open };
+}
+
+export function readmeModel(s: RunSummary, samples: RunSamples): ReadmeModel {
+  const measured = new Set(s.rows.map((r) => r.side));
+  const columns = s.sides.order.flatMap((side) => (s.sides.get(side).msIsClientClock ? [{ side, clock: "client" as const }] : [{ side, clock: "client" as const }, { side, clock: "own" as const }]));
+  const cell = (c: ReadmeModel["columns"][number], id: string) => {
+    if (c.clock === "own") return rowOf(s, c.side, id) ?? null;
+    return measured.has(c.side) ? clientPercentiles(samples, c.side, id) : null;
+  };
+  const rows: ReadmeModel["rows"] = [];
+  for (const e of CATALOG) {
+    if (!e.label || e.kind === "baseline") continue;
+    const cells = columns.map((c) => cell(c, e.id));
+    if (cells.every((c) => c === null)) continue;
+    rows.push({ label: e.label, cells, ns: [...new Set(s.rows.filter((r) => r.metric === e.id).map((r) => r.n))] });
+  }
+  const sum = (k: "errors" | "notCold" | "restarts") => s.rows.reduce((t, r) => t + r[k], 0);
+  return { columns, rows, totals: { errors: sum("errors"), notCold: sum("notCold"), restarts: sum("restarts") } };
+}
+
+export function sameClockModel(samples: RunSamples, book: SideBook): SameClockModel | null {
+  const sides = tableSides(book, new Set([...samples.keys()].map((k) => k.split(".")[0])));
+  const baselines = sides.flatMap((side) => {
+    const e = CATALOG.find((x) => x.kind === "baseline" && sideMeasures(book.get(side), x.id));
+    return e ? [{ side, id: e.id, p: clientPercentiles(samples, side, e.id) }] : [];
+  });
+  const rows: SameClockModel["rows"] = [];
+  for (const e of CATALOG) {
+    if (!e.label || e.kind === "baseline" || rows.some((r) => r.label === e.label)) continue;
+    const cells = sides.map((side) => clientPercentiles(samples, side, e.id));
+    if (cells.every((c) => c === null)) continue;
+    const minusBaseline = baselines.map((b) => {
+      const c = clientPercentiles(samples, b.side, e.id);
+      return c && b.p ? c.p50 - b.p.p50 : null;
+    });
+    rows.push({ label: e.label, cells, minusBaseline });
+  }
+  return rows.length ? { sides, baselines, rows } : null;
+}
+
+export function floorCostModel(samples: RunSamples, book: SideBook): FloorCostModel | null {
+  const floor = floorsOf(book).find((x) => [...samples.keys()].some((k) => k.startsWith(`${x}.`)));
+  if (!floor) return null;
+  const runtimes = runtimesOf(book);
+  const rows: FloorCostModel["rows"] = [];
+  for (const e of CATALOG) {
+    if (!e.label || e.kind === "baseline" || !sideMeasures(book.get(floor), e.id) || rows.some((r) => r.label === e.label)) continue;
+    const f = clientPercentiles(samples, floor, e.id);
+    if (!f) continue;
+    rows.push({ label: e.label, floor: f, cells: runtimes.map((side) => clientPercentiles(samples, side, e.id)) });
+  }
+  return rows.length ? { floor, runtimes, rows } : null;
+}
+
+/** The whole model of a verified run. */
+export function runModel(m: ManifestLike, summary: RunSummary, samples: RunSamples): RunModel {
+  return {
+    sides: summary.sides,
+    headline: headlineModel(summary, samples),
+    readme: readmeModel(summary, samples),
+    sameClock: sameClockModel(samples, summary.sides),
+    floorCost: floorCostModel(samples, summary.sides),
+    scale: scaleRows(m, summary),
+  };
+}
+
+/** A throughput method's column head, as the headline's throughput table names it. */
+export const throughputHead = (book: SideBook, side: string) => `${book.get(side).short} (${THROUGHPUT_TEXT[book.get(side).throughputMethod].head})`;
