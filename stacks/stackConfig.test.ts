@@ -22,7 +22,7 @@ describe("validateStackConfig: run keys (the same rules as npm start)", () => {
   });
   it("preset", () => expect(() => v({ preset: "huge" })).toThrow(/^config actor-bench:preset: must be one of quick, local, large, full, got "huge"$/));
   it("side", () => {
-    expect(() => v({ side: "aws" })).toThrow(/^config actor-bench:side: must be rivet, cloudflare, floor, both \(the runtimes\) or all \(with the floor\), got "aws"$/);
+    expect(() => v({ side: "aws" })).toThrow(/^config actor-bench:side: must be rivet, cloudflare, floor, both \(the runtimes\) or all \(every side\), got "aws"$/);
     // A stack measures the two runtimes: by default, and the floor is refused by name.
     expect(v({}).run.sides).toEqual(["rivet", "cloudflare"]);
     expect(() => v({ side: "floor" })).toThrow(/^config actor-bench:side: "floor" is not allowed; rivet, cloudflare or both: a stack measures the two runtimes; the floor runs with `npm start` on one machine$/);

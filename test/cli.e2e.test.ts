@@ -66,7 +66,8 @@ describe("npm start", () => {
 
   it("runs both sides and the floor one after the other into one run directory of the contract, prints the headline and leaves no process", async () => {
     const root = mkdtempSync(join(tmpdir(), "ab-cli-"));
-    const cli = startCli(["--preset", "quick", "--groups", "warm,seqwrite", "--results-dir", root]);
+    // A short wake idle on the sides that confirm sleep (the DO still waits out its eviction): this test is about the CLI, not the wake.
+    const cli = startCli(["--preset", "quick", "--groups", "warm,seqwrite", "--wake-idle-ms", "1000", "--results-dir", root]);
     // Every process the run starts, whenever it starts: the tree is sampled until the CLI exits.
     const seen = new Map<number, string>();
     const sampler = setInterval(() => {

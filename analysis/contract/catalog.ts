@@ -69,6 +69,8 @@ export interface MetricEntry {
   firstRequest?: "ping" | "read" | "write";
   /** Role in the headline chart: the request baseline, or a group drawn minus that baseline. */
   chart?: "request" | "create" | "write";
+  /** How the charts' note names an optional metric that takes a chart role in place of the shared one. */
+  chartWords?: string;
   /** A second headline row from an interval the actor itself reports (the reference's "in the actor" rows). */
   inActor?: { label: string; field: "sqlMs" | "actorMs" };
   /** A scaling-group stage: its level (actors made before it, asleep) and what it measures there. */
@@ -96,7 +98,7 @@ export const THROUGHPUT_TEXT: Record<SideProfile["throughputMethod"], { text: st
 
 export const CATALOG: readonly MetricEntry[] = [
   { id: "create.ping", group: "create", kind: "cold", firstRequest: "ping", count: "createPing", label: "Actor create, first request answered (no storage)", chart: "create" },
-  { id: "create.unique", group: "create", optional: true, kind: "cold", firstRequest: "ping", count: "createPing", label: "Actor create, unique id (DO only)", chart: "create" },
+  { id: "create.unique", group: "create", optional: true, kind: "cold", firstRequest: "ping", count: "createPing", label: "Actor create, unique id (DO only)", chart: "create", chartWords: "the unique-id create" },
   { id: "create.read", group: "create", kind: "cold", firstRequest: "read", count: "createRead", label: "Create, first request is a SQLite read" },
   { id: "create.write", group: "create", kind: "cold", firstRequest: "write", count: "createWrite", label: "Create, first request is a durable SQLite write" },
   { id: "wake.ping", group: "wake", kind: "cold", firstRequest: "ping", count: "wake", label: "Actor wake, first request answered" },

@@ -32,9 +32,9 @@ export const LEGACY_PROFILES: readonly SideProfile[] = [
     clientColumn: "Floor (client)", ownColumn: "Floor (client)", route: "straight to the floor server on the floor side", runtimeProcess: "floor server",
     sleep: "the floor closes their files",
     about: "The floor is the same operations on a plain Node server over one SQLite file per key, with no actor system: the least this machine can do them in.",
-    floorAbout:
+    controlAbout:
       "The floor does each operation with no actor system: one plain Node http server on this machine, the driver's own client and protocol, one SQLite file per key (a create opens a new file, a wake reopens a closed one, a write is answered after its commit is fsynced).",
-    colour: "#54a24b", role: "floor",
+    colour: "#54a24b", role: "control",
     sleepsByIdleOnly: false,
     msIsClientClock: true, msTick: CLIENT_TICK, throughputMethod: "measured", openRates: [50, 100, 200], optionalMetrics: [],
   },

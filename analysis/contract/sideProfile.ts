@@ -25,10 +25,10 @@ export interface SideProfile {
   runtimeProcess: string;
   /** How the run puts the side's actors to sleep before a group. */
   sleep: string;
-  /** One sentence on what the side is, printed where a floor is introduced. */
+  /** One sentence on what the side is, printed where a control side is introduced. */
   about: string;
-  /** A floor's own words on how it does each operation, heading the cost-over-the-floor table. */
-  floorAbout?: string;
+  /** A control side's own words on how it does each operation, heading the table of the runtimes' cost over it. */
+  controlAbout?: string;
   /** Where its own clock is not the driver's: what its own-clock column shows, in a sentence's words. */
   ownClockNote?: string;
   /** The intervals its actors report that the report tables on their own, named as the side times them. */
@@ -38,8 +38,8 @@ export interface SideProfile {
   /** A stage that reaches no actor (the DO's client-to-Worker /noop): how the same-clock table names it. */
   baseline?: { what: string; missing: string; column: string };
   colour: string;
-  /** runtime: an actor runtime, always a column. floor: the same operations without an actor system, read beside the runtimes. */
-  role: "runtime" | "floor";
+  /** runtime: an actor runtime, always a column. control: the same operations without an actor system (the floor), read beside the runtimes. */
+  role: "runtime" | "control";
   /** True where nothing puts an actor to sleep but idle time: its wake groups wait out an eviction, measuring nothing. */
   sleepsByIdleOnly: boolean;
   /** Whether `ms` is the driver's own round trip; where not, the driver's is `clientMs`. */
@@ -85,7 +85,7 @@ export function sideBookOf(m: { sideProfiles?: unknown }): SideBook {
 
 /** The runtimes of a book (always columns), then its floors. */
 export const runtimesOf = (book: SideBook): string[] => book.order.filter((s) => book.get(s).role === "runtime");
-export const floorsOf = (book: SideBook): string[] => book.order.filter((s) => book.get(s).role === "floor");
+export const controlsOf = (book: SideBook): string[] => book.order.filter((s) => book.get(s).role === "control");
 
 /** The first field of a recorded profile that is not of its type, or null. */
 export function profileProblem(p: unknown, path: string): string | null {
@@ -95,14 +95,14 @@ export function profileProblem(p: unknown, path: string): string | null {
     if (typeof o[k] !== "string") return `${path}.${k} must be text`;
   }
   if (!/^[a-z]+$/.test(o.id as string)) return `${path}.id must be lower-case letters, got ${JSON.stringify(o.id)}`;
-  if (o.role !== "runtime" && o.role !== "floor") return `${path}.role must be "runtime" or "floor"`;
+  if (o.role !== "runtime" && o.role !== "control") return `${path}.role must be "runtime" or "control"`;
   if (typeof o.sleepsByIdleOnly !== "boolean") return `${path}.sleepsByIdleOnly must be true or false`;
   if (typeof o.msIsClientClock !== "boolean") return `${path}.msIsClientClock must be true or false`;
   if (typeof o.msTick !== "number" || !(o.msTick > 0)) return `${path}.msTick must be a number above 0`;
   if (o.throughputMethod !== "measured" && o.throughputMethod !== "littles-law") return `${path}.throughputMethod must be "measured" or "littles-law"`;
   if (!Array.isArray(o.openRates) || !o.openRates.every((r) => Number.isInteger(r) && r > 0)) return `${path}.openRates must be a list of whole rates per second`;
   if (!Array.isArray(o.optionalMetrics) || !o.optionalMetrics.every((x) => typeof x === "string")) return `${path}.optionalMetrics must be a list of metric ids`;
-  for (const k of ["floorAbout", "ownClockNote"] as const) if (o[k] !== undefined && typeof o[k] !== "string") return `${path}.${k} must be text`;
+  for (const k of ["controlAbout", "ownClockNote"] as const) if (o[k] !== undefined && typeof o[k] !== "string") return `${path}.${k} must be text`;
   const iv = o.intervals as Record<string, unknown> | undefined;
   if (iv !== undefined && (typeof iv !== "object" || iv === null || Object.entries(iv).some(([k, v]) => !["actorMs", "sqlMs"].includes(k) || typeof v !== "string"))) return `${path}.intervals must name actorMs and sqlMs in words`;
   const w = o.platform as Record<string, unknown> | undefined;

@@ -243,7 +243,7 @@ export function chartSpecs(m: ManifestLike, samples: RunSamples, summary: RunSum
         xOffset: SIDE_ORDER,
         y: { field: "ms", type: "quantitative", scale: { type: "log", domain: sameDomain }, axis: { values: logTicks(...sameDomain) }, title: "client round trip, ms (p50, log scale)" },
       },
-      // A bar on a log scale needs a stated foot: the domain's floor, the power of ten below the fastest row.
+      // A bar on a log scale needs a stated foot: the domain's lower end, the power of ten below the fastest row.
       layer: [{ mark: { type: "bar" }, encoding: { y2: { datum: sameDomain[0] }, color: SIDE_COLOUR } }, INTERVAL_RULES, BAR_LABELS],
     } });
   }

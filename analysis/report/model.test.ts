@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { LEGACY_BOOK } from "../contract/sideProfile";
 import { summarize, type RawSample, type RunSummary } from "../stats/summary";
-import { floorCostModel, headlineModel, readmeModel, sameClockModel } from "./model";
+import { controlCostModel, headlineModel, readmeModel, sameClockModel } from "./model";
 
 const warm = (ms: number, clientMs?: number): RawSample => ({ ok: true, ms, cold: false, ...(clientMs !== undefined ? { clientMs } : {}) });
 const samples = new Map<string, RawSample[]>([
@@ -34,8 +34,8 @@ describe("the run model: every table's figures, computed once", () => {
     const same = sameClockModel(samples, LEGACY_BOOK)!;
     expect(same.baselines.map((b) => [b.side, b.id, b.p?.p50])).toEqual([["cloudflare", "baseline.noop", 0.5]]);
     expect(same.rows[0].minusBaseline).toEqual([1]);
-    const floor = floorCostModel(samples, LEGACY_BOOK)!;
+    const floor = controlCostModel(samples, LEGACY_BOOK)!;
     expect(floor.rows[0].cells.map((c) => c?.p50)).toEqual([2, 1.5]);
-    expect(floorCostModel(new Map([...samples].filter(([k]) => !k.startsWith("floor."))), LEGACY_BOOK)).toBeNull();
+    expect(controlCostModel(new Map([...samples].filter(([k]) => !k.startsWith("floor."))), LEGACY_BOOK)).toBeNull();
   });
 });

@@ -1,12 +1,12 @@
 /**
  * A run summarised once into the tables every view shows: the headline on
  * each side's own clock with its throughput and open-model rows, the README's
- * one-clock headline, the same-clock table and the cost over the floor. Pure:
+ * one-clock headline, the same-clock table and the cost over the control. Pure:
  * every figure is computed here from the verified samples and the summary;
  * results.md, the README, the site's pages and the index only render it.
  */
 import { CATALOG, isColdMetric, sideMeasures, THROUGHPUT_TEXT } from "../contract/catalog";
-import { floorsOf, runtimesOf, type SideBook } from "../contract/sideProfile";
+import { controlsOf, runtimesOf, type SideBook } from "../contract/sideProfile";
 import { flagged } from "../contract/machineLimits";
 import { clientPercentiles, statsOf, type Percentiles, type RunSamples, type RunSummary, type SummaryRow } from "../stats/summary";
 import { scaleRows, type ScaleRow } from "../stats/scale";
@@ -48,7 +48,7 @@ export interface OpenModelRow {
 
 /** The headline in the reference's shape: each side on its own clock. */
 export interface HeadlineModel {
-  /** The columns' sides: every runtime, a floor where the run measured it. */
+  /** The columns' sides: every runtime, a control where the run measured it. */
   sides: string[];
   rows: HeadlineRow[];
   throughput: Array<{ label: string; cells: Array<ThroughputCell | null> }>;
@@ -69,11 +69,11 @@ export interface SameClockModel {
   rows: Array<{ label: string; cells: Array<Percentiles | null>; minusBaseline: Array<number | null> }>;
 }
 
-/** Each runtime's p50 over the floor's, on the driver's clock. */
-export interface FloorCostModel {
-  floor: string;
+/** Each runtime's p50 over the control's (the side with no actor system), on the driver's clock. */
+export interface ControlCostModel {
+  control: string;
   runtimes: string[];
-  rows: Array<{ label: string; floor: Percentiles; cells: Array<{ p50: number } | null> }>;
+  rows: Array<{ label: string; control: Percentiles; cells: Array<{ p50: number } | null> }>;
 }
 
 export interface RunModel {
@@ -81,15 +81,15 @@ export interface RunModel {
   headline: HeadlineModel;
   readme: ReadmeModel;
   sameClock: SameClockModel | null;
-  floorCost: FloorCostModel | null;
+  floorCost: ControlCostModel | null;
   scale: ScaleRow[];
 }
 
 const rowOf = (s: RunSummary, side: string, metric: string) => s.rows.find((r) => r.side === side && r.metric === metric);
 
-/** A table's side columns: every runtime always (a side not run shows "-"), a floor where the run measured it. */
+/** A table's side columns: every runtime always (a side not run shows "-"), a control where the run measured it. */
 export function tableSides(book: SideBook, measured: ReadonlySet<string>): string[] {
-  return [...runtimesOf(book), ...floorsOf(book).filter((x) => measured.has(x))];
+  return [...runtimesOf(book), ...controlsOf(book).filter((x) => measured.has(x))];
 }
 
 const stageCell = (r: SummaryRow | undefined): StageCell | null =>
@@ -166,18 +166,18 @@ export function sameClockModel(samples: RunSamples, book: SideBook): SameClockMo
   return rows.length ? { sides, baselines, rows } : null;
 }
 
-export function floorCostModel(samples: RunSamples, book: SideBook): FloorCostModel | null {
-  const floor = floorsOf(book).find((x) => [...samples.keys()].some((k) => k.startsWith(`${x}.`)));
-  if (!floor) return null;
+export function controlCostModel(samples: RunSamples, book: SideBook): ControlCostModel | null {
+  const control = controlsOf(book).find((x) => [...samples.keys()].some((k) => k.startsWith(`${x}.`)));
+  if (!control) return null;
   const runtimes = runtimesOf(book);
-  const rows: FloorCostModel["rows"] = [];
+  const rows: ControlCostModel["rows"] = [];
   for (const e of CATALOG) {
-    if (!e.label || e.kind === "baseline" || !sideMeasures(book.get(floor), e.id) || rows.some((r) => r.label === e.label)) continue;
-    const f = clientPercentiles(samples, floor, e.id);
+    if (!e.label || e.kind === "baseline" || !sideMeasures(book.get(control), e.id) || rows.some((r) => r.label === e.label)) continue;
+    const f = clientPercentiles(samples, control, e.id);
     if (!f) continue;
-    rows.push({ label: e.label, floor: f, cells: runtimes.map((side) => clientPercentiles(samples, side, e.id)) });
+    rows.push({ label: e.label, control: f, cells: runtimes.map((side) => clientPercentiles(samples, side, e.id)) });
   }
-  return rows.length ? { floor, runtimes, rows } : null;
+  return rows.length ? { control, runtimes, rows } : null;
 }
 
 /** The whole model of a verified run. */
@@ -187,7 +187,7 @@ export function runModel(m: ManifestLike, summary: RunSummary, samples: RunSampl
     headline: headlineModel(summary, samples),
     readme: readmeModel(summary, samples),
     sameClock: sameClockModel(samples, summary.sides),
-    floorCost: floorCostModel(samples, summary.sides),
+    floorCost: controlCostModel(samples, summary.sides),
     scale: scaleRows(m, summary),
   };
 }

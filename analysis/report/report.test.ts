@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fixture, makeHostile, tree, type S } from "../../test/fixtures";
-import { caveats, differencesMarkdown, floorCostMarkdown, generateReport, headlineMarkdown, readmeHeadlineMarkdown, sameClockMarkdown, startStateMarkdown, tableSides } from "./report";
+import { caveats, differencesMarkdown, controlCostMarkdown, generateReport, headlineMarkdown, readmeHeadlineMarkdown, sameClockMarkdown, startStateMarkdown, tableSides } from "./report";
 import { summarize, summarizeRun, type RawSample } from "../stats/summary";
 import { verifyRunDir } from "../contract/verify";
 import { fileDigest, RunDirError } from "../contract/runDirContract";
@@ -360,7 +360,7 @@ describe("the floor beside the runtimes", () => {
     ["rivet.sqlite.write", Array.from({ length: 9 }, () => warm(2.5))],
   ]);
   it("each runtime's p50 over the floor's, all on the driver's clock: the difference with its sign, and the ratio", () => {
-    const md = floorCostMarkdown(samples, LEGACY_BOOK);
+    const md = controlCostMarkdown(samples, LEGACY_BOOK);
     expect(md).toMatch(/^## Cost over the floor/);
     expect(md).toContain("| Warm request (no storage) | 0.50 / 0.50 / 0.50 | 9 | 2.00 | +1.50 | 4.0x | 1.50 | +1.00 | 3.0x |");
     expect(md).toContain("| SQLite durable write (1 row), round trip | 3.00 / 3.00 / 3.00 | 9 | 2.50 | -0.50 | 0.8x | - | - | - |");
@@ -375,7 +375,7 @@ describe("the floor beside the runtimes", () => {
     expect(sameClockMarkdown(new Map([...samples].filter(([k]) => !k.startsWith("floor."))), LEGACY_BOOK).split("\n").find((l) => l.startsWith("| Metric"))).not.toContain("Floor");
   });
   it("no floor samples, no section; the headline gains the floor's columns only when the run has it", () => {
-    expect(floorCostMarkdown(new Map([...samples].filter(([k]) => !k.startsWith("floor."))), LEGACY_BOOK)).toBe("");
+    expect(controlCostMarkdown(new Map([...samples].filter(([k]) => !k.startsWith("floor."))), LEGACY_BOOK)).toBe("");
     const row = (side: string, metric: string, p: number) => ({ side, metric, n: 9, errors: 0, notCold: 0, restarts: 0, p50: p, p90: p, p99: p, mean: p, repetitions: repSpread([[p]], 0.000001) });
     const withFloor = headlineMarkdown({ rows: [row("rivet", "warm.ping", 2), row("floor", "warm.ping", 0.5)], throughput: [], sides: LEGACY_BOOK });
     expect(withFloor).toContain("| Floor (Node http + SQLite file): client round trip to a plain Node server (driver hrtime) | n | errors / cold flag wrong |");

@@ -4,11 +4,14 @@ import { join } from "node:path";
 import { verifyRunDir, type ManifestLike } from "../contract/verify";
 import { stageReps, stageSamples, unendedRepetition, stageKey, type RepStage, type StageRecord } from "../contract/runDirContract";
 import { orderedStages, runSamples, statsOf, summarizeRun, type RunSamples, type RunSummary, type SummaryRow } from "../stats/summary";
-import { CLIENT_TICK_MS, SCALE_BURST_CONCURRENCY } from "../contract/catalog";
-import { floorsOf, LEGACY_BOOK, runtimesOf, sideBookOf, type SideBook, type SideProfile } from "../contract/sideProfile";
+import { chartMetric, CLIENT_TICK_MS, metricEntry, SCALE_BURST_CONCURRENCY } from "../contract/catalog";
 import {
-  floorCostModel, headlineModel, readmeModel, runModel, sameClockModel, tableSides, throughputHead,
-  type FloorCostModel, type HeadlineModel, type OpenModelRow, type ReadmeModel, type RunModel, type SameClockModel, type StageCell, type ThroughputCell,
+  chartsNote, DIFFERENCES_NOTE, controlCostNote, headlineNote, LOCAL_RUN_CAVEAT, ONE_REPETITION_NOTE, OPEN_MODEL_NOTE, platformNote, repetitionsNote, sameClockNote, scaleNote, startStateNote,
+} from "./prose";
+import { controlsOf, LEGACY_BOOK, runtimesOf, sideBookOf, type SideBook, type SideProfile } from "../contract/sideProfile";
+import {
+  controlCostModel, headlineModel, readmeModel, runModel, sameClockModel, tableSides, throughputHead,
+  type ControlCostModel, type HeadlineModel, type OpenModelRow, type ReadmeModel, type RunModel, type SameClockModel, type StageCell, type ThroughputCell,
 } from "./model";
 import { scaleRows, type ScaleRow } from "../stats/scale";
 import { ci, codeBlock, codeSpan, escapeMd, ms, rate, signedMs, table, triple } from "./format";
@@ -104,42 +107,45 @@ export function renderHeadline(model: HeadlineModel, book: SideBook): string {
   const tpHead = ["Throughput (closed loop, the reference's bursts)", ...sides.map((side) => throughputHead(book, side))];
   const tpTable = tp.length ? `\n\n${table(tpHead, tp)}` : "";
   return (
-    "Milliseconds, p50 / p90 / p99, nearest rank, no trimming. Each side on its own clock, as the reference measures it; the same-clock table in the report puts the client's round trip on both sides. " +
-    sides.filter((side) => book.get(side).role === "floor").map((side) => `${book.get(side).about} `).join("") +
-    `n is the samples the percentiles are taken over; failures are counted, never retried, and left out (${FLAG}: more than ${FLAG_FAILURE_SHARE * 100}% of the stage's attempts failed; the caveats say why). ` +
-    "A create or wake counts only when the actor proves a fresh instance (the others are \"cold flag wrong\" and left out); on any other row \"cold flag wrong\" counts calls that hit a restarted instance, which stay in n.\n\n" +
-    `${head}${tpTable}${renderOpenModel(model.open, book)}`
+    headlineNote(sides.filter((side) => book.get(side).role === "control").map((side) => book.get(side).about), FLAG, FLAG_FAILURE_SHARE) +
+    `\n\n${head}${tpTable}${renderOpenModel(model.open, book)}`
   );
 }
 
 /**
- * Each runtime's cost over the floor (the side whose role is the floor), on
- * one clock (the driver's round trip on every side): p50 minus the floor's
+ * Each runtime's cost over the control (the side with no actor system), on
+ * one clock (the driver's round trip on every side): p50 minus the control's
  * p50, and the ratio of the two.
  */
-export function floorCostMarkdown(samples: RunSamples, book: SideBook): string {
-  return renderFloorCost(floorCostModel(samples, book), book);
+export function controlCostMarkdown(samples: RunSamples, book: SideBook): string {
+  return renderControlCost(controlCostModel(samples, book), book);
 }
 
-export function renderFloorCost(model: FloorCostModel | null, book: SideBook): string {
+export function renderControlCost(model: ControlCostModel | null, book: SideBook): string {
   if (!model) return "";
-  const { floor, runtimes } = model;
+  const { control, runtimes } = model;
+  // The control side's own name for itself, in the table's words.
+  const word = book.get(control).short.toLowerCase();
   const rows = model.rows.map((r) => [
     r.label,
-    triple(r.floor.p50, r.floor.p90, r.floor.p99),
-    String(r.floor.n),
-    ...r.cells.flatMap((p) => (p ? [ms(p.p50), signedMs(p.p50 - r.floor.p50), r.floor.p50 > 0 ? `${(p.p50 / r.floor.p50).toFixed(1)}x` : "-"] : ["-", "-", "-"])),
+    triple(r.control.p50, r.control.p90, r.control.p99),
+    String(r.control.n),
+    ...r.cells.flatMap((p) => (p ? [ms(p.p50), signedMs(p.p50 - r.control.p50), r.control.p50 > 0 ? `${(p.p50 / r.control.p50).toFixed(1)}x` : "-"] : ["-", "-", "-"])),
   ]);
   return (
-    "## Cost over the floor\n\n" +
-    `${book.get(floor).floorAbout ?? book.get(floor).about} ` +
-    `Every column here is the driver's round trip (process.hrtime, send to full reply), so the ${NUMBER_WORDS[runtimes.length + 1] ?? runtimes.length + 1} are on one clock; a runtime's p50 minus the floor's is what its actor system adds on this machine. ` +
-    "A negative difference means the runtime did less than the floor for that row (for instance a write it acknowledges before an fsync).\n\n" +
-    table(["Metric", `${book.get(floor).clientColumn} p50 / p90 / p99`, "n", ...runtimes.flatMap((side) => [`${book.get(side).clientColumn} p50`, "minus floor", "ratio"])], rows)
+    `## Cost over the ${word}\n\n` +
+    `${controlCostNote(book.get(control).controlAbout ?? book.get(control).about, runtimes.length + 1, word)}\n\n` +
+    table(["Metric", `${book.get(control).clientColumn} p50 / p90 / p99`, "n", ...runtimes.flatMap((side) => [`${book.get(side).clientColumn} p50`, `minus ${word}`, "ratio"])], rows)
   );
 }
 
-const NUMBER_WORDS: Record<number, string> = { 2: "two", 3: "three", 4: "four", 5: "five" };
+/** "Its <short> create uses <words>.": each side whose headline-chart create bar is a create of its own. */
+function chartCreates(book: SideBook): string[] {
+  return book.order.flatMap((side) => {
+    const e = metricEntry(chartMetric(book.get(side), "create") ?? "");
+    return e?.optional && e.chartWords ? [`Its ${book.get(side).short} create uses ${e.chartWords}.`] : [];
+  });
+}
 
 /** Open-model rows: creates sent at a constant rate, latency from each one's intended send time. */
 export function openModelMarkdown(s: RunSummary): string {
@@ -156,7 +162,7 @@ function renderOpenModel(open: readonly OpenModelRow[], book: SideBook): string 
     r.latency ? triple(r.latency.p50, r.latency.p90, r.latency.p99) : "-",
     r.latency ? String(r.latency.n) : "-",
   ]);
-  return `\n\n${table(["Open model: creates at a constant arrival rate", "sent at", "completed", "errors", "ms from the intended send, p50 / p90 / p99", "n"], rows)}\n\nIn the open model a request goes out at its scheduled time whether or not earlier ones have answered, and its latency counts from that time (as wrk2 does), so a runtime that cannot keep up shows growing latency instead of a lower send rate. Client clock on every side.`;
+  return `\n\n${table(["Open model: creates at a constant arrival rate", "sent at", "completed", "errors", "ms from the intended send, p50 / p90 / p99", "n"], rows)}\n\n${OPEN_MODEL_NOTE}`;
 }
 
 const cv = (x: number | null) => (x === null ? "-" : `${(x * 100).toFixed(1)}%`);
@@ -171,17 +177,12 @@ export function repetitionCount(m: ManifestLike): number {
 export function intervalNote(m: ManifestLike, rows: readonly SummaryRow[]): string {
   const k = repetitionCount(m);
   if (k < 2) {
-    return "The run made one repetition, so no interval is printed: the samples of one run share its runtime and machine state, and an interval over them would promise a precision the next run does not keep. Repeat the plan (`--repeat 3` or more) for intervals over fresh runtimes.";
+    return ONE_REPETITION_NOTE;
   }
   const judged = rows.filter((r) => r.repetitions.dominant !== null);
   const between = judged.filter((r) => r.repetitions.dominant === "between").length;
   const orders = (m.repetitions ?? []).map((r) => r.order.map((x) => escapeMd(x)).join(", ")).join("; ");
-  return (
-    `This run repeated its plan ${k} times, every side's runtime started afresh each time, in these orders: ${orders}. ` +
-    `Brackets: the 95% interval, over the ${k} repetitions, of the percentile a fresh run gives (the geometric mean of the repetitions' values): a t interval on their logarithms with ${k - 1} degrees of freedom, which covers 95% at any number of repetitions (checked by simulation at 3, 5 and 10). ` +
-    "Where there is none, the cell says why: a percentile of fewer samples a repetition than it needs is each repetition's maximum (a p99 of under 100), and a clock that steps in whole milliseconds cannot carry values of a few steps. " +
-    `The per-repetition p50s and their coefficient of variation (CV) show the spread; "variance mostly" says whether the repetitions' p50s differ by more than twice what their own sampling error explains (between repetitions) or not (within a run): ${between} of ${judged.length} rows vary mostly between repetitions.`
-  );
+  return repetitionsNote(k, orders, between, judged.length);
 }
 
 function fullTables(l: Loaded): string {
@@ -244,7 +245,7 @@ export function renderSameClock(model: SameClockModel | null, book: SideBook): s
   });
   return (
     "## Same clock: the client's round trip on both sides\n\n" +
-    `Milliseconds, p50 / p90 / p99, nearest rank, all timed by the load driver with process.hrtime from send to full reply: ${routes.slice(0, -1).join(", ")}${routes.length > 1 ? ", " : ""}${routes[routes.length - 1]}. ` +
+    `${sameClockNote(routes)} ` +
     baseLines.map((x) => `${x}\n\n`).join("") +
     table(["Metric", ...sides.flatMap((side) => [book.get(side).clientColumn, "n"]), ...baselines.map((b) => book.get(b.side).baseline!.column)], rows)
   );
@@ -269,14 +270,14 @@ function renderScale(rows: readonly ScaleRow[], s: Pick<RunSummary, "sides">): s
   }
   return (
     "## Cost as the work grows\n\n" +
-    `At each level the run first makes that many more actors (plain, left asleep), then wakes a set of sleeping actors one at a time, creates new ones one at a time, and creates a burst at concurrency ${SCALE_BURST_CONCURRENCY}. The wakes start with all of the run's actors asleep; the creates and the burst follow at once, with the woken set still awake. "Actors existing" counts every actor of the run on that side as the wakes began, earlier groups' included. Each side on its own clock (as in the headline); burst rates are the driver's measured completions per second on every side.\n\n` +
+    `${scaleNote(SCALE_BURST_CONCURRENCY)}\n\n` +
     table(["side", "level", "actors existing", "wake p50 / p99 ms", "create p50 / p99 ms", `burst c${SCALE_BURST_CONCURRENCY} (measured)`], lines)
   );
 }
 
 /** "A, B, and C": each side's way of putting its actors to sleep: the first runtime, the floors, the other runtimes. */
 function sleepWords(book: SideBook): string {
-  const [first, ...rest] = [...runtimesOf(book).slice(0, 1), ...floorsOf(book), ...runtimesOf(book).slice(1)].map((x) => book.get(x).sleep);
+  const [first, ...rest] = [...runtimesOf(book).slice(0, 1), ...controlsOf(book), ...runtimesOf(book).slice(1)].map((x) => book.get(x).sleep);
   return rest.length ? `${[first, ...rest.slice(0, -1)].join(", ")}, and ${rest[rest.length - 1]}` : first;
 }
 
@@ -307,8 +308,7 @@ export function startStateMarkdown(m: ManifestLike): string {
   if (rows.length === 0) return "";
   return (
     "## What each group started from\n\n" +
-    `A group's figures should not depend on which groups ran before it. So every group starts with every actor the run made before it asleep, on every side: ${sleepWords(book)}. ` +
-    "What is not reset is how many actors exist: later groups run on a runtime holding more (asleep) actors, and each stage record keeps the count (notes.startState).\n\n" +
+    `${startStateNote(sleepWords(book))}\n\n` +
     table(["side", "group", "actors of the run when reached", "awake then", "awake at the start", "seconds to put them to sleep", "sleep calls failed"], rows)
   );
 }
@@ -324,7 +324,7 @@ export function differencesMarkdown(m: ManifestLike): string {
   // The client is the same object on every side; its own description, as the manifest has it, shows that.
   const client = (side: string) => (m.settings?.[side] as { client?: unknown } | undefined)?.client;
   if (sides.some((side) => typeof client(side) === "string")) rows.unshift(["timed calls' client", ...sides.map((side) => escapeMd(typeof client(side) === "string" ? (client(side) as string) : "-"))]);
-  return `## How the sides differ\n\nThe stages are written once for both sides; what cannot be the same is stated by each side's adapter and recorded in the manifest. This table is that record.\n\n${table(["", ...sides.map((side) => book.get(side).name)], rows)}`;
+  return `## How the sides differ\n\n${DIFFERENCES_NOTE}\n\n${table(["", ...sides.map((side) => book.get(side).name)], rows)}`;
 }
 
 /** A platform's own wall time inside its actors, per block of calls (one stage), from the stored analytics responses; in the words of the block's side. */
@@ -351,7 +351,7 @@ function sidePlatformTable(blocks: readonly PlatformBlock[], w: SideProfile["pla
   const short = blocks.filter((b) => b.groups.reduce((s, g) => s + g.requests, 0) < b.calls).map((b) => escapeMd(b.block));
   return (
     `### In the ${w.actor}: ${w.name}'s wall time per block of calls (GraphQL analytics)\n\n` +
-    `One block is one stage. ${w.name} aggregates each block's ${w.actor} invocations over its window (UTC, widened to whole seconds, so calls made just before or after the stage in the same second are counted too) and reports the quantiles itself; they are its figures, not nearest rank over our samples.\n\n` +
+    `${platformNote(w)}\n\n` +
     table(["metric", "window (UTC)", `${w.front}-timed calls`, `${w.actor} invocations`, "errors", "colo", "mean", "p50", "p90", "p99"], rows) +
     (short.length ? `\n\nAnalytics counted fewer invocations than the ${w.front} made calls for ${short.join(", ")} when they were last asked.` : "")
   );
@@ -433,7 +433,7 @@ export function sideCaveats(m: ManifestLike): string[] {
   });
   const local =
     m.stack === "local"
-      ? ["A local run: every side's runtime and the load driver ran on this one machine, one side after the other, sharing its cores. These are the software's costs on a small machine, not what any cloud gives."]
+      ? [LOCAL_RUN_CAVEAT]
       : [];
   return [...local, ...recorded];
 }
@@ -510,10 +510,10 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
     partialRun(m).length ? `**Partial run.** ${partialRun(m)[0]} The caveats below list what ended early.` : "",
     placementLine(l.samples, l.platform),
     `## Headline\n\n${renderHeadline(l.model.headline, l.model.sides)}`,
-    charts.length ? `## Charts\n\n${charts.map((c) => `![${c}](charts/${c}.png)`).join("\n\n")}\n\nThe headline chart's request group is each side's median warm round trip (warm.ping); the create and write groups subtract that median from every sample first, so they show the work rather than the hop. Its DO create uses the unique-id create.` : "",
+    charts.length ? `## Charts\n\n${charts.map((c) => `![${c}](charts/${c}.png)`).join("\n\n")}\n\n${chartsNote(chartCreates(l.model.sides))}` : "",
     `## Full tables\n\nFor creates, wakes and bursts only samples whose cold flag proves a fresh instance count (n); the others are \`notCold\`. ${intervalNote(m, l.summary.rows)}\n\n${fullTables(l)}`,
     renderSameClock(l.model.sameClock, l.model.sides),
-    renderFloorCost(l.model.floorCost, l.model.sides),
+    renderControlCost(l.model.floorCost, l.model.sides),
     [
       ...l.summary.sides.order.flatMap((side) => {
         const p = l.summary.sides.get(side);

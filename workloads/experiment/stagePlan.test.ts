@@ -158,7 +158,8 @@ function sharedCalls(side: Side, all: string[]): string[] {
 
 describe("each group's shape: what the estimate of a cloud pass is computed from", () => {
   it("is what the group does: the actors it prepares, its idle waits and every stage's samples, on every side", async () => {
-    for (const side of ["rivet", "cloudflare", "floor"] as const) {
+    // The sides run at once (independent fake runtimes); their open-model stages take real time.
+    await Promise.all((["rivet", "cloudflare", "floor"] as const).map(async (side) => {
       for (const g of GROUPS) {
         const s = sideOf(side);
         const prepared: number[] = [];
@@ -176,14 +177,15 @@ describe("each group's shape: what the estimate of a cloud pass is computed from
         expect(g === "scale" ? 0 : s.idles.reduce((a, b) => a + b, 0), label).toBe(shape.sharedIdleMs);
         expect(held, label).toBe(shape.heldIdleMs);
       }
-    }
+    }));
   });
 });
 
 describe("the state each group starts from", () => {
   it("every earlier actor is asleep when a group starts, on every side, and every stage record says what it started from", async () => {
     const sides = { rivet: sideOf("rivet"), cloudflare: sideOf("cloudflare"), floor: sideOf("floor") };
-    for (const g of GROUPS) for (const s of Object.values(sides)) await runGroup(g, s.ctx);
+    // The sides are independent fake runtimes: each group runs on all of them at once.
+    for (const g of GROUPS) await Promise.all(Object.values(sides).map((s) => runGroup(g, s.ctx)));
     for (const [side, s] of Object.entries(sides)) {
       const starts = new Map<string, GroupStart & { atStage: { existing: number; awake: number } }>();
       for (const st of Object.values(s.run.manifest.stages)) {
@@ -236,7 +238,8 @@ describe("start states with groups overlapping (a wake group idles while the nex
 describe("the stage plan on both sides", () => {
   it("makes the same calls, in the same order, with the same counts, for every group", async () => {
     const sides = { rivet: sideOf("rivet"), cloudflare: sideOf("cloudflare"), floor: sideOf("floor") };
-    for (const g of GROUPS) for (const s of Object.values(sides)) await runGroup(g, s.ctx);
+    // The sides are independent fake runtimes: each group runs on all of them at once.
+    for (const g of GROUPS) await Promise.all(Object.values(sides).map((s) => runGroup(g, s.ctx)));
     expect(sharedCalls("rivet", sides.rivet.rt.log)).toEqual(sharedCalls("cloudflare", sides.cloudflare.rt.log));
     // The floor has no side-only stage: its calls are the shared ones as they are.
     expect(sides.floor.rt.log.filter((l) => !l.startsWith("ping key open."))).toEqual(sharedCalls("rivet", sides.rivet.rt.log));

@@ -22,7 +22,7 @@ import type { SideRunSettings } from "../sides/side";
 /** What a stack's provider sends a daemon on stdin. */
 export interface DaemonOptions {
   settings: SideRunSettings;
-  /** Secrets the stack holds for the runtime (the Worker's bench token): never in argv, never written by the daemon. */
+  /** Secrets the stack holds for the runtime (a token its runtime checks): never in argv, never written by the daemon. */
   secrets?: Record<string, string>;
 }
 

@@ -9,7 +9,7 @@ const base: GroupRunRequest = { side: "rivet", runArgs: ["--preset", "quick"], s
 describe("a group run's tasks", () => {
   it("without tasks: the side's selected groups in suite order", () => {
     expect(requestTasks(base, ["create", "wake"])).toEqual([{ side: "rivet", group: "create" }, { side: "rivet", group: "wake" }]);
-    expect(() => requestTasks({ ...base, side: "floor" }, ["create"])).toThrow(/^floor: a group run measures a runtime \(rivet, cloudflare\); a floor runs with `npm start` only$/);
+    expect(() => requestTasks({ ...base, side: "floor" }, ["create"])).toThrow(/^floor: a group run measures a runtime \(rivet, cloudflare\); a control side runs with `npm start` only$/);
   });
   it("with tasks: their order, each a runtime and a group, none twice", () => {
     const tasks = [{ side: "cloudflare", group: "wake" }, { side: "rivet", group: "create" }] as const;

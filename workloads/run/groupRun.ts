@@ -48,7 +48,7 @@ export { blobDigest };
 export function requestTasks(req: GroupRunRequest, groups: readonly Group[]): Task[] {
   const runtimes = runtimeIds(SIDE_REGISTRY);
   if (req.tasks === undefined) {
-    if (!runtimes.includes(req.side)) throw new Error(`${req.side}: a group run measures a runtime (${runtimes.join(", ")}); a floor runs with \`npm start\` only`);
+    if (!runtimes.includes(req.side)) throw new Error(`${req.side}: a group run measures a runtime (${runtimes.join(", ")}); a control side runs with \`npm start\` only`);
     return suiteTasks([req.side], groups);
   }
   if (!Array.isArray(req.tasks) || req.tasks.length === 0) throw new Error("request.tasks: a list of { side, group }, or leave it out");

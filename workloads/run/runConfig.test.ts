@@ -41,7 +41,7 @@ describe("parseRunArgs", () => {
   });
   it("names the bad flag and what is allowed", () => {
     expect(() => parseRunArgs(["--preset", "huge"])).toThrow(/--preset must be one of quick, local, large, full, got "huge"/);
-    expect(() => parseRunArgs(["--side", "aws"])).toThrow(/--side must be rivet, cloudflare, floor, both \(the runtimes\) or all \(with the floor\), got "aws"/);
+    expect(() => parseRunArgs(["--side", "aws"])).toThrow(/--side must be rivet, cloudflare, floor, both \(the runtimes\) or all \(every side\), got "aws"/);
     expect(() => parseRunArgs(["--groups", "create,nap"])).toThrow(/unknown: nap/);
     expect(() => parseRunArgs(["--wake-idle-ms", "-5"])).toThrow(/--wake-idle-ms takes a whole number of milliseconds from 1 to 86400000, written in plain digits; got "-5"/);
     expect(() => parseRunArgs(["--preset"])).toThrow(/--preset needs a value/);

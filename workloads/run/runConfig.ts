@@ -117,10 +117,10 @@ const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
   },
   {
     flag: "--side", value: [...registry.map((d) => d.profile.id), "both", "all"].join("|"), key: "side", default: "all", stackDefault: "both",
-    help: "which side: both is the runtimes, all adds the floor (a stack measures the runtimes only: its default is both)",
+    help: "which side: both is the runtimes, all adds the control sides (a stack measures the runtimes only: its default is both)",
     read: (v, name, p) => {
       if (v !== "both" && v !== "all" && !registry.some((d) => d.profile.id === v)) {
-        throw new UsageError(`${name} must be ${registry.map((d) => d.profile.id).join(", ")}, both (the runtimes) or all (with the floor), got "${v}"`);
+        throw new UsageError(`${name} must be ${registry.map((d) => d.profile.id).join(", ")}, both (the runtimes) or all (every side), got "${v}"`);
       }
       p.side = v;
     },

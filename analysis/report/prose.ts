@@ -1,0 +1,65 @@
+/**
+ * The report's prose: what each table and chart shows and how to read it,
+ * in one place, apart from the code that computes and lays out the figures.
+ * Each note takes the words it needs (a side's, a count) as arguments.
+ */
+
+/** Heading the headline; `controls` is each control side's sentence on what it is. */
+export const headlineNote = (controls: readonly string[], flag: string, flagShare: number) =>
+  "Milliseconds, p50 / p90 / p99, nearest rank, no trimming. Each side on its own clock, as the reference measures it; the same-clock table in the report puts the client's round trip on both sides. " +
+  controls.map((f) => `${f} `).join("") +
+  `n is the samples the percentiles are taken over; failures are counted, never retried, and left out (${flag}: more than ${flagShare * 100}% of the stage's attempts failed; the caveats say why). ` +
+  "A create or wake counts only when the actor proves a fresh instance (the others are \"cold flag wrong\" and left out); on any other row \"cold flag wrong\" counts calls that hit a restarted instance, which stay in n.";
+
+/** Under the open-model table. */
+export const OPEN_MODEL_NOTE =
+  "In the open model a request goes out at its scheduled time whether or not earlier ones have answered, and its latency counts from that time (as wrk2 does), so a runtime that cannot keep up shows growing latency instead of a lower send rate. Client clock on every side.";
+
+const NUMBER_WORDS: Record<number, string> = { 2: "two", 3: "three", 4: "four", 5: "five" };
+
+/** Heading the cost over the control: its own words on what it does, how many sides the table puts on one clock, and its name for itself. */
+export const controlCostNote = (controlAbout: string, sides: number, word: string) =>
+  `${controlAbout} ` +
+  `Every column here is the driver's round trip (process.hrtime, send to full reply), so the ${NUMBER_WORDS[sides] ?? sides} are on one clock; a runtime's p50 minus the ${word}'s is what its actor system adds on this machine. ` +
+  `A negative difference means the runtime did less than the ${word} for that row (for instance a write it acknowledges before an fsync).`;
+
+/** Heading the same-clock table: how the driver's call reaches each side. */
+export const sameClockNote = (routes: readonly string[]) =>
+  `Milliseconds, p50 / p90 / p99, nearest rank, all timed by the load driver with process.hrtime from send to full reply: ${routes.slice(0, -1).join(", ")}${routes.length > 1 ? ", " : ""}${routes[routes.length - 1]}.`;
+
+/** Heading a platform's own timings, in its words. */
+export const platformNote = (w: { name: string; actor: string }) =>
+  `One block is one stage. ${w.name} aggregates each block's ${w.actor} invocations over its window (UTC, widened to whole seconds, so calls made just before or after the stage in the same second are counted too) and reports the quantiles itself; they are its figures, not nearest rank over our samples.`;
+
+/** The first caveat of a local run. */
+export const LOCAL_RUN_CAVEAT =
+  "A local run: every side's runtime and the load driver ran on this one machine, one side after the other, sharing its cores. These are the software's costs on a small machine, not what any cloud gives.";
+
+/** Under the charts; `creates` says which side's create bar is a create of its own. */
+export const chartsNote = (creates: readonly string[]) =>
+  "The headline chart's request group is each side's median warm round trip (warm.ping); the create and write groups subtract that median from every sample first, so they show the work rather than the hop." +
+  creates.map((c) => ` ${c}`).join("");
+
+/** The full tables' intervals with one repetition: none. */
+export const ONE_REPETITION_NOTE =
+  "The run made one repetition, so no interval is printed: the samples of one run share its runtime and machine state, and an interval over them would promise a precision the next run does not keep. Repeat the plan (`--repeat 3` or more) for intervals over fresh runtimes.";
+
+/** The full tables' intervals over `k` repetitions, and which level of variance dominates. */
+export const repetitionsNote = (k: number, orders: string, between: number, judged: number) =>
+  `This run repeated its plan ${k} times, every side's runtime started afresh each time, in these orders: ${orders}. ` +
+  `Brackets: the 95% interval, over the ${k} repetitions, of the percentile a fresh run gives (the geometric mean of the repetitions' values): a t interval on their logarithms with ${k - 1} degrees of freedom, which covers 95% at any number of repetitions (checked by simulation at 3, 5 and 10). ` +
+  "Where there is none, the cell says why: a percentile of fewer samples a repetition than it needs is each repetition's maximum (a p99 of under 100), and a clock that steps in whole milliseconds cannot carry values of a few steps. " +
+  `The per-repetition p50s and their coefficient of variation (CV) show the spread; "variance mostly" says whether the repetitions' p50s differ by more than twice what their own sampling error explains (between repetitions) or not (within a run): ${between} of ${judged} rows vary mostly between repetitions.`;
+
+/** Heading the scaling table. */
+export const scaleNote = (concurrency: number) =>
+  `At each level the run first makes that many more actors (plain, left asleep), then wakes a set of sleeping actors one at a time, creates new ones one at a time, and creates a burst at concurrency ${concurrency}. The wakes start with all of the run's actors asleep; the creates and the burst follow at once, with the woken set still awake. "Actors existing" counts every actor of the run on that side as the wakes began, earlier groups' included. Each side on its own clock (as in the headline); burst rates are the driver's measured completions per second on every side.`;
+
+/** Heading the start-state table; `sleeps` says how each side puts its actors to sleep. */
+export const startStateNote = (sleeps: string) =>
+  `A group's figures should not depend on which groups ran before it. So every group starts with every actor the run made before it asleep, on every side: ${sleeps}. ` +
+  "What is not reset is how many actors exist: later groups run on a runtime holding more (asleep) actors, and each stage record keeps the count (notes.startState).";
+
+/** Heading the table of how the sides differ. */
+export const DIFFERENCES_NOTE =
+  "The stages are written once for both sides; what cannot be the same is stated by each side's adapter and recorded in the manifest. This table is that record.";
