@@ -7,7 +7,6 @@
 
 import { parseJsonLines } from "../contract/jsonLines";
 
-export const ANALYTICS_DATASET = "durableObjectsInvocationsAdaptiveGroups";
 export const ANALYTICS_FILE = /^raw\/[a-z]+\.analytics\.[a-z]+\.jsonl$/;
 
 /** One stored GraphQL response, one JSON line. `body` is the response text exactly as it came. */
@@ -39,9 +38,14 @@ export interface PlatformGroup {
 
 const us = (v: unknown) => Number(v) / 1000;
 
-/** The groups of one block's data response: the `data` of a `block` line's body. */
+/**
+ * The groups of one block's data response: the `data` of a `block` line's
+ * body, whose account holds one dataset (the one the side's collector asked
+ * for), its rows each a colo's sums and quantiles.
+ */
 export function blockGroups(data: { viewer?: { accounts?: Array<Record<string, unknown>> } } | null | undefined): PlatformGroup[] {
-  const rows = (data?.viewer?.accounts?.[0]?.[ANALYTICS_DATASET] ?? []) as Array<{ sum: Record<string, number>; quantiles: Record<string, number>; dimensions: Record<string, string> }>;
+  const account = data?.viewer?.accounts?.[0] ?? {};
+  const rows = (Object.values(account).find((v) => Array.isArray(v)) ?? []) as Array<{ sum: Record<string, number>; quantiles: Record<string, number>; dimensions: Record<string, string> }>;
   return rows.map((r) => ({
     colo: r.dimensions.colo,
     requests: r.sum.requests,

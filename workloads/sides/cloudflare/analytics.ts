@@ -9,7 +9,10 @@
  */
 import { stageKey } from "../../../analysis/contract/runDirContract";
 import type { ManifestLike } from "../../../analysis/contract/verify";
-import { ANALYTICS_DATASET as DATASET, blockGroups, type AnalyticsLine, type PlatformBlock } from "../../../analysis/stats/platformTimes";
+import { blockGroups, type AnalyticsLine, type PlatformBlock } from "../../../analysis/stats/platformTimes";
+
+/** The GraphQL dataset of Durable Object invocations the analytics are asked for. */
+const DATASET = "durableObjectsInvocationsAdaptiveGroups";
 
 export { DATASET };
 export const GRAPHQL_ENDPOINT = "https://api.cloudflare.com/client/v4/graphql";
