@@ -11,6 +11,7 @@ import { flagged } from "../contract/machineLimits";
 import { clientPercentiles, statsOf, type Percentiles, type RunSamples, type RunSummary, type SummaryRow } from "../stats/summary";
 import { scaleRows, type ScaleRow } from "../stats/scale";
 import type { ManifestLike } from "../contract/runDirContract";
+import type { CpuPerOp } from "../stats/cpuPerOp";
 
 /** One side's figures in a headline row: its percentiles, n, failures and wrong cold flags (not cold on a create or wake, restarts elsewhere). */
 export interface StageCell {
@@ -76,12 +77,19 @@ export interface ControlCostModel {
   rows: Array<{ label: string; control: Percentiles; cells: Array<{ p50: number } | null> }>;
 }
 
+/** CPU per successful operation, per headline row and side: the side's own processes and the driver's apart. */
+export interface CpuModel {
+  sides: string[];
+  rows: Array<{ label: string; metric: string; cells: Array<CpuPerOp | null> }>;
+}
+
 export interface RunModel {
   sides: SideBook;
+  cpu: CpuModel | null;
   headline: HeadlineModel;
   readme: ReadmeModel;
   sameClock: SameClockModel | null;
-  floorCost: ControlCostModel | null;
+  controlCost: ControlCostModel | null;
   scale: ScaleRow[];
 }
 
@@ -180,14 +188,27 @@ export function controlCostModel(samples: RunSamples, book: SideBook): ControlCo
   return rows.length ? { control, runtimes, rows } : null;
 }
 
+export function cpuModel(s: RunSummary): CpuModel | null {
+  const sides = tableSides(s.sides, new Set(s.rows.map((r) => r.side)));
+  const rows: CpuModel["rows"] = [];
+  for (const e of CATALOG) {
+    if (!e.label && !e.throughputLabel) continue;
+    const cells = sides.map((side) => rowOf(s, side, e.id)?.cpu ?? null);
+    if (cells.every((c) => c === null)) continue;
+    rows.push({ label: e.label ?? e.throughputLabel!, metric: e.id, cells });
+  }
+  return rows.length ? { sides, rows } : null;
+}
+
 /** The whole model of a verified run. */
 export function runModel(m: ManifestLike, summary: RunSummary, samples: RunSamples): RunModel {
   return {
     sides: summary.sides,
+    cpu: cpuModel(summary),
     headline: headlineModel(summary, samples),
     readme: readmeModel(summary, samples),
     sameClock: sameClockModel(samples, summary.sides),
-    floorCost: controlCostModel(samples, summary.sides),
+    controlCost: controlCostModel(samples, summary.sides),
     scale: scaleRows(m, summary),
   };
 }

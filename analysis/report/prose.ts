@@ -31,6 +31,10 @@ export const sameClockNote = (routes: readonly string[]) =>
 export const platformNote = (w: { name: string; actor: string }) =>
   `One block is one stage. ${w.name} aggregates each block's ${w.actor} invocations over its window (UTC, widened to whole seconds, so calls made just before or after the stage in the same second are counted too) and reports the quantiles itself; they are its figures, not nearest rank over our samples.`;
 
+/** Heading the CPU per operation. */
+export const CPU_NOTE =
+  "CPU milliseconds per successful operation, each stage's CPU time summed over its repetitions: the side's own processes (named in each cell) apart from the load driver's, which sends and times every call. From /proc/<pid>/stat (utime + stime) read before and after each stage, in clock ticks of 10 ms, so a figure's step is 10 ms over the stage's operations. A process not measured shows \"-\": a runtime not started by this run (a deployed Worker, say) has no CPU figure here.";
+
 /** The first caveat of a local run. */
 export const LOCAL_RUN_CAVEAT =
   "A local run: every side's runtime and the load driver ran on this one machine, one side after the other, sharing its cores. These are the software's costs on a small machine, not what any cloud gives.";

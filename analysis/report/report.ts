@@ -6,12 +6,12 @@ import { stageReps, stageSamples, unendedRepetition, stageKey, type RepStage, ty
 import { orderedStages, runSamples, statsOf, summarizeRun, type RunSamples, type RunSummary, type SummaryRow } from "../stats/summary";
 import { chartMetric, CLIENT_TICK_MS, metricEntry, SCALE_BURST_CONCURRENCY } from "../contract/catalog";
 import {
-  chartsNote, DIFFERENCES_NOTE, controlCostNote, headlineNote, LOCAL_RUN_CAVEAT, ONE_REPETITION_NOTE, OPEN_MODEL_NOTE, platformNote, repetitionsNote, sameClockNote, scaleNote, startStateNote,
+  chartsNote, CPU_NOTE, DIFFERENCES_NOTE, controlCostNote, headlineNote, LOCAL_RUN_CAVEAT, ONE_REPETITION_NOTE, OPEN_MODEL_NOTE, platformNote, repetitionsNote, sameClockNote, scaleNote, startStateNote,
 } from "./prose";
 import { controlsOf, LEGACY_BOOK, runtimesOf, sideBookOf, type SideBook, type SideProfile } from "../contract/sideProfile";
 import {
   controlCostModel, headlineModel, readmeModel, runModel, sameClockModel, tableSides, throughputHead,
-  type ControlCostModel, type HeadlineModel, type OpenModelRow, type ReadmeModel, type RunModel, type SameClockModel, type StageCell, type ThroughputCell,
+  type ControlCostModel, type CpuModel, type HeadlineModel, type OpenModelRow, type ReadmeModel, type RunModel, type SameClockModel, type StageCell, type ThroughputCell,
 } from "./model";
 import { scaleRows, type ScaleRow } from "../stats/scale";
 import { ci, codeBlock, codeSpan, escapeMd, ms, rate, signedMs, table, triple } from "./format";
@@ -19,6 +19,7 @@ import { renderCharts } from "./charts";
 import { legacyCaveats, legacyReleaseLine } from "../contract/legacySides";
 import { ANALYTICS_FILE, platformBlocks, readAnalyticsLines, type PlatformBlock } from "../stats/platformTimes";
 import { geometricMean, groupByRep, repSpread } from "../stats/repetitions";
+import { DRIVER_PROCESS, type CpuPerOp } from "../stats/cpuPerOp";
 import { CALIBRATION_MEASURES, calibrationMedian, readCalibration, type CalibrationMeasure } from "../stats/calibration";
 
 export interface Report {
@@ -249,6 +250,19 @@ export function renderSameClock(model: SameClockModel | null, book: SideBook): s
     baseLines.map((x) => `${x}\n\n`).join("") +
     table(["Metric", ...sides.flatMap((side) => [book.get(side).clientColumn, "n"]), ...baselines.map((b) => book.get(b.side).baseline!.column)], rows)
   );
+}
+
+/** CPU per successful operation of each headline and throughput row, per side: its own processes, and the driver. */
+export function renderCpu(model: CpuModel | null, book: SideBook): string {
+  if (!model) return "";
+  const perOp = (x: number | null) => (x === null ? "-" : x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toFixed(3));
+  const own = (c: CpuPerOp | null) => {
+    if (!c || c.ownMsPerOp === null) return "-";
+    const names = Object.keys(c.processes).filter((k) => k !== DRIVER_PROCESS);
+    return `${perOp(c.ownMsPerOp)} (${names.map(escapeMd).join(" + ")})`;
+  };
+  const rows = model.rows.map((r) => [r.label, ...r.cells.flatMap((c) => [own(c), perOp(c?.driverMsPerOp ?? null), c ? String(c.ops) : "-"])]);
+  return `## CPU per operation\n\n${CPU_NOTE}\n\n${table(["Metric", ...model.sides.flatMap((side) => [`${book.get(side).short}: its processes`, `${book.get(side).short}: driver`, "ops"])], rows)}`;
 }
 
 /** Cost as the work grows: the scaling group, per side and level, on the driver's clock for creates and bursts. */
@@ -513,7 +527,8 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
     charts.length ? `## Charts\n\n${charts.map((c) => `![${c}](charts/${c}.png)`).join("\n\n")}\n\n${chartsNote(chartCreates(l.model.sides))}` : "",
     `## Full tables\n\nFor creates, wakes and bursts only samples whose cold flag proves a fresh instance count (n); the others are \`notCold\`. ${intervalNote(m, l.summary.rows)}\n\n${fullTables(l)}`,
     renderSameClock(l.model.sameClock, l.model.sides),
-    renderControlCost(l.model.floorCost, l.model.sides),
+    renderControlCost(l.model.controlCost, l.model.sides),
+    renderCpu(l.model.cpu, l.model.sides),
     [
       ...l.summary.sides.order.flatMap((side) => {
         const p = l.summary.sides.get(side);

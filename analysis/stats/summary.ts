@@ -4,6 +4,7 @@ import { CLIENT_TICK_MS, isColdMetric, metricEntry, metricRank } from "../contra
 import { LEGACY_BOOK, sideBookOf, type SideBook, type SideProfile } from "../contract/sideProfile";
 import { readSamples, stageSamples, stageKey, type ManifestLike, type Sample } from "../contract/runDirContract";
 import { groupByRep, repSpread, type RepSpread } from "./repetitions";
+import { cpuPerOp, type CpuPerOp } from "./cpuPerOp";
 
 export { readSamples };
 /**
@@ -42,6 +43,8 @@ export interface SummaryRow {
   repetitions: RepSpread;
   /** Where `ms` is not the driver's clock (a side's own): the same over repetitions of the client's round trip. */
   clientRepetitions?: RepSpread;
+  /** CPU per successful operation, the side's own processes and the driver's apart, where the stage record has CPU figures. */
+  cpu?: CpuPerOp;
 }
 
 /** The samples a metric's statistics are taken over: successful ones, and for a cold metric only proven-cold ones. */
@@ -214,7 +217,8 @@ export function summarizeRun(dir: string, m: ManifestLike, load = (f: string): R
     const st = m.stages[stageKey(side, metric)];
     const samples = load(file);
     const row = summarize(sides.get(side), metric, samples);
-    rows.push(row);
+    const cpu = cpuPerOp(st);
+    rows.push(cpu ? { ...row, cpu } : row);
     const t = metricEntry(metric)?.throughput;
     if (!t) continue;
     const entry = (perSecond: number, method: ThroughputRow["method"]): ThroughputRow =>

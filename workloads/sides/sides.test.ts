@@ -118,6 +118,11 @@ describe("the registry: one package per side", () => {
       expect(cf.settings.caveats.join(" ")).toMatch(/On Cloudflare a Worker's Date.now\(\) advances only across I\/O/);
       expect(local.settings.caveats.join(" ")).toMatch(/ran on local workerd/);
       expect(local.adapter.wakeIdleMs).toBe(777);
+      // workerd's CPU is recorded where it runs on this machine; a deployed Worker's cannot be.
+      expect(local.cpuPids()).toEqual({ driver: process.pid });
+      const withPid = sideOf(SIDE_REGISTRY, "cloudflare").open(settings("cloudflare"), { ...targets.cloudflare, workerdPid: 77 });
+      expect(withPid.cpuPids()).toEqual({ workerd: 77, driver: process.pid });
+      await withPid.close();
       expect(floor.cpuPids()).toEqual({ server: 13, driver: process.pid });
       expect(String(floor.settings.plantedDelay)).toMatch(/^700 us planted in every action before it replies \(--plant-delay-us\): a spin/);
       expect(rivet.settings.plantedDelay).toBeUndefined();

@@ -22,6 +22,8 @@ export interface CloudflareTarget {
   limits?: { openFiles: number; liveDos: number };
   /** workerd, when this run started it: watched for an exit it did not ask for. */
   processes?: WatchedProcess[];
+  /** workerd's pid where it runs on this machine (a run's or a local stack's): its CPU is recorded with each stage. */
+  workerdPid?: number;
   /** A planted delay asked for, microseconds (--plant-delay-us); the DO waits durableObjectPlantMs of it. */
   plantDelayUs?: number;
 }
@@ -71,7 +73,7 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget, CloudflareSettings
         ...(target.logFile ? { runtimeLog: { name: "workerd", file: target.logFile } } : {}),
         ...(target.limits ? { maxLiveActors: target.limits.liveDos } : {}),
       }),
-      cpuPids: () => ({ driver: process.pid }),
+      cpuPids: () => ({ ...(target.workerdPid !== undefined ? { workerd: target.workerdPid } : {}), driver: process.pid }),
       ...watchOf(target.processes),
       versions: { ...target.versions, ...(target.runtime ? {} : { wrangler: packageVersion("wrangler") }) },
       settings: {
@@ -101,6 +103,7 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget, CloudflareSettings
         logFile: worker.logFile,
         limits: worker.limits,
         processes: [worker.process],
+        ...(worker.process.pid !== undefined ? { workerdPid: worker.process.pid } : {}),
         ...(plantDelayUs ? { plantDelayUs } : {}),
       },
       processes: [worker.process],
