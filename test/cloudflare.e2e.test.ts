@@ -4,6 +4,7 @@
  * wakes, persistence across a workerd restart, and every driver stage.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { summarizeRun } from "../analysis/stats/summary";
 import { CLOUDFLARE_PROFILE } from "../workloads/sides/cloudflare/profile";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -152,6 +153,20 @@ describe("the Cloudflare driver stages (the stage plan through measureRuntimes)"
         }
       }
     }
+  });
+
+  it("counts the SQLite rows each DO call read and wrote, as its own cursors did: what a DO's storage is billed by", () => {
+    const rowsOf = (metric: string) => samplesOf(join(run.dir, run.manifest.stages[`cloudflare.${metric}`].file)).map((s) => [s.rowsRead, s.rowsWritten]);
+    // A warm ping runs no SQL; a point read reads one row; a durable write writes one (the table has only its primary key); a scan reads the 1,000 seeded rows.
+    for (const r of rowsOf("warm.ping")) expect(r).toEqual([0, 0]);
+    for (const r of rowsOf("sqlite.read")) expect(r).toEqual([1, 0]);
+    for (const r of rowsOf("sqlite.write")) expect(r).toEqual([0, 1]);
+    for (const r of rowsOf("sqlite.scan")) expect(r).toEqual([1000, 0]);
+    // A call that reaches no DO counts nothing.
+    for (const r of rowsOf("baseline.noop")) expect(r).toEqual([undefined, undefined]);
+    // The summary carries the mean per operation.
+    const rows = summarizeRun(run.dir, run.manifest).rows;
+    expect(rows.find((r) => r.metric === "sqlite.scan")!.rowsPerOp).toEqual({ read: 1000, written: 0, n: run.manifest.stages["cloudflare.sqlite.scan"].attempts });
   });
 
   it("creates, wakes and bursts are proven cold by the DO; warm rows keep their (false) cold flag", () => {

@@ -33,6 +33,9 @@ export interface Sample {
   clientMs?: number | null;
   /** Where the Worker ran (Cloudflare's data center code), when the runtime says. */
   colo?: string;
+  /** SQLite rows the call read and wrote, as the runtime's own SQL cursors counted them (the Durable Object's billed units); absent where the runtime does not count them. */
+  rowsRead?: number;
+  rowsWritten?: number;
   error?: string;
 }
 
@@ -188,6 +191,7 @@ export function sampleProblem(s: unknown): string | null {
   for (const k of ["actorMs", "sqlMs", "clientMs"]) if (!optNumber(x[k])) return `"${k}" must be a number or null`;
   if (x.rep !== undefined && !(Number.isInteger(x.rep) && (x.rep as number) >= 0)) return '"rep" must be a whole number from 0';
   if (x.colo !== undefined && (typeof x.colo !== "string" || !/^[A-Z]{3,4}$/.test(x.colo))) return '"colo" must be a data center code such as IAD';
+  for (const k of ["rowsRead", "rowsWritten"]) if (x[k] !== undefined && !(Number.isInteger(x[k]) && (x[k] as number) >= 0)) return `"${k}" must be a whole number from 0`;
   return null;
 }
 

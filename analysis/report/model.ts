@@ -83,9 +83,16 @@ export interface CpuModel {
   rows: Array<{ label: string; metric: string; cells: Array<CpuPerOp | null> }>;
 }
 
+/** SQLite rows read and written per successful operation, where a side's runtime counts them (the DO's billed units). */
+export interface RowsModel {
+  sides: string[];
+  rows: Array<{ label: string; cells: Array<{ read: number; written: number; n: number } | null> }>;
+}
+
 export interface RunModel {
   sides: SideBook;
   cpu: CpuModel | null;
+  storageRows: RowsModel | null;
   headline: HeadlineModel;
   readme: ReadmeModel;
   sameClock: SameClockModel | null;
@@ -200,11 +207,24 @@ export function cpuModel(s: RunSummary): CpuModel | null {
   return rows.length ? { sides, rows } : null;
 }
 
+export function rowsModel(s: RunSummary): RowsModel | null {
+  const sides = tableSides(s.sides, new Set(s.rows.map((r) => r.side))).filter((side) => s.rows.some((r) => r.side === side && r.rowsPerOp));
+  const rows: RowsModel["rows"] = [];
+  for (const e of CATALOG) {
+    if (!e.label && !e.throughputLabel) continue;
+    const cells = sides.map((side) => rowOf(s, side, e.id)?.rowsPerOp ?? null);
+    if (cells.every((c) => c === null)) continue;
+    rows.push({ label: e.label ?? e.throughputLabel!, cells });
+  }
+  return rows.length ? { sides, rows } : null;
+}
+
 /** The whole model of a verified run. */
 export function runModel(m: ManifestLike, summary: RunSummary, samples: RunSamples): RunModel {
   return {
     sides: summary.sides,
     cpu: cpuModel(summary),
+    storageRows: rowsModel(summary),
     headline: headlineModel(summary, samples),
     readme: readmeModel(summary, samples),
     sameClock: sameClockModel(samples, summary.sides),

@@ -35,6 +35,10 @@ export const platformNote = (w: { name: string; actor: string }) =>
 export const CPU_NOTE =
   "CPU milliseconds per successful operation, each stage's CPU time summed over its repetitions: the side's own processes (named in each cell) apart from the load driver's, which sends and times every call. From /proc/<pid>/stat (utime + stime) read before and after each stage, in clock ticks of 10 ms, so a figure's step is 10 ms over the stage's operations. A process not measured shows \"-\": a runtime not started by this run (a deployed Worker, say) has no CPU figure here.";
 
+/** Heading the rows per operation. */
+export const ROWS_NOTE =
+  "SQLite rows read and written per successful operation, as the runtime's own SQL cursors counted them (rowsRead and rowsWritten of every statement the call ran, the schema's included), on the sides whose runtime counts them: these are the units a Durable Object's SQLite storage is billed by. The mean over the stage's successful calls; n is how many carried the counts.";
+
 /** The first caveat of a local run. */
 export const LOCAL_RUN_CAVEAT =
   "A local run: every side's runtime and the load driver ran on this one machine, one side after the other, sharing its cores. These are the software's costs on a small machine, not what any cloud gives.";

@@ -6,12 +6,12 @@ import { stageReps, stageSamples, unendedRepetition, stageKey, type RepStage, ty
 import { orderedStages, runSamples, statsOf, summarizeRun, type RunSamples, type RunSummary, type SummaryRow } from "../stats/summary";
 import { chartMetric, CLIENT_TICK_MS, metricEntry, SCALE_BURST_CONCURRENCY } from "../contract/catalog";
 import {
-  chartsNote, CPU_NOTE, DIFFERENCES_NOTE, controlCostNote, headlineNote, LOCAL_RUN_CAVEAT, ONE_REPETITION_NOTE, OPEN_MODEL_NOTE, platformNote, repetitionsNote, sameClockNote, scaleNote, startStateNote,
+  chartsNote, CPU_NOTE, DIFFERENCES_NOTE, ROWS_NOTE, controlCostNote, headlineNote, LOCAL_RUN_CAVEAT, ONE_REPETITION_NOTE, OPEN_MODEL_NOTE, platformNote, repetitionsNote, sameClockNote, scaleNote, startStateNote,
 } from "./prose";
 import { controlsOf, LEGACY_BOOK, runtimesOf, sideBookOf, type SideBook, type SideProfile } from "../contract/sideProfile";
 import {
   controlCostModel, headlineModel, readmeModel, runModel, sameClockModel, tableSides, throughputHead,
-  type ControlCostModel, type CpuModel, type HeadlineModel, type OpenModelRow, type ReadmeModel, type RunModel, type SameClockModel, type StageCell, type ThroughputCell,
+  type ControlCostModel, type CpuModel, type HeadlineModel, type RowsModel, type OpenModelRow, type ReadmeModel, type RunModel, type SameClockModel, type StageCell, type ThroughputCell,
 } from "./model";
 import { scaleRows, type ScaleRow } from "../stats/scale";
 import { ci, codeBlock, codeSpan, escapeMd, ms, rate, signedMs, table, triple } from "./format";
@@ -263,6 +263,14 @@ export function renderCpu(model: CpuModel | null, book: SideBook): string {
   };
   const rows = model.rows.map((r) => [r.label, ...r.cells.flatMap((c) => [own(c), perOp(c?.driverMsPerOp ?? null), c ? String(c.ops) : "-"])]);
   return `## CPU per operation\n\n${CPU_NOTE}\n\n${table(["Metric", ...model.sides.flatMap((side) => [`${book.get(side).short}: its processes`, `${book.get(side).short}: driver`, "ops"])], rows)}`;
+}
+
+/** Rows read and written per successful operation, on the sides that count them. */
+export function renderRows(model: RowsModel | null, book: SideBook): string {
+  if (!model) return "";
+  const per = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(2));
+  const rows = model.rows.map((r) => [r.label, ...r.cells.flatMap((c) => (c ? [per(c.read), per(c.written), String(c.n)] : ["-", "-", "-"]))]);
+  return `## SQLite rows per operation\n\n${ROWS_NOTE}\n\n${table(["Metric", ...model.sides.flatMap((side) => [`${book.get(side).short}: rows read`, "rows written", "n"])], rows)}`;
 }
 
 /** Cost as the work grows: the scaling group, per side and level, on the driver's clock for creates and bursts. */
@@ -529,6 +537,7 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
     renderSameClock(l.model.sameClock, l.model.sides),
     renderControlCost(l.model.controlCost, l.model.sides),
     renderCpu(l.model.cpu, l.model.sides),
+    renderRows(l.model.storageRows, l.model.sides),
     [
       ...l.summary.sides.order.flatMap((side) => {
         const p = l.summary.sides.get(side);

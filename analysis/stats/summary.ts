@@ -23,7 +23,7 @@ export function runSamples(entries: Iterable<[string, RawSample[]]>, sides: Side
 export const profileIn = (samples: RunSamples, side: string): SideProfile => (samples.sides ?? LEGACY_BOOK).get(side);
 
 /** A sample as the statistics read it. */
-export type RawSample = Pick<Sample, "ok" | "ms" | "cold" | "actorMs" | "sqlMs" | "clientMs" | "colo" | "rep">;
+export type RawSample = Pick<Sample, "ok" | "ms" | "cold" | "actorMs" | "sqlMs" | "clientMs" | "colo" | "rep" | "rowsRead" | "rowsWritten">;
 
 export interface SummaryRow {
   side: string;
@@ -45,6 +45,8 @@ export interface SummaryRow {
   clientRepetitions?: RepSpread;
   /** CPU per successful operation, the side's own processes and the driver's apart, where the stage record has CPU figures. */
   cpu?: CpuPerOp;
+  /** SQLite rows read and written per successful operation, as the runtime's cursors counted them, over the `n` successful samples that carry the counts. */
+  rowsPerOp?: { read: number; written: number; n: number };
 }
 
 /** The samples a metric's statistics are taken over: successful ones, and for a cold metric only proven-cold ones. */
@@ -124,6 +126,10 @@ export function summarize(profile: SideProfile, metric: string, samples: readonl
   const { counted, sortedMs: xs } = stageStatistics(profile, metric, samples);
   const withClient = counted.filter((x) => typeof x.clientMs === "number");
   const clientRepetitions = !msIsClientClock(profile, metric) && withClient.length > 0 ? repSpread(groupByRep(withClient, (x) => x.clientMs!), CLIENT_TICK_MS) : undefined;
+  const withRows = samples.filter((s) => s.ok && typeof s.rowsRead === "number" && typeof s.rowsWritten === "number");
+  const rowsPerOp = withRows.length
+    ? { read: withRows.reduce((t, s) => t + s.rowsRead!, 0) / withRows.length, written: withRows.reduce((t, s) => t + s.rowsWritten!, 0) / withRows.length, n: withRows.length }
+    : undefined;
   return {
     side,
     metric,
@@ -137,6 +143,7 @@ export function summarize(profile: SideProfile, metric: string, samples: readonl
     mean: mean(xs),
     repetitions: repSpread(groupByRep(counted, (s) => s.ms), msTick(profile, metric)),
     ...(clientRepetitions ? { clientRepetitions } : {}),
+    ...(rowsPerOp ? { rowsPerOp } : {}),
   };
 }
 

@@ -8,7 +8,7 @@ import { RuntimeLost, StallClock, type RuntimeLoss, type RuntimeWatch } from "..
 
 /** What one timed call gives, whichever side made it. */
 export type Outcome =
-  | { ok: true; ms: number; clientMs?: number; colo?: string; reply: { cold: boolean; actorMs: number | null; sqlMs: number | null } }
+  | { ok: true; ms: number; clientMs?: number; colo?: string; rows?: { read: number; written: number }; reply: { cold: boolean; actorMs: number | null; sqlMs: number | null } }
   | { ok: false; ms: number; clientMs?: number; error: string };
 
 export interface MeasureContext {
@@ -79,6 +79,10 @@ export function toSample(seq: number, at: number, r: Outcome): Sample {
   s = { seq, at, ok: true, ms: r.ms, cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs };
   if (r.clientMs !== undefined) s.clientMs = r.clientMs;
   if (r.colo) s.colo = r.colo;
+  if (r.rows) {
+    s.rowsRead = r.rows.read;
+    s.rowsWritten = r.rows.written;
+  }
   return s;
 }
 

@@ -6,7 +6,7 @@ import { sampleLine, SampleFile, type Sample } from "./samples";
 
 describe("sampleLine", () => {
   // Every field of the contract: a field added to Sample fails to compile here until it is listed.
-  const full: Required<Sample> = { seq: 7, rep: 2, at: 1764820000123, ok: false, ms: 0.123456789, cold: null, actorMs: 1.5, sqlMs: null, clientMs: 3.25, colo: "FRA", error: 'HTTP 500: "quoted" \\ back\nnew line \u0001 é 😀' };
+  const full: Required<Sample> = { seq: 7, rep: 2, at: 1764820000123, ok: false, ms: 0.123456789, cold: null, actorMs: 1.5, sqlMs: null, clientMs: 3.25, colo: "FRA", rowsRead: 3, rowsWritten: 1, error: 'HTTP 500: "quoted" \\ back\nnew line \u0001 é 😀' };
 
   it("writes what JSON.stringify writes, for every kind of sample the driver and the reference tools take", () => {
     const cases: Sample[] = [

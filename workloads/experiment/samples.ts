@@ -18,6 +18,8 @@ export function sampleLine(s: Sample): string {
   if (s.sqlMs !== undefined) line += `,"sqlMs":${num(s.sqlMs)}`;
   if (s.clientMs !== undefined) line += `,"clientMs":${num(s.clientMs)}`;
   if (s.colo !== undefined) line += `,"colo":${JSON.stringify(s.colo)}`;
+  if (s.rowsRead !== undefined) line += `,"rowsRead":${num(s.rowsRead)}`;
+  if (s.rowsWritten !== undefined) line += `,"rowsWritten":${num(s.rowsWritten)}`;
   if (s.error !== undefined) line += `,"error":${JSON.stringify(s.error)}`;
   return `${line}}`;
 }

@@ -44,7 +44,7 @@ export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number;
     wakeIdleMs: o.wakeIdleMs,
     async call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
       const r = await client.call(op, target(ref), arg);
-      return r.ok ? { ok: true, ms: r.ms, clientMs: r.clientMs, ...(r.colo ? { colo: r.colo } : {}), reply: r.reply, actorId: r.id } : r;
+      return r.ok ? { ok: true, ms: r.ms, clientMs: r.clientMs, ...(r.colo ? { colo: r.colo } : {}), ...(r.rows ? { rows: r.rows } : {}), reply: r.reply, actorId: r.id } : r;
     },
     sleep: async (ids) => ({ asleep: ids, failures: [] }),
     sleepsByIdleOnly: CLOUDFLARE_PROFILE.sleepsByIdleOnly,

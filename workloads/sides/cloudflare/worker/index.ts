@@ -22,6 +22,8 @@ export interface DoReply {
   /** True on the first request this instance served: proof of a fresh start. */
   cold: boolean;
   value: unknown;
+  /** SQLite rows this call read and wrote, as its cursors counted them (what Cloudflare bills). */
+  rows: { read: number; written: number };
 }
 
 
@@ -29,6 +31,9 @@ export class BenchObject extends DurableObject<Env> {
   /** Requests this instance has served; a new instance (create or wake after eviction) starts at 0. */
   private served = 0;
   private table = false;
+  /** Rows the current call's statements read and wrote: a DO runs one call's synchronous SQL at a time. */
+  private rowsRead = 0;
+  private rowsWritten = 0;
   private readonly plantMs: number;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -44,16 +49,30 @@ export class BenchObject extends DurableObject<Env> {
   private get sql(): SqlStorage {
     const sql = this.ctx.storage.sql;
     if (!this.table) {
-      sql.exec(SQL.schema);
+      const cursor = sql.exec(SQL.schema);
+      cursor.toArray();
+      this.rowsRead += cursor.rowsRead;
+      this.rowsWritten += cursor.rowsWritten;
       this.table = true;
     }
     return sql;
   }
 
+  /** Runs one statement to its end and counts the rows it read and wrote. */
+  private exec<T extends Record<string, SqlStorageValue>>(query: string, ...bindings: SqlStorageValue[]): T[] {
+    const cursor = this.sql.exec<T>(query, ...bindings);
+    const rows = cursor.toArray();
+    this.rowsRead += cursor.rowsRead;
+    this.rowsWritten += cursor.rowsWritten;
+    return rows;
+  }
+
   private reply(value: unknown = null): Answer {
     const cold = this.served === 0;
     this.served += 1;
-    const r = { cold, value };
+    const r = { cold, value, rows: { read: this.rowsRead, written: this.rowsWritten } };
+    this.rowsRead = 0;
+    this.rowsWritten = 0;
     return this.plantMs > 0 ? new Promise((ok) => setTimeout(() => ok(r), this.plantMs)) : r;
   }
 
@@ -63,20 +82,20 @@ export class BenchObject extends DurableObject<Env> {
 
   /** Point read by primary key; the value is materialized as a JS string. */
   read(id: number): Answer {
-    const rows = this.sql.exec<{ v: string }>(SQL.read, id).toArray();
+    const rows = this.exec<{ v: string }>(SQL.read, id);
     return this.reply(rows.length > 0 ? String(rows[0].v).length : null);
   }
 
   /** One INSERT of a 128 B row. The reply is held by the output gate until the write is durable. */
   write(): Answer {
-    this.sql.exec(SQL.write, ROW_VALUE);
+    this.exec(SQL.write, ROW_VALUE);
     return this.reply();
   }
 
   scan(): Answer {
     let rows = 0;
     let bytes = 0;
-    for (const r of this.sql.exec<{ id: number; v: string }>(SQL.scan, WORKLOAD.scanRows)) {
+    for (const r of this.exec<{ id: number; v: string }>(SQL.scan, WORKLOAD.scanRows)) {
       rows += 1;
       bytes += String(r.v).length;
     }
@@ -86,8 +105,8 @@ export class BenchObject extends DurableObject<Env> {
   /** Fill the table up to `count` rows in one transaction (setup, not a sample). */
   seed(count: number): Answer {
     this.ctx.storage.transactionSync(() => {
-      const have = Number(this.sql.exec<{ n: number }>(SQL.count).one().n);
-      for (let i = have; i < count; i++) this.sql.exec(SQL.write, ROW_VALUE);
+      const have = Number(this.exec<{ n: number }>(SQL.count)[0].n);
+      for (let i = have; i < count; i++) this.exec(SQL.write, ROW_VALUE);
     });
     return this.reply();
   }
@@ -147,6 +166,6 @@ export default {
     const ms = Date.now() - t0;
     // Where this Worker ran (Cloudflare's data center code); local workerd has no cf object.
     const colo = request.cf?.colo;
-    return json(200, { ms, cold: reply.cold, value: reply.value, id: id.toString(), ...(typeof colo === "string" ? { colo } : {}) });
+    return json(200, { ms, cold: reply.cold, value: reply.value, rows: reply.rows, id: id.toString(), ...(typeof colo === "string" ? { colo } : {}) });
   },
 } satisfies ExportedHandler<Env>;
