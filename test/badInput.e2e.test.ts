@@ -74,6 +74,8 @@ beforeAll(() => {
     badfailure: changedCopy(root, run, "badfailure", (m) => (m.failure = 5)),
   });
   writeFileSync(join(root, "Pulumi.broken.yaml"), "config:\n  actor-bench:preset: [quick\n");
+  writeFileSync(join(root, "prices-free.json"), JSON.stringify({ asOf: "a test", prices: {}, assumptions: { doBilledGb: 0.125, selfHostedUtilisation: 0.5 } }));
+  places.freeprices = join(root, "prices-free.json");
   writeFileSync(join(root, "Pulumi.list.yaml"), "- config\n- preset\n");
 });
 

@@ -7,6 +7,18 @@
  * no side themselves.
  */
 import { LEGACY_PROFILES } from "./legacySides";
+import type { PriceKey } from "./prices";
+
+/**
+ * A way to price an operation: usage (requests, wall time at a billed memory,
+ * rows read and written, each at its price), cpu (the side's own measured CPU
+ * at a price per vCPU-second, over a stated utilisation), or units (a
+ * service's own units, which a run does not count: not priced, and why).
+ */
+export type Pricing =
+  | { name: string; kind: "usage"; requests: readonly PriceKey[]; durationGbS: PriceKey; rowsRead: PriceKey; rowsWritten: PriceKey }
+  | { name: string; kind: "cpu"; vcpuSecond: PriceKey }
+  | { name: string; kind: "units"; prices: readonly PriceKey[]; missing: string };
 
 export interface SideProfile {
   /** The side's id: file names (raw/<id>.<metric>.jsonl), flags, config. Lower-case letters only. */
@@ -35,6 +47,8 @@ export interface SideProfile {
   intervals?: { actorMs?: string; sqlMs?: string };
   /** The platform that runs it in the cloud, where it reports its own timings and places its calls: its name, its actor (one, many) and the front the driver calls. */
   platform?: { name: string; actor: string; actors: string; front: string };
+  /** How the report prices an operation of this side (analysis/report/model.ts, costCell), each way named; the price keys are the price table's (analysis/contract/prices.ts). */
+  pricing?: readonly Pricing[];
   /** A stage that reaches no actor (the DO's client-to-Worker /noop): how the same-clock table names it. */
   baseline?: { what: string; missing: string; column: string };
   colour: string;
@@ -105,6 +119,7 @@ export function profileProblem(p: unknown, path: string): string | null {
   for (const k of ["controlAbout", "ownClockNote"] as const) if (o[k] !== undefined && typeof o[k] !== "string") return `${path}.${k} must be text`;
   const iv = o.intervals as Record<string, unknown> | undefined;
   if (iv !== undefined && (typeof iv !== "object" || iv === null || Object.entries(iv).some(([k, v]) => !["actorMs", "sqlMs"].includes(k) || typeof v !== "string"))) return `${path}.intervals must name actorMs and sqlMs in words`;
+  if (o.pricing !== undefined && !(Array.isArray(o.pricing) && o.pricing.every((x) => typeof x?.name === "string" && ["usage", "cpu", "units"].includes(x?.kind)))) return `${path}.pricing must list ways each with a name and a kind (usage, cpu or units)`;
   const w = o.platform as Record<string, unknown> | undefined;
   if (w !== undefined && (typeof w !== "object" || w === null || ["name", "actor", "actors", "front"].some((k) => typeof w[k] !== "string"))) return `${path}.platform must have name, actor, actors and front in words`;
   const b = o.baseline as Record<string, unknown> | undefined;

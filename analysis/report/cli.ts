@@ -4,13 +4,40 @@ import { RunDirError } from "../contract/verify";
 import { refreshReadme, runLabel } from "./readme";
 import { referenceMarkdown, replaceReferenceBlock } from "./referenceTable";
 import { failureLine } from "../contract/cliError";
+import { DEFAULT_PRICES, priceTableProblem, type PriceTable } from "../contract/prices";
 
-/** npm run report -- <runDir> [--readme] */
+const USAGE = "usage: npm run report -- <runDir> [--readme] [--prices FILE]   (runDir: results/<stack>/<runId>; FILE: a price table as JSON, the shape of analysis/contract/prices.ts)";
+
+/** The price table a `--prices FILE` names, checked; or the repository's. Throws a one-line error naming the file and the field. */
+function pricesFrom(file: string | undefined): PriceTable {
+  if (file === undefined) return DEFAULT_PRICES;
+  let t: unknown;
+  try {
+    t = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new Error(`--prices ${file}: not a readable JSON file (${failureLine(err)})`);
+  }
+  const problem = priceTableProblem(t);
+  if (problem) throw new Error(`--prices ${file}: ${problem}`);
+  return t as PriceTable;
+}
+
+/** npm run report -- <runDir> [--readme] [--prices FILE] */
 async function main(argv: string[]): Promise<number> {
-  const dirs = argv.filter((a) => !a.startsWith("--"));
-  const unknown = argv.filter((a) => a.startsWith("--") && a !== "--readme");
-  if (dirs.length !== 1 || unknown.length) {
-    console.error("usage: npm run report -- <runDir> [--readme]   (runDir: results/<stack>/<runId>)");
+  const at = argv.indexOf("--prices");
+  const pricesFile = at >= 0 ? argv[at + 1] : undefined;
+  const rest = at >= 0 ? [...argv.slice(0, at), ...argv.slice(at + 2)] : argv;
+  const dirs = rest.filter((a) => !a.startsWith("--"));
+  const unknown = rest.filter((a) => a.startsWith("--") && a !== "--readme");
+  if (dirs.length !== 1 || unknown.length || (at >= 0 && (pricesFile === undefined || pricesFile.startsWith("--")))) {
+    console.error(USAGE);
+    return 2;
+  }
+  let prices: PriceTable;
+  try {
+    prices = pricesFrom(pricesFile);
+  } catch (err) {
+    console.error(`report: ${failureLine(err)}`);
     return 2;
   }
   // Checked before the report is written, so a --readme run outside the project folder changes nothing.
@@ -18,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(`report: --readme refreshes ./README.md, and there is none in ${process.cwd()}: run it from the project folder`);
     return 2;
   }
-  const r = await generateReport(dirs[0]);
+  const r = await generateReport(dirs[0], prices);
   console.log(`report written to ${dirs[0]}/report/ (results.md, summary.json, charts/)\n`);
   console.log(r.headline);
   if (argv.includes("--readme")) {

@@ -6,12 +6,13 @@
  * results.md, the README, the site's pages and the index only render it.
  */
 import { CATALOG, isColdMetric, sideMeasures, THROUGHPUT_TEXT } from "../contract/catalog";
-import { controlsOf, runtimesOf, type SideBook } from "../contract/sideProfile";
+import { controlsOf, runtimesOf, type Pricing, type SideBook } from "../contract/sideProfile";
 import { flagged } from "../contract/machineLimits";
 import { clientPercentiles, statsOf, type Percentiles, type RunSamples, type RunSummary, type SummaryRow } from "../stats/summary";
 import { scaleRows, type ScaleRow } from "../stats/scale";
 import type { ManifestLike } from "../contract/runDirContract";
 import type { CpuPerOp } from "../stats/cpuPerOp";
+import { DEFAULT_PRICES, type PriceTable } from "../contract/prices";
 
 /** One side's figures in a headline row: its percentiles, n, failures and wrong cold flags (not cold on a create or wake, restarts elsewhere). */
 export interface StageCell {
@@ -89,8 +90,25 @@ export interface RowsModel {
   rows: Array<{ label: string; cells: Array<{ read: number; written: number; n: number } | null> }>;
 }
 
+/** One priced cell: a side's operation under one of its ways of pricing, or why it is not priced. */
+export interface CostCell {
+  side: string;
+  pricing: string;
+  usdPerMillion: number | null;
+  /** Where usdPerMillion is null: why (a unit this run did not measure, a unit it does not count). */
+  missing?: string;
+}
+
+/** Cost per million operations, per headline row, each side under its ways of pricing, with the price table used. */
+export interface CostModel {
+  prices: PriceTable;
+  columns: Array<{ side: string; pricing: Pricing }>;
+  rows: Array<{ label: string; metric: string; cells: CostCell[] }>;
+}
+
 export interface RunModel {
   sides: SideBook;
+  cost: CostModel | null;
   cpu: CpuModel | null;
   storageRows: RowsModel | null;
   headline: HeadlineModel;
@@ -219,10 +237,47 @@ export function rowsModel(s: RunSummary): RowsModel | null {
   return rows.length ? { sides, rows } : null;
 }
 
+/**
+ * One operation's cost per million, from the measured units and the price
+ * table. usage: each request priced, the side's own-clock mean as its wall
+ * time at the billed memory, and the rows it read and wrote; cpu: the side's
+ * own processes' CPU time at a price per vCPU-second over the stated
+ * utilisation; units: a service's units this run does not count, not priced.
+ */
+export function costCell(row: SummaryRow | undefined, side: string, pricing: Pricing, t: PriceTable): CostCell {
+  const cell = (usdPerMillion: number | null, missing?: string): CostCell => ({ side, pricing: pricing.name, usdPerMillion, ...(missing ? { missing } : {}) });
+  if (!row || row.n === 0) return cell(null, "not measured");
+  const p = t.prices;
+  if (pricing.kind === "usage") {
+    if (!row.rowsPerOp) return cell(null, "rows read and written not measured in this run");
+    const gbS = (row.mean / 1000) * t.assumptions.doBilledGb;
+    const requests = pricing.requests.reduce((sum, k) => sum + p[k].usd, 0);
+    return cell(requests + gbS * p[pricing.durationGbS].usd + row.rowsPerOp.read * p[pricing.rowsRead].usd + row.rowsPerOp.written * p[pricing.rowsWritten].usd);
+  }
+  if (pricing.kind === "cpu") {
+    if (!row.cpu || row.cpu.ownMsPerOp === null) return cell(null, "the side's own CPU not measured in this run");
+    return cell((1e6 * (row.cpu.ownMsPerOp / 1000) * p[pricing.vcpuSecond].usd) / t.assumptions.selfHostedUtilisation);
+  }
+  return cell(null, pricing.missing);
+}
+
+export function costModel(s: RunSummary, prices: PriceTable = DEFAULT_PRICES): CostModel | null {
+  const columns = s.sides.order.filter((side) => s.rows.some((r) => r.side === side)).flatMap((side) => (s.sides.get(side).pricing ?? []).map((pricing) => ({ side, pricing })));
+  if (columns.length === 0) return null;
+  const rows: CostModel["rows"] = [];
+  for (const e of CATALOG) {
+    if (!e.label || e.kind === "baseline") continue;
+    if (!columns.some((c) => rowOf(s, c.side, e.id))) continue;
+    rows.push({ label: e.label, metric: e.id, cells: columns.map((c) => costCell(rowOf(s, c.side, e.id), c.side, c.pricing, prices)) });
+  }
+  return rows.length ? { prices, columns, rows } : null;
+}
+
 /** The whole model of a verified run. */
-export function runModel(m: ManifestLike, summary: RunSummary, samples: RunSamples): RunModel {
+export function runModel(m: ManifestLike, summary: RunSummary, samples: RunSamples, prices: PriceTable = DEFAULT_PRICES): RunModel {
   return {
     sides: summary.sides,
+    cost: costModel(summary, prices),
     cpu: cpuModel(summary),
     storageRows: rowsModel(summary),
     headline: headlineModel(summary, samples),

@@ -39,6 +39,14 @@ export const CPU_NOTE =
 export const ROWS_NOTE =
   "SQLite rows read and written per successful operation, as the runtime's own SQL cursors counted them (rowsRead and rowsWritten of every statement the call ran, the schema's included), on the sides whose runtime counts them: these are the units a Durable Object's SQLite storage is billed by. The mean over the stage's successful calls; n is how many carried the counts.";
 
+/** Heading the cost per million operations: how each cell is computed, and what it cannot say. */
+export const costNote = (asOf: string, billedGb: number, utilisation: number) =>
+  "US dollars per million operations of each headline row, each side priced the ways its package names, from the units this run measured and the published prices below " +
+  `(${asOf}; \`npm run report -- <runDir> --prices FILE\` gives other prices). ` +
+  `A usage price is each request's price, plus the side's own-clock mean call time as wall-clock duration at ${billedGb} GB, plus the rows the call read and wrote (measured by the runtime's own cursors); the Worker's own CPU time cannot be read on local workerd and is left out. ` +
+  `A CPU price is the side's own processes' measured CPU time per operation at a price per vCPU-second, over an assumed ${utilisation * 100}% utilisation of the machine it runs on. ` +
+  "A local run's figures are its machine's and its timers': a deployed Durable Object's wall time and a cloud machine's CPU differ. Where a unit was not measured, the cell says so; nothing is filled in.";
+
 /** The first caveat of a local run. */
 export const LOCAL_RUN_CAVEAT =
   "A local run: every side's runtime and the load driver ran on this one machine, one side after the other, sharing its cores. These are the software's costs on a small machine, not what any cloud gives.";

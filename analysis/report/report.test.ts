@@ -61,7 +61,10 @@ describe("generateReport", () => {
     const dir = sampleRun();
     await generateReport(dir);
     const summary = JSON.parse(readFileSync(join(dir, "report/summary.json"), "utf8"));
-    expect(Object.keys(summary)).toEqual(["rows", "throughput"]);
+    expect(Object.keys(summary)).toEqual(["rows", "throughput", "cost"]);
+    // Priced where a price applies, with the table's date; a cell that cannot be priced says why.
+    expect(summary.cost.asOf).toMatch(/not read by it/);
+    expect(summary.cost.cells.find((c: { side: string; metric: string; pricing: string }) => c.side === "rivet" && c.metric === "create.ping" && c.pricing === "Rivet Cloud")).toMatchObject({ usdPerMillion: null, missing: "its reads and writes are not units this run counts" });
     expect(Object.keys(summary.rows[0])).toEqual(["side", "metric", "n", "errors", "notCold", "restarts", "p50", "p90", "p99", "mean", "repetitions"]);
     expect(Object.keys(summary.rows[0].repetitions)).toEqual(["k", "perRep", "perRepN", "cv", "ci", "dominant"]);
     expect(Object.keys(summary.throughput[0])).toEqual(["side", "metric", "concurrency", "perSecond", "errors", "attempts", "method"]);

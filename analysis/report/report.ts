@@ -6,12 +6,12 @@ import { stageReps, stageSamples, unendedRepetition, stageKey, type RepStage, ty
 import { orderedStages, runSamples, statsOf, summarizeRun, type RunSamples, type RunSummary, type SummaryRow } from "../stats/summary";
 import { chartMetric, CLIENT_TICK_MS, metricEntry, SCALE_BURST_CONCURRENCY } from "../contract/catalog";
 import {
-  chartsNote, CPU_NOTE, DIFFERENCES_NOTE, ROWS_NOTE, controlCostNote, headlineNote, LOCAL_RUN_CAVEAT, ONE_REPETITION_NOTE, OPEN_MODEL_NOTE, platformNote, repetitionsNote, sameClockNote, scaleNote, startStateNote,
+  chartsNote, costNote, CPU_NOTE, DIFFERENCES_NOTE, ROWS_NOTE, controlCostNote, headlineNote, LOCAL_RUN_CAVEAT, ONE_REPETITION_NOTE, OPEN_MODEL_NOTE, platformNote, repetitionsNote, sameClockNote, scaleNote, startStateNote,
 } from "./prose";
 import { controlsOf, LEGACY_BOOK, runtimesOf, sideBookOf, type SideBook, type SideProfile } from "../contract/sideProfile";
 import {
   controlCostModel, headlineModel, readmeModel, runModel, sameClockModel, tableSides, throughputHead,
-  type ControlCostModel, type CpuModel, type HeadlineModel, type RowsModel, type OpenModelRow, type ReadmeModel, type RunModel, type SameClockModel, type StageCell, type ThroughputCell,
+  type ControlCostModel, type CostModel, type CpuModel, type HeadlineModel, type RowsModel, type OpenModelRow, type ReadmeModel, type RunModel, type SameClockModel, type StageCell, type ThroughputCell,
 } from "./model";
 import { scaleRows, type ScaleRow } from "../stats/scale";
 import { ci, codeBlock, codeSpan, escapeMd, ms, rate, signedMs, table, triple } from "./format";
@@ -20,6 +20,7 @@ import { legacyCaveats, legacyReleaseLine } from "../contract/legacySides";
 import { ANALYTICS_FILE, platformBlocks, readAnalyticsLines, type PlatformBlock } from "../stats/platformTimes";
 import { geometricMean, groupByRep, repSpread } from "../stats/repetitions";
 import { DRIVER_PROCESS, type CpuPerOp } from "../stats/cpuPerOp";
+import { DEFAULT_PRICES, type PriceTable } from "../contract/prices";
 import { CALIBRATION_MEASURES, calibrationMedian, readCalibration, type CalibrationMeasure } from "../stats/calibration";
 
 export interface Report {
@@ -64,7 +65,7 @@ const ownClocks = (book: SideBook) =>
 
 export type Loaded = { m: ManifestLike; samples: RunSamples; summary: RunSummary; platform: PlatformBlock[]; model: RunModel };
 
-export function loadRun(dir: string): Loaded {
+export function loadRun(dir: string, prices: PriceTable = DEFAULT_PRICES): Loaded {
   const m = verifyRunDir(dir);
   const samples = runSamples(orderedStages(m).map((s) => [stageKey(s.side, s.metric), stageSamples(dir, m, m.stages[stageKey(s.side, s.metric)])]), sideBookOf(m));
   const summary = summarizeRun(dir, m, (f) => {
@@ -74,7 +75,7 @@ export function loadRun(dir: string): Loaded {
   const platform = Object.keys(m.files)
     .filter((f) => ANALYTICS_FILE.test(f))
     .flatMap((f) => platformBlocks(readAnalyticsLines(readFileSync(join(dir, f), "utf8"), f)));
-  return { m, samples, summary, platform, model: runModel(m, summary, samples) };
+  return { m, samples, summary, platform, model: runModel(m, summary, samples, prices) };
 }
 
 /** A row whose failures exceed FLAG_FAILURE_SHARE of its attempts carries FLAG beside its error count. */
@@ -263,6 +264,20 @@ export function renderCpu(model: CpuModel | null, book: SideBook): string {
   };
   const rows = model.rows.map((r) => [r.label, ...r.cells.flatMap((c) => [own(c), perOp(c?.driverMsPerOp ?? null), c ? String(c.ops) : "-"])]);
   return `## CPU per operation\n\n${CPU_NOTE}\n\n${table(["Metric", ...model.sides.flatMap((side) => [`${book.get(side).short}: its processes`, `${book.get(side).short}: driver`, "ops"])], rows)}`;
+}
+
+/** US dollars per million operations, each side under its ways of pricing, with the prices used. */
+export function renderCost(model: CostModel | null, book: SideBook): string {
+  if (!model) return "";
+  const usd = (x: number) => (x >= 100 ? `$${x.toFixed(0)}` : x >= 1 ? `$${x.toFixed(2)}` : `$${x.toFixed(4)}`);
+  const rows = model.rows.map((r) => [r.label, ...r.cells.map((c) => (c.usdPerMillion === null ? `not priced: ${c.missing}` : usd(c.usdPerMillion)))]);
+  const used = new Set(model.columns.flatMap((c) => (c.pricing.kind === "usage" ? [...c.pricing.requests, c.pricing.durationGbS, c.pricing.rowsRead, c.pricing.rowsWritten] : c.pricing.kind === "cpu" ? [c.pricing.vcpuSecond] : c.pricing.prices)));
+  const prices = [...used].map((k) => model.prices.prices[k]).map((p) => `- $${p.usd} per ${escapeMd(p.per)} (${escapeMd(p.source)})`);
+  const a = model.prices.assumptions;
+  return (
+    `## Cost per million operations\n\n${costNote(escapeMd(model.prices.asOf), a.doBilledGb, a.selfHostedUtilisation)}\n\n` +
+    `${table(["Metric", ...model.columns.map((c) => `${book.get(c.side).short}: ${escapeMd(c.pricing.name)}`)], rows)}\n\nPrices used:\n\n${prices.join("\n")}`
+  );
 }
 
 /** Rows read and written per successful operation, on the sides that count them. */
@@ -536,6 +551,7 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
     `## Full tables\n\nFor creates, wakes and bursts only samples whose cold flag proves a fresh instance count (n); the others are \`notCold\`. ${intervalNote(m, l.summary.rows)}\n\n${fullTables(l)}`,
     renderSameClock(l.model.sameClock, l.model.sides),
     renderControlCost(l.model.controlCost, l.model.sides),
+    renderCost(l.model.cost, l.model.sides),
     renderCpu(l.model.cpu, l.model.sides),
     renderRows(l.model.storageRows, l.model.sides),
     [
@@ -562,8 +578,8 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
  * and writes nothing when one fails. The output depends only on the run
  * directory's files: the same raw files give byte-identical reports.
  */
-export async function generateReport(dir: string): Promise<Report> {
-  const l = loadRun(dir);
+export async function generateReport(dir: string, prices: PriceTable = DEFAULT_PRICES): Promise<Report> {
+  const l = loadRun(dir, prices);
   const tmp = join(dir, "report.tmp");
   rmSync(tmp, { recursive: true, force: true });
   let markdown: string;
@@ -572,7 +588,10 @@ export async function generateReport(dir: string): Promise<Report> {
     const charts = await renderCharts(l.m, l.samples, l.summary, join(tmp, "charts"));
     markdown = reportMarkdown(l, charts);
     writeFileSync(join(tmp, "results.md"), markdown);
-    writeFileSync(join(tmp, "summary.json"), JSON.stringify({ rows: l.summary.rows, throughput: l.summary.throughput }, null, 2) + "\n");
+    const cost = l.model.cost
+      ? { asOf: l.model.cost.prices.asOf, cells: l.model.cost.rows.flatMap((r) => r.cells.map((c) => ({ metric: r.metric, ...c }))) }
+      : undefined;
+    writeFileSync(join(tmp, "summary.json"), JSON.stringify({ rows: l.summary.rows, throughput: l.summary.throughput, ...(cost ? { cost } : {}) }, null, 2) + "\n");
   } catch (err) {
     // Whatever failed, no half-written report is left beside the old one.
     rmSync(tmp, { recursive: true, force: true });
