@@ -12,6 +12,7 @@ import { clientPercentiles, statsOf, type Percentiles, type RunSamples, type Run
 import { scaleRows, type ScaleRow } from "../stats/scale";
 import type { ManifestLike } from "../contract/runDirContract";
 import type { CpuPerOp } from "../stats/cpuPerOp";
+import { memoryPerActor, type MemoryPerActor } from "../stats/memory";
 import { DEFAULT_PRICES, type PriceTable } from "../contract/prices";
 
 /** One side's figures in a headline row: its percentiles, n, failures and wrong cold flags (not cold on a create or wake, restarts elsewhere). */
@@ -108,6 +109,8 @@ export interface CostModel {
 
 export interface RunModel {
   sides: SideBook;
+  /** Memory per sleeping and per live actor, per side, from the scaling group. */
+  memory: MemoryPerActor[];
   cost: CostModel | null;
   cpu: CpuModel | null;
   storageRows: RowsModel | null;
@@ -278,6 +281,7 @@ export function runModel(m: ManifestLike, summary: RunSummary, samples: RunSampl
   return {
     sides: summary.sides,
     cost: costModel(summary, prices),
+    memory: memoryPerActor(m),
     cpu: cpuModel(summary),
     storageRows: rowsModel(summary),
     headline: headlineModel(summary, samples),

@@ -47,6 +47,10 @@ export const costNote = (asOf: string, billedGb: number, utilisation: number) =>
   `A CPU price is the side's own processes' measured CPU time per operation at a price per vCPU-second, over an assumed ${utilisation * 100}% utilisation of the machine it runs on. ` +
   "A local run's figures are its machine's and its timers': a deployed Durable Object's wall time and a cloud machine's CPU differ. Where a unit was not measured, the cell says so; nothing is filled in.";
 
+/** Heading the memory per actor. */
+export const MEMORY_NOTE =
+  "Kilobytes of resident memory (VmRSS of the side's own processes, read before and after each stage) per actor, from the scaling group's first repetition. Per sleeping actor: the growth between the lowest and the highest level's wakes (each begun with every actor of the run asleep) over the actors made between them. Per live actor: the growth across the highest level's burst over the creates that stayed awake at its end. Resident memory includes what allocators keep after use, so these are upper bounds of what an actor needs, on this machine.";
+
 /** The first caveat of a local run. */
 export const LOCAL_RUN_CAVEAT =
   "A local run: every side's runtime and the load driver ran on this one machine, one side after the other, sharing its cores. These are the software's costs on a small machine, not what any cloud gives.";

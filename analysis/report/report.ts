@@ -6,7 +6,7 @@ import { stageReps, stageSamples, unendedRepetition, stageKey, type RepStage, ty
 import { orderedStages, runSamples, statsOf, summarizeRun, type RunSamples, type RunSummary, type SummaryRow } from "../stats/summary";
 import { chartMetric, CLIENT_TICK_MS, metricEntry, SCALE_BURST_CONCURRENCY } from "../contract/catalog";
 import {
-  chartsNote, costNote, CPU_NOTE, DIFFERENCES_NOTE, ROWS_NOTE, controlCostNote, headlineNote, LOCAL_RUN_CAVEAT, ONE_REPETITION_NOTE, OPEN_MODEL_NOTE, platformNote, repetitionsNote, sameClockNote, scaleNote, startStateNote,
+  chartsNote, costNote, CPU_NOTE, DIFFERENCES_NOTE, MEMORY_NOTE, ROWS_NOTE, controlCostNote, headlineNote, LOCAL_RUN_CAVEAT, ONE_REPETITION_NOTE, OPEN_MODEL_NOTE, platformNote, repetitionsNote, sameClockNote, scaleNote, startStateNote,
 } from "./prose";
 import { controlsOf, LEGACY_BOOK, runtimesOf, sideBookOf, type SideBook, type SideProfile } from "../contract/sideProfile";
 import {
@@ -20,6 +20,7 @@ import { legacyCaveats, legacyReleaseLine } from "../contract/legacySides";
 import { ANALYTICS_FILE, platformBlocks, readAnalyticsLines, type PlatformBlock } from "../stats/platformTimes";
 import { geometricMean, groupByRep, repSpread } from "../stats/repetitions";
 import { DRIVER_PROCESS, type CpuPerOp } from "../stats/cpuPerOp";
+import type { MemoryPerActor } from "../stats/memory";
 import { DEFAULT_PRICES, type PriceTable } from "../contract/prices";
 import { CALIBRATION_MEASURES, calibrationMedian, readCalibration, type CalibrationMeasure } from "../stats/calibration";
 
@@ -278,6 +279,14 @@ export function renderCost(model: CostModel | null, book: SideBook): string {
     `## Cost per million operations\n\n${costNote(escapeMd(model.prices.asOf), a.doBilledGb, a.selfHostedUtilisation)}\n\n` +
     `${table(["Metric", ...model.columns.map((c) => `${book.get(c.side).short}: ${escapeMd(c.pricing.name)}`)], rows)}\n\nPrices used:\n\n${prices.join("\n")}`
   );
+}
+
+/** Memory per sleeping and per live actor, per side. */
+export function renderMemory(rows: readonly MemoryPerActor[], book: SideBook): string {
+  if (rows.length === 0) return "";
+  const kb = (x: number | null) => (x === null ? "-" : x >= 100 ? x.toFixed(0) : x.toFixed(2));
+  const lines = rows.map((r) => [book.get(r.side).name, escapeMd(r.processes.join(" + ")), kb(r.sleepingKb), String(r.sleepingActors), kb(r.liveKb), String(r.liveActors)]);
+  return `## Memory per actor\n\n${MEMORY_NOTE}\n\n${table(["side", "processes", "kB per sleeping actor", "actors", "kB per live actor", "actors"], lines)}`;
 }
 
 /** Rows read and written per successful operation, on the sides that count them. */
@@ -562,6 +571,7 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
       platformTable(l.platform, l.summary.sides),
     ].filter(Boolean).join("\n\n"),
     renderScale(l.model.scale, l.summary),
+    renderMemory(l.model.memory, l.model.sides),
     startStateMarkdown(m),
     differencesMarkdown(m),
     `## Caveats\n\n${caveats(m).map((c) => `- ${c}`).join("\n")}`,
@@ -588,10 +598,11 @@ export async function generateReport(dir: string, prices: PriceTable = DEFAULT_P
     const charts = await renderCharts(l.m, l.samples, l.summary, join(tmp, "charts"));
     markdown = reportMarkdown(l, charts);
     writeFileSync(join(tmp, "results.md"), markdown);
+    const memory = l.model.memory.length ? { memory: l.model.memory } : {};
     const cost = l.model.cost
       ? { asOf: l.model.cost.prices.asOf, cells: l.model.cost.rows.flatMap((r) => r.cells.map((c) => ({ metric: r.metric, ...c }))) }
       : undefined;
-    writeFileSync(join(tmp, "summary.json"), JSON.stringify({ rows: l.summary.rows, throughput: l.summary.throughput, ...(cost ? { cost } : {}) }, null, 2) + "\n");
+    writeFileSync(join(tmp, "summary.json"), JSON.stringify({ rows: l.summary.rows, throughput: l.summary.throughput, ...(cost ? { cost } : {}), ...memory }, null, 2) + "\n");
   } catch (err) {
     // Whatever failed, no half-written report is left beside the old one.
     rmSync(tmp, { recursive: true, force: true });

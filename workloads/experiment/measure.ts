@@ -1,7 +1,7 @@
 import type { RunDir } from "./runDir";
 import { SampleWriteError, type Sample, type SampleFile } from "./samples";
 import type { Progress } from "./progress";
-import { cpuSnapshot } from "../host/cpuTime";
+import { cpuSnapshot, rssSnapshot } from "../host/cpuTime";
 import { hrClock, openLoop } from "./openModel";
 import { rawFileName } from "../../analysis/contract/runDirContract";
 import { RuntimeLost, StallClock, type RuntimeLoss, type RuntimeWatch } from "../host/runtimeWatch";
@@ -113,6 +113,7 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
   const startedAt = new Date().toISOString();
   let next = 0;
   const step = ctx.progress.start(`${side} ${metric}`, n);
+  const rss = rssSnapshot(ctx.cpuPids?.() ?? {});
   const cpu = cpuSnapshot(ctx.cpuPids?.() ?? {});
   const t0 = process.hrtime.bigint();
   const stall = new StallClock(runtime, `${side} ${metric}`, ctx.stallMs);
@@ -161,7 +162,7 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
       wallMs,
       concurrency,
       startedAt,
-      notes: { ...o.notes, ...o.endNotes?.(), cpuMs: cpu() },
+      notes: { ...o.notes, ...o.endNotes?.(), cpuMs: cpu(), rssKb: rss() },
       ...endFields(loss, failed, file.lines),
     });
     step.end(file.lines, file.errors, wallMs);

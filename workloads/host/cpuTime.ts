@@ -34,3 +34,32 @@ export function cpuSnapshot(pids: Record<string, number | undefined>): () => Rec
       }),
     );
 }
+
+/** Pure: VmRSS of a /proc/<pid>/status text, in kB, or null where it has none. */
+export function parseStatusRssKb(status: string): number | null {
+  const m = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
+  return m ? Number(m[1]) : null;
+}
+
+/** A process's resident set in kB from /proc/<pid>/status (Linux); null where it cannot be read. */
+export function processRssKb(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    return parseStatusRssKb(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+/** Each named process's resident set when the snapshot was taken and when it is read again, kB. */
+export function rssSnapshot(pids: Record<string, number | undefined>): () => Record<string, { start: number; end: number } | null> {
+  const start = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, processRssKb(p)]));
+  return () =>
+    Object.fromEntries(
+      Object.entries(pids).map(([k, p]) => {
+        const end = processRssKb(p);
+        const s = start[k];
+        return [k, end === null || s === null ? null : { start: s, end }];
+      }),
+    );
+}

@@ -162,6 +162,13 @@ describe("npm start --side floor: every shared metric through the one stage plan
     await generateReport(out.runDir);
     expect(readdirSync(join(out.runDir, "report", "charts"))).toContain("scale.png");
     expect(readFileSync(join(out.runDir, "report", "results.md"), "utf8")).toMatch(/## Cost as the work grows[\s\S]*\| Floor \(Node http \+ SQLite file\) \| 100 \| [\d,]+ \|/);
+    // Memory per actor, from the scaling group: the server's resident set, read before and after each stage.
+    const mem = JSON.parse(readFileSync(join(out.runDir, "report", "summary.json"), "utf8")).memory as Array<{ side: string; processes: string[]; sleepingActors: number; liveActors: number; sleepingKb: number | null; liveKb: number | null }>;
+    expect(mem).toHaveLength(1);
+    expect(mem[0]).toMatchObject({ side: "floor", processes: ["server"], liveActors: 32 });
+    expect(mem[0].sleepingActors).toBe(e100.startState.atStage.existing - (stageReps(m.stages["floor.scale.wake.e0"])[0].notes as typeof e100).startState.atStage.existing);
+    expect(typeof mem[0].sleepingKb).toBe("number");
+    expect(readFileSync(join(out.runDir, "report", "results.md"), "utf8")).toMatch(/## Memory per actor[\s\S]*\| Floor \(Node http \+ SQLite file\) \| server \| /);
     rmSync(root, { recursive: true, force: true });
   }, 120_000);
 });
