@@ -85,7 +85,7 @@ export interface CpuModel {
   rows: Array<{ label: string; metric: string; cells: Array<CpuPerOp | null> }>;
 }
 
-/** SQLite rows read and written per successful operation, where a side's runtime counts them (the DO's billed units). */
+/** SQLite rows read and written per successful operation, where a side's runtime counts them (the units some runtimes bill storage by). */
 export interface RowsModel {
   sides: string[];
   rows: Array<{ label: string; cells: Array<{ read: number; written: number; n: number } | null> }>;

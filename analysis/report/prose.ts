@@ -33,19 +33,19 @@ export const platformNote = (w: { name: string; actor: string }) =>
 
 /** Heading the CPU per operation. */
 export const CPU_NOTE =
-  "CPU milliseconds per successful operation, each stage's CPU time summed over its repetitions: the side's own processes (named in each cell) apart from the load driver's, which sends and times every call. From /proc/<pid>/stat (utime + stime) read before and after each stage, in clock ticks of 10 ms, so a figure's step is 10 ms over the stage's operations. A process not measured shows \"-\": a runtime not started by this run (a deployed Worker, say) has no CPU figure here.";
+  "CPU milliseconds per successful operation, each stage's CPU time summed over its repetitions: the side's own processes (named in each cell) apart from the load driver's, which sends and times every call. From /proc/<pid>/stat (utime + stime) read before and after each stage, in clock ticks of 10 ms, so a figure's step is 10 ms over the stage's operations. A process not measured shows \"-\": a runtime this machine does not run (a deployed one, say) has no CPU figure here.";
 
 /** Heading the rows per operation. */
 export const ROWS_NOTE =
-  "SQLite rows read and written per successful operation, as the runtime's own SQL cursors counted them (rowsRead and rowsWritten of every statement the call ran, the schema's included), on the sides whose runtime counts them: these are the units a Durable Object's SQLite storage is billed by. The mean over the stage's successful calls; n is how many carried the counts.";
+  "SQLite rows read and written per successful operation, as the runtime's own SQL cursors counted them (rowsRead and rowsWritten of every statement the call ran, the schema's included), on the sides whose runtime counts them: the units a runtime that bills storage by rows bills it by. The mean over the stage's successful calls; n is how many carried the counts.";
 
 /** Heading the cost per million operations: how each cell is computed, and what it cannot say. */
 export const costNote = (asOf: string, billedGb: number, utilisation: number) =>
   "US dollars per million operations of each headline row, each side priced the ways its package names, from the units this run measured and the published prices below " +
   `(${asOf}; \`npm run report -- <runDir> --prices FILE\` gives other prices). ` +
-  `A usage price is each request's price, plus the side's own-clock mean call time as wall-clock duration at ${billedGb} GB, plus the rows the call read and wrote (measured by the runtime's own cursors); the Worker's own CPU time cannot be read on local workerd and is left out. ` +
+  `A usage price is each request's price, plus the side's own-clock mean call time as wall-clock duration at ${billedGb} GB, plus the rows the call read and wrote (measured by the runtime's own cursors); the CPU time of a front the call passes through cannot be read locally and is left out. ` +
   `A CPU price is the side's own processes' measured CPU time per operation at a price per vCPU-second, over an assumed ${utilisation * 100}% utilisation of the machine it runs on. ` +
-  "A local run's figures are its machine's and its timers': a deployed Durable Object's wall time and a cloud machine's CPU differ. Where a unit was not measured, the cell says so; nothing is filled in.";
+  "A local run's figures are its machine's and its timers': a deployed runtime's wall time and a cloud machine's CPU differ. Where a unit was not measured, the cell says so; nothing is filled in.";
 
 /** Heading the memory per actor. */
 export const MEMORY_NOTE =

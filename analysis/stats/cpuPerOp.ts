@@ -3,9 +3,8 @@
  * watched used during a stage (its record's notes.cpuMs, from
  * /proc/<pid>/stat utime + stime, in clock ticks of 10 ms), summed over the
  * stage's repetitions, over the operations that succeeded. The side's own
- * processes (its runtime: the Engine and the app, workerd, the floor's
- * server) are counted apart from the driver's, which sends and times the
- * calls. Pure.
+ * processes (its runtime's) are counted apart from the driver's, which
+ * sends and times the calls. Pure.
  */
 import { stageReps, type StageRecord } from "../contract/runDirContract";
 

@@ -55,10 +55,10 @@ export function repInterval(values: readonly number[], o: { tick: number; confid
   return { lo: Math.exp(c.lo), hi: Math.exp(c.hi) };
 }
 
-/** The t interval of the mean of xs (k - 1 degrees of freedom), their sample variance floored at `floor`. */
-function tInterval(xs: readonly number[], floor: number, confidence = 0.95): { lo: number; hi: number } {
+/** The t interval of the mean of xs (k - 1 degrees of freedom), their sample variance at least `minVariance`. */
+function tInterval(xs: readonly number[], minVariance: number, confidence = 0.95): { lo: number; hi: number } {
   const m = mean(xs);
-  const half = tCritical(xs.length - 1, confidence) * Math.sqrt(Math.max(sampleVariance(xs), floor) / xs.length);
+  const half = tCritical(xs.length - 1, confidence) * Math.sqrt(Math.max(sampleVariance(xs), minVariance) / xs.length);
   return { lo: m - half, hi: m + half };
 }
 
