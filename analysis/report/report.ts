@@ -13,7 +13,7 @@ import {
   controlCostModel, headlineModel, readmeModel, runModel, sameClockModel, tableSides, throughputHead,
   type ControlCostModel, type CostModel, type CpuModel, type HeadlineModel, type RowsModel, type OpenModelRow, type ReadmeModel, type RunModel, type SameClockModel, type StageCell, type ThroughputCell,
 } from "./model";
-import { scaleRows, type ScaleRow } from "../stats/scale";
+import type { ScaleRow } from "../stats/scale";
 import { ci, codeBlock, codeSpan, escapeMd, ms, rate, signedMs, table, triple } from "./format";
 import { renderCharts } from "./charts";
 import { legacyCaveats, legacyReleaseLine } from "../contract/legacySides";
@@ -151,10 +151,6 @@ function chartCreates(book: SideBook): string[] {
 }
 
 /** Open-model rows: creates sent at a constant rate, latency from each one's intended send time. */
-export function openModelMarkdown(s: RunSummary): string {
-  return renderOpenModel(headlineModel(s).open, s.sides);
-}
-
 function renderOpenModel(open: readonly OpenModelRow[], book: SideBook): string {
   if (open.length === 0) return "";
   const rows = open.map((r) => [
@@ -298,11 +294,7 @@ export function renderRows(model: RowsModel | null, book: SideBook): string {
 }
 
 /** Cost as the work grows: the scaling group, per side and level, on the driver's clock for creates and bursts. */
-export function scaleMarkdown(m: ManifestLike, s: RunSummary): string {
-  return renderScale(scaleRows(m, s), s);
-}
-
-function renderScale(rows: readonly ScaleRow[], s: Pick<RunSummary, "sides">): string {
+export function renderScale(rows: readonly ScaleRow[], s: Pick<RunSummary, "sides">): string {
   if (rows.length === 0) return "";
   const lines: string[][] = [];
   for (const side of [...new Set(rows.map((r) => r.side))]) {
@@ -444,7 +436,8 @@ export function caveats(m: ManifestLike): string[] {
   const parts = stageParts(m);
   const limited = parts.filter((s) => s.notes?.machineLimit);
   if (limited.length) {
-    const runtimeOf = (side: string) => sideBookOf(m).get(side).runtimeProcess;
+    const book = sideBookOf(m);
+    const runtimeOf = (side: string) => book.get(side).runtimeProcess;
     out.push(
       `A local artifact, not either runtime's behaviour: these stages failed on a limit of the machine the run was on, named by the failures themselves or by the runtime's log while the stage ran: ${limited
         .map((s) => `${partName(m, s)}: ${s.errors} of ${s.attempts} failed; ${escapeMd(describeMachineLimit(s.notes!.machineLimit as MachineLimitNote, runtimeOf(s.side)))}`)
@@ -524,9 +517,10 @@ const json = (x: unknown) => codeBlock("json", JSON.stringify(x, null, 2));
 /** A planted delay per side, first among the caveats: the figures include it. */
 export function plantedCaveats(m: ManifestLike): string[] {
   const out: string[] = [];
+  const book = sideBookOf(m);
   for (const [side, st] of Object.entries(m.settings ?? {})) {
     const planted = (st as { plantedDelay?: unknown } | null)?.plantedDelay;
-    if (typeof planted === "string") out.push(`**A planted change**, ${escapeMd(sideBookOf(m).get(side).name)}: ${escapeMd(planted)}. Every figure of that side includes it.`);
+    if (typeof planted === "string") out.push(`**A planted change**, ${escapeMd(book.get(side).name)}: ${escapeMd(planted)}. Every figure of that side includes it.`);
     const release = m.sideProfiles ? null : legacyReleaseLine(st);
     if (release) out.push(escapeMd(release));
   }

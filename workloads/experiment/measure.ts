@@ -113,8 +113,9 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
   const startedAt = new Date().toISOString();
   let next = 0;
   const step = ctx.progress.start(`${side} ${metric}`, n);
-  const rss = rssSnapshot(ctx.cpuPids?.() ?? {});
-  const cpu = cpuSnapshot(ctx.cpuPids?.() ?? {});
+  const pids = ctx.cpuPids?.() ?? {};
+  const rss = rssSnapshot(pids);
+  const cpu = cpuSnapshot(pids);
   const t0 = process.hrtime.bigint();
   const stall = new StallClock(runtime, `${side} ${metric}`, ctx.stallMs);
   let stalled: RuntimeLoss | undefined;

@@ -22,17 +22,25 @@ export function parseProcStatCpuMs(stat: string, ticksPerSecond = 100, of: "self
   return ((Number(rest[i]) + Number(rest[i + 1])) * 1000) / ticksPerSecond;
 }
 
-/** CPU ms used by each named process since the snapshot was taken. */
-export function cpuSnapshot(pids: Record<string, number | undefined>): () => Record<string, number | null> {
-  const start = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, processCpuMs(p)]));
+/**
+ * Reads `read` for each named process now, and returns what reads it again
+ * and combines the two (`between`): null for a process either read missed.
+ */
+function perProcess<T, R>(pids: Record<string, number | undefined>, read: (pid: number | undefined) => T | null, between: (start: T, end: T) => R): () => Record<string, R | null> {
+  const start = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, read(p)]));
   return () =>
     Object.fromEntries(
       Object.entries(pids).map(([k, p]) => {
-        const now = processCpuMs(p);
+        const end = read(p);
         const s = start[k];
-        return [k, now === null || s === null ? null : now - s];
+        return [k, end === null || s === null ? null : between(s, end)];
       }),
     );
+}
+
+/** CPU ms used by each named process since the snapshot was taken. */
+export function cpuSnapshot(pids: Record<string, number | undefined>): () => Record<string, number | null> {
+  return perProcess(pids, processCpuMs, (s, e) => e - s);
 }
 
 /** Pure: VmRSS of a /proc/<pid>/status text, in kB, or null where it has none. */
@@ -53,13 +61,5 @@ export function processRssKb(pid: number | undefined): number | null {
 
 /** Each named process's resident set when the snapshot was taken and when it is read again, kB. */
 export function rssSnapshot(pids: Record<string, number | undefined>): () => Record<string, { start: number; end: number } | null> {
-  const start = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, processRssKb(p)]));
-  return () =>
-    Object.fromEntries(
-      Object.entries(pids).map(([k, p]) => {
-        const end = processRssKb(p);
-        const s = start[k];
-        return [k, end === null || s === null ? null : { start: s, end }];
-      }),
-    );
+  return perProcess(pids, processRssKb, (start, end) => ({ start, end }));
 }
