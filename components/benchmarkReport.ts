@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { join } from "node:path";
 import { delegatingProvider, withOutputs } from "./delegatingProvider";
 import type { RunSummaryOut } from "./benchmarkRun";
+import type { PriceTable } from "../analysis/contract/prices";
 
 export interface BenchmarkReportArgs {
   stack: pulumi.Input<string>;
@@ -9,6 +10,8 @@ export interface BenchmarkReportArgs {
   resultsRoot: pulumi.Input<string>;
   /** Every BenchmarkRun's blob, verified by sha256 before it is merged. */
   parts: pulumi.Input<Array<pulumi.Input<{ label: string; runDir: pulumi.Input<string>; sha256: pulumi.Input<string> }>>>;
+  /** The stack's price table (actor-bench:prices), read on this machine; absent: the repository's. */
+  prices?: PriceTable;
 }
 
 const provider = delegatingProvider("benchmarkReport");
@@ -37,10 +40,11 @@ export function passReport(
   projectDir: string,
   runs: Array<{ run: pulumi.Resource & { blob: pulumi.Output<string>; sha256: pulumi.Output<string> }; label: string }>,
   parent: pulumi.Resource,
+  prices?: PriceTable,
 ): BenchmarkReport {
   return new BenchmarkReport(
     name,
-    { stack, resultsRoot: join(projectDir, "results"), parts: runs.map(({ run, label }) => ({ label, runDir: run.blob, sha256: run.sha256 })) },
+    { stack, resultsRoot: join(projectDir, "results"), parts: runs.map(({ run, label }) => ({ label, runDir: run.blob, sha256: run.sha256 })), ...(prices ? { prices } : {}) },
     { parent, dependsOn: runs.map((r) => r.run) },
   );
 }

@@ -291,7 +291,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(labels).toHaveLength(2 * PLANNED.length);
     // The planned schedule is a stack output, printed by preview.
     const schedule = await valueOf<string>(programExports.schedule);
-    expect(schedule).toMatch(/^Planned pass: 7 runs on the runner/);
+    expect(schedule).toMatch(/^Planned pass: 8 runs on the runner/);
     expect(schedule).toMatch(/\n1 +cloudflare wake +\S+ +\S+ +\S+ to \S+ +rivet create, rivet wake/);
   });
 

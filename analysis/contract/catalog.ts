@@ -1,4 +1,5 @@
 import type { SideProfile } from "./sideProfile";
+import { parseCapacityMetric, type CapacityOp } from "./capacity";
 
 /**
  * The metric catalog: one entry per metric, and every list the driver, the
@@ -27,10 +28,11 @@ export type Side = string;
 
 /**
  * Suite order. Bursts late: they leave hundreds of awake actors behind
- * (docs/engine-latency.md). Scaling last: it fills the runtime with
- * thousands of actors to see what that costs.
+ * (docs/engine-latency.md). Capacity after them: it loads each side past
+ * what it holds. Scaling last: it fills the runtime with thousands of
+ * actors to see what that costs.
  */
-export const GROUPS = ["create", "wake", "warm", "sqlite", "seqwrite", "burst", "scale"] as const;
+export const GROUPS = ["create", "wake", "warm", "sqlite", "seqwrite", "burst", "capacity", "scale"] as const;
 export type Group = (typeof GROUPS)[number];
 
 /** The driver's clock steps: process.hrtime, written to the nanosecond (ms with six decimals). */
@@ -46,7 +48,7 @@ export type MetricKind = "cold" | "warm" | "baseline";
 /** Sample count names; a preset gives each side its own count for each. */
 export const COUNT_KEYS = [
   "createPing", "createRead", "createWrite", "wake", "warm", "sqliteRead", "sqliteWrite", "sqliteScan", "burstAttempts", "seqWrite", "openSeconds",
-  "scaleCreate", "scaleWake", "scaleBurst",
+  "scaleCreate", "scaleWake", "scaleBurst", "capacitySeconds",
 ] as const;
 export type CountKey = (typeof COUNT_KEYS)[number];
 export type SampleCounts = Record<CountKey, number>;
@@ -75,6 +77,8 @@ export interface MetricEntry {
   inActor?: { label: string; field: "sqlMs" | "actorMs" };
   /** A scaling-group stage: its level (actors made before it, asleep) and what it measures there. */
   scale?: { level: number; op: "create" | "wake" | "burst" };
+  /** A capacity step: an open-model stage of one operation at one rate (analysis/contract/capacity.ts). */
+  capacity?: { op: CapacityOp; ratePerSecond: number };
 }
 
 export const BURST_CONCURRENCY = [1, 8, 32, 128] as const;
@@ -128,25 +132,32 @@ export function openModelEntry(rate: number): MetricEntry {
   return { id: `open.r${rate}`, group: "burst", kind: "cold", count: "openSeconds", throughput: { mode: "open", ratePerSecond: rate } };
 }
 const OPEN_ID = /^open\.r([1-9]\d{0,5})$/;
-/** Where the open-model stages stand in the metric order: after the bursts, before the scaling group. */
+/** A capacity step at `rate` of `op`: which steps a run takes, its search decides (analysis/contract/capacity.ts). */
+export function capacityEntry(op: CapacityOp, rate: number): MetricEntry {
+  return { id: `capacity.${op}.r${rate}`, group: "capacity", kind: op === "create" ? "cold" : "warm", count: "capacitySeconds", capacity: { op, ratePerSecond: rate } };
+}
+/** Where the open-model stages and the capacity steps stand in the metric order: after the bursts, before the scaling group. */
 const OPEN_SLOT = "open.r*";
+const CAPACITY_SLOT = "capacity.*";
 
-/** Canonical metric order: catalog order, the open-model stages (by rate) after the bursts. */
+/** Canonical metric order: catalog order, the open-model stages (by rate) and the capacity steps after the bursts. */
 export const METRIC_ORDER: readonly string[] = (() => {
   const ids = [...BY_ID.keys()];
   const firstScale = ids.findIndex((id) => BY_ID.get(id)!.group === "scale");
-  return [...ids.slice(0, firstScale), OPEN_SLOT, ...ids.slice(firstScale)];
+  return [...ids.slice(0, firstScale), OPEN_SLOT, CAPACITY_SLOT, ...ids.slice(firstScale)];
 })();
 
-/** A metric's rank in METRIC_ORDER (open-model stages share their slot; the caller orders them by rate), or -1. */
+/** A metric's rank in METRIC_ORDER (open-model stages and capacity steps share a slot each; the caller orders them by name), or -1. */
 export function metricRank(id: string): number {
-  return METRIC_ORDER.indexOf(OPEN_ID.test(id) ? OPEN_SLOT : id);
+  return METRIC_ORDER.indexOf(OPEN_ID.test(id) ? OPEN_SLOT : parseCapacityMetric(id) ? CAPACITY_SLOT : id);
 }
 
 /** The entry of a catalog metric, or undefined for anything else (e.g. the driver benchmark's own series). */
 export function metricEntry(id: string): MetricEntry | undefined {
   const open = OPEN_ID.exec(id);
-  return open ? openModelEntry(Number(open[1])) : BY_ID.get(id);
+  if (open) return openModelEntry(Number(open[1]));
+  const step = parseCapacityMetric(id);
+  return step ? capacityEntry(step.op, step.ratePerSecond) : BY_ID.get(id);
 }
 
 /** The entry of a catalog metric; throws naming the id when it is not one. */
@@ -195,6 +206,7 @@ export function metricsOf(p: Pick<SideProfile, "optionalMetrics" | "openRates">,
 /** Samples a side takes for a metric under the given counts. */
 export function sampleCount(e: MetricEntry, counts: SampleCounts): number {
   const t = e.throughput;
+  if (e.capacity) return e.capacity.ratePerSecond * counts.capacitySeconds;
   return t?.mode === "open" ? t.ratePerSecond * counts.openSeconds : counts[e.count];
 }
 
@@ -210,22 +222,22 @@ export const PRESETS = {
   quick: {
     createPing: 20, createRead: 20, createWrite: 20, wake: 10, warm: 100,
     sqliteRead: 50, sqliteWrite: 50, sqliteScan: 20, burstAttempts: 128, seqWrite: 100, openSeconds: 3,
-    scaleCreate: 10, scaleWake: 10, scaleBurst: 32,
+    scaleCreate: 10, scaleWake: 10, scaleBurst: 32, capacitySeconds: 1,
   },
   local: {
     createPing: 40, createRead: 30, createWrite: 30, wake: 15, warm: 200,
     sqliteRead: 150, sqliteWrite: 150, sqliteScan: 60, burstAttempts: 128, seqWrite: 200, openSeconds: 3,
-    scaleCreate: 20, scaleWake: 20, scaleBurst: 64,
+    scaleCreate: 20, scaleWake: 20, scaleBurst: 64, capacitySeconds: 2,
   },
   large: {
     createPing: 300, createRead: 240, createWrite: 240, wake: 120, warm: 500,
     sqliteRead: 300, sqliteWrite: 300, sqliteScan: 200, burstAttempts: 256, seqWrite: 1000, openSeconds: 5,
-    scaleCreate: 100, scaleWake: 100, scaleBurst: 128,
+    scaleCreate: 100, scaleWake: 100, scaleBurst: 128, capacitySeconds: 3,
   },
   full: {
     createPing: 1500, createRead: 1200, createWrite: 1200, wake: 1200, warm: 2000,
     sqliteRead: 1200, sqliteWrite: 1200, sqliteScan: 1000, burstAttempts: 500, seqWrite: 5000, openSeconds: 10,
-    scaleCreate: 200, scaleWake: 200, scaleBurst: 256,
+    scaleCreate: 200, scaleWake: 200, scaleBurst: 256, capacitySeconds: 5,
   },
 } as const satisfies Record<string, SampleCounts>;
 export type PresetName = keyof typeof PRESETS;
@@ -244,7 +256,7 @@ export const PRESET_REPEAT: Record<PresetName, number> = { quick: 1, local: 3, l
  * ten minutes; large stops at 1,000; full takes the 10,000 the question needs.
  */
 export const PRESET_SCALE_LEVELS: Record<PresetName, readonly number[]> = { quick: [0, 100], local: [0, 100], large: [0, 1000], full: [0, 1000, 10000] };
-/** The groups a preset runs when --groups is not given. */
+/** The groups a preset runs when --groups is not given: the scaling and capacity groups only in large and full (they load the runtime far past the headline's stages). */
 export function defaultGroups(preset: PresetName): Group[] {
-  return GROUPS.filter((g) => g !== "scale" || preset === "large" || preset === "full");
+  return GROUPS.filter((g) => (g !== "scale" && g !== "capacity") || preset === "large" || preset === "full");
 }

@@ -12,6 +12,8 @@ import { nearestRank } from "../stats/percentiles";
 // d3-array for domains, ticks and bins only: its quantiles interpolate (R-7), and percentiles here are nearest rank.
 import { bin, extent, ticks } from "d3-array";
 import { scaleRows, type ScaleRow } from "../stats/scale";
+import type { CapacityCurve } from "../stats/capacity";
+import type { CostLoadModel, RunModel } from "./model";
 
 const MAX_POINTS = 400;
 
@@ -198,6 +200,27 @@ export function scaleChartData(rows: readonly ScaleRow[], book: SideBook): Array
   return out;
 }
 
+/** The capacity chart's points: each step's p99 against its rate, per side, operation and repetition (steps with no success have no p99 and no point). */
+export function capacityChartData(curves: readonly CapacityCurve[], book: SideBook): Array<{ sideShort: string; op: string; series: string; rate: number; p99: number; verdict: string }> {
+  return curves.flatMap((c) =>
+    c.steps.filter((st) => st.p99 !== null).map((st) => ({
+      sideShort: book.get(c.side).short, op: c.op, series: `${book.get(c.side).short} repetition ${st.rep + 1}`, rate: st.ratePerSecond, p99: Math.max(st.p99!, 0.01), verdict: st.held ? "held" : "missed",
+    })),
+  );
+}
+
+/** The cost-against-load chart's lines: each CPU-priced side's machine curve, each usage-priced side flat across the same loads. */
+export function costLoadChartData(model: CostLoadModel, book: SideBook): Array<{ sideShort: string; op: string; series: string; load: number; usd: number }> {
+  return model.ops.flatMap((o) => {
+    const loads = o.machine.flatMap((m) => m.points.map((p) => p.load));
+    const [lo, hi] = [Math.min(...loads), Math.max(...loads)];
+    return [
+      ...o.machine.flatMap((m) => m.points.map((p) => ({ sideShort: book.get(m.side).short, op: o.op, series: `${book.get(m.side).short}: ${m.pricing}`, load: p.load, usd: p.usdPerMillion }))),
+      ...o.flat.flatMap((f) => [lo, hi].map((load) => ({ sideShort: book.get(f.side).short, op: o.op, series: `${book.get(f.side).short}: ${f.pricing}`, load, usd: f.usdPerMillion }))),
+    ];
+  });
+}
+
 /** One chart of a run: its name (the file name of its SVG and PNG, the id of its place in a page) and its Vega-Lite spec. */
 export interface ChartSpec {
   name: string;
@@ -208,7 +231,7 @@ export interface ChartSpec {
  * Every chart of a run as a Vega-Lite spec, named; pure. The report renders
  * them to SVG and PNG, the site draws the same specs in the page.
  */
-export function chartSpecs(m: ManifestLike, samples: RunSamples, summary: RunSummary): ChartSpec[] {
+export function chartSpecs(m: ManifestLike, samples: RunSamples, summary: RunSummary, model?: Pick<RunModel, "capacity" | "costLoad">): ChartSpec[] {
   const SIDE_COLOUR = sideColour(summary.sides);
   const SIDE_ORDER = sideOrder(summary.sides);
   const specs: ChartSpec[] = [];
@@ -266,8 +289,64 @@ export function chartSpecs(m: ManifestLike, samples: RunSamples, summary: RunSum
       },
     } });
   }
+  const capacity = capacityChartData(model?.capacity ?? [], summary.sides);
+  if (capacity.length) {
+    const p99Ms = model!.capacity[0].objective.p99Ms;
+    specs.push({ name: "capacity", spec: {
+      $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+      title: [`Capacity: p99 against the arrival rate, client clock from the intended send, ${m.stack} run ${m.runId}`, `dashed rule: the objective, p99 within ${p99Ms} ms; filled points held, open points missed`],
+      data: { values: capacity },
+      facet: { column: { field: "op", type: "nominal", title: null, sort: ["warm", "create", "write"] } },
+      spec: {
+        width: 260,
+        height: 240,
+        layer: [
+          {
+            mark: { type: "line", point: false, opacity: 0.6 },
+            encoding: {
+              x: { field: "rate", type: "quantitative", scale: { type: "log" }, title: "arrivals per second (log scale)" },
+              y: { field: "p99", type: "quantitative", scale: { type: "log" }, title: "p99 ms (log scale)" },
+              color: SIDE_COLOUR,
+              detail: { field: "series", type: "nominal" },
+            },
+          },
+          {
+            mark: { type: "point", size: 40 },
+            encoding: {
+              x: { field: "rate", type: "quantitative", scale: { type: "log" } },
+              y: { field: "p99", type: "quantitative", scale: { type: "log" } },
+              color: SIDE_COLOUR,
+              fill: { condition: { test: "datum.verdict === 'held'", ...SIDE_COLOUR }, value: "white" },
+            },
+          },
+          { mark: { type: "rule", strokeDash: [4, 4], color: "black" }, encoding: { y: { datum: p99Ms } } },
+        ],
+      },
+      resolve: { scale: { x: "independent" } },
+    } as vl.TopLevelSpec });
+  }
+  if (model?.costLoad) {
+    specs.push({ name: "cost-load", spec: {
+      $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+      title: [`US dollars per million operations against sustained load, ${m.stack} run ${m.runId}`, `a machine priced by CPU (this run's ${model.costLoad.vcpus} vCPUs) against prices per operation`],
+      data: { values: costLoadChartData(model.costLoad, summary.sides) },
+      facet: { column: { field: "op", type: "nominal", title: null, sort: ["warm", "create", "write"] } },
+      spec: {
+        width: 260,
+        height: 240,
+        mark: { type: "line" },
+        encoding: {
+          x: { field: "load", type: "quantitative", scale: { type: "log" }, title: "operations per second, sustained (log scale)" },
+          y: { field: "usd", type: "quantitative", scale: { type: "log" }, title: "USD per million operations (log scale)" },
+          color: SIDE_COLOUR,
+          strokeDash: { field: "series", type: "nominal", title: null, legend: { labelLimit: 320 } },
+        },
+      },
+      resolve: { scale: { x: "independent" } },
+    } as vl.TopLevelSpec });
+  }
   for (const group of GROUPS) {
-    if (group === "scale") continue;
+    if (group === "scale" || group === "capacity") continue;
     const data = cdfData(samples, group);
     if (data.length === 0) continue;
     const domain = logDomain(data.map((d) => d.ms));
@@ -312,8 +391,8 @@ export function chartSpecs(m: ManifestLike, samples: RunSamples, summary: RunSum
 }
 
 /** Renders every chart of the run into outDir as <name>.svg and <name>.png; returns the names. */
-export async function renderCharts(m: ManifestLike, samples: RunSamples, summary: RunSummary, outDir: string): Promise<string[]> {
-  const specs = chartSpecs(m, samples, summary);
+export async function renderCharts(m: ManifestLike, samples: RunSamples, summary: RunSummary, outDir: string, model?: Pick<RunModel, "capacity" | "costLoad">): Promise<string[]> {
+  const specs = chartSpecs(m, samples, summary, model);
   for (const { name, spec } of specs) await render(spec, outDir, name);
   return specs.map((c) => c.name);
 }

@@ -4,23 +4,13 @@ import { RunDirError } from "../contract/verify";
 import { refreshReadme, runLabel } from "./readme";
 import { referenceMarkdown, replaceReferenceBlock } from "./referenceTable";
 import { failureLine } from "../contract/cliError";
-import { DEFAULT_PRICES, priceTableProblem, type PriceTable } from "../contract/prices";
+import { readPriceTable } from "../contract/priceFile";
+import type { PriceTable } from "../contract/prices";
 
 const USAGE = "usage: npm run report -- <runDir> [--readme] [--prices FILE]   (runDir: results/<stack>/<runId>; FILE: a price table as JSON, the shape of analysis/contract/prices.ts)";
 
-/** The price table a `--prices FILE` names, checked; or the repository's. Throws a one-line error naming the file and the field. */
-function pricesFrom(file: string | undefined): PriceTable {
-  if (file === undefined) return DEFAULT_PRICES;
-  let t: unknown;
-  try {
-    t = JSON.parse(readFileSync(file, "utf8"));
-  } catch (err) {
-    throw new Error(`--prices ${file}: not a readable JSON file (${failureLine(err)})`);
-  }
-  const problem = priceTableProblem(t);
-  if (problem) throw new Error(`--prices ${file}: ${problem}`);
-  return t as PriceTable;
-}
+/** The price table a `--prices FILE` names, checked; or the one the run recorded (`npm start -- --prices`), or the repository's. */
+const pricesFrom = (file: string | undefined): PriceTable | undefined => (file === undefined ? undefined : readPriceTable(file));
 
 /** npm run report -- <runDir> [--readme] [--prices FILE] */
 async function main(argv: string[]): Promise<number> {
@@ -33,7 +23,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  let prices: PriceTable;
+  let prices: PriceTable | undefined;
   try {
     prices = pricesFrom(pricesFile);
   } catch (err) {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { LEGACY_BOOK } from "../contract/sideProfile";
 import { summarize, type RawSample, type RunSummary } from "../stats/summary";
-import { controlCostModel, costCell, costModel, headlineModel, readmeModel, sameClockModel } from "./model";
+import { controlCostModel, costCell, costLoadModel, costModel, headlineModel, readmeModel, sameClockModel } from "./model";
+import type { CapacityCurve } from "../stats/capacity";
 import { DEFAULT_PRICES } from "../contract/prices";
 import { verifyRunDir } from "../contract/verify";
 import { summarizeRun } from "../stats/summary";
@@ -75,5 +76,45 @@ describe("cost per million operations", () => {
     expect(cell("create.ping", "rivet", cpu.name).usdPerMillion).toBeCloseTo((1e6 * (ownMs / ops / 1000) * p.rivetComputeVcpuS.usd) / t.assumptions.selfHostedUtilisation, 9);
     // The DO: this run predates the row counts, so its cell says so rather than guess them.
     expect(cell("warm.ping", "cloudflare", usage.name)).toMatchObject({ usdPerMillion: null, missing: "rows read and written not measured in this run" });
+  });
+});
+
+describe("cost against sustained load", () => {
+  const t = DEFAULT_PRICES;
+  const vcpuS = t.prices.rivetComputeVcpuS.usd;
+  const row = (side: string, metric: string, extra: object) => ({ ...summarize(LEGACY_BOOK.get(side), metric, [warm(2)]), mean: 20, ...extra });
+  const s: RunSummary = {
+    rows: [
+      row("rivet", "warm.ping", { cpu: { ownMsPerOp: 4, driverMsPerOp: 1, ops: 10, processes: {}, resolutionMs: 1 } }),
+      row("cloudflare", "warm.ping", { rowsPerOp: { read: 0, written: 0, n: 1 } }),
+      row("rivet", "create.ping", { cpu: { ownMsPerOp: 40, driverMsPerOp: 1, ops: 10, processes: {}, resolutionMs: 1 } }),
+      row("cloudflare", "create.ping", { rowsPerOp: { read: 0, written: 0, n: 1 } }),
+    ],
+    throughput: [],
+    sides: LEGACY_BOOK,
+  };
+  const held = (op: CapacityCurve["op"], low: number): CapacityCurve => ({ side: "rivet", op, objective: { p99Ms: 100, maxFailureShare: 0.001 }, reps: [], range: { low, high: low * 1.2 }, steps: [] });
+
+  it("a machine priced by CPU costs its price over the load, down to the rate it held; a price per operation is flat; the crossing is where they meet", () => {
+    const cost = costModel(s, t)!;
+    const m = costLoadModel(cost, s, [held("warm", 400)], 2)!;
+    const warmOp = m.ops.find((o) => o.op === "warm")!;
+    const doWarm = warmOp.flat.find((f) => f.side === "cloudflare")!.usdPerMillion;
+    expect(doWarm).toBeCloseTo(t.prices.workersRequests.usd + t.prices.doRequests.usd + 0.02 * 0.125 * t.prices.doDurationGbS.usd, 12);
+    const [machine] = warmOp.machine;
+    expect(machine).toMatchObject({ side: "rivet", maxLoad: 400, maxFrom: "capacity" });
+    // At the rate held, two vCPUs for a second over 400 operations, per million.
+    expect(machine.points.at(-1)!.usdPerMillion).toBeCloseTo((2 * vcpuS * 1e6) / 400, 12);
+    expect(machine.points[0].load).toBeCloseTo(400 / 1e4, 12);
+    const crossing = (2 * vcpuS * 1e6) / doWarm;
+    expect(machine.cheaperAbove).toEqual([{ side: "cloudflare", pricing: "published formula", load: crossing <= 400 ? crossing : null }]);
+    // No capacity for creates in the run: the curve ends where the measured CPU per create fills both vCPUs.
+    expect(m.ops.find((o) => o.op === "create")!.machine[0]).toMatchObject({ maxLoad: (2 * 1000) / 40, maxFrom: "cpu" });
+  });
+
+  it("has nothing to draw without a side priced by CPU or without the machine's vCPUs", () => {
+    const noCpu = { ...s, rows: s.rows.filter((r) => r.side !== "rivet") };
+    expect(costLoadModel(costModel(noCpu, t), noCpu, [], 2)).toBeNull();
+    expect(costLoadModel(costModel(s, t), s, [], Number.NaN)).toBeNull();
   });
 });

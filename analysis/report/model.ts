@@ -13,7 +13,10 @@ import { scaleRows, type ScaleRow } from "../stats/scale";
 import type { ManifestLike } from "../contract/runDirContract";
 import type { CpuPerOp } from "../stats/cpuPerOp";
 import { memoryPerActor, type MemoryPerActor } from "../stats/memory";
-import { DEFAULT_PRICES, type PriceTable } from "../contract/prices";
+import { DEFAULT_PRICES, type Price, type PriceTable } from "../contract/prices";
+import { capacityCurves, type CapacityCurve } from "../stats/capacity";
+import { CAPACITY_OPS, type CapacityOp } from "../contract/capacity";
+import { stageKey } from "../contract/runDirContract";
 
 /** One side's figures in a headline row: its percentiles, n, failures and wrong cold flags (not cold on a create or wake, restarts elsewhere). */
 export interface StageCell {
@@ -107,8 +110,40 @@ export interface CostModel {
   rows: Array<{ label: string; metric: string; cells: CostCell[] }>;
 }
 
+/**
+ * Cost per million operations against sustained load: a side priced by its
+ * CPU pays for its machine whatever the load (this run's vCPUs at the
+ * vCPU-second price), so its cost per operation falls as the load rises, up
+ * to the most the machine holds; a side priced by usage costs the same per
+ * operation at any load.
+ */
+export interface CostLoadModel {
+  vcpus: number;
+  vcpuPrice: Price;
+  ops: Array<{
+    op: CapacityOp;
+    metric: string;
+    /** Sides priced per operation: flat. */
+    flat: Array<{ side: string; pricing: string; usdPerMillion: number }>;
+    /** Sides priced by CPU: the machine's cost over the load, down to the load it holds. */
+    machine: Array<{
+      side: string;
+      pricing: string;
+      /** The most load the curve reaches, per second, and where that figure comes from. */
+      maxLoad: number;
+      maxFrom: "capacity" | "cpu";
+      points: Array<{ load: number; usdPerMillion: number }>;
+      /** The load above which this side is the cheaper, against each flat one (null: not within maxLoad). */
+      cheaperAbove: Array<{ side: string; pricing: string; load: number | null }>;
+    }>;
+  }>;
+}
+
 export interface RunModel {
   sides: SideBook;
+  /** The capacity group's curves, per side and operation. */
+  capacity: CapacityCurve[];
+  costLoad: CostLoadModel | null;
   /** Memory per sleeping and per live actor, per side, from the scaling group. */
   memory: MemoryPerActor[];
   cost: CostModel | null;
@@ -276,11 +311,58 @@ export function costModel(s: RunSummary, prices: PriceTable = DEFAULT_PRICES): C
   return rows.length ? { prices, columns, rows } : null;
 }
 
+/** Which headline metric each capacity operation's cost is read from. */
+export const CAPACITY_METRIC: Record<CapacityOp, string> = { warm: "warm.ping", create: "create.ping", write: "sqlite.write" };
+
+/** Loads per decade the machine curves are drawn at. */
+const POINTS_PER_DECADE = 4;
+/** Decades below the most load a machine curve reaches. */
+const DECADES = 4;
+
+export function costLoadModel(cost: CostModel | null, summary: RunSummary, capacity: readonly CapacityCurve[], vcpus: number): CostLoadModel | null {
+  if (!cost || !(vcpus > 0)) return null;
+  const cpuCols = cost.columns.filter((c) => c.pricing.kind === "cpu");
+  if (cpuCols.length === 0) return null;
+  const first = cpuCols[0].pricing;
+  const vcpuPrice = cost.prices.prices[first.kind === "cpu" ? first.vcpuSecond : "rivetComputeVcpuS"];
+  const ops: CostLoadModel["ops"] = [];
+  for (const op of CAPACITY_OPS) {
+    const metric = CAPACITY_METRIC[op];
+    const row = cost.rows.find((r) => r.metric === metric);
+    if (!row) continue;
+    const flat = row.cells.flatMap((c, i) => (cost.columns[i].pricing.kind !== "cpu" && c.usdPerMillion !== null ? [{ side: c.side, pricing: c.pricing, usdPerMillion: c.usdPerMillion }] : []));
+    const machine: CostLoadModel["ops"][number]["machine"] = [];
+    for (const col of cpuCols) {
+      if (col.pricing.kind !== "cpu") continue;
+      const own = rowOf(summary, col.side, metric)?.cpu?.ownMsPerOp;
+      if (own === null || own === undefined || own <= 0) continue;
+      const p = cost.prices.prices[col.pricing.vcpuSecond].usd;
+      const held = capacity.find((c) => c.side === col.side && c.op === op)?.range.low ?? null;
+      const cpuBound = (vcpus * 1000) / own;
+      const maxLoad = held ?? cpuBound;
+      const at = (load: number) => (vcpus * p * 1e6) / load;
+      const points = Array.from({ length: DECADES * POINTS_PER_DECADE + 1 }, (_, k) => maxLoad / 10 ** ((DECADES * POINTS_PER_DECADE - k) / POINTS_PER_DECADE)).map((load) => ({ load, usdPerMillion: at(load) }));
+      const cheaperAbove = flat.map((f) => {
+        const load = (vcpus * p * 1e6) / f.usdPerMillion;
+        return { side: f.side, pricing: f.pricing, load: load <= maxLoad ? load : null };
+      });
+      machine.push({ side: col.side, pricing: col.pricing.name, maxLoad, maxFrom: held !== null ? "capacity" : "cpu", points, cheaperAbove });
+    }
+    if (machine.length) ops.push({ op, metric, flat, machine });
+  }
+  return ops.length ? { vcpus, vcpuPrice, ops } : null;
+}
+
 /** The whole model of a verified run. */
 export function runModel(m: ManifestLike, summary: RunSummary, samples: RunSamples, prices: PriceTable = DEFAULT_PRICES): RunModel {
+  const capacity = capacityCurves(Object.values(m.stages), (st) => samples.get(stageKey(st.side, st.metric)) ?? [], summary.sides.order);
+  const cost = costModel(summary, prices);
+  const vcpus = Number((m.machine as { cpus?: unknown }).cpus);
   return {
     sides: summary.sides,
-    cost: costModel(summary, prices),
+    capacity,
+    costLoad: costLoadModel(cost, summary, capacity, vcpus),
+    cost,
     memory: memoryPerActor(m),
     cpu: cpuModel(summary),
     storageRows: rowsModel(summary),

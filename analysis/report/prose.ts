@@ -83,3 +83,21 @@ export const startStateNote = (sleeps: string) =>
 /** Heading the table of how the sides differ. */
 export const DIFFERENCES_NOTE =
   "The stages are written once for both sides; what cannot be the same is stated by each side's adapter and recorded in the manifest. This table is that record.";
+
+/** Heading the capacity table; the objective and the search's constants are the run's. */
+export const capacityNote = (p99Ms: number, failurePercent: number, factor: number, resolution: number, pool: number) =>
+  `The highest open-model rate each side held for each operation: a step at a rate holds when the p99 of its calls (the client's clock, from each call's intended send time, so a side that falls behind is charged for the wait) is within ${p99Ms} ms and at most ${failurePercent}% of its arrivals fail; a create not proven cold is a failure. ` +
+  `The search starts low and multiplies the rate by ${factor} until a step misses, then bisects between the highest rate held and the lowest missed until they are within a factor of ${resolution}; a step stops sending as soon as it has missed for certain. ` +
+  `Warm calls and writes go round robin to ${pool} running actors; each create is a new actor. ` +
+  "\"Range\" runs from the lowest rate any repetition held to the highest any missed: the knee of every repetition lies inside it. It is the search's resolution and the spread between repetitions together, not a confidence interval; two runs agree where their ranges overlap. " +
+  "A local figure is the whole machine's: runtime, app and driver share its cores, and the control side shows where the driver and the loopback themselves stop.";
+
+/** Heading the curve's steps. */
+export const CAPACITY_STEPS_NOTE =
+  "Every step of every search: arrivals planned and sent, failures (failed calls and creates not proven cold), p50 and p99 of the successes (client ms from the intended send time, nearest rank; over fewer than 100 successes the p99 is their maximum), the verdict, and the CPU per successful call of the side's processes and of the driver. A stopped step sent fewer arrivals than it planned.";
+
+/** Heading the cost against load. */
+export const costLoadNote = (vcpus: number, price: string) =>
+  `What a million operations cost at a sustained load. A side priced by CPU pays for its machine whatever the load: here this run's ${vcpus} vCPUs at ${price}, so a million operations cost the machine's price over the load, falling as the load rises up to the most the machine holds (the capacity group's lowest held rate where the run has it, else the load at which the side's measured CPU per operation fills every vCPU). ` +
+  "A side priced per operation costs the same at any load. \"Cheaper above\" is the load past which the machine costs less per operation than that side; a dash: not within what the machine holds. " +
+  "The machine is this run's, shared with the driver: a dedicated server holds more, and costs another price.";

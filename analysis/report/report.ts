@@ -6,14 +6,16 @@ import { stageReps, stageSamples, unendedRepetition, stageKey, type RepStage, ty
 import { orderedStages, runSamples, statsOf, summarizeRun, type RunSamples, type RunSummary, type SummaryRow } from "../stats/summary";
 import { chartMetric, CLIENT_TICK_MS, metricEntry, SCALE_BURST_CONCURRENCY } from "../contract/catalog";
 import {
-  chartsNote, costNote, CPU_NOTE, DIFFERENCES_NOTE, MEMORY_NOTE, ROWS_NOTE, controlCostNote, headlineNote, LOCAL_RUN_CAVEAT, ONE_REPETITION_NOTE, OPEN_MODEL_NOTE, platformNote, repetitionsNote, sameClockNote, scaleNote, startStateNote,
+  capacityNote, CAPACITY_STEPS_NOTE, chartsNote, costLoadNote, costNote, CPU_NOTE, DIFFERENCES_NOTE, MEMORY_NOTE, ROWS_NOTE, controlCostNote, headlineNote, LOCAL_RUN_CAVEAT, ONE_REPETITION_NOTE, OPEN_MODEL_NOTE, platformNote, repetitionsNote, sameClockNote, scaleNote, startStateNote,
 } from "./prose";
 import { controlsOf, LEGACY_BOOK, runtimesOf, sideBookOf, type SideBook, type SideProfile } from "../contract/sideProfile";
 import {
   controlCostModel, headlineModel, readmeModel, runModel, sameClockModel, tableSides, throughputHead,
-  type ControlCostModel, type CostModel, type CpuModel, type HeadlineModel, type RowsModel, type OpenModelRow, type ReadmeModel, type RunModel, type SameClockModel, type StageCell, type ThroughputCell,
+  type ControlCostModel, type CostLoadModel, type CostModel, type CpuModel, type HeadlineModel, type RowsModel, type OpenModelRow, type ReadmeModel, type RunModel, type SameClockModel, type StageCell, type ThroughputCell,
 } from "./model";
 import type { ScaleRow } from "../stats/scale";
+import type { CapacityCurve } from "../stats/capacity";
+import { CAPACITY } from "../contract/capacity";
 import { ci, codeBlock, codeSpan, escapeMd, ms, rate, signedMs, table, triple } from "./format";
 import { renderCharts } from "./charts";
 import { legacyCaveats, legacyReleaseLine } from "../contract/legacySides";
@@ -21,7 +23,7 @@ import { ANALYTICS_FILE, platformBlocks, readAnalyticsLines, type PlatformBlock 
 import { geometricMean, groupByRep, repSpread } from "../stats/repetitions";
 import { DRIVER_PROCESS, type CpuPerOp } from "../stats/cpuPerOp";
 import type { MemoryPerActor } from "../stats/memory";
-import { DEFAULT_PRICES, type PriceTable } from "../contract/prices";
+import { DEFAULT_PRICES, priceTableProblem, type PriceTable } from "../contract/prices";
 import { CALIBRATION_MEASURES, calibrationMedian, readCalibration, type CalibrationMeasure } from "../stats/calibration";
 
 export interface Report {
@@ -66,8 +68,19 @@ const ownClocks = (book: SideBook) =>
 
 export type Loaded = { m: ManifestLike; samples: RunSamples; summary: RunSummary; platform: PlatformBlock[]; model: RunModel };
 
-export function loadRun(dir: string, prices: PriceTable = DEFAULT_PRICES): Loaded {
+/** The price table a report uses: the one given, else the one the run recorded (`npm start -- --prices FILE`), else the repository's. */
+export function pricesOf(m: ManifestLike, given?: PriceTable): PriceTable {
+  if (given) return given;
+  const recorded = (m.config as { prices?: unknown }).prices;
+  if (recorded === undefined) return DEFAULT_PRICES;
+  const problem = priceTableProblem(recorded);
+  if (problem) throw new Error(`the run's manifest records a price table that is not one (config.prices: ${problem}); give one with --prices FILE`);
+  return recorded as PriceTable;
+}
+
+export function loadRun(dir: string, given?: PriceTable): Loaded {
   const m = verifyRunDir(dir);
+  const prices = pricesOf(m, given);
   const samples = runSamples(orderedStages(m).map((s) => [stageKey(s.side, s.metric), stageSamples(dir, m, m.stages[stageKey(s.side, s.metric)])]), sideBookOf(m));
   const summary = summarizeRun(dir, m, (f) => {
     const st = Object.values(m.stages).find((x) => x.file === f)!;
@@ -275,6 +288,62 @@ export function renderCost(model: CostModel | null, book: SideBook): string {
     `## Cost per million operations\n\n${costNote(escapeMd(model.prices.asOf), a.doBilledGb, a.selfHostedUtilisation)}\n\n` +
     `${table(["Metric", ...model.columns.map((c) => `${book.get(c.side).short}: ${escapeMd(c.pricing.name)}`)], rows)}\n\nPrices used:\n\n${prices.join("\n")}`
   );
+}
+
+const perSecond = (x: number | null, open: string) => (x === null ? open : `${x.toLocaleString("en-US")}/s`);
+
+/** The capacity group: each side's rate held per operation with its range, and every step of every search. */
+export function renderCapacity(curves: readonly CapacityCurve[], book: SideBook): string {
+  if (curves.length === 0) return "";
+  const o = curves[0].objective;
+  const ops = [...new Set(curves.map((c) => c.op))];
+  const sides = [...new Set(curves.map((c) => c.side))];
+  const cell = (c: CapacityCurve | undefined) => {
+    if (!c) return "-";
+    const held = c.reps.map((r) => perSecond(r.held, "none")).join(", ");
+    return `${held} (range ${perSecond(c.range.low, "below the lowest rate")} to ${perSecond(c.range.high, "past the highest tried")})`;
+  };
+  const summary = table(["operation", ...sides.map((x) => `${book.get(x).short}: held per repetition (range)`)], ops.map((op) => [op, ...sides.map((x) => cell(curves.find((c) => c.side === x && c.op === op)))]));
+  const fmt = (x: number | null, d = 2) => (x === null ? "-" : x.toFixed(d));
+  const steps = curves.flatMap((c) =>
+    c.steps.map((st) => [
+      book.get(c.side).short, c.op, String(st.rep + 1), st.ratePerSecond.toLocaleString("en-US"), String(st.planned), String(st.sent), String(st.failed), ms(st.p50), ms(st.p99),
+      st.held ? "held" : `missed: ${escapeMd(st.why)}`, fmt(st.ownCpuMsPerOp, 3), fmt(st.driverCpuMsPerOp, 3),
+    ]),
+  );
+  return (
+    `## Capacity
+
+${capacityNote(o.p99Ms, o.maxFailureShare * 100, CAPACITY.stepFactor, CAPACITY.resolution, CAPACITY.pool)}
+
+${summary}
+
+` +
+    `### Every step
+
+${CAPACITY_STEPS_NOTE}
+
+${table(["side", "operation", "repetition", "rate", "planned", "sent", "failed", "p50 ms", "p99 ms", "verdict", "CPU ms/op, its processes", "CPU ms/op, driver"], steps)}`
+  );
+}
+
+/** Cost per million operations against sustained load: where a machine priced by CPU becomes cheaper than a price per operation. */
+export function renderCostLoad(model: CostLoadModel | null, book: SideBook): string {
+  if (!model) return "";
+  const usd = (x: number) => (x >= 100 ? `$${x.toFixed(0)}` : x >= 1 ? `$${x.toFixed(2)}` : `$${x.toFixed(4)}`);
+  const rows = model.ops.flatMap((o) =>
+    o.machine.map((m) => [
+      `${o.op} (${o.metric})`, `${book.get(m.side).short}: ${escapeMd(m.pricing)}`,
+      `${rate(m.maxLoad)}/s (${m.maxFrom === "capacity" ? "capacity held" : "CPU-bound"})`, usd(m.points[m.points.length - 1].usdPerMillion),
+      m.cheaperAbove.map((c) => `than ${book.get(c.side).short} ${escapeMd(c.pricing)} (${usd(o.flat.find((f) => f.side === c.side && f.pricing === c.pricing)!.usdPerMillion)}): ${c.load === null ? "-" : `${rate(c.load)}/s`}`).join("; ") || "no side priced per operation in this run",
+    ]),
+  );
+  const price = `$${model.vcpuPrice.usd} per ${escapeMd(model.vcpuPrice.per)}`;
+  return `## Cost against load
+
+${costLoadNote(model.vcpus, price)}
+
+${table(["operation", "priced by CPU", "most load", "per million at that load", "cheaper above"], rows)}`;
 }
 
 /** Memory per sleeping and per live actor, per side. */
@@ -555,6 +624,7 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
     renderSameClock(l.model.sameClock, l.model.sides),
     renderControlCost(l.model.controlCost, l.model.sides),
     renderCost(l.model.cost, l.model.sides),
+    renderCostLoad(l.model.costLoad, l.model.sides),
     renderCpu(l.model.cpu, l.model.sides),
     renderRows(l.model.storageRows, l.model.sides),
     [
@@ -564,6 +634,7 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
       }),
       platformTable(l.platform, l.summary.sides),
     ].filter(Boolean).join("\n\n"),
+    renderCapacity(l.model.capacity, l.model.sides),
     renderScale(l.model.scale, l.summary),
     renderMemory(l.model.memory, l.model.sides),
     startStateMarkdown(m),
@@ -577,26 +648,33 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
   return parts.filter(Boolean).join("\n\n") + "\n";
 }
 
+/** A capacity curve in summary.json: the rate held per repetition, the range, the objective, and every step. */
+export const capacitySummary = (c: CapacityCurve) => ({
+  side: c.side, op: c.op, objective: c.objective, heldPerSecond: c.reps.map((r) => r.held), missedPerSecond: c.reps.map((r) => r.missed), range: c.range,
+  steps: c.steps.map((st) => ({ rep: st.rep, ratePerSecond: st.ratePerSecond, planned: st.planned, sent: st.sent, failed: st.failed, p50: st.p50, p99: st.p99, held: st.held, cpuMsPerOp: st.ownCpuMsPerOp, driverCpuMsPerOp: st.driverCpuMsPerOp })),
+});
+
 /**
  * Regenerates <runDir>/report/ from raw/ alone. Verifies every raw file first
  * and writes nothing when one fails. The output depends only on the run
  * directory's files: the same raw files give byte-identical reports.
  */
-export async function generateReport(dir: string, prices: PriceTable = DEFAULT_PRICES): Promise<Report> {
+export async function generateReport(dir: string, prices?: PriceTable): Promise<Report> {
   const l = loadRun(dir, prices);
   const tmp = join(dir, "report.tmp");
   rmSync(tmp, { recursive: true, force: true });
   let markdown: string;
   try {
     mkdirSync(join(tmp, "charts"), { recursive: true });
-    const charts = await renderCharts(l.m, l.samples, l.summary, join(tmp, "charts"));
+    const charts = await renderCharts(l.m, l.samples, l.summary, join(tmp, "charts"), l.model);
     markdown = reportMarkdown(l, charts);
     writeFileSync(join(tmp, "results.md"), markdown);
     const memory = l.model.memory.length ? { memory: l.model.memory } : {};
     const cost = l.model.cost
       ? { asOf: l.model.cost.prices.asOf, cells: l.model.cost.rows.flatMap((r) => r.cells.map((c) => ({ metric: r.metric, ...c }))) }
       : undefined;
-    writeFileSync(join(tmp, "summary.json"), JSON.stringify({ rows: l.summary.rows, throughput: l.summary.throughput, ...(cost ? { cost } : {}), ...memory }, null, 2) + "\n");
+    const capacity = l.model.capacity.length ? { capacity: l.model.capacity.map(capacitySummary) } : {};
+    writeFileSync(join(tmp, "summary.json"), JSON.stringify({ rows: l.summary.rows, throughput: l.summary.throughput, ...(cost ? { cost } : {}), ...memory, ...capacity }, null, 2) + "\n");
   } catch (err) {
     // Whatever failed, no half-written report is left beside the old one.
     rmSync(tmp, { recursive: true, force: true });

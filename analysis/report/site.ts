@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { Marked } from "marked";
-import { caveats, loadRun, renderControlCost, renderCost, renderCpu, renderMemory, renderRows, renderHeadline, renderReadme, renderSameClock, renderScale, type Loaded } from "./report";
+import { caveats, loadRun, renderCapacity, renderControlCost, renderCost, renderCostLoad, renderCpu, renderMemory, renderRows, renderHeadline, renderReadme, renderSameClock, renderScale, type Loaded } from "./report";
 import { GROUPS, metricEntry } from "../contract/catalog";
 import { chartSpecs, type ChartSpec } from "./charts";
 import { stageStats } from "./compare";
@@ -110,7 +110,7 @@ export function runPage(l: Loaded, r: SiteRun, charts: readonly ChartSpec[]): st
   const specs = charts.map(withTooltips);
   const chart = (name: string) => (specs.some((c) => c.name === name) ? chartDiv(name) : "");
   const others = specs.filter((c) => c.name !== "headline" && c.name !== "same-clock");
-  const extra = [renderControlCost(l.model.controlCost, l.model.sides), renderCost(l.model.cost, l.model.sides), renderCpu(l.model.cpu, l.model.sides), renderRows(l.model.storageRows, l.model.sides), renderScale(l.model.scale, l.model), renderMemory(l.model.memory, l.model.sides)].filter(Boolean).join("\n\n");
+  const extra = [renderControlCost(l.model.controlCost, l.model.sides), renderCost(l.model.cost, l.model.sides), renderCostLoad(l.model.costLoad, l.model.sides), renderCpu(l.model.cpu, l.model.sides), renderRows(l.model.storageRows, l.model.sides), renderCapacity(l.model.capacity, l.model.sides), renderScale(l.model.scale, l.model), renderMemory(l.model.memory, l.model.sides)].filter(Boolean).join("\n\n");
   const own = renderHeadline(l.model.headline, l.model.sides);
   const same = renderSameClock(l.model.sameClock, l.model.sides);
   // A run of the scaling group alone (or of any group with no headline row) shows what it has, not empty tables.
@@ -226,7 +226,7 @@ function writeSite(into: string, resultsRoot: string, projectDir: string, built:
     }
     const r = describe(l, stack, runId);
     mkdirSync(join(into, "runs", stack), { recursive: true });
-    const charts = chartSpecs(l.m, l.samples, l.summary);
+    const charts = chartSpecs(l.m, l.samples, l.summary, l.model);
     writeFileSync(join(into, r.page), runPage(l, r, charts));
     runs.push({ ...r, stats: stageStats(l.summary) });
     const headline = renderReadme(l.model.readme, l.model.sides);

@@ -221,6 +221,8 @@ export function summarizeRun(dir: string, m: ManifestLike, load = (f: string): R
   const throughput: ThroughputRow[] = [];
   const sides = sideBookOf(m);
   for (const { side, metric, file } of orderedStages(m)) {
+    // A capacity step is read as a point of its curve (analysis/stats/capacity.ts), not as a row.
+    if (metricEntry(metric)?.capacity) continue;
     const st = m.stages[stageKey(side, metric)];
     const samples = load(file);
     const row = summarize(sides.get(side), metric, samples);

@@ -96,7 +96,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
     this.schedule = pulumi.output(passSchedule(cfg.run, azure.overlapIdle, newestCosts(join(args.projectDir, "results"), cfg.stack), args.projectDir).then((s) => s.text));
     const parts = this.chainRuns(name, cfg, azure, stateRoot, { rivet: this.rivetTarget(cfg, azure, gateway), cloudflare: cf?.target }, cf?.apiToken);
 
-    this.reportResource = passReport(`${name}-report`, cfg.stack, args.projectDir, parts, this);
+    this.reportResource = passReport(`${name}-report`, cfg.stack, args.projectDir, parts, this, cfg.run.prices);
     this.report = this.reportResource.report;
     this.runDir = this.reportResource.runDir;
     this.summary = this.reportResource.summary;

@@ -85,7 +85,7 @@ export class LocalBenchmark extends pulumi.ComponentResource {
       }
     }
 
-    this.reportResource = passReport(`${name}-report`, cfg.stack, args.projectDir, this.runs.map((run, i) => ({ run, label: labels[i] })), this);
+    this.reportResource = passReport(`${name}-report`, cfg.stack, args.projectDir, this.runs.map((run, i) => ({ run, label: labels[i] })), this, cfg.run.prices);
     this.report = this.reportResource.report;
     this.runDir = this.reportResource.runDir;
     this.summary = this.reportResource.summary;

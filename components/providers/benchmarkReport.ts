@@ -2,16 +2,19 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { mergeRunParts, type RunPart } from "../../workloads/run/mergeRuns";
 import { generateReport } from "../../analysis/report/report";
+import { priceTableProblem, type PriceTable } from "../../analysis/contract/prices";
 import { buildSite } from "../../analysis/report/site";
 import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
 
-const INPUT_KEYS = ["stack", "resultsRoot", "parts"];
+const INPUT_KEYS = ["stack", "resultsRoot", "parts", "prices"];
 
 export async function check(_olds: Props, news: Props) {
   const failures: CheckFailure[] = [];
   requireString(news, "stack", failures);
   requireString(news, "resultsRoot", failures, /^\//);
   if (!Array.isArray(news.parts)) failures.push({ property: "parts", reason: "parts must be the list of BenchmarkRun results" });
+  const prices = news.prices === undefined ? null : priceTableProblem(news.prices);
+  if (prices) failures.push({ property: "prices", reason: `the price table (actor-bench:prices) is not one: ${prices}` });
   return { inputs: news, failures };
 }
 
@@ -27,6 +30,12 @@ export async function diff(_id: string, olds: Props, news: Props) {
 export async function create(inputs: Props) {
   const resultsRoot = inputs.resultsRoot as string;
   const run = mergeRunParts(inputs.parts as RunPart[], resultsRoot, inputs.stack as string);
+  // The stack's price table, where it gave one, goes into the merged manifest: `npm run report` rebuilds the same costs from it.
+  const prices = inputs.prices as PriceTable | undefined;
+  if (prices) {
+    run.manifest.config = { ...run.manifest.config, prices };
+    run.save();
+  }
   const report = await generateReport(run.dir);
   const site = buildSite(resultsRoot, join(dirname(resultsRoot), "site"));
   return {

@@ -185,6 +185,8 @@ export function must<T extends Outcome>(r: T, what: string): Extract<T, { ok: tr
 export interface MeasureOpenOpts extends Omit<MeasureOpts, "concurrency"> {
   ratePerSecond: number;
   maxInFlight: number;
+  /** Sees each sample as it is written; a reason returned stops the arrivals (those in flight are still awaited and written), and goes into the stage's notes. */
+  stopWhen?: (s: { ok: boolean; ms: number; cold?: boolean | null }) => string | undefined;
 }
 
 /**
@@ -206,6 +208,7 @@ export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
   let wallMs = 0;
   let loss: RuntimeLoss | undefined;
   let failed: unknown;
+  let stoppedEarly: string | undefined;
   const t0 = hrClock.now();
   try {
     const loop = openLoop({
@@ -218,9 +221,12 @@ export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
         const r = { ...d.result, ms: d.latencyMs, clientMs: d.doneAt - d.sentAt };
         file.write(toSample(d.i, Math.round(epochAtZero + d.intendedAt), r));
         if (!r.ok) o.onFailure?.(r.error);
+        // Every sample is shown to stopWhen, those in flight after the stop too.
+        const stop = o.stopWhen?.(r.ok ? { ok: true, ms: r.ms, cold: r.reply.cold } : { ok: false, ms: r.ms });
+        stoppedEarly ??= stop;
         step.tick(file.lines, file.errors);
       },
-      stopped: () => runtime?.dead !== undefined,
+      stopped: () => runtime?.dead !== undefined || stoppedEarly !== undefined,
     });
     loss = await doneOrLost(loop, runtime);
     if (loss) wallMs = hrClock.now() - t0;
@@ -237,6 +243,7 @@ export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
       concurrency: o.maxInFlight, startedAt,
       notes: {
         ...o.notes, mode: "open", ratePerSecond: o.ratePerSecond, maxInFlight: o.maxInFlight, lateSends, cpuMs: cpu(), ...o.endNotes?.(),
+        ...(stoppedEarly ? { plannedArrivals: o.n, stoppedEarly } : {}),
         clock: "client hrtime from the intended send time (wrk2's rule); clientMs from the actual send",
       },
       ...endFields(loss, failed, file.lines),

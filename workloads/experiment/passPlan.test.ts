@@ -13,11 +13,12 @@ describe("planPass", () => {
   it("both runtimes, overlapping: each DO group with an idle wait hosts an ordered share of Rivet's groups; the other DO groups follow alone", () => {
     expect(names(sides("rivet", "cloudflare"), GROUPS, true)).toEqual([
       "cloudflare.wake+rivet.create+rivet.wake+rivet.warm",
-      "cloudflare.sqlite+rivet.sqlite+rivet.seqwrite",
-      "cloudflare.seqwrite+rivet.burst+rivet.scale",
+      "cloudflare.sqlite+rivet.sqlite+rivet.seqwrite+rivet.burst",
+      "cloudflare.seqwrite+rivet.capacity+rivet.scale",
       "cloudflare.create",
       "cloudflare.warm",
       "cloudflare.burst",
+      "cloudflare.capacity",
       "cloudflare.scale",
     ]);
     expect(names(sides("rivet", "cloudflare"), ["create", "wake", "burst"], true)).toEqual(["cloudflare.wake+rivet.create+rivet.wake+rivet.burst", "cloudflare.create", "cloudflare.burst"]);

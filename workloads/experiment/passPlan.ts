@@ -129,7 +129,7 @@ export function estimateTask(t: Task, inputs: EstimateInputs, costs: CallCosts):
   const prepare = costs.get(`${t.side}.burst.c8`) ?? costOf(costs, t.side, "create.ping").ms;
   const prepMs = shape.prepared * prepare;
   if (shape.sharedIdleMs > 0) return { beforeIdleMs: prepMs, idleMs: shape.sharedIdleMs, afterIdleMs: measureMs, unknown };
-  return { beforeIdleMs: prepMs + shape.heldIdleMs + measureMs, idleMs: 0, afterIdleMs: 0, unknown };
+  return { beforeIdleMs: prepMs + shape.heldIdleMs + measureMs + shape.timedMs, idleMs: 0, afterIdleMs: 0, unknown };
 }
 
 export interface TaskSpan {

@@ -16,13 +16,18 @@ import { StageSetupError } from "./measure";
 import { rivetAdapter } from "../sides/rivet/adapter";
 import { cloudflareAdapter } from "../sides/cloudflare/adapter";
 import { floorAdapter } from "../sides/floor/adapter";
-import { catalogEntry, GROUPS, isColdMetric, metricsOf, PRESETS, type SampleCounts, type Side } from "../../analysis/contract/catalog";
+import { catalogEntry, GROUPS as ALL_GROUPS, isColdMetric, metricsOf, PRESETS, type SampleCounts, type Side } from "../../analysis/contract/catalog";
+import { capacityCurves } from "../../analysis/stats/capacity";
+import { kneeOf } from "../../analysis/contract/capacity";
+import { stageSamples } from "../../analysis/contract/runDirContract";
 import type { GatewayClient, Target } from "../sides/rivet/gateway";
 import type { ActorProtocolClient } from "../sides/actorProtocol";
 import { LEGACY_BOOK } from "../../analysis/contract/sideProfile";
 import type { DoOp, DoTarget, WorkerClient } from "../sides/cloudflare/workerClient";
 
 const PREFIX = "run";
+/** Every group but capacity, whose steps last as long as the clock says: it has its own test below, against a runtime that saturates. */
+const GROUPS = ALL_GROUPS.filter((g) => g !== "capacity");
 const counts: SampleCounts = { ...PRESETS.quick, createPing: 3, createRead: 2, createWrite: 2, wake: 4, warm: 5, sqliteRead: 3, sqliteWrite: 3, sqliteScan: 2, burstAttempts: 4, seqWrite: 3, openSeconds: 1, scaleCreate: 2, scaleWake: 2, scaleBurst: 3 };
 
 /** A runtime's actors: an actor asleep (or evicted) answers its next call from a fresh instance. */
@@ -414,4 +419,49 @@ describe("the stage plan on both sides", () => {
     await runGroup("warm", s.ctx);
     expect(samples(s.run, "cloudflare", "warm.ping").filter((x) => x.cold === true)).toHaveLength(1);
   });
+});
+
+describe("the capacity group", () => {
+  /** One server that serves a call every 1000 / rate ms, in arrival order: it holds any rate up to `perSecond`, and queues without end past it. */
+  function saturating(perSecond: number) {
+    let freeAt = 0;
+    return async () => {
+      const now = performance.now();
+      const start = Math.max(now, freeAt);
+      freeAt = start + 1000 / perSecond;
+      await new Promise((r) => setTimeout(r, freeAt - now));
+    };
+  }
+
+  it("finds each operation's knee on a runtime that holds a known rate, keeps every step, and the report reads the same knees from the raw samples", async () => {
+    const s = sideOf("floor", { ...counts, capacitySeconds: 1 });
+    const serve = saturating(60);
+    const inner = s.ctx.adapter;
+    s.ctx.adapter = { ...inner, call: async (ref, op, arg) => (await serve(), inner.call(ref, op, arg)) };
+    const notes: string[] = [];
+    s.ctx.progress = { ...s.ctx.progress, note: (n: string) => notes.push(n) };
+    await runGroup("capacity", s.ctx);
+    const stages = Object.values(s.run.manifest.stages);
+    const curves = capacityCurves(stages, (st) => stageSamples(s.run.dir, s.run.manifest, st), ["floor"]);
+    expect(curves.map((c) => c.op)).toEqual(["warm", "create", "write"]);
+    for (const c of curves) {
+      const [rep] = c.reps;
+      // The knee: a rate held at or below 60 a second, one missed above it, within the search's resolution.
+      expect(rep.held, c.op).not.toBeNull();
+      expect(rep.held!, c.op).toBeLessThanOrEqual(60);
+      expect(rep.missed!, c.op).toBeGreaterThan(60);
+      expect(rep.missed! / rep.held!, c.op).toBeLessThanOrEqual(1.2);
+      // The driver said the same of each step as the report reads from the samples.
+      for (const st of c.steps) expect(notes, `${c.op} ${st.ratePerSecond}`).toContain(`floor capacity.${c.op}.r${st.ratePerSecond}: ${st.held ? "held" : `missed (${st.why})`}`);
+      expect(kneeOf(c.steps.map((x) => ({ rate: x.ratePerSecond, held: x.held })))).toEqual({ held: rep.held, missed: rep.missed });
+    }
+    // A missed step stopped sending once it had missed for certain, and says so; each step kept its CPU figures and objective.
+    const stopped = stages.filter((st) => st.notes?.stoppedEarly);
+    expect(stopped.length).toBeGreaterThan(0);
+    for (const st of stopped) expect(st.attempts, st.metric).toBeLessThan((st.notes!.capacity as { planned: number }).planned);
+    for (const st of stages) expect(st.notes, st.metric).toMatchObject({ capacity: { objective: { p99Ms: 100, maxFailureShare: 0.001 } }, cpuMs: expect.any(Object) });
+    // Creates are new actors, warm calls and writes go to the pool.
+    expect(s.rt.log.filter((l) => l.startsWith("ping key capacity.create.")).length).toBe(stages.filter((st) => st.metric.startsWith("capacity.create.")).reduce((t, st) => t + st.attempts, 0));
+    expect(s.rt.log.filter((l) => l === "write id").length).toBe(stages.filter((st) => st.metric.startsWith("capacity.write.")).reduce((t, st) => t + st.attempts, 0));
+  }, 60_000);
 });

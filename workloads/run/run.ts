@@ -19,6 +19,7 @@ import { loopbackNote } from "../host/loopback";
 import { RuntimeLost, type RuntimeLoss } from "../host/runtimeWatch";
 import type { OpenSide } from "../sides/side";
 import { SIDE_REGISTRY, sideOf, type SideRegistry } from "../sides/registry";
+import { CAPACITY } from "../../analysis/contract/capacity";
 
 /** The running runtimes a run measures, by side, whoever started them (each side's package says what its target holds). */
 export type SideTargets = Partial<Record<Side, unknown>>;
@@ -53,6 +54,7 @@ async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, fai
       adapter: trackActors(adapter, census, runtime), census, run, progress, cpuPids,
       counts: cfg.counts[side],
       scaleLevels: cfg.scaleLevels,
+      capacityObjective: { ...CAPACITY.objective, p99Ms: cfg.capacityP99Ms },
       keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
       idle: (ms: number) => lock.idle(ms, runtime ? (x) => runtime.sleep(x) : undefined),
       stallMs: cfg.stallMs,

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { parseRunArgs, type RunConfig } from "./runConfig";
+import { parseRunArgs, stackRunOptions, type RunConfig } from "./runConfig";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DEFAULT_PRICES } from "../../analysis/contract/prices";
 import { PRESETS } from "../../analysis/contract/catalog";
 import { rivetSettingsOf } from "../sides/rivet/settings";
 import type { CloudflareSettings } from "../sides/cloudflare/settings";
@@ -8,7 +12,7 @@ const rivet = (c: RunConfig) => rivetSettingsOf(c.sideSettings);
 const cloudflare = (c: RunConfig) => c.sideSettings.cloudflare as CloudflareSettings;
 
 describe("parseRunArgs", () => {
-  it("defaults: local preset in 3 repetitions, both sides and the floor, every group but scaling, 10 s wake idle", () => {
+  it("defaults: local preset in 3 repetitions, both sides and the floor, every group but capacity and scaling, 10 s wake idle", () => {
     const c = parseRunArgs([]);
     expect(c.preset).toBe("local");
     expect(c.repeat).toBe(3);
@@ -21,9 +25,11 @@ describe("parseRunArgs", () => {
     expect(parseRunArgs(["--side", "floor"]).sides).toEqual(["floor"]);
     expect(c.groups).toEqual(["create", "wake", "warm", "sqlite", "seqwrite", "burst"]);
     expect(c.scaleLevels).toEqual([0, 100]);
-    // The scaling group is off by default in quick and local, on in large and full (with the 10,000 level), and any preset runs it when asked.
+    // The scaling and capacity groups are off by default in quick and local, on in large and full (with the 10,000 level), and any preset runs them when asked.
     expect(parseRunArgs(["--preset", "quick"]).groups).not.toContain("scale");
-    expect(parseRunArgs(["--preset", "large"])).toMatchObject({ repeat: 3, scaleLevels: [0, 1000], groups: ["create", "wake", "warm", "sqlite", "seqwrite", "burst", "scale"] });
+    expect(parseRunArgs(["--preset", "quick"]).groups).not.toContain("capacity");
+    expect(parseRunArgs(["--preset", "large"])).toMatchObject({ repeat: 3, scaleLevels: [0, 1000], groups: ["create", "wake", "warm", "sqlite", "seqwrite", "burst", "capacity", "scale"] });
+    expect(parseRunArgs(["--groups", "capacity"])).toMatchObject({ groups: ["capacity"], capacityP99Ms: 100, counts: { rivet: { capacitySeconds: 2 } } });
     expect(parseRunArgs(["--groups", "scale", "--preset", "quick"])).toMatchObject({ groups: ["scale"], scaleLevels: [0, 100] });
     expect(parseRunArgs(["--preset", "full"])).toMatchObject({ scaleLevels: [0, 1000, 10000] });
     expect(parseRunArgs(["--preset", "full"]).groups).toContain("scale");
@@ -103,5 +109,34 @@ describe("--samples", () => {
     expect(() => parseRunArgs(["--samples", "warm=1.5"])).toThrow(/got "warm=1.5"/);
     expect(() => parseRunArgs(["--samples", "warm=1e3"])).toThrow(/got "warm=1e3"/);
     expect(() => parseRunArgs(["--samples", "warm=100001"])).toThrow(/counts from 1 to 100000/);
+  });
+});
+
+describe("the capacity objective and the price table of a run", () => {
+  it("--capacity-p99-ms sets the objective within its bounds, and names itself when out of them", () => {
+    expect(parseRunArgs(["--capacity-p99-ms", "250"]).capacityP99Ms).toBe(250);
+    expect(() => parseRunArgs(["--capacity-p99-ms", "0"])).toThrow(/^--capacity-p99-ms takes a whole number of milliseconds from 1 to 60000/);
+  });
+
+  it("--prices reads and checks a price table, kept in the config the manifest records; a bad one is refused in one line naming the file and the field", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ab-prices-"));
+    const good = join(dir, "good.json");
+    writeFileSync(good, JSON.stringify({ ...DEFAULT_PRICES, asOf: "read 2026-12-05 from the pages named", prices: { ...DEFAULT_PRICES.prices, doRequests: { ...DEFAULT_PRICES.prices.doRequests, usd: 0.2 } } }));
+    expect(parseRunArgs(["--prices", good]).prices?.prices.doRequests.usd).toBe(0.2);
+    expect(parseRunArgs([]).prices).toBeUndefined();
+    const bad = join(dir, "bad.json");
+    writeFileSync(bad, JSON.stringify({ ...DEFAULT_PRICES, assumptions: { doBilledGb: 0.125, selfHostedUtilisation: 2 } }));
+    expect(() => parseRunArgs(["--prices", bad])).toThrow(`--prices ${bad}: assumptions.selfHostedUtilisation must be above 0 and at most 1`);
+    expect(() => parseRunArgs(["--prices", join(dir, "absent.json")])).toThrow(/^--prices \S+absent\.json: not a readable JSON file/);
+  });
+
+  it("a stack's price table is read where the report is written, never passed to the runner", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ab-prices-"));
+    const file = join(dir, "p.json");
+    writeFileSync(file, JSON.stringify(DEFAULT_PRICES));
+    const s = stackRunOptions({ prices: file, capacityP99Ms: "150" });
+    expect(s.run.prices).toEqual(DEFAULT_PRICES);
+    expect(s.runArgs).toEqual(["--capacity-p99-ms", "150"]);
+    expect(() => stackRunOptions({ prices: join(dir, "none.json") })).toThrow(/^config actor-bench:prices: \S+none\.json: not a readable JSON file/);
   });
 });

@@ -1,5 +1,8 @@
 import { COUNT_KEYS, defaultGroups, GROUPS, PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, type Group, type PresetName, type SampleCounts, type Side } from "../../analysis/contract/catalog";
 import { STALL_MS } from "../host/runtimeWatch";
+import { CAPACITY } from "../../analysis/contract/capacity";
+import { readPriceTable } from "../../analysis/contract/priceFile";
+import type { PriceTable } from "../../analysis/contract/prices";
 import { DAY_MS, oneOf, on, UsageError, whole, wholeNumber, type OptionSpec } from "../sides/options";
 import { runtimeIds, SIDE_REGISTRY, type SideRegistry } from "../sides/registry";
 import type { SideRunSettings } from "../sides/side";
@@ -33,6 +36,10 @@ export interface RunConfig {
   loopback: "quickack" | "host";
   /** Each side's own settings, by side: its options over its package's defaults. */
   sideSettings: Record<Side, unknown>;
+  /** The p99 a capacity step must keep, client clock from the intended send, ms. */
+  capacityP99Ms: number;
+  /** A price table given for this run's report (--prices FILE), recorded in its manifest; absent: the repository's. */
+  prices?: PriceTable;
   quiet: boolean;
 }
 
@@ -50,6 +57,8 @@ interface Parsed {
   actorSleepTimeoutMs?: number;
   samples?: Partial<SampleCounts>;
   loopback?: "quickack" | "host";
+  capacityP99Ms?: number;
+  prices?: PriceTable;
   resultsDir?: string;
   quiet?: boolean;
   /** Each side's own options, by side. */
@@ -151,6 +160,21 @@ const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
     ...whole(1000, DAY_MS, "milliseconds", (p, n) => (p.stallMs = n)),
   },
   {
+    flag: "--capacity-p99-ms", value: "N", key: "capacityP99Ms", default: String(CAPACITY.objective.p99Ms), stackDefault: CAPACITY.objective.p99Ms,
+    help: `the capacity group's objective: a rate is held when its p99 (client clock from the intended send) is within this and at most ${CAPACITY.objective.maxFailureShare * 100}% of its calls fail`,
+    ...whole(1, 60_000, "milliseconds", (p, n) => (p.capacityP99Ms = n)),
+  },
+  {
+    flag: "--prices", value: "FILE", key: "prices", default: "analysis/contract/prices.ts", help: "a price table (JSON, that file's shape) for the report's cost per million operations; recorded in the run's manifest", reportOnly: true,
+    read: (v, name, p) => {
+      try {
+        p.prices = readPriceTable(v, name);
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
+    },
+  },
+  {
     flag: "--actor-sleep-timeout-ms", value: "N", key: "actorSleepTimeoutMs", default: "30000", stackDefault: 30_000, help: "the benchmark actors' idle sleep timeout, on every side that has one",
     ...whole(1, DAY_MS, "milliseconds", (p, n) => (p.actorSleepTimeoutMs = n)),
   },
@@ -224,6 +248,8 @@ export function runConfigOf(p: Parsed, registry: SideRegistry = SIDE_REGISTRY): 
     actorSleepTimeoutMs: p.actorSleepTimeoutMs ?? 30_000,
     loopback: p.loopback ?? "quickack",
     sideSettings: Object.fromEntries(registry.map((d) => [d.profile.id, { ...(d.defaults as object), ...p.own[d.profile.id] }])),
+    capacityP99Ms: p.capacityP99Ms ?? CAPACITY.objective.p99Ms,
+    ...(p.prices ? { prices: p.prices } : {}),
     quiet: p.quiet ?? false,
   };
   for (const d of registry) {
@@ -284,7 +310,7 @@ export function stackRunOptions(raw: Readonly<Record<string, string | undefined>
     const v = raw[o.key];
     if (v === undefined) continue;
     o.read(v, `config actor-bench:${o.key}:`, p);
-    runArgs.push(o.flag, v);
+    if (!o.reportOnly) runArgs.push(o.flag, v);
   }
   return { run: runConfigOf(p), runArgs };
 }

@@ -21,6 +21,8 @@ export interface OptionSpec<P> {
   help: string;
   /** The side whose option this is (its package declares it); absent: the run's own. */
   side?: string;
+  /** Read where the report is written (the operator's machine), not passed to a stack's runner. */
+  reportOnly?: true;
   /** Reads a value into the draft; an error names `name` (the flag, or the stack key). */
   read(v: string, name: string, into: P): void;
 }

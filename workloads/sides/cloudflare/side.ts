@@ -57,7 +57,7 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget, CloudflareSettings
     full: {
       createPing: 200, createRead: 200, createWrite: 200, wake: 200, warm: 300,
       sqliteRead: 300, sqliteWrite: 300, sqliteScan: 300, burstAttempts: 500, seqWrite: 2000, openSeconds: 10,
-      scaleCreate: 200, scaleWake: 200, scaleBurst: 256,
+      scaleCreate: 200, scaleWake: 200, scaleBurst: 256, capacitySeconds: 5,
     },
   },
   options: CLOUDFLARE_OPTIONS,

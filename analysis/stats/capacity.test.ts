@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { capacityCurves, rangesOverlap } from "./capacity";
+import type { StageRecord } from "../contract/runDirContract";
+import type { RawSample } from "./summary";
+
+const objective = { p99Ms: 100, maxFailureShare: 0.001 };
+
+/** A step of repetition `rep`: `n` arrivals planned, all sent, each `ms` (a slow tail of `slow`), with CPU notes. */
+function step(side: string, op: string, rate: number, parts: Array<{ rep: number; n: number; ms: number; slow?: number; sent?: number }>) {
+  const st: StageRecord = {
+    side, metric: `capacity.${op}.r${rate}`, file: `raw/${side}.capacity.${op}.r${rate}.jsonl`, attempts: 0, errors: 0, wallMs: 0, concurrency: 256, startedAt: "2026-12-05T00:00:00Z",
+    repetitions: parts.map((p) => ({ rep: p.rep, attempts: p.sent ?? p.n, errors: 0, wallMs: 1000, startedAt: "2026-12-05T00:00:00Z", notes: { capacity: { op, planned: p.n, objective }, cpuMs: { engine: 100, driver: 10 } } })),
+  };
+  const samples: RawSample[] = parts.flatMap((p) => Array.from({ length: p.sent ?? p.n }, (_, i) => ({ ok: true, ms: i < (p.slow ?? 0) ? 500 : p.ms, cold: true, rep: p.rep })));
+  return { st, samples };
+}
+
+function curvesOf(steps: Array<ReturnType<typeof step>>) {
+  const files = new Map(steps.map((s) => [s.st.file, s.samples]));
+  return capacityCurves(steps.map((s) => s.st), (st) => files.get(st.file)!, ["rivet", "cloudflare"]);
+}
+
+describe("capacity curves from the raw samples", () => {
+  it("reads each repetition's knee and the range over them, per side and operation", () => {
+    const curves = curvesOf([
+      step("rivet", "warm", 50, [{ rep: 0, n: 100, ms: 5 }, { rep: 1, n: 100, ms: 5 }]),
+      step("rivet", "warm", 100, [{ rep: 0, n: 200, ms: 5 }, { rep: 1, n: 200, ms: 5, slow: 10 }]),
+      step("rivet", "warm", 200, [{ rep: 0, n: 400, ms: 5, slow: 50 }]),
+      step("rivet", "warm", 71, [{ rep: 1, n: 142, ms: 5 }]),
+      step("rivet", "warm", 84, [{ rep: 1, n: 168, ms: 5 }]),
+      step("cloudflare", "create", 5, [{ rep: 0, n: 10, ms: 150 }]),
+    ]);
+    const warm = curves.find((c) => c.side === "rivet" && c.op === "warm")!;
+    expect(warm.reps).toEqual([{ rep: 0, held: 100, missed: 200 }, { rep: 1, held: 84, missed: 100 }]);
+    expect(warm.range).toEqual({ low: 84, high: 200 });
+    expect(warm.steps.map((s) => `${s.rep}:${s.ratePerSecond}:${s.held}`)).toEqual(["0:50:true", "0:100:true", "0:200:false", "1:50:true", "1:71:true", "1:84:true", "1:100:false"]);
+    // CPU per successful call of the step's repetition: the side's processes, and the driver.
+    expect(warm.steps[0]).toMatchObject({ ownCpuMsPerOp: 1, driverCpuMsPerOp: 0.1, p50: 5, p99: 5, failed: 0 });
+    // Every create slower than the objective: nothing held, and the range's low end is open.
+    expect(curves.find((c) => c.side === "cloudflare")).toMatchObject({ op: "create", reps: [{ rep: 0, held: null, missed: 5 }], range: { low: null, high: 5 } });
+  });
+
+  it("takes a step's verdict again from its samples: a step that stopped early is a miss", () => {
+    const [c] = curvesOf([step("rivet", "write", 50, [{ rep: 0, n: 100, ms: 5, sent: 40 }])]);
+    expect(c.steps[0]).toMatchObject({ held: false, why: "stopped after 40 of 100 arrivals", sent: 40, planned: 100 });
+  });
+
+  it("refuses a step whose record does not state its objective and plan", () => {
+    const s = step("rivet", "warm", 50, [{ rep: 0, n: 100, ms: 5 }]);
+    delete (s.st.repetitions![0].notes!.capacity as { planned?: number }).planned;
+    expect(() => curvesOf([s])).toThrow("stages/rivet.capacity.warm.r50.json: a capacity step's notes.capacity must hold planned");
+  });
+
+  it("two ranges agree where they overlap; an open end reaches as far as it needs", () => {
+    expect(rangesOverlap({ low: 84, high: 200 }, { low: 150, high: 300 })).toBe(true);
+    expect(rangesOverlap({ low: 84, high: 100 }, { low: 100, high: 141 })).toBe(false);
+    expect(rangesOverlap({ low: 1000, high: null }, { low: 20_000, high: null })).toBe(true);
+    expect(rangesOverlap({ low: null, high: 5 }, { low: 10, high: 20 })).toBe(false);
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * The capacity curves of a run, recomputed from the raw samples: each step's
+ * percentiles and verdict under the objective its record states, and each
+ * repetition's knee (kneeOf), per side and operation. Nothing the driver
+ * decided is trusted: a step's verdict is taken again from its samples. Pure.
+ */
+import { CAPACITY_OPS, kneeOf, parseCapacityMetric, stepVerdict, type CapacityObjective, type CapacityOp } from "../contract/capacity";
+import { stageReps, type StageRecord } from "../contract/runDirContract";
+import { cpuPerOp } from "./cpuPerOp";
+import type { RawSample } from "./summary";
+
+export interface CapacityStep {
+  rep: number;
+  ratePerSecond: number;
+  /** Arrivals the step planned (rate x seconds, or fewer where a machine limit capped them) and those it sent. */
+  planned: number;
+  sent: number;
+  failed: number;
+  /** Client ms from the intended send time, nearest rank, over the successes; null with none. */
+  p50: number | null;
+  p99: number | null;
+  held: boolean;
+  why: string;
+  /** CPU ms per successful call: the side's own processes, and the driver's. */
+  ownCpuMsPerOp: number | null;
+  driverCpuMsPerOp: number | null;
+  cappedBy?: string;
+}
+
+export interface CapacityCurve {
+  side: string;
+  op: CapacityOp;
+  objective: CapacityObjective;
+  /** Each repetition's knee: the highest rate held below the lowest missed (null: none held; the missed null: none missed). */
+  reps: Array<{ rep: number; held: number | null; missed: number | null }>;
+  /**
+   * The range the knee lies in over the repetitions: from the lowest rate a
+   * repetition held to the highest it missed. Not a confidence interval: the
+   * search's resolution and the repetitions' spread, together. A null end is open.
+   */
+  range: { low: number | null; high: number | null };
+  steps: CapacityStep[];
+}
+
+const nearestRank = (sorted: readonly number[], p: number) => (sorted.length ? sorted[Math.ceil((p / 100) * sorted.length) - 1] : null);
+
+function stepNotes(st: StageRecord, notes: Record<string, unknown> | undefined): { planned: number; objective: CapacityObjective; cappedBy?: string } {
+  const c = notes?.capacity as { planned?: unknown; objective?: { p99Ms?: unknown; maxFailureShare?: unknown }; cappedBy?: unknown } | undefined;
+  const o = c?.objective;
+  const ok = c && Number.isInteger(c.planned) && (c.planned as number) > 0 && typeof o?.p99Ms === "number" && o.p99Ms > 0 && typeof o.maxFailureShare === "number" && o.maxFailureShare >= 0 && o.maxFailureShare < 1;
+  if (!ok) throw new Error(`stages/${st.side}.${st.metric}.json: a capacity step's notes.capacity must hold planned (a whole number above 0) and objective {p99Ms, maxFailureShare}; the stage record is not one this project wrote`);
+  return { planned: c.planned as number, objective: { p99Ms: o.p99Ms as number, maxFailureShare: o.maxFailureShare as number }, ...(typeof c.cappedBy === "string" ? { cappedBy: c.cappedBy } : {}) };
+}
+
+/** Every capacity curve of a run: one per side and operation that has steps, in the sides' order. */
+export function capacityCurves(stages: readonly StageRecord[], samples: (st: StageRecord) => readonly RawSample[], sideOrder: readonly string[]): CapacityCurve[] {
+  const curves: CapacityCurve[] = [];
+  for (const side of sideOrder) {
+    for (const op of CAPACITY_OPS) {
+      const own = stages.filter((st) => st.side === side && parseCapacityMetric(st.metric)?.op === op);
+      if (own.length === 0) continue;
+      const steps: CapacityStep[] = [];
+      let objective: CapacityObjective | undefined;
+      for (const st of own) {
+        const rate = parseCapacityMetric(st.metric)!.ratePerSecond;
+        const all = samples(st);
+        for (const r of stageReps(st)) {
+          const n = stepNotes(st, r.notes);
+          if (objective && (objective.p99Ms !== n.objective.p99Ms || objective.maxFailureShare !== n.objective.maxFailureShare)) {
+            throw new Error(`${side} capacity ${op}: its steps state different objectives; a curve is read under one`);
+          }
+          objective = n.objective;
+          const mine = all.filter((s) => (s.rep ?? 0) === r.rep);
+          const mustBeCold = op === "create";
+          const verdict = stepVerdict(n.planned, mine, n.objective, mustBeCold);
+          const good = mine.filter((s) => s.ok && (!mustBeCold || s.cold === true)).map((s) => s.ms).sort((a, b) => a - b);
+          const cpu = cpuPerOp({ ...st, repetitions: [r] });
+          steps.push({
+            rep: r.rep, ratePerSecond: rate, planned: n.planned, sent: mine.length, failed: mine.length - good.length,
+            p50: nearestRank(good, 50), p99: nearestRank(good, 99), held: verdict.held, why: verdict.why,
+            ownCpuMsPerOp: cpu?.ownMsPerOp ?? null, driverCpuMsPerOp: cpu?.driverMsPerOp ?? null,
+            ...(n.cappedBy ? { cappedBy: n.cappedBy } : {}),
+          });
+        }
+      }
+      steps.sort((a, b) => a.rep - b.rep || a.ratePerSecond - b.ratePerSecond);
+      const repIds = [...new Set(steps.map((s) => s.rep))];
+      const reps = repIds.map((rep) => ({ rep, ...kneeOf(steps.filter((s) => s.rep === rep).map((s) => ({ rate: s.ratePerSecond, held: s.held }))) }));
+      const low = reps.some((r) => r.held === null) ? null : Math.min(...reps.map((r) => r.held!));
+      const high = reps.some((r) => r.missed === null) ? null : Math.max(...reps.map((r) => r.missed!));
+      curves.push({ side, op, objective: objective!, reps, range: { low, high }, steps });
+    }
+  }
+  return curves;
+}
+
+/** Whether two runs' ranges for a curve overlap (their knees could be one). An open end reaches as far as it needs. */
+export function rangesOverlap(a: CapacityCurve["range"], b: CapacityCurve["range"]): boolean {
+  const lowA = a.low ?? 0;
+  const lowB = b.low ?? 0;
+  const highA = a.high ?? Number.POSITIVE_INFINITY;
+  const highB = b.high ?? Number.POSITIVE_INFINITY;
+  return lowA < highB && lowB < highA;
+}
