@@ -33,7 +33,7 @@ export const platformNote = (w: { name: string; actor: string }) =>
 
 /** Heading the CPU per operation. */
 export const CPU_NOTE =
-  "CPU milliseconds per successful operation, each stage's CPU time summed over its repetitions: the side's own processes (named in each cell) apart from the load driver's, which sends and times every call. From /proc/<pid>/stat (utime + stime) read before and after each stage, in clock ticks of 10 ms, so a figure's step is 10 ms over the stage's operations. A process not measured shows \"-\": a runtime this machine does not run (a deployed one, say) has no CPU figure here.";
+  "CPU milliseconds per successful operation, each stage's CPU time summed over its repetitions: the side's own processes (named in each cell) apart from the load driver's, which sends and times every call. From /proc/<pid>/stat (utime + stime) read before and after each stage, in clock ticks of 10 ms, so a figure's step is 10 ms over the stage's operations. In brackets, where the run has several repetitions: the 95% interval of a fresh run's figure for the side's own processes (a t interval on the logarithm of each repetition's figure), the spread a figure must clear to differ from another run's. A process not measured shows \"-\": a runtime this machine does not run (a deployed one, say) has no CPU figure here.";
 
 /** Heading the rows per operation. */
 export const ROWS_NOTE =

@@ -270,7 +270,8 @@ export function renderCpu(model: CpuModel | null, book: SideBook): string {
   const own = (c: CpuPerOp | null) => {
     if (!c || c.ownMsPerOp === null) return "-";
     const names = Object.keys(c.processes).filter((k) => k !== DRIVER_PROCESS);
-    return `${perOp(c.ownMsPerOp)} (${names.map(escapeMd).join(" + ")})`;
+    const interval = c.ownInterval ? ` ${ci(c.ownInterval)}` : "";
+    return `${perOp(c.ownMsPerOp)}${interval} (${names.map(escapeMd).join(" + ")})`;
   };
   const rows = model.rows.map((r) => [r.label, ...r.cells.flatMap((c) => [own(c), perOp(c?.driverMsPerOp ?? null), c ? String(c.ops) : "-"])]);
   return `## CPU per operation\n\n${CPU_NOTE}\n\n${table(["Metric", ...model.sides.flatMap((side) => [`${book.get(side).short}: its processes`, `${book.get(side).short}: driver`, "ops"])], rows)}`;

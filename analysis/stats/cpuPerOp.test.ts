@@ -20,6 +20,19 @@ describe("CPU per operation", () => {
     expect(c.driverMsPerOp).toBe(9 / 18);
     expect(c.resolutionMs).toBe(10 / 18);
   });
+  it("gives each repetition's own figure and the 95% interval of a fresh run's from them (t on the logs, k - 1 degrees of freedom)", () => {
+    const c = cpuPerOp(rec([{ attempts: 100, errors: 0, cpuMs: { engine: 1000, driver: 9 } }, { attempts: 100, errors: 0, cpuMs: { engine: 1200, driver: 9 } }, { attempts: 100, errors: 0, cpuMs: { engine: 1100, driver: 9 } }]))!;
+    expect(c.ownPerRep).toEqual([10, 12, 11]);
+    const logs = [10, 12, 11].map(Math.log);
+    const m = logs.reduce((a, b) => a + b) / 3;
+    const sd = Math.sqrt(logs.reduce((t, x) => t + (x - m) ** 2, 0) / 2);
+    // t(0.975, 2) = 4.303.
+    expect(c.ownInterval!.lo).toBeCloseTo(Math.exp(m - (4.302653 * sd) / Math.sqrt(3)), 4);
+    expect(c.ownInterval!.hi).toBeCloseTo(Math.exp(m + (4.302653 * sd) / Math.sqrt(3)), 4);
+    // One repetition: no interval; a figure within a few clock ticks: none either, and why.
+    expect(cpuPerOp(rec([{ attempts: 10, errors: 0, cpuMs: { engine: 30, driver: 1 } }]))!.ownInterval).toBeUndefined();
+    expect(cpuPerOp(rec([{ attempts: 10, errors: 0, cpuMs: { engine: 10, driver: 1 } }, { attempts: 10, errors: 0, cpuMs: { engine: 20, driver: 1 } }]))!.ownInterval).toMatchObject({ lo: null, none: "under 5 ticks of a 1 ms clock" });
+  });
   it("leaves out a process one repetition could not read, and says nothing where no CPU was recorded or nothing succeeded", () => {
     const c = cpuPerOp(rec([{ attempts: 4, errors: 0, cpuMs: { workerd: null, driver: 4 } }, { attempts: 4, errors: 0, cpuMs: { workerd: 8, driver: 4 } }]))!;
     expect(c.processes).toEqual({ driver: 8 });

@@ -7,6 +7,7 @@
  * sends and times the calls. Pure.
  */
 import { stageReps, type StageRecord } from "../contract/runDirContract";
+import { repInterval, type RepInterval } from "./repetitions";
 
 /** The name under which every run records its own process (the load driver) beside the side's. */
 export const DRIVER_PROCESS = "driver";
@@ -22,6 +23,9 @@ export interface CpuPerOp {
   processes: Record<string, number>;
   /** The step of the per-operation figure: one clock tick over the operations. */
   resolutionMs: number;
+  /** The side's own CPU ms per successful operation in each repetition (where there are several), and the 95% interval of a fresh run's figure from them. */
+  ownPerRep?: number[];
+  ownInterval?: RepInterval;
 }
 
 const TICK_MS = 10;
@@ -37,11 +41,17 @@ export function cpuPerOp(st: StageRecord): CpuPerOp | null {
   const ops = reps.reduce((t, r) => t + Math.max(0, r.attempts - r.errors), 0);
   if (ops === 0) return null;
   const own = names.filter((k) => k !== DRIVER_PROCESS);
-  return {
+  const result: CpuPerOp = {
     ownMsPerOp: own.length ? own.reduce((t, k) => t + processes[k], 0) / ops : null,
     driverMsPerOp: DRIVER_PROCESS in processes ? processes[DRIVER_PROCESS] / ops : null,
     ops,
     processes,
     resolutionMs: TICK_MS / ops,
   };
+  if (reps.length < 2 || own.length === 0) return result;
+  // Each repetition's own figure, on a clock that steps one tick over that repetition's operations.
+  const repOps = reps.map((r) => Math.max(0, r.attempts - r.errors));
+  if (repOps.some((n) => n === 0)) return result;
+  const ownPerRep = reps.map((_, i) => own.reduce((t, k) => t + (notes[i]![k] as number), 0) / repOps[i]);
+  return { ...result, ownPerRep, ownInterval: repInterval(ownPerRep, { tick: TICK_MS / Math.min(...repOps) }) };
 }
