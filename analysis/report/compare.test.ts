@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { capacityComparison } from "./compare";
+import { kneeInterval, type CapacityCurve } from "../stats/capacity";
 import { LEGACY_BOOK } from "../contract/sideProfile";
 import { comparisonWarnings, interleaved, stageStats } from "./compare";
 import type { ManifestLike } from "../contract/verify";
@@ -44,5 +46,23 @@ describe("the rows compare tests", () => {
     expect(s["cloudflare.warm.ping"]).toMatchObject({ reps: { p50: [0.6, 0.7, 0.8] }, tick: 0.000001, clock: "client round trip" });
     expect(s["cloudflare.warm.ping (own clock)"]).toMatchObject({ reps: { p50: [0, 1, 1] }, tick: 1, descriptive: true });
     expect(s["rivet.warm.ping"].descriptive).toBeUndefined();
+  });
+});
+
+describe("capacity in a comparison", () => {
+  const curve = (side: string, held: Array<[number, number]>, p99Ms = 100): CapacityCurve => {
+    const reps = held.map(([h, m], rep) => ({ rep, held: h, missed: m }));
+    return { side, op: "warm", objective: { p99Ms, maxFailureShare: 0.001 }, reps, range: { low: 0, high: 0 }, held: kneeInterval(reps), steps: [] };
+  };
+  it("says per side and operation whether the two runs' intervals of the rate held overlap, and when it cannot tell", () => {
+    const md = capacityComparison(
+      [curve("rivet", [[400, 476], [336, 400], [400, 476]]), curve("floor", [[1345, 1600], [1345, 1600], [1345, 1600]]), curve("echo", [[10, 12]])],
+      [curve("rivet", [[400, 476], [400, 476], [400, 476]]), curve("floor", [[2263, 2691], [2263, 2691], [2263, 2691]]), curve("echo", [[10, 12]])],
+    );
+    expect(md).toMatch(/\| rivet warm \| 412\/s \[\d+, \d+\] \| 436\/s \[\d+, \d+\] \| agree: the intervals overlap \|/);
+    expect(md).toMatch(/\| floor warm \| .* \| differ: the intervals are apart \|/);
+    expect(md).toContain("| echo warm | 11/s (no interval: one repetition) | 11/s (no interval: one repetition) | cannot tell (an interval is missing) |");
+    expect(capacityComparison([curve("rivet", [[400, 476], [400, 476]], 100)], [curve("rivet", [[400, 476], [400, 476]], 250)])).toContain("different objectives: not comparable");
+    expect(capacityComparison([], [])).toBe("");
   });
 });

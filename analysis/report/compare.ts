@@ -1,4 +1,6 @@
-import { stageKey } from "../contract/runDirContract";
+import { stageKey, stageSamples } from "../contract/runDirContract";
+import { capacityCurves, intervalsOverlap, type CapacityCurve, type KneeInterval } from "../stats/capacity";
+import { sideBookOf } from "../contract/sideProfile";
 import { msTick, summarizeRun, type RunSummary } from "../stats/summary";
 import { verifyRunDir, type ManifestLike } from "../contract/verify";
 import { CLIENT_TICK_MS } from "../contract/catalog";
@@ -111,7 +113,30 @@ export function comparisonMarkdown(dirA: string, dirB: string, a: { m: ManifestL
   return { markdown, rows };
 }
 
+/** A verified run's capacity curves, from its raw samples. */
+export function runCapacity(dir: string, m: ManifestLike): CapacityCurve[] {
+  return capacityCurves(Object.values(m.stages), (st) => stageSamples(dir, m, st), sideBookOf(m).order);
+}
+
+const perSecond = (h: KneeInterval) => (h.estimate === null ? `no figure (${h.none})` : `${Math.round(h.estimate)}/s ${h.lo === null ? `(no interval: ${h.none})` : `[${Math.round(h.lo)}, ${Math.round(h.hi!)}]`}`);
+
+/** Each side's and operation's rate held in A and in B, with whether their 95% intervals overlap; empty when neither run has a capacity group. */
+export function capacityComparison(a: readonly CapacityCurve[], b: readonly CapacityCurve[]): string {
+  const keys = [...new Set([...a, ...b].map((c) => `${c.side} ${c.op}`))];
+  if (keys.length === 0) return "";
+  const rows = keys.map((k) => {
+    const [ca, cb] = [a, b].map((x) => x.find((c) => `${c.side} ${c.op}` === k));
+    const overlap = ca && cb ? intervalsOverlap(ca.held, cb.held) : null;
+    const objective = ca && cb && (ca.objective.p99Ms !== cb.objective.p99Ms || ca.objective.maxFailureShare !== cb.objective.maxFailureShare) ? "different objectives: not comparable" : null;
+    const verdict = objective ?? (!ca || !cb ? "in one run only" : overlap === null ? "cannot tell (an interval is missing)" : overlap ? "agree: the intervals overlap" : "differ: the intervals are apart");
+    return [k, ca ? perSecond(ca.held) : "-", cb ? perSecond(cb.held) : "-", verdict];
+  });
+  return `\nCapacity: the rate held [95% interval] in each run, and whether the intervals overlap (an overlap is agreement within the stated intervals, not a test):\n\n${table(["side and operation", "A", "B", "verdict"], rows)}\n`;
+}
+
 /** Markdown: the comparison of two run directories. */
 export function compareRuns(dirA: string, dirB: string): string {
-  return comparisonMarkdown(dirA, dirB, runStats(dirA), runStats(dirB)).markdown;
+  const a = runStats(dirA);
+  const b = runStats(dirB);
+  return comparisonMarkdown(dirA, dirB, a, b).markdown + capacityComparison(runCapacity(dirA, a.m), runCapacity(dirB, b.m));
 }

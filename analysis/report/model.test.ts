@@ -93,7 +93,7 @@ describe("cost against sustained load", () => {
     throughput: [],
     sides: LEGACY_BOOK,
   };
-  const held = (op: CapacityCurve["op"], low: number): CapacityCurve => ({ side: "rivet", op, objective: { p99Ms: 100, maxFailureShare: 0.001 }, reps: [], range: { low, high: low * 1.2 }, steps: [] });
+  const held = (op: CapacityCurve["op"], low: number): CapacityCurve => ({ side: "rivet", op, objective: { p99Ms: 100, maxFailureShare: 0.001 }, reps: [], range: { low, high: low * 1.2 }, held: { estimate: null, lo: null, hi: null, none: "no repetition" }, steps: [] });
 
   it("a machine priced by CPU costs its price over the load, down to the rate it held; a price per operation is flat; the crossing is where they meet", () => {
     const cost = costModel(s, t)!;

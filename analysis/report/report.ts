@@ -299,12 +299,15 @@ export function renderCapacity(curves: readonly CapacityCurve[], book: SideBook)
   const o = curves[0].objective;
   const ops = [...new Set(curves.map((c) => c.op))];
   const sides = [...new Set(curves.map((c) => c.side))];
+  const whole = (x: number | null) => (x === null ? "-" : Math.round(x).toLocaleString("en-US"));
   const cell = (c: CapacityCurve | undefined) => {
     if (!c) return "-";
-    const held = c.reps.map((r) => perSecond(r.held, "none")).join(", ");
-    return `${held} (range ${perSecond(c.range.low, "below the lowest rate")} to ${perSecond(c.range.high, "past the highest tried")})`;
+    const h = c.held;
+    const estimate = h.estimate === null ? `no figure (${h.none})` : `${whole(h.estimate)}/s ${h.lo === null ? `(no interval: ${h.none})` : `[${whole(h.lo)}, ${whole(h.hi)}]`}`;
+    const per = c.reps.map((r) => perSecond(r.held, "none")).join(", ");
+    return `${estimate}; held ${per} (range ${perSecond(c.range.low, "below the lowest rate")} to ${perSecond(c.range.high, "past the highest tried")})`;
   };
-  const summary = table(["operation", ...sides.map((x) => `${book.get(x).short}: held per repetition (range)`)], ops.map((op) => [op, ...sides.map((x) => cell(curves.find((c) => c.side === x && c.op === op)))]));
+  const summary = table(["operation", ...sides.map((x) => `${book.get(x).short}: rate held [95% interval]; per repetition (range)`)], ops.map((op) => [op, ...sides.map((x) => cell(curves.find((c) => c.side === x && c.op === op)))]));
   const fmt = (x: number | null, d = 2) => (x === null ? "-" : x.toFixed(d));
   const steps = curves.flatMap((c) =>
     c.steps.map((st) => [
@@ -651,7 +654,8 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
 
 /** A capacity curve in summary.json: the rate held per repetition, the range, the objective, and every step. */
 export const capacitySummary = (c: CapacityCurve) => ({
-  side: c.side, op: c.op, objective: c.objective, heldPerSecond: c.reps.map((r) => r.held), missedPerSecond: c.reps.map((r) => r.missed), range: c.range,
+  side: c.side, op: c.op, objective: c.objective, estimatePerSecond: c.held.estimate, interval: { lo: c.held.lo, hi: c.held.hi, ...(c.held.none ? { none: c.held.none } : {}) },
+  heldPerSecond: c.reps.map((r) => r.held), missedPerSecond: c.reps.map((r) => r.missed), range: c.range,
   steps: c.steps.map((st) => ({ rep: st.rep, ratePerSecond: st.ratePerSecond, planned: st.planned, sent: st.sent, failed: st.failed, p50: st.p50, p99: st.p99, held: st.held, cpuMsPerOp: st.ownCpuMsPerOp, driverCpuMsPerOp: st.driverCpuMsPerOp })),
 });
 

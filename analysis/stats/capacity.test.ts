@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { capacityCurves, rangesOverlap } from "./capacity";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { capacityCurves, intervalsOverlap, kneeInterval, rangesOverlap } from "./capacity";
+import { kneeOf, nextRate, searchBounds } from "../contract/capacity";
+import { prng } from "./prng";
 import type { StageRecord } from "../contract/runDirContract";
 import type { RawSample } from "./summary";
 
@@ -56,5 +60,70 @@ describe("capacity curves from the raw samples", () => {
     expect(rangesOverlap({ low: 84, high: 100 }, { low: 100, high: 141 })).toBe(false);
     expect(rangesOverlap({ low: 1000, high: null }, { low: 20_000, high: null })).toBe(true);
     expect(rangesOverlap({ low: null, high: 5 }, { low: 10, high: 20 })).toBe(false);
+  });
+});
+
+describe("the interval of the rate held", () => {
+  const normal = (rnd: () => number) => Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
+  /** The knee the search brackets for a side that holds every rate up to `knee`. */
+  const bracket = (knee: number) => {
+    const b = searchBounds("warm");
+    const steps: Array<{ rate: number; held: boolean }> = [];
+    for (let r = nextRate(steps, b); r !== null; r = nextRate(steps, b)) steps.push({ rate: r, held: r <= knee });
+    return kneeOf(steps);
+  };
+
+  it("covers a fresh run's typical rate held 95% of the time at 3 repetitions, whatever the spread between them (simulated through the search itself)", () => {
+    const rnd = prng(11);
+    for (const spread of [0, 0.03, 0.1, 0.3]) {
+      let covered = 0;
+      const runs = 2000;
+      for (let i = 0; i < runs; i++) {
+        // The side's typical knee anywhere on the search's grid, each repetition's moved by its own state.
+        const typical = 60 * Math.exp(rnd() * 4);
+        const iv = kneeInterval([0, 1, 2].map(() => bracket(typical * Math.exp(spread * normal(rnd)))));
+        if (iv.lo! <= typical && typical <= iv.hi!) covered++;
+      }
+      expect(covered / runs, `spread ${spread}`).toBeGreaterThanOrEqual(0.94);
+    }
+  });
+
+  it("has none where a repetition's bracket is open or there is one repetition, and says why", () => {
+    expect(kneeInterval([{ held: 100, missed: 119 }])).toMatchObject({ lo: null, none: "one repetition" });
+    expect(kneeInterval([{ held: 100, missed: 119 }, { held: 20_000, missed: null }])).toMatchObject({ estimate: null, none: "a repetition's knee lies past the highest rate tried or below the lowest" });
+    expect(intervalsOverlap(kneeInterval([{ held: 100, missed: 119 }, { held: 100, missed: 119 }]), kneeInterval([{ held: 400, missed: 476 }, { held: 400, missed: 476 }]))).toBe(false);
+  });
+});
+
+describe("a committed capacity run", () => {
+  const dir = resolve(__dirname, "../../results/local/20261205T0609Z");
+  it("reports, for every side, operation and repetition, the knee the raw samples show under the stated objective", () => {
+    const summary = JSON.parse(readFileSync(join(dir, "report", "summary.json"), "utf8")) as { capacity: Array<{ side: string; op: string; heldPerSecond: Array<number | null> }> };
+    expect(summary.capacity.map((c) => `${c.side}.${c.op}`)).toEqual(["rivet.warm", "rivet.create", "rivet.write", "cloudflare.warm", "cloudflare.create", "cloudflare.write", "floor.warm", "floor.create", "floor.write"]);
+    for (const c of summary.capacity) {
+      // Straight from the files: each step's samples by repetition, its plan from its record.
+      const held = new Map<number, number[]>();
+      const missed = new Map<number, number[]>();
+      for (const f of readdirSync(join(dir, "stages")).filter((x) => x.startsWith(`${c.side}.capacity.${c.op}.r`))) {
+        const st = JSON.parse(readFileSync(join(dir, "stages", f), "utf8")) as StageRecord;
+        const rate = Number(/\.r(\d+)\.json$/.exec(f)![1]);
+        const lines = readFileSync(join(dir, st.file), "utf8").trim().split("\n").map((l) => JSON.parse(l) as RawSample);
+        for (const r of st.repetitions!) {
+          const planned = (r.notes!.capacity as { planned: number }).planned;
+          const mine = lines.filter((s) => s.rep === r.rep);
+          const good = mine.filter((s) => s.ok && (c.op !== "create" || s.cold === true)).map((s) => s.ms).sort((a, b) => a - b);
+          const ok = mine.length === planned && mine.length - good.length <= Math.floor(planned / 1000) && good[Math.ceil(0.99 * good.length) - 1] <= 100;
+          const into = ok ? held : missed;
+          into.set(r.rep, [...(into.get(r.rep) ?? []), rate]);
+        }
+      }
+      const reps = [...new Set([...held.keys(), ...missed.keys()])].sort();
+      const knee = reps.map((rep) => {
+        const lowestMiss = Math.min(...(missed.get(rep) ?? [Infinity]));
+        const below = (held.get(rep) ?? []).filter((x) => x < lowestMiss);
+        return below.length ? Math.max(...below) : null;
+      });
+      expect(c.heldPerSecond, `${c.side} ${c.op}`).toEqual(knee);
+    }
   });
 });

@@ -8,6 +8,9 @@ import { CAPACITY_OPS, kneeOf, parseCapacityMetric, stepVerdict, type CapacityOb
 import { stageReps, type StageRecord } from "../contract/runDirContract";
 import { cpuPerOp } from "./cpuPerOp";
 import type { RawSample } from "./summary";
+import { mean } from "./percentiles";
+import { sampleVariance } from "./repetitions";
+import { tCritical } from "./studentT";
 
 export interface CapacityStep {
   rep: number;
@@ -39,7 +42,37 @@ export interface CapacityCurve {
    * search's resolution and the repetitions' spread, together. A null end is open.
    */
   range: { low: number | null; high: number | null };
+  /** The rate held, as a fresh run would find it: its estimate and 95% interval over the repetitions (kneeInterval). */
+  held: KneeInterval;
   steps: CapacityStep[];
+}
+
+/** The rate held over repetitions: an estimate with its interval, or why there is none. */
+export interface KneeInterval {
+  estimate: number | null;
+  lo: number | null;
+  hi: number | null;
+  none?: string;
+}
+
+/**
+ * The rate a fresh run holds, from each repetition's bracket [held, missed):
+ * each repetition's knee read as its bracket's geometric middle, and the 95%
+ * interval of their geometric mean by the rule every interval over
+ * repetitions follows here (a t interval on the logarithms, k - 1 degrees of
+ * freedom), its variance no less than where in the bracket the knee lies
+ * can add (uniform over the bracket's width on the log scale). None where a
+ * repetition's knee is past the highest rate tried or below the lowest.
+ */
+export function kneeInterval(reps: ReadonlyArray<{ held: number | null; missed: number | null }>, confidence = 0.95): KneeInterval {
+  if (reps.length === 0) return { estimate: null, lo: null, hi: null, none: "no repetition" };
+  if (reps.some((r) => r.held === null || r.missed === null)) return { estimate: null, lo: null, hi: null, none: "a repetition's knee lies past the highest rate tried or below the lowest" };
+  const logs = reps.map((r) => (Math.log(r.held!) + Math.log(r.missed!)) / 2);
+  const m = mean(logs);
+  if (reps.length < 2) return { estimate: Math.exp(m), lo: null, hi: null, none: "one repetition" };
+  const floor = mean(reps.map((r) => Math.log(r.missed! / r.held!) ** 2 / 12));
+  const half = tCritical(reps.length - 1, confidence) * Math.sqrt(Math.max(sampleVariance(logs), floor) / reps.length);
+  return { estimate: Math.exp(m), lo: Math.exp(m - half), hi: Math.exp(m + half) };
 }
 
 const nearestRank = (sorted: readonly number[], p: number) => (sorted.length ? sorted[Math.ceil((p / 100) * sorted.length) - 1] : null);
@@ -88,10 +121,16 @@ export function capacityCurves(stages: readonly StageRecord[], samples: (st: Sta
       const reps = repIds.map((rep) => ({ rep, ...kneeOf(steps.filter((s) => s.rep === rep).map((s) => ({ rate: s.ratePerSecond, held: s.held }))) }));
       const low = reps.some((r) => r.held === null) ? null : Math.min(...reps.map((r) => r.held!));
       const high = reps.some((r) => r.missed === null) ? null : Math.max(...reps.map((r) => r.missed!));
-      curves.push({ side, op, objective: objective!, reps, range: { low, high }, steps });
+      curves.push({ side, op, objective: objective!, reps, range: { low, high }, held: kneeInterval(reps), steps });
     }
   }
   return curves;
+}
+
+/** Whether two runs' intervals of the rate held overlap (they agree within them); null where either has none. */
+export function intervalsOverlap(a: KneeInterval, b: KneeInterval): boolean | null {
+  if (a.lo === null || a.hi === null || b.lo === null || b.hi === null) return null;
+  return a.lo <= b.hi && b.lo <= a.hi;
 }
 
 /** Whether two runs' ranges for a curve overlap (their knees could be one). An open end reaches as far as it needs. */
