@@ -206,7 +206,7 @@ export function metricsOf(p: Pick<SideProfile, "optionalMetrics" | "openRates">,
 /** Samples a side takes for a metric under the given counts. */
 export function sampleCount(e: MetricEntry, counts: SampleCounts): number {
   const t = e.throughput;
-  if (e.capacity) return e.capacity.ratePerSecond * counts.capacitySeconds;
+  if (e.capacity) return Math.max(1, Math.round(e.capacity.ratePerSecond * counts.capacitySeconds));
   return t?.mode === "open" ? t.ratePerSecond * counts.openSeconds : counts[e.count];
 }
 

@@ -434,7 +434,9 @@ describe("the capacity group", () => {
   }
 
   it("finds each operation's knee on a runtime that holds a known rate, keeps every step, and the report reads the same knees from the raw samples", async () => {
-    const s = sideOf("floor", { ...counts, capacitySeconds: 1 });
+    // Half-second steps and a 50 ms objective: a step past 60 a second queues past it within the step.
+    const s = sideOf("floor", { ...counts, capacitySeconds: 0.5 });
+    s.ctx.capacityObjective = { p99Ms: 50, maxFailureShare: 0.001 };
     const serve = saturating(60);
     const inner = s.ctx.adapter;
     s.ctx.adapter = { ...inner, call: async (ref, op, arg) => (await serve(), inner.call(ref, op, arg)) };
@@ -459,7 +461,7 @@ describe("the capacity group", () => {
     const stopped = stages.filter((st) => st.notes?.stoppedEarly);
     expect(stopped.length).toBeGreaterThan(0);
     for (const st of stopped) expect(st.attempts, st.metric).toBeLessThan((st.notes!.capacity as { planned: number }).planned);
-    for (const st of stages) expect(st.notes, st.metric).toMatchObject({ capacity: { objective: { p99Ms: 100, maxFailureShare: 0.001 } }, cpuMs: expect.any(Object) });
+    for (const st of stages) expect(st.notes, st.metric).toMatchObject({ capacity: { objective: { p99Ms: 50, maxFailureShare: 0.001 } }, cpuMs: expect.any(Object) });
     // Creates are new actors, warm calls and writes go to the pool.
     expect(s.rt.log.filter((l) => l.startsWith("ping key capacity.create.")).length).toBe(stages.filter((st) => st.metric.startsWith("capacity.create.")).reduce((t, st) => t + st.attempts, 0));
     expect(s.rt.log.filter((l) => l === "write id").length).toBe(stages.filter((st) => st.metric.startsWith("capacity.write.")).reduce((t, st) => t + st.attempts, 0));

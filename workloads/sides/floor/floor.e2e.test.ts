@@ -137,11 +137,14 @@ describe("the floor server over HTTP, on its own actor protocol and the driver's
 describe("npm start --side floor: every shared metric through the one stage plan", () => {
   it("measures every group, proves every create and wake cold, and the run verifies", async () => {
     const root = mkdtempSync(join(tmpdir(), "floor-run-"));
-    const cfg = { ...parseRunArgs(["--preset", "quick", "--side", "floor", "--groups", GROUPS.join(","), "--wake-idle-ms", "1000", "--results-dir", root]), quiet: true };
+    // Every group but capacity, whose steps are as long as its search makes them (a minute and more on the floor): the stage plan's
+    // test runs its search against a runtime that saturates, and the committed capacity runs ran it on every real side.
+    const groups = GROUPS.filter((g) => g !== "capacity");
+    const cfg = { ...parseRunArgs(["--preset", "quick", "--side", "floor", "--groups", groups.join(","), "--wake-idle-ms", "1000", "--results-dir", root]), quiet: true };
     const out = await runLocalSuite(cfg);
     expect(out.failures).toEqual([]);
     const m = verifyRunDir(out.runDir);
-    const want = GROUPS.flatMap((g) => metricsOf(FLOOR_PROFILE, g)).filter((id) => {
+    const want = groups.flatMap((g) => metricsOf(FLOOR_PROFILE, g)).filter((id) => {
       const level = catalogEntry(id).scale?.level;
       return level === undefined || cfg.scaleLevels.includes(level);
     });
