@@ -15,12 +15,12 @@ export { validateSshSource, type AzureConfig, type StackConfig, type Target } fr
 export const RUN_KEYS = STACK_RUN_OPTIONS.map((o) => o.key);
 
 export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "sshSourceWide", "gatewayPath", "runnerNodeVersion", "runTimeLimitMinutes", "overlapIdle", "cloudflareAccountId", "cloudflareWorkersSubdomain"] as const;
-type RunKey = "preset" | "side" | "groups" | "samples" | "wakeIdleMs" | "cfWakeIdleMs" | "requestTimeoutMs" | "actorSleepTimeoutMs" | "loopback" | "engineTopology" | "capacityP99Ms" | "prices";
+type RunKey = "preset" | "side" | "groups" | "samples" | "wakeIdleMs" | "cfWakeIdleMs" | "requestTimeoutMs" | "actorSleepTimeoutMs" | "loopback" | "engineTopology" | "capacityP99Ms" | "prices" | "stageDeadlineMs";
 export const STACK_KEYS = [...(RUN_KEYS as RunKey[]), "target", "engineVersion", "runId", ...CLOUD_KEYS] as const;
 export type StackKey = RunKey | "target" | "engineVersion" | "runId" | (typeof CLOUD_KEYS)[number];
 
 /** The keys whose values are whole numbers and switches: typed integer and boolean in Pulumi.yaml, so the CLI refuses another kind first. */
-export const INTEGER_KEYS = ["wakeIdleMs", "cfWakeIdleMs", "requestTimeoutMs", "actorSleepTimeoutMs", "capacityP99Ms", "runTimeLimitMinutes"] as const satisfies readonly StackKey[];
+export const INTEGER_KEYS = ["wakeIdleMs", "cfWakeIdleMs", "requestTimeoutMs", "actorSleepTimeoutMs", "capacityP99Ms", "stageDeadlineMs", "runTimeLimitMinutes"] as const satisfies readonly StackKey[];
 export const BOOLEAN_KEYS = ["overlapIdle", "sshSourceWide"] as const satisfies readonly StackKey[];
 
 export const TARGETS = ["local", "azure"] as const;

@@ -350,6 +350,14 @@ describe("caveats", () => {
     expect(text).toContain("Actors that could not be prepared were left out of their stage, not retried: rivet wake.read 1 (e.g. HTTP 504: route\\_resolve\\_query\\_timeout)");
     expect(text).toContain('This run is partial: its status is "failed". Why: rivet burst: setup failed; second line');
   });
+  it("name a stage its deadline ended, with its outcome, and leave the run complete", () => {
+    const dir = fixture({ "rivet.wake.ping": { samples: [{ ms: 30, cold: true }] } });
+    const m = verifyRunDir(dir);
+    m.stages["rivet.wake.ping"].notes = { deadline: { ms: 600_000, done: 62, planned: 200, outcome: "deadline: 62 of 200 calls done in 600 s" } };
+    const text = caveats(m).join("\n");
+    expect(text).toContain("Stages ended by their deadline, their samples kept (where a runtime stopped keeping up, this is the end of its curve, not a crash): rivet wake.ping: deadline: 62 of 200 calls done in 600 s.");
+    expect(text).not.toContain("partial");
+  });
 });
 
 describe("the floor beside the runtimes", () => {

@@ -517,6 +517,10 @@ export function caveats(m: ManifestLike): string[] {
         .join("; ")}.`,
     );
   }
+  const ended = parts.filter((s) => typeof (s.notes?.deadline as { outcome?: unknown } | undefined)?.outcome === "string");
+  if (ended.length) {
+    out.push(`Stages ended by their deadline, their samples kept (where a runtime stopped keeping up, this is the end of its curve, not a crash): ${ended.map((s) => `${partName(m, s)}: ${escapeMd((s.notes!.deadline as { outcome: string }).outcome)}`).join("; ")}.`);
+  }
   const errs = Object.values(m.stages).filter((s) => s.errors > 0);
   if (errs.length) out.push(`Failures were counted, not retried, and left out of the percentiles: ${errs.map((s) => `${s.side} ${s.metric} ${s.errors} of ${s.attempts}`).join(", ")}.`);
   const retried = parts.filter((s) => Array.isArray(s.notes?.setupRetries) && (s.notes!.setupRetries as unknown[]).length > 0);

@@ -101,3 +101,33 @@ describe("measure", () => {
     expect(run.diskFull).toMatch(/ENOSPC/);
   });
 });
+
+describe("a stage's deadline", () => {
+  it("stops sending at the deadline, keeps every sample taken, and records the outcome by name, closed loop and open model alike", async () => {
+    const root = mkdtempSync(join(tmpdir(), "ab-deadline-"));
+    try {
+      const run = new RunDir(root, "local", "quick", {});
+      const ctx = { run, progress: createProgress(process.stderr, true), deadlineMs: 300 };
+      const slow = async (): Promise<Outcome> => (await new Promise((r) => setTimeout(r, 50)), { ok: true, ms: 50, reply: { cold: true, actorMs: null, sqlMs: null } });
+      await measure({ ctx, side: "t", metric: "wake.ping", n: 200, concurrency: 1, call: slow });
+      const st = run.manifest.stages["t.wake.ping"];
+      const lines = readFileSync(join(run.dir, "raw/t.wake.ping.jsonl"), "utf8").trim().split("\n");
+      // About 300 ms of 50 ms calls, one at a time: far fewer than 200, each on disk, none lost.
+      expect(lines.length).toBe(st.attempts);
+      expect(st.attempts).toBeGreaterThan(2);
+      expect(st.attempts).toBeLessThan(20);
+      expect(st.status).toBeUndefined();
+      expect(st.notes?.deadline).toEqual({ ms: 300, done: st.attempts, planned: 200, outcome: `deadline: ${st.attempts} of 200 calls done in 0.3 s` });
+      await measureOpen({ ctx, side: "t", metric: "open.r50", n: 500, ratePerSecond: 50, maxInFlight: 256, call: slow });
+      const open = run.manifest.stages["t.open.r50"];
+      expect(open.attempts).toBeLessThan(40);
+      expect((open.notes?.deadline as { outcome: string }).outcome).toBe(`deadline: ${open.attempts} of 500 arrivals done in 0.3 s`);
+      // Without a deadline nothing is noted.
+      await measure({ ctx: { ...ctx, deadlineMs: undefined }, side: "t", metric: "warm.ping", n: 5, concurrency: 1, call: slow });
+      expect(run.manifest.stages["t.warm.ping"].notes?.deadline).toBeUndefined();
+      expect(() => verifyRunDir(run.dir)).not.toThrow();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -25,6 +25,24 @@ export interface MeasureContext {
   runtime?: RuntimeWatch;
   /** How long no call may succeed before the runtime counts as stalled (StallClock; STALL_MS unless set). */
   stallMs?: number;
+  /** How long a stage may send calls: past it, it sends no more, keeps what it has and records the deadline as its outcome. */
+  deadlineMs?: number;
+}
+
+/** A stage's deadline: whether it has passed, and what the stage's record says when it did. */
+export function stageDeadline(deadlineMs: number | undefined, what: string, now: () => number = () => Number(process.hrtime.bigint()) / 1e6) {
+  const t0 = now();
+  let hit = false;
+  return {
+    passed(): boolean {
+      if (!hit && deadlineMs !== undefined && now() - t0 >= deadlineMs) hit = true;
+      return hit;
+    },
+    /** The record's note, once the deadline stopped the stage: "deadline: 62 of 200 wakes done in 600 s". */
+    note(done: number, planned: number): Record<string, unknown> {
+      return hit ? { deadline: { ms: deadlineMs, done, planned, outcome: `deadline: ${done} of ${planned} ${what} done in ${(deadlineMs! / 1000).toFixed(deadlineMs! < 10_000 ? 1 : 0)} s` } } : {};
+    },
+  };
 }
 
 /**
@@ -118,6 +136,7 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
   const cpu = cpuSnapshot(pids);
   const t0 = process.hrtime.bigint();
   const stall = new StallClock(runtime, `${side} ${metric}`, ctx.stallMs);
+  const deadline = stageDeadline(ctx.deadlineMs, "calls");
   let stalled: RuntimeLoss | undefined;
   // A worker sends its next call before it writes the sample of the one just done: the
   // sample is on disk microseconds later either way, and its write overlaps the next
@@ -131,7 +150,7 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
       const r = await pending;
       const done = i;
       const doneAt = at;
-      i = runtime?.dead || stalled || file.closed ? n : next++;
+      i = runtime?.dead || stalled || file.closed || deadline.passed() ? n : next++;
       if (i < n) {
         at = Date.now();
         pending = o.call(i);
@@ -163,7 +182,7 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
       wallMs,
       concurrency,
       startedAt,
-      notes: { ...o.notes, ...o.endNotes?.(), cpuMs: cpu(), rssKb: rss() },
+      notes: { ...o.notes, ...o.endNotes?.(), cpuMs: cpu(), rssKb: rss(), ...deadline.note(file.lines, n) },
       ...endFields(loss, failed, file.lines),
     });
     step.end(file.lines, file.errors, wallMs);
@@ -209,6 +228,7 @@ export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
   let loss: RuntimeLoss | undefined;
   let failed: unknown;
   let stoppedEarly: string | undefined;
+  const deadline = stageDeadline(ctx.deadlineMs, "arrivals");
   const t0 = hrClock.now();
   try {
     const loop = openLoop({
@@ -226,7 +246,7 @@ export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
         stoppedEarly ??= stop;
         step.tick(file.lines, file.errors);
       },
-      stopped: () => runtime?.dead !== undefined || stoppedEarly !== undefined,
+      stopped: () => runtime?.dead !== undefined || stoppedEarly !== undefined || deadline.passed(),
     });
     loss = await doneOrLost(loop, runtime);
     if (loss) wallMs = hrClock.now() - t0;
@@ -243,7 +263,7 @@ export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
       concurrency: o.maxInFlight, startedAt,
       notes: {
         ...o.notes, mode: "open", ratePerSecond: o.ratePerSecond, maxInFlight: o.maxInFlight, lateSends, cpuMs: cpu(), ...o.endNotes?.(),
-        ...(stoppedEarly ? { plannedArrivals: o.n, stoppedEarly } : {}),
+        ...(stoppedEarly ? { plannedArrivals: o.n, stoppedEarly } : {}), ...deadline.note(file.lines, o.n),
         clock: "client hrtime from the intended send time (wrk2's rule); clientMs from the actual send",
       },
       ...endFields(loss, failed, file.lines),

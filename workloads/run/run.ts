@@ -58,6 +58,7 @@ async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, fai
       keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
       idle: (ms: number) => lock.idle(ms, runtime ? (x) => runtime.sleep(x) : undefined),
       stallMs: cfg.stallMs,
+      deadlineMs: cfg.stageDeadlineMs,
       ...(runtime ? { runtime } : {}),
     };
     // Said the moment it happens, whatever the side is doing; the stage in progress stops on its own.

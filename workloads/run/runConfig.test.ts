@@ -113,6 +113,11 @@ describe("--samples", () => {
 });
 
 describe("the capacity objective and the price table of a run", () => {
+  it("--stage-deadline-ms bounds every stage, ten minutes unless given, and names itself when out of bounds", () => {
+    expect(parseRunArgs([]).stageDeadlineMs).toBe(600_000);
+    expect(parseRunArgs(["--stage-deadline-ms", "60000"]).stageDeadlineMs).toBe(60_000);
+    expect(() => parseRunArgs(["--stage-deadline-ms", "10"])).toThrow(/^--stage-deadline-ms takes a whole number of milliseconds from 1000 to 86400000/);
+  });
   it("--capacity-p99-ms sets the objective within its bounds, and names itself when out of them", () => {
     expect(parseRunArgs(["--capacity-p99-ms", "250"]).capacityP99Ms).toBe(250);
     expect(() => parseRunArgs(["--capacity-p99-ms", "0"])).toThrow(/^--capacity-p99-ms takes a whole number of milliseconds from 1 to 60000/);

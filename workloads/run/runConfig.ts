@@ -9,6 +9,13 @@ import type { SideRunSettings } from "../sides/side";
 
 export { UsageError, wholeNumber, type Side };
 
+/**
+ * A stage's deadline unless --stage-deadline-ms says otherwise: ten minutes,
+ * far past any stage of a runtime that keeps answering, so it ends only a
+ * stage whose runtime has stopped keeping up.
+ */
+export const STAGE_DEADLINE_MS = 600_000;
+
 export interface RunConfig {
   stack: string;
   preset: PresetName;
@@ -28,6 +35,8 @@ export interface RunConfig {
   requestTimeoutMs: number;
   /** How long a runtime may answer no call at all before it counts as stalled and its side stops (runtimeWatch.ts). */
   stallMs: number;
+  /** How long any one stage may send calls: past it, the stage stops, keeps what it has and records the deadline as its outcome. */
+  stageDeadlineMs: number;
   actorSleepTimeoutMs: number;
   /**
    * quickack: run inside a private network namespace whose loopback route has
@@ -54,6 +63,7 @@ interface Parsed {
   wakeIdleMs?: number;
   requestTimeoutMs?: number;
   stallMs?: number;
+  stageDeadlineMs?: number;
   actorSleepTimeoutMs?: number;
   samples?: Partial<SampleCounts>;
   loopback?: "quickack" | "host";
@@ -175,6 +185,11 @@ const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
     },
   },
   {
+    flag: "--stage-deadline-ms", value: "N", key: "stageDeadlineMs", default: String(STAGE_DEADLINE_MS), stackDefault: STAGE_DEADLINE_MS,
+    help: "how long one stage may send calls; past it the stage stops, keeps its samples and records \"deadline: X of N done\" as its outcome",
+    ...whole(1000, DAY_MS, "milliseconds", (p, n) => (p.stageDeadlineMs = n)),
+  },
+  {
     flag: "--actor-sleep-timeout-ms", value: "N", key: "actorSleepTimeoutMs", default: "30000", stackDefault: 30_000, help: "the benchmark actors' idle sleep timeout, on every side that has one",
     ...whole(1, DAY_MS, "milliseconds", (p, n) => (p.actorSleepTimeoutMs = n)),
   },
@@ -245,6 +260,7 @@ export function runConfigOf(p: Parsed, registry: SideRegistry = SIDE_REGISTRY): 
     wakeIdleMs: p.wakeIdleMs ?? 10_000,
     requestTimeoutMs: p.requestTimeoutMs ?? 30_000,
     stallMs: p.stallMs ?? STALL_MS,
+    stageDeadlineMs: p.stageDeadlineMs ?? STAGE_DEADLINE_MS,
     actorSleepTimeoutMs: p.actorSleepTimeoutMs ?? 30_000,
     loopback: p.loopback ?? "quickack",
     sideSettings: Object.fromEntries(registry.map((d) => [d.profile.id, { ...(d.defaults as object), ...p.own[d.profile.id] }])),
