@@ -373,7 +373,7 @@ export function renderScale(rows: readonly ScaleRow[], s: Pick<RunSummary, "side
   for (const side of [...new Set(rows.map((r) => r.side))]) {
     for (const level of [...new Set(rows.filter((r) => r.side === side).map((r) => r.level))]) {
       const at = (op: ScaleRow["op"]) => rows.find((r) => r.side === side && r.level === level && r.op === op);
-      const lat = (r: ScaleRow | undefined) => (r ? `${ms(r.p50)} / ${ms(r.p99)} (n ${r.n}${r.errors ? `, ${r.errors} errors` : ""})` : "-");
+      const lat = (r: ScaleRow | undefined) => (r ? `${ms(r.p50)} / ${ms(r.p99)} (n ${r.n}${r.errors ? `, ${r.errors} errors` : ""}${r.ended ? `; ${r.ended.map(escapeMd).join("; ")}` : ""})` : "-");
       const b = at("burst");
       const existing = at("wake")?.existing ?? at("create")?.existing;
       lines.push([s.sides.get(side).name, level.toLocaleString("en-US"), existing === null || existing === undefined ? "-" : existing.toLocaleString("en-US"), lat(at("wake")), lat(at("create")), b && b.perSecond !== null ? `${rate(b.perSecond)}/s (${b.errors} errors of ${b.n + b.errors})` : "-"]);

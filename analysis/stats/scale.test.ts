@@ -31,4 +31,9 @@ describe("scaleRows", () => {
       "Rivet wake p50 20 30", "Rivet wake p99 20 60", "Rivet wake p50 1234 40", "Rivet wake p99 1234 80", "Rivet create p50 1244 80", "Rivet create p99 1244 160",
     ]);
   });
+  it("a stage its deadline ended carries the outcome: the end of that side's curve", () => {
+    const ended = { repetitions: [{ rep: 0, notes: { startState: { atStage: { existing: 3600, awake: 0 } }, deadline: { outcome: "deadline: 62 of 200 calls done in 600 s" } } }, { rep: 1, notes: {} }] };
+    const rows = scaleRows({ stages: { "rivet.scale.wake.e1000": ended } } as never, { rows: [row("rivet", "scale.wake.e1000", 900)], throughput: [], sides: LEGACY_BOOK });
+    expect(rows[0]).toMatchObject({ existing: 3600, ended: ["deadline: 62 of 200 calls done in 600 s"] });
+  });
 });

@@ -20,6 +20,8 @@ export interface ScaleRow {
   p99: number;
   /** Completions per second as the driver measured them (burst only; the same method on every side). */
   perSecond: number | null;
+  /** Where a repetition's stage was ended by its deadline: each such outcome (the end of that side's curve). */
+  ended?: string[];
 }
 
 const OPS = ["wake", "create", "burst"] as const;
@@ -33,10 +35,12 @@ export function scaleRows(m: ManifestLike, s: RunSummary): ScaleRow[] {
     const st = m.stages[stageKey(r.side, r.metric)];
     const at = ((st ? stageReps(st)[0]?.notes : undefined)?.startState as { atStage?: { existing?: unknown } } | undefined)?.atStage?.existing;
     const t = s.throughput.find((x) => x.side === r.side && x.metric === r.metric && x.method === "measured");
+    const ended = (st ? stageReps(st) : []).map((p) => (p.notes?.deadline as { outcome?: unknown } | undefined)?.outcome).filter((x): x is string => typeof x === "string");
     out.push({
       side: r.side, level: scale.level, op: scale.op,
       existing: typeof at === "number" && Number.isFinite(at) ? at : null,
       n: r.n, errors: r.errors, p50: r.p50, p99: r.p99, perSecond: t ? t.perSecond : null,
+      ...(ended.length ? { ended } : {}),
     });
   }
   const rank = (side: string) => s.sides.order.indexOf(side);
