@@ -56,7 +56,13 @@ export interface StepVerdict {
   held: boolean;
   /** What missed, in words (empty when held). */
   why: string;
+  /** The successes' ms, ascending: what its percentiles are read from. */
+  succeeded: number[];
 }
+
+type StepSample = { ok: boolean; ms: number; cold?: boolean | null };
+/** Whether a call counts as done: it answered, and where the step creates, from a fresh instance (a create not proven cold did not create). */
+const succeeded = (s: StepSample, mustBeCold: boolean) => s.ok && (!mustBeCold || s.cold === true);
 
 /**
  * Whether a step kept the objective: at most maxFailureShare of its planned
@@ -64,15 +70,16 @@ export interface StepVerdict {
  * every planned arrival was sent (a step is stopped once it has missed), and
  * the p99 of the successes, nearest rank, is within p99Ms.
  */
-export function stepVerdict(planned: number, samples: ReadonlyArray<{ ok: boolean; ms: number; cold?: boolean | null }>, o: CapacityObjective, mustBeCold: boolean): StepVerdict {
-  const failed = samples.filter((s) => !s.ok || (mustBeCold && s.cold !== true)).length;
-  const good = samples.filter((s) => s.ok && (!mustBeCold || s.cold === true)).map((s) => s.ms).sort((a, b) => a - b);
+export function stepVerdict(planned: number, samples: ReadonlyArray<StepSample>, o: CapacityObjective, mustBeCold: boolean): StepVerdict {
+  const good = samples.filter((s) => succeeded(s, mustBeCold)).map((s) => s.ms).sort((a, b) => a - b);
+  const failed = samples.length - good.length;
   const allowed = stepAllowance(planned, o, failed);
-  if (failed > allowed.failures) return { held: false, why: `${failed} of ${planned} failed (at most ${allowed.failures} allowed)` };
-  if (samples.length < planned) return { held: false, why: `stopped after ${samples.length} of ${planned} arrivals` };
+  const miss = (why: string): StepVerdict => ({ held: false, why, succeeded: good });
+  if (failed > allowed.failures) return miss(`${failed} of ${planned} failed (at most ${allowed.failures} allowed)`);
+  if (samples.length < planned) return miss(`stopped after ${samples.length} of ${planned} arrivals`);
   const p99 = good.length ? good[Math.ceil(0.99 * good.length) - 1] : Number.POSITIVE_INFINITY;
-  if (p99 > o.p99Ms) return { held: false, why: `p99 ${p99.toFixed(1)} ms over ${o.p99Ms} ms` };
-  return { held: true, why: "" };
+  if (p99 > o.p99Ms) return miss(`p99 ${p99.toFixed(1)} ms over ${o.p99Ms} ms`);
+  return { held: true, why: "", succeeded: good };
 }
 
 /**
@@ -84,8 +91,8 @@ export function stepWatch(planned: number, o: CapacityObjective, mustBeCold: boo
   let failed = 0;
   let slow = 0;
   // More failures only lower the slow successes allowed, so a step stopped here could not have kept the objective.
-  return (s: { ok: boolean; ms: number; cold?: boolean | null }): string | undefined => {
-    if (!s.ok || (mustBeCold && s.cold !== true)) failed++;
+  return (s: StepSample): string | undefined => {
+    if (!succeeded(s, mustBeCold)) failed++;
     else if (s.ms > o.p99Ms) slow++;
     const allowed = stepAllowance(planned, o, failed);
     if (failed > allowed.failures) return `${failed} failures, more than the ${allowed.failures} the objective allows in ${planned} arrivals`;

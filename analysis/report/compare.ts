@@ -1,10 +1,10 @@
 import { stageKey, stageSamples } from "../contract/runDirContract";
-import { capacityCurves, intervalsOverlap, type CapacityCurve, type KneeInterval } from "../stats/capacity";
+import { capacityCurves, intervalsOverlap, type CapacityCurve } from "../stats/capacity";
 import { sideBookOf } from "../contract/sideProfile";
 import { msTick, summarizeRun, type RunSummary } from "../stats/summary";
 import { verifyRunDir, type ManifestLike } from "../contract/verify";
 import { CLIENT_TICK_MS } from "../contract/catalog";
-import { ms, table } from "./format";
+import { ms, rateHeld, table } from "./format";
 import { compareRows, FALSE_DISCOVERY_RATE, notInBoth, POWER, verdictText, type CompareRow, type StageStats } from "../stats/compareRows";
 import { calibrationDifferences, readCalibration } from "../stats/calibration";
 import type { RepSpread } from "../stats/repetitions";
@@ -118,8 +118,6 @@ export function runCapacity(dir: string, m: ManifestLike): CapacityCurve[] {
   return capacityCurves(Object.values(m.stages), (st) => stageSamples(dir, m, st), sideBookOf(m).order);
 }
 
-const perSecond = (h: KneeInterval) => (h.estimate === null ? `no figure (${h.none})` : `${Math.round(h.estimate)}/s ${h.lo === null ? `(no interval: ${h.none})` : `[${Math.round(h.lo)}, ${Math.round(h.hi!)}]`}`);
-
 /** Each side's and operation's rate held in A and in B, with whether their 95% intervals overlap; empty when neither run has a capacity group. */
 export function capacityComparison(a: readonly CapacityCurve[], b: readonly CapacityCurve[]): string {
   const keys = [...new Set([...a, ...b].map((c) => `${c.side} ${c.op}`))];
@@ -129,7 +127,7 @@ export function capacityComparison(a: readonly CapacityCurve[], b: readonly Capa
     const overlap = ca && cb ? intervalsOverlap(ca.held, cb.held) : null;
     const objective = ca && cb && (ca.objective.p99Ms !== cb.objective.p99Ms || ca.objective.maxFailureShare !== cb.objective.maxFailureShare) ? "different objectives: not comparable" : null;
     const verdict = objective ?? (!ca || !cb ? "in one run only" : overlap === null ? "cannot tell (an interval is missing)" : overlap ? "agree: the intervals overlap" : "differ: the intervals are apart");
-    return [k, ca ? perSecond(ca.held) : "-", cb ? perSecond(cb.held) : "-", verdict];
+    return [k, ca ? rateHeld(ca.held) : "-", cb ? rateHeld(cb.held) : "-", verdict];
   });
   return `\nCapacity: the rate held [95% interval] in each run, and whether the intervals overlap (an overlap is agreement within the stated intervals, not a test):\n\n${table(["side and operation", "A", "B", "verdict"], rows)}\n`;
 }

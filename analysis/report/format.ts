@@ -59,3 +59,10 @@ export function codeBlock(lang: string, text: string): string {
   const fence = "`".repeat(longest + 1);
   return `${fence}${lang}\n${text}\n${fence}`;
 }
+
+/** A rate held per second with its 95% interval over repetitions ("367/s [238, 564]"), or why there is none. */
+export function rateHeld(h: { estimate: number | null; lo: number | null; hi: number | null; none?: string }): string {
+  const whole = (x: number) => Math.round(x).toLocaleString("en-US");
+  if (h.estimate === null) return `no figure (${h.none})`;
+  return `${whole(h.estimate)}/s ${h.lo === null || h.hi === null ? `(no interval: ${h.none})` : `[${whole(h.lo)}, ${whole(h.hi)}]`}`;
+}

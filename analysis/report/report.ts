@@ -16,7 +16,7 @@ import {
 import type { ScaleRow } from "../stats/scale";
 import type { CapacityCurve } from "../stats/capacity";
 import { CAPACITY } from "../contract/capacity";
-import { ci, codeBlock, codeSpan, escapeMd, ms, rate, signedMs, table, triple } from "./format";
+import { ci, codeBlock, codeSpan, escapeMd, ms, rate, rateHeld, signedMs, table, triple } from "./format";
 import { renderCharts } from "./charts";
 import { legacyCaveats, legacyReleaseLine } from "../contract/legacySides";
 import { ANALYTICS_FILE, platformBlocks, readAnalyticsLines, type PlatformBlock } from "../stats/platformTimes";
@@ -299,11 +299,9 @@ export function renderCapacity(curves: readonly CapacityCurve[], book: SideBook)
   const o = curves[0].objective;
   const ops = [...new Set(curves.map((c) => c.op))];
   const sides = [...new Set(curves.map((c) => c.side))];
-  const whole = (x: number | null) => (x === null ? "-" : Math.round(x).toLocaleString("en-US"));
   const cell = (c: CapacityCurve | undefined) => {
     if (!c) return "-";
-    const h = c.held;
-    const estimate = h.estimate === null ? `no figure (${h.none})` : `${whole(h.estimate)}/s ${h.lo === null ? `(no interval: ${h.none})` : `[${whole(h.lo)}, ${whole(h.hi)}]`}`;
+    const estimate = rateHeld(c.held);
     const per = c.reps.map((r) => perSecond(r.held, "none")).join(", ");
     return `${estimate}; held ${per} (range ${perSecond(c.range.low, "below the lowest rate")} to ${perSecond(c.range.high, "past the highest tried")})`;
   };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { capacityCurves, intervalsOverlap, kneeInterval, rangesOverlap } from "./capacity";
+import { capacityCurves, intervalsOverlap, kneeInterval } from "./capacity";
 import { kneeOf, nextRate, searchBounds } from "../contract/capacity";
 import { prng } from "./prng";
 import type { StageRecord } from "../contract/runDirContract";
@@ -53,13 +53,6 @@ describe("capacity curves from the raw samples", () => {
     const s = step("rivet", "warm", 50, [{ rep: 0, n: 100, ms: 5 }]);
     delete (s.st.repetitions![0].notes!.capacity as { planned?: number }).planned;
     expect(() => curvesOf([s])).toThrow("stages/rivet.capacity.warm.r50.json: a capacity step's notes.capacity must hold planned");
-  });
-
-  it("two ranges agree where they overlap; an open end reaches as far as it needs", () => {
-    expect(rangesOverlap({ low: 84, high: 200 }, { low: 150, high: 300 })).toBe(true);
-    expect(rangesOverlap({ low: 84, high: 100 }, { low: 100, high: 141 })).toBe(false);
-    expect(rangesOverlap({ low: 1000, high: null }, { low: 20_000, high: null })).toBe(true);
-    expect(rangesOverlap({ low: null, high: 5 }, { low: 10, high: 20 })).toBe(false);
   });
 });
 

@@ -8,7 +8,7 @@ import { CAPACITY_OPS, kneeOf, parseCapacityMetric, stepVerdict, type CapacityOb
 import { stageReps, type StageRecord } from "../contract/runDirContract";
 import { cpuPerOp } from "./cpuPerOp";
 import type { RawSample } from "./summary";
-import { mean } from "./percentiles";
+import { mean, nearestRank } from "./percentiles";
 import { sampleVariance } from "./repetitions";
 import { tCritical } from "./studentT";
 
@@ -75,8 +75,6 @@ export function kneeInterval(reps: ReadonlyArray<{ held: number | null; missed: 
   return { estimate: Math.exp(m), lo: Math.exp(m - half), hi: Math.exp(m + half) };
 }
 
-const nearestRank = (sorted: readonly number[], p: number) => (sorted.length ? sorted[Math.ceil((p / 100) * sorted.length) - 1] : null);
-
 function stepNotes(st: StageRecord, notes: Record<string, unknown> | undefined): { planned: number; objective: CapacityObjective; cappedBy?: string } {
   const c = notes?.capacity as { planned?: unknown; objective?: { p99Ms?: unknown; maxFailureShare?: unknown }; cappedBy?: unknown } | undefined;
   const o = c?.objective;
@@ -104,13 +102,12 @@ export function capacityCurves(stages: readonly StageRecord[], samples: (st: Sta
           }
           objective = n.objective;
           const mine = all.filter((s) => (s.rep ?? 0) === r.rep);
-          const mustBeCold = op === "create";
-          const verdict = stepVerdict(n.planned, mine, n.objective, mustBeCold);
-          const good = mine.filter((s) => s.ok && (!mustBeCold || s.cold === true)).map((s) => s.ms).sort((a, b) => a - b);
+          const verdict = stepVerdict(n.planned, mine, n.objective, op === "create");
+          const good = verdict.succeeded;
           const cpu = cpuPerOp({ ...st, repetitions: [r] });
           steps.push({
             rep: r.rep, ratePerSecond: rate, planned: n.planned, sent: mine.length, failed: mine.length - good.length,
-            p50: nearestRank(good, 50), p99: nearestRank(good, 99), held: verdict.held, why: verdict.why,
+            p50: good.length ? nearestRank(good, 50) : null, p99: good.length ? nearestRank(good, 99) : null, held: verdict.held, why: verdict.why,
             ownCpuMsPerOp: cpu?.ownMsPerOp ?? null, driverCpuMsPerOp: cpu?.driverMsPerOp ?? null,
             ...(n.cappedBy ? { cappedBy: n.cappedBy } : {}),
           });
@@ -131,13 +128,4 @@ export function capacityCurves(stages: readonly StageRecord[], samples: (st: Sta
 export function intervalsOverlap(a: KneeInterval, b: KneeInterval): boolean | null {
   if (a.lo === null || a.hi === null || b.lo === null || b.hi === null) return null;
   return a.lo <= b.hi && b.lo <= a.hi;
-}
-
-/** Whether two runs' ranges for a curve overlap (their knees could be one). An open end reaches as far as it needs. */
-export function rangesOverlap(a: CapacityCurve["range"], b: CapacityCurve["range"]): boolean {
-  const lowA = a.low ?? 0;
-  const lowB = b.low ?? 0;
-  const highA = a.high ?? Number.POSITIVE_INFINITY;
-  const highB = b.high ?? Number.POSITIVE_INFINITY;
-  return lowA < highB && lowB < highA;
 }
