@@ -321,10 +321,9 @@ const DECADES = 4;
 
 export function costLoadModel(cost: CostModel | null, summary: RunSummary, capacity: readonly CapacityCurve[], vcpus: number): CostLoadModel | null {
   if (!cost || !(vcpus > 0)) return null;
-  const cpuCols = cost.columns.filter((c) => c.pricing.kind === "cpu");
+  const cpuCols = cost.columns.flatMap((c) => (c.pricing.kind === "cpu" ? [{ side: c.side, pricing: c.pricing }] : []));
   if (cpuCols.length === 0) return null;
-  const first = cpuCols[0].pricing;
-  const vcpuPrice = cost.prices.prices[first.kind === "cpu" ? first.vcpuSecond : "rivetComputeVcpuS"];
+  const vcpuPrice = cost.prices.prices[cpuCols[0].pricing.vcpuSecond];
   const ops: CostLoadModel["ops"] = [];
   for (const op of CAPACITY_OPS) {
     const metric = CAPACITY_METRIC[op];
@@ -333,17 +332,15 @@ export function costLoadModel(cost: CostModel | null, summary: RunSummary, capac
     const flat = row.cells.flatMap((c, i) => (cost.columns[i].pricing.kind !== "cpu" && c.usdPerMillion !== null ? [{ side: c.side, pricing: c.pricing, usdPerMillion: c.usdPerMillion }] : []));
     const machine: CostLoadModel["ops"][number]["machine"] = [];
     for (const col of cpuCols) {
-      if (col.pricing.kind !== "cpu") continue;
       const own = rowOf(summary, col.side, metric)?.cpu?.ownMsPerOp;
       if (own === null || own === undefined || own <= 0) continue;
-      const p = cost.prices.prices[col.pricing.vcpuSecond].usd;
+      // The machine's price for a million seconds: a million operations cost this over the load.
+      const perMillionSeconds = vcpus * cost.prices.prices[col.pricing.vcpuSecond].usd * 1e6;
       const held = capacity.find((c) => c.side === col.side && c.op === op)?.range.low ?? null;
-      const cpuBound = (vcpus * 1000) / own;
-      const maxLoad = held ?? cpuBound;
-      const at = (load: number) => (vcpus * p * 1e6) / load;
-      const points = Array.from({ length: DECADES * POINTS_PER_DECADE + 1 }, (_, k) => maxLoad / 10 ** ((DECADES * POINTS_PER_DECADE - k) / POINTS_PER_DECADE)).map((load) => ({ load, usdPerMillion: at(load) }));
+      const maxLoad = held ?? (vcpus * 1000) / own;
+      const points = Array.from({ length: DECADES * POINTS_PER_DECADE + 1 }, (_, k) => maxLoad / 10 ** ((DECADES * POINTS_PER_DECADE - k) / POINTS_PER_DECADE)).map((load) => ({ load, usdPerMillion: perMillionSeconds / load }));
       const cheaperAbove = flat.map((f) => {
-        const load = (vcpus * p * 1e6) / f.usdPerMillion;
+        const load = perMillionSeconds / f.usdPerMillion;
         return { side: f.side, pricing: f.pricing, load: load <= maxLoad ? load : null };
       });
       machine.push({ side: col.side, pricing: col.pricing.name, maxLoad, maxFrom: held !== null ? "capacity" : "cpu", points, cheaperAbove });

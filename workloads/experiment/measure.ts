@@ -30,7 +30,7 @@ export interface MeasureContext {
 }
 
 /** A stage's deadline: whether it has passed, and what the stage's record says when it did. */
-export function stageDeadline(deadlineMs: number | undefined, what: string, now: () => number = () => Number(process.hrtime.bigint()) / 1e6) {
+export function stageDeadline(deadlineMs: number | undefined, what: string, now: () => number = () => hrClock.now()) {
   const t0 = now();
   let hit = false;
   return {

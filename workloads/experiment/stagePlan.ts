@@ -149,6 +149,9 @@ export function trackActors(adapter: SideAdapter, census: ActorCensus, runtime?:
   };
 }
 
+/** A wait that keeps the CPU lock: the context's (a test's), else the runtime's sleep (which ends if the runtime is lost), else a timer. */
+const holdOf = (ctx: PlanContext) => ctx.hold ?? ((ms: number) => (ctx.runtime ? ctx.runtime.sleep(ms) : new Promise<void>((r) => setTimeout(r, ms))));
+
 /** A census for the adapter's side: idle eviction counted where the runtime has nothing else. */
 export function censusFor(adapter: SideAdapter, now: () => number = Date.now): ActorCensus {
   return new ActorCensus(adapter.sleepsByIdleOnly ? adapter.wakeIdleMs : null, now);
@@ -177,8 +180,7 @@ export async function settleAll(ctx: PlanContext, what: string): Promise<Omit<Gr
   if (awake.ids.length > 0) {
     if (adapter.sleepsByIdleOnly) {
       const ms = Math.max(0, awake.lastCall + adapter.wakeIdleMs - census.clock());
-      const hold = ctx.hold ?? ((x: number) => (ctx.runtime ? ctx.runtime.sleep(x) : new Promise<void>((r) => setTimeout(r, x))));
-      await waitWithProgress(ctx.progress, `${adapter.side} ${what}: ${awake.ids.length} earlier actors left idle past eviction first`, ms, hold);
+      await waitWithProgress(ctx.progress, `${adapter.side} ${what}: ${awake.ids.length} earlier actors left idle past eviction first`, ms, holdOf(ctx));
       ctx.runtime?.check();
     } else {
       // One the runtime never confirmed asleep is not waited for again (each wait is the full confirmation time).
@@ -557,7 +559,6 @@ async function capacityPool(ctx: PlanContext, op: Exclude<CapacityOp, "create">)
 async function capacityGroup(ctx: PlanContext): Promise<void> {
   const { adapter } = ctx;
   const objective = ctx.capacityObjective ?? CAPACITY.objective;
-  const hold = ctx.hold ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   for (const op of CAPACITY_OPS) {
     const pool = op === "create" ? [] : await capacityPool(ctx, op);
     const bounds = searchBounds(op);
@@ -586,7 +587,7 @@ async function capacityGroup(ctx: PlanContext): Promise<void> {
       const verdict = stepVerdict(planned, written, objective, op === "create");
       steps.push({ rate, held: verdict.held });
       ctx.progress.note(`${adapter.side} ${metric}: ${verdict.held ? "held" : `missed (${verdict.why})`}`);
-      await hold(CAPACITY.restMs);
+      await holdOf(ctx)(CAPACITY.restMs);
     }
   }
 }
