@@ -15,7 +15,7 @@ export { validateSshSource, type AzureConfig, type StackConfig, type Target } fr
 export const RUN_KEYS = STACK_RUN_OPTIONS.map((o) => o.key);
 
 export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "sshSourceWide", "gatewayPath", "runnerNodeVersion", "runTimeLimitMinutes", "overlapIdle", "cloudflareAccountId", "cloudflareWorkersSubdomain"] as const;
-type RunKey = "preset" | "side" | "groups" | "samples" | "wakeIdleMs" | "cfWakeIdleMs" | "requestTimeoutMs" | "actorSleepTimeoutMs" | "loopback" | "engineTopology" | "capacityP99Ms" | "prices" | "stageDeadlineMs";
+type RunKey = "preset" | "side" | "groups" | "samples" | "wakeIdleMs" | "cfWakeIdleMs" | "requestTimeoutMs" | "actorSleepTimeoutMs" | "loopback" | "engineTopology" | "capacityP99Ms" | "prices" | "stageDeadlineMs" | "idleLadder";
 export const STACK_KEYS = [...(RUN_KEYS as RunKey[]), "target", "engineVersion", "runId", ...CLOUD_KEYS] as const;
 export type StackKey = RunKey | "target" | "engineVersion" | "runId" | (typeof CLOUD_KEYS)[number];
 

@@ -64,10 +64,11 @@ describe("npm start", () => {
     expect(cli.output()).toMatch(/--preset must be one of quick, local, large, full/);
   });
 
-  it("runs both sides and the floor one after the other into one run directory of the contract, prints the headline and leaves no process", async () => {
+  it("runs both sides and the floor one after the other into one run directory of the contract, then the idle ladder with all three up, prints the headline and leaves no process", async () => {
     const root = mkdtempSync(join(tmpdir(), "ab-cli-"));
     // A short wake idle on the sides that confirm sleep (the DO still waits out its eviction): this test is about the CLI, not the wake.
-    const cli = startCli(["--preset", "quick", "--groups", "warm,seqwrite", "--wake-idle-ms", "1000", "--results-dir", root]);
+    // A 3 s actor sleep timeout: the ladder's 12 s step is past every side's own idle sleep (the DO's 10 s eviction), its 2 s step below.
+    const cli = startCli(["--preset", "quick", "--groups", "warm,seqwrite,idle", "--idle-ladder", "2s,12s", "--actor-sleep-timeout-ms", "3000", "--wake-idle-ms", "1000", "--results-dir", root]);
     // Every process the run starts, whenever it starts: the tree is sampled until the CLI exits.
     const seen = new Map<number, string>();
     const sampler = setInterval(() => {
@@ -91,20 +92,37 @@ describe("npm start", () => {
     expect(m.settings.rivet).toMatchObject({ guardTcpNodelay: true, engineEnv: { RUST_BACKTRACE: "removed" } });
     const netns = netnsAvailable().ok;
     expect(m.settings.rivet.loopback).toMatchObject({ privateNetns: netns, ...(netns ? { quickack: true } : {}) });
-    const stages = ["cloudflare.baseline.noop", "cloudflare.seqwrite", "cloudflare.warm.ping", "floor.seqwrite", "floor.warm.ping", "rivet.seqwrite", "rivet.warm.getOrCreate", "rivet.warm.ping"];
+    const ladder = ["cloudflare", "floor", "rivet"].flatMap((side) => [`${side}.wake.idle.12s`, `${side}.wake.idle.2s`]);
+    const stages = ["cloudflare.baseline.noop", "cloudflare.seqwrite", "cloudflare.warm.ping", ...ladder, "floor.seqwrite", "floor.warm.ping", "rivet.seqwrite", "rivet.warm.getOrCreate", "rivet.warm.ping"].sort();
     expect(Object.keys(m.files).sort()).toEqual([...stages.map((st) => `raw/${st}.jsonl`), ...stages.map((st) => `stages/${st}.json`)]);
     expect(m.code).toMatchObject({ commit: expect.stringMatching(/^[0-9a-f]{40}$/), dirty: expect.any(Boolean) });
-    // never at once: the Cloudflare side starts after the Rivet side's last stage ended
-    const rivetEnd = Math.max(...Object.values(m.stages as Record<string, { side: string; startedAt: string; wallMs: number }>)
-      .filter((st) => st.side === "rivet").map((st) => Date.parse(st.startedAt) + st.wallMs));
-    const cfStart = Math.min(...Object.values(m.stages as Record<string, { side: string; startedAt: string }>)
-      .filter((st) => st.side === "cloudflare").map((st) => Date.parse(st.startedAt)));
-    expect(cfStart).toBeGreaterThanOrEqual(rivetEnd - 1);
-    const cfEnd = Math.max(...Object.values(m.stages as Record<string, { side: string; startedAt: string; wallMs: number }>)
-      .filter((st) => st.side === "cloudflare").map((st) => Date.parse(st.startedAt) + st.wallMs));
-    const floorStart = Math.min(...Object.values(m.stages as Record<string, { side: string; startedAt: string }>)
-      .filter((st) => st.side === "floor").map((st) => Date.parse(st.startedAt)));
-    expect(floorStart).toBeGreaterThanOrEqual(cfEnd - 1);
+    // never at once: the Cloudflare side starts after the Rivet side's last stage ended, the floor after the Cloudflare side's
+    const all = Object.values(m.stages as Record<string, { side: string; metric: string; startedAt: string; wallMs: number }>);
+    const own = all.filter((st) => !st.metric.startsWith("wake.idle."));
+    const end = (side: string) => Math.max(...own.filter((st) => st.side === side).map((st) => Date.parse(st.startedAt) + st.wallMs));
+    const start = (side: string) => Math.min(...own.filter((st) => st.side === side).map((st) => Date.parse(st.startedAt)));
+    expect(start("cloudflare")).toBeGreaterThanOrEqual(end("rivet") - 1);
+    expect(start("floor")).toBeGreaterThanOrEqual(end("cloudflare") - 1);
+    // The ladder after them all, the three runtimes up at once, and still no two stages at once.
+    const spans = all.map((st) => ({ k: `${st.side}.${st.metric}`, from: Date.parse(st.startedAt), to: Date.parse(st.startedAt) + st.wallMs })).sort((a, b) => a.from - b.from);
+    for (let i = 1; i < spans.length; i++) expect(spans[i].from, `${spans[i - 1].k} then ${spans[i].k}`).toBeGreaterThanOrEqual(spans[i - 1].to - 1);
+    for (const st of all.filter((x) => x.metric.startsWith("wake.idle."))) expect(Date.parse(st.startedAt)).toBeGreaterThanOrEqual(end("floor") - 1);
+    // Each step waited at least its length; the 12 s step is past every side's own idle sleep and proved every wake cold.
+    for (const side of ["rivet", "cloudflare", "floor"]) {
+      const notes = (ms: string) => stageReps(m.stages[`${side}.wake.idle.${ms}`] as StageRecord)[0].notes as { idle: unknown; idleActualMs: { min: number } };
+      expect(notes("12s").idle, side).toMatchObject({ ms: 12_000, coldRequired: true });
+      expect(notes("12s").idleActualMs.min, side).toBeGreaterThanOrEqual(12_000);
+      const wakes = readFileSync(join(dir, `raw/${side}.wake.idle.12s.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { ok: boolean; cold: boolean });
+      expect(wakes.length, side).toBe(5);
+      expect(wakes.every((w) => w.ok && w.cold), side).toBe(true);
+      expect(notes("2s").idle, side).toMatchObject({ ms: 2_000, coldRequired: false });
+    }
+    // Rivet's 2 s step is below its 3 s sleep timeout: its actors were still running.
+    const short = readFileSync(join(dir, "raw/rivet.wake.idle.2s.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { cold: boolean });
+    expect(short.every((w) => w.cold === false)).toBe(true);
+    const report = readFileSync(join(dir, "report", "results.md"), "utf8");
+    expect(report).toContain("## Wake against idle length");
+    expect(existsSync(join(dir, "report", "charts", "idle.svg"))).toBe(true);
     expect(m.versions["better-sqlite3"]).toMatch(/^12\./);
     expect(m.settings.floor.storage).toMatch(/synchronous = FULL/);
     expect(m.versions).toMatchObject({ workerd: expect.stringMatching(/^1\.\d+/), miniflare: expect.stringMatching(/^4\./), wrangler: "4.86.0" });

@@ -1,4 +1,5 @@
 /** Tables in docs/ that restate code are checked against it: the presets and the flags of npm start, the Rivet stages of the methodology, the reference beside a committed run. */
+import { IDLE_LADDERS, idleLabel } from "../analysis/contract/idleLadder";
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -32,6 +33,9 @@ describe("docs/local-runs.md's presets table", () => {
     expect(rowOf("seqwrite")).toEqual(cells((c) => String(c.seqWrite)));
     expect(rowOf("open.r*")).toEqual(cells((c) => String(c.openSeconds)));
     expect(rowOf("scale.wake")).toEqual(cells((c) => `${c.scaleWake} / ${c.scaleCreate} / ${c.scaleBurst}`));
+    expect(rowOf("wake.idle.*")).toEqual(cells((c) => String(c.idleWake)));
+    const ladder = (l: readonly number[]) => l.map(idleLabel).join(",");
+    expect(rowOf("idle group: ladder").slice(2)).toEqual([ladder(IDLE_LADDERS.local), ladder(IDLE_LADDERS.long), ladder(IDLE_LADDERS.long)]);
     const levels = (p: keyof typeof PRESET_SCALE_LEVELS) => PRESET_SCALE_LEVELS[p].map((l) => l.toLocaleString("en-US")).join(", ");
     expect(rowOf("scaling group: levels").slice(2)).toEqual([levels("large"), levels("full"), levels("full")]);
   });

@@ -257,8 +257,10 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(PLANNED[0]).toBe("cloudflare.wake+rivet.create+rivet.wake+rivet.warm");
     expect(requestOf(runs[0]).request).toMatchObject({ side: "cloudflare", tasks: [{ side: "cloudflare", group: "wake" }, { side: "rivet", group: "create" }, { side: "rivet", group: "wake" }, { side: "rivet", group: "warm" }] });
     expect(requestOf(runs[0]).request.targets.rivet && requestOf(runs[0]).request.targets.cloudflare).toBeTruthy();
-    expect(requestOf(runs[3]).request.runArgs.slice(-4)).toEqual(["--side", "cloudflare", "--groups", "create"]);
-    expect(requestOf(runs[3]).request.targets.rivet).toBeUndefined();
+    expect(requestOf(runs[4]).request.runArgs.slice(-4)).toEqual(["--side", "cloudflare", "--groups", "create"]);
+    expect(requestOf(runs[4]).request.targets.rivet).toBeUndefined();
+    // The idle ladders share one run: their waits overlap, every wake measured alone.
+    expect(tasksOf(runs[3])).toEqual(["cloudflare.idle", "rivet.idle"]);
     expect(runs[0].dependencies).toEqual(expect.arrayContaining([probe.urn, credentials.urn]));
     for (let i = 1; i < runs.length; i++) expect(runs[i].dependencies).toContain(runs[i - 1].urn);
     for (const r of runs) {
@@ -291,7 +293,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(labels).toHaveLength(2 * PLANNED.length);
     // The planned schedule is a stack output, printed by preview.
     const schedule = await valueOf<string>(programExports.schedule);
-    expect(schedule).toMatch(/^Planned pass: 8 runs on the runner/);
+    expect(schedule).toMatch(/^Planned pass: 9 runs on the runner/);
     expect(schedule).toMatch(/\n1 +cloudflare wake +\S+ +\S+ +\S+ to \S+ +rivet create, rivet wake/);
   });
 

@@ -1,5 +1,6 @@
 import type { SideProfile } from "./sideProfile";
 import { parseCapacityMetric, type CapacityOp } from "./capacity";
+import { idleMetric, parseIdleMetric } from "./idleLadder";
 
 /**
  * The metric catalog: one entry per metric, and every list the driver, the
@@ -27,12 +28,13 @@ export const WORKLOAD = {
 export type Side = string;
 
 /**
- * Suite order. Bursts late: they leave hundreds of awake actors behind
+ * Suite order. The idle ladder after the groups that measure one fixed idle
+ * (its waits let other groups measure). Bursts late: they leave hundreds of awake actors behind
  * (docs/engine-latency.md). Capacity after them: it loads each side past
  * what it holds. Scaling last: it fills the runtime with thousands of
  * actors to see what that costs.
  */
-export const GROUPS = ["create", "wake", "warm", "sqlite", "seqwrite", "burst", "capacity", "scale"] as const;
+export const GROUPS = ["create", "wake", "warm", "sqlite", "seqwrite", "idle", "burst", "capacity", "scale"] as const;
 export type Group = (typeof GROUPS)[number];
 
 /** The driver's clock steps: process.hrtime, written to the nanosecond (ms with six decimals). */
@@ -41,14 +43,17 @@ export const CLIENT_TICK_MS = 0.000001;
 /**
  * cold: a create or wake; a sample counts only when the actor proves a fresh instance.
  * warm: a running actor; a fresh instance is a restart inside the series, counted and shown.
+ * idle: an actor left untouched for a time, then called: the cold flag is
+ *   reported, not required (a step past the runtime's own idle sleep must
+ *   prove it, which the idle ladder's table checks: analysis/stats/idle.ts).
  * baseline: no actor is called (client to Worker).
  */
-export type MetricKind = "cold" | "warm" | "baseline";
+export type MetricKind = "cold" | "warm" | "idle" | "baseline";
 
 /** Sample count names; a preset gives each side its own count for each. */
 export const COUNT_KEYS = [
   "createPing", "createRead", "createWrite", "wake", "warm", "sqliteRead", "sqliteWrite", "sqliteScan", "burstAttempts", "seqWrite", "openSeconds",
-  "scaleCreate", "scaleWake", "scaleBurst", "capacitySeconds",
+  "scaleCreate", "scaleWake", "scaleBurst", "capacitySeconds", "idleWake",
 ] as const;
 export type CountKey = (typeof COUNT_KEYS)[number];
 export type SampleCounts = Record<CountKey, number>;
@@ -79,6 +84,8 @@ export interface MetricEntry {
   scale?: { level: number; op: "create" | "wake" | "burst" };
   /** A capacity step: an open-model stage of one operation at one rate (analysis/contract/capacity.ts). */
   capacity?: { op: CapacityOp; ratePerSecond: number };
+  /** An idle ladder step: actors left untouched this long, then called once (analysis/contract/idleLadder.ts). */
+  idle?: { idleMs: number };
 }
 
 export const BURST_CONCURRENCY = [1, 8, 32, 128] as const;
@@ -88,7 +95,7 @@ export const BURST_CONCURRENCY = [1, 8, 32, 128] as const;
  * many more actors (asleep) exist. Which levels a run takes is its preset's
  * (PRESET_SCALE_LEVELS); these are every level any preset takes.
  */
-export const SCALE_LEVELS = [0, 100, 1000, 10000] as const;
+export const SCALE_LEVELS = [0, 100, 1000, 2000, 4000, 8000, 16000] as const;
 /** The scaling group's burst concurrency (one level of the burst group's). */
 export const SCALE_BURST_CONCURRENCY = 32;
 /** Most requests an open-model stage has outstanding; past that, sends are late and the lateness counts. */
@@ -136,20 +143,26 @@ const OPEN_ID = /^open\.r([1-9]\d{0,5})$/;
 export function capacityEntry(op: CapacityOp, rate: number): MetricEntry {
   return { id: `capacity.${op}.r${rate}`, group: "capacity", kind: op === "create" ? "cold" : "warm", count: "capacitySeconds", capacity: { op, ratePerSecond: rate } };
 }
-/** Where the open-model stages and the capacity steps stand in the metric order: after the bursts, before the scaling group. */
+/** An idle ladder step of `idleMs`: which lengths a run takes, its ladder says (--idle-ladder). */
+export function idleEntry(idleMs: number): MetricEntry {
+  return { id: idleMetric(idleMs), group: "idle", kind: "idle", count: "idleWake", firstRequest: "ping", idle: { idleMs } };
+}
+/** Where the idle ladder, the open-model stages and the capacity steps stand in the metric order: the ladder before the bursts, the others after them, all before the scaling group. */
+const IDLE_SLOT = "wake.idle.*";
 const OPEN_SLOT = "open.r*";
 const CAPACITY_SLOT = "capacity.*";
 
-/** Canonical metric order: catalog order, the open-model stages (by rate) and the capacity steps after the bursts. */
+/** Canonical metric order: catalog order, the idle ladder before the bursts, the open-model stages (by rate) and the capacity steps after them. */
 export const METRIC_ORDER: readonly string[] = (() => {
   const ids = [...BY_ID.keys()];
+  const firstBurst = ids.findIndex((id) => BY_ID.get(id)!.group === "burst");
   const firstScale = ids.findIndex((id) => BY_ID.get(id)!.group === "scale");
-  return [...ids.slice(0, firstScale), OPEN_SLOT, CAPACITY_SLOT, ...ids.slice(firstScale)];
+  return [...ids.slice(0, firstBurst), IDLE_SLOT, ...ids.slice(firstBurst, firstScale), OPEN_SLOT, CAPACITY_SLOT, ...ids.slice(firstScale)];
 })();
 
-/** A metric's rank in METRIC_ORDER (open-model stages and capacity steps share a slot each; the caller orders them by name), or -1. */
+/** A metric's rank in METRIC_ORDER (idle steps, open-model stages and capacity steps share a slot each; the caller orders them by name), or -1. */
 export function metricRank(id: string): number {
-  return METRIC_ORDER.indexOf(OPEN_ID.test(id) ? OPEN_SLOT : parseCapacityMetric(id) ? CAPACITY_SLOT : id);
+  return METRIC_ORDER.indexOf(OPEN_ID.test(id) ? OPEN_SLOT : parseCapacityMetric(id) ? CAPACITY_SLOT : parseIdleMetric(id) ? IDLE_SLOT : id);
 }
 
 /** The entry of a catalog metric, or undefined for anything else (e.g. the driver benchmark's own series). */
@@ -157,7 +170,9 @@ export function metricEntry(id: string): MetricEntry | undefined {
   const open = OPEN_ID.exec(id);
   if (open) return openModelEntry(Number(open[1]));
   const step = parseCapacityMetric(id);
-  return step ? capacityEntry(step.op, step.ratePerSecond) : BY_ID.get(id);
+  if (step) return capacityEntry(step.op, step.ratePerSecond);
+  const idle = parseIdleMetric(id);
+  return idle ? idleEntry(idle.idleMs) : BY_ID.get(id);
 }
 
 /** The entry of a catalog metric; throws naming the id when it is not one. */
@@ -207,6 +222,7 @@ export function metricsOf(p: Pick<SideProfile, "optionalMetrics" | "openRates">,
 export function sampleCount(e: MetricEntry, counts: SampleCounts): number {
   const t = e.throughput;
   if (e.capacity) return Math.max(1, Math.round(e.capacity.ratePerSecond * counts.capacitySeconds));
+  if (e.idle) return counts.idleWake;
   return t?.mode === "open" ? t.ratePerSecond * counts.openSeconds : counts[e.count];
 }
 
@@ -222,22 +238,22 @@ export const PRESETS = {
   quick: {
     createPing: 20, createRead: 20, createWrite: 20, wake: 10, warm: 100,
     sqliteRead: 50, sqliteWrite: 50, sqliteScan: 20, burstAttempts: 128, seqWrite: 100, openSeconds: 3,
-    scaleCreate: 10, scaleWake: 10, scaleBurst: 32, capacitySeconds: 1,
+    scaleCreate: 10, scaleWake: 10, scaleBurst: 32, capacitySeconds: 1, idleWake: 5,
   },
   local: {
     createPing: 40, createRead: 30, createWrite: 30, wake: 15, warm: 200,
     sqliteRead: 150, sqliteWrite: 150, sqliteScan: 60, burstAttempts: 128, seqWrite: 200, openSeconds: 3,
-    scaleCreate: 20, scaleWake: 20, scaleBurst: 64, capacitySeconds: 2,
+    scaleCreate: 20, scaleWake: 20, scaleBurst: 64, capacitySeconds: 2, idleWake: 10,
   },
   large: {
     createPing: 300, createRead: 240, createWrite: 240, wake: 120, warm: 500,
     sqliteRead: 300, sqliteWrite: 300, sqliteScan: 200, burstAttempts: 256, seqWrite: 1000, openSeconds: 5,
-    scaleCreate: 100, scaleWake: 100, scaleBurst: 128, capacitySeconds: 3,
+    scaleCreate: 100, scaleWake: 100, scaleBurst: 128, capacitySeconds: 3, idleWake: 30,
   },
   full: {
     createPing: 1500, createRead: 1200, createWrite: 1200, wake: 1200, warm: 2000,
     sqliteRead: 1200, sqliteWrite: 1200, sqliteScan: 1000, burstAttempts: 500, seqWrite: 5000, openSeconds: 10,
-    scaleCreate: 200, scaleWake: 200, scaleBurst: 256, capacitySeconds: 5,
+    scaleCreate: 200, scaleWake: 200, scaleBurst: 256, capacitySeconds: 5, idleWake: 100,
   },
 } as const satisfies Record<string, SampleCounts>;
 export type PresetName = keyof typeof PRESETS;
@@ -253,10 +269,14 @@ export const PRESET_REPEAT: Record<PresetName, number> = { quick: 1, local: 3, l
 /**
  * The scaling group's levels per preset. It is off by default in quick and
  * local (a run asks for it with --groups) so that `npm start` stays within
- * ten minutes; large stops at 1,000; full takes the 10,000 the question needs.
+ * ten minutes; large goes to 4,000, past where a small machine's runtime
+ * may stop keeping up; full doubles on to 16,000. A side's curve ends at the
+ * first level it could not keep up with (stagePlan.ts, scaleGroup).
  */
-export const PRESET_SCALE_LEVELS: Record<PresetName, readonly number[]> = { quick: [0, 100], local: [0, 100], large: [0, 1000], full: [0, 1000, 10000] };
-/** The groups a preset runs when --groups is not given: the scaling and capacity groups only in large and full (they load the runtime far past the headline's stages). */
+export const PRESET_SCALE_LEVELS: Record<PresetName, readonly number[]> = { quick: [0, 100], local: [0, 100], large: [0, 1000, 4000], full: [0, 1000, 2000, 4000, 8000, 16000] };
+/** Groups only large and full run by default: the idle ladder (minutes of waiting), capacity and scaling (they load the runtime far past the headline's stages). */
+export const LONG_GROUPS: readonly Group[] = ["idle", "capacity", "scale"];
+/** The groups a preset runs when --groups is not given. */
 export function defaultGroups(preset: PresetName): Group[] {
-  return GROUPS.filter((g) => (g !== "scale" && g !== "capacity") || preset === "large" || preset === "full");
+  return GROUPS.filter((g) => !LONG_GROUPS.includes(g) || preset === "large" || preset === "full");
 }

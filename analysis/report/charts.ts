@@ -13,6 +13,7 @@ import { nearestRank } from "../stats/percentiles";
 import { bin, extent, ticks } from "d3-array";
 import { scaleRows, type ScaleRow } from "../stats/scale";
 import type { CapacityCurve } from "../stats/capacity";
+import type { IdleStep } from "../stats/idle";
 import type { CostLoadModel, RunModel } from "./model";
 
 const MAX_POINTS = 400;
@@ -209,6 +210,15 @@ export function capacityChartData(curves: readonly CapacityCurve[], book: SideBo
   );
 }
 
+/** The idle chart's points: each step's p50 and p90 (client round trip) against its idle length, per side (steps with no answer have no point). */
+export function idleChartData(steps: readonly IdleStep[], book: SideBook): Array<{ sideShort: string; series: string; percentile: string; idleS: number; idle: string; ms: number; cold: string }> {
+  return steps.flatMap((s) => {
+    const sideShort = book.get(s.side).short;
+    const cold = `${s.cold} of ${s.n} cold`;
+    return (["p50", "p90"] as const).flatMap((q) => (s[q] === null ? [] : [{ sideShort, series: `${sideShort} ${q}`, percentile: q, idleS: s.idleMs / 1000, idle: s.label, ms: Math.max(s[q]!, 0.01), cold }]));
+  });
+}
+
 /** The cost-against-load chart's lines: each CPU-priced side's machine curve, each usage-priced side flat across the same loads. */
 export function costLoadChartData(model: CostLoadModel, book: SideBook): Array<{ sideShort: string; op: string; series: string; load: number; usd: number }> {
   return model.ops.flatMap((o) => {
@@ -231,7 +241,7 @@ export interface ChartSpec {
  * Every chart of a run as a Vega-Lite spec, named; pure. The report renders
  * them to SVG and PNG, the site draws the same specs in the page.
  */
-export function chartSpecs(m: ManifestLike, samples: RunSamples, summary: RunSummary, model?: Pick<RunModel, "capacity" | "costLoad">): ChartSpec[] {
+export function chartSpecs(m: ManifestLike, samples: RunSamples, summary: RunSummary, model?: Pick<RunModel, "capacity" | "costLoad" | "idle">): ChartSpec[] {
   const SIDE_COLOUR = sideColour(summary.sides);
   const SIDE_ORDER = sideOrder(summary.sides);
   const specs: ChartSpec[] = [];
@@ -286,6 +296,25 @@ export function chartSpecs(m: ManifestLike, samples: RunSamples, summary: RunSum
         shape: { field: "op", type: "nominal", title: null },
         strokeDash: { field: "percentile", type: "nominal", title: null },
         detail: { field: "series", type: "nominal" },
+      },
+    } });
+  }
+  const idle = idleChartData(model?.idle ?? [], summary.sides);
+  if (idle.length) {
+    specs.push({ name: "idle", spec: {
+      $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+      title: [`Wake against idle length: p50 and p90, client round trip (driver hrtime), ${m.stack} run ${m.runId}`, "each actor called once, left untouched that long, then woken by one call"],
+      width: 480,
+      height: 280,
+      data: { values: idle },
+      mark: { type: "line", point: true },
+      encoding: {
+        x: { field: "idleS", type: "quantitative", scale: { type: "log" }, axis: { values: [...new Set(idle.map((d) => d.idleS))] }, title: "idle before the wake, s (log scale)" },
+        y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "wake ms (log scale)" },
+        color: SIDE_COLOUR,
+        strokeDash: { field: "percentile", type: "nominal", title: null },
+        detail: { field: "series", type: "nominal" },
+        tooltip: [{ field: "series" }, { field: "idle" }, { field: "ms" }, { field: "cold" }],
       },
     } });
   }
@@ -346,7 +375,7 @@ export function chartSpecs(m: ManifestLike, samples: RunSamples, summary: RunSum
     } as vl.TopLevelSpec });
   }
   for (const group of GROUPS) {
-    if (group === "scale" || group === "capacity") continue;
+    if (group === "scale" || group === "capacity" || group === "idle") continue;
     const data = cdfData(samples, group);
     if (data.length === 0) continue;
     const domain = logDomain(data.map((d) => d.ms));
@@ -391,7 +420,7 @@ export function chartSpecs(m: ManifestLike, samples: RunSamples, summary: RunSum
 }
 
 /** Renders every chart of the run into outDir as <name>.svg and <name>.png; returns the names. */
-export async function renderCharts(m: ManifestLike, samples: RunSamples, summary: RunSummary, outDir: string, model?: Pick<RunModel, "capacity" | "costLoad">): Promise<string[]> {
+export async function renderCharts(m: ManifestLike, samples: RunSamples, summary: RunSummary, outDir: string, model?: Pick<RunModel, "capacity" | "costLoad" | "idle">): Promise<string[]> {
   const specs = chartSpecs(m, samples, summary, model);
   for (const { name, spec } of specs) await render(spec, outDir, name);
   return specs.map((c) => c.name);

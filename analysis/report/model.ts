@@ -15,6 +15,7 @@ import type { CpuPerOp } from "../stats/cpuPerOp";
 import { memoryPerActor, type MemoryPerActor } from "../stats/memory";
 import { DEFAULT_PRICES, type Price, type PriceTable } from "../contract/prices";
 import { capacityCurves, type CapacityCurve } from "../stats/capacity";
+import { idleSteps, type IdleStep } from "../stats/idle";
 import { CAPACITY_OPS, type CapacityOp } from "../contract/capacity";
 import { stageKey } from "../contract/runDirContract";
 
@@ -141,6 +142,8 @@ export interface CostLoadModel {
 
 export interface RunModel {
   sides: SideBook;
+  /** The idle ladder: wakes against idle length, per side and step. */
+  idle: IdleStep[];
   /** The capacity group's curves, per side and operation. */
   capacity: CapacityCurve[];
   costLoad: CostLoadModel | null;
@@ -357,6 +360,7 @@ export function runModel(m: ManifestLike, summary: RunSummary, samples: RunSampl
   const vcpus = Number((m.machine as { cpus?: unknown }).cpus);
   return {
     sides: summary.sides,
+    idle: idleSteps(Object.values(m.stages), (st) => samples.get(stageKey(st.side, st.metric)) ?? [], summary.sides.order),
     capacity,
     costLoad: costLoadModel(cost, summary, capacity, vcpus),
     cost,

@@ -85,6 +85,12 @@ export const DIFFERENCES_NOTE =
   "The stages are written once for both sides; what cannot be the same is stated by each side's adapter and recorded in the manifest. This table is that record.";
 
 /** Heading the capacity table; the objective and the search's constants are the run's. */
+export const idleNote = (clockNote: string) =>
+  "Actors called once and then left untouched for each length of the ladder (no sleep call: what a wake finds is the runtime's own idle sleep or eviction), then called once more; that call is the sample. " +
+  "The steps nest, so the ladder costs about its longest step; each side's waits overlap the others', while every wake is measured alone. " +
+  `Every answer counts (${clockNote}); "cold" is how many came from a fresh instance. A step longer than the idle after which the runtime itself sleeps an untouched actor (the last column, the side's own figure) must prove every wake cold, and a wake that did not is counted against it; a shorter step reports what it found. ` +
+  "The actual idle is each actor's, from the answer to its first call to the send of its wake, over all repetitions.";
+
 export const capacityNote = (p99Ms: number, failurePercent: number, factor: number, resolution: number, pool: number) =>
   `The highest open-model rate each side held for each operation: a step at a rate holds when the p99 of its calls (the client's clock, from each call's intended send time, so a side that falls behind is charged for the wait) is within ${p99Ms} ms and at most ${failurePercent}% of its arrivals fail; a create not proven cold is a failure. ` +
   `The search starts low and multiplies the rate by ${factor} until a step misses, then bisects between the highest rate held and the lowest missed until they are within a factor of ${resolution}; a step stops sending as soon as it has missed for certain. ` +

@@ -6,7 +6,7 @@ import { stageReps, stageSamples, unendedRepetition, stageKey, type RepStage, ty
 import { orderedStages, runSamples, statsOf, summarizeRun, type RunSamples, type RunSummary, type SummaryRow } from "../stats/summary";
 import { chartMetric, CLIENT_TICK_MS, metricEntry, SCALE_BURST_CONCURRENCY } from "../contract/catalog";
 import {
-  capacityNote, CAPACITY_STEPS_NOTE, chartsNote, costLoadNote, costNote, CPU_NOTE, DIFFERENCES_NOTE, MEMORY_NOTE, ROWS_NOTE, controlCostNote, headlineNote, LOCAL_RUN_CAVEAT, ONE_REPETITION_NOTE, OPEN_MODEL_NOTE, platformNote, repetitionsNote, sameClockNote, scaleNote, startStateNote,
+  capacityNote, CAPACITY_STEPS_NOTE, idleNote, chartsNote, costLoadNote, costNote, CPU_NOTE, DIFFERENCES_NOTE, MEMORY_NOTE, ROWS_NOTE, controlCostNote, headlineNote, LOCAL_RUN_CAVEAT, ONE_REPETITION_NOTE, OPEN_MODEL_NOTE, platformNote, repetitionsNote, sameClockNote, scaleNote, startStateNote,
 } from "./prose";
 import { controlsOf, LEGACY_BOOK, runtimesOf, sideBookOf, type SideBook, type SideProfile } from "../contract/sideProfile";
 import {
@@ -15,6 +15,7 @@ import {
 } from "./model";
 import type { ScaleRow } from "../stats/scale";
 import type { CapacityCurve } from "../stats/capacity";
+import { missedColdProofs, type IdleStep } from "../stats/idle";
 import { CAPACITY } from "../contract/capacity";
 import { ci, codeBlock, codeSpan, escapeMd, ms, rate, rateHeld, signedMs, table, triple } from "./format";
 import { renderCharts } from "./charts";
@@ -293,6 +294,34 @@ export function renderCost(model: CostModel | null, book: SideBook): string {
 
 const perSecond = (x: number | null, open: string) => (x === null ? open : `${x.toLocaleString("en-US")}/s`);
 
+/** The idle ladder: each side's wake latency and cold share at each idle length. */
+export function renderIdle(steps: readonly IdleStep[], book: SideBook): string {
+  if (steps.length === 0) return "";
+  const rows = steps.map((s) => {
+    const iv = s.p50Interval.lo !== null && s.p50Interval.hi !== null ? ` [${ms(s.p50Interval.lo)}, ${ms(s.p50Interval.hi)}]` : "";
+    const missed = missedColdProofs(s);
+    const cold = `${s.cold} of ${s.n}${s.coldRequired ? (missed ? `, **${missed} not cold though required**` : ", required") : ""}`;
+    return [
+      book.get(s.side).name, s.label, s.p50 === null ? "-" : `${ms(s.p50)}${iv}`, s.p90 === null ? "-" : ms(s.p90), cold,
+      `${s.errors}${s.ended.length ? `; ${s.ended.map(escapeMd).join("; ")}` : ""}`,
+      s.actualIdleMs ? `${(s.actualIdleMs.min / 1000).toFixed(1)} to ${(s.actualIdleMs.max / 1000).toFixed(1)} s` : "-",
+      s.idleSleepMs === null ? "-" : `${(s.idleSleepMs / 1000).toFixed(0)} s`,
+    ];
+  });
+  return `## Wake against idle length
+
+${idleNote("client round trip, the driver's hrtime, on every side")}
+
+${table(["side", "idle", "wake p50 ms [95% interval]", "p90 ms", "cold", "errors", "actual idle", "runtime sleeps after"], rows)}`;
+}
+
+/** An idle ladder step in summary.json. */
+export const idleSummary = (s: IdleStep) => ({
+  side: s.side, idleMs: s.idleMs, n: s.n, errors: s.errors, cold: s.cold, coldRequired: s.coldRequired, notColdThoughRequired: missedColdProofs(s), clock: "client round trip",
+  p50: s.p50, p90: s.p90, p50Interval: { lo: s.p50Interval.lo, hi: s.p50Interval.hi, ...(s.p50Interval.none ? { none: s.p50Interval.none } : {}) }, actualIdleMs: s.actualIdleMs, idleSleepMs: s.idleSleepMs,
+  ...(s.ended.length ? { ended: s.ended } : {}),
+});
+
 /** The capacity group: each side's rate held per operation with its range, and every step of every search. */
 export function renderCapacity(curves: readonly CapacityCurve[], book: SideBook): string {
   if (curves.length === 0) return "";
@@ -519,6 +548,10 @@ export function caveats(m: ManifestLike): string[] {
   if (ended.length) {
     out.push(`Stages ended by their deadline, their samples kept (where a runtime stopped keeping up, this is the end of its curve, not a crash): ${ended.map((s) => `${partName(m, s)}: ${escapeMd((s.notes!.deadline as { outcome: string }).outcome)}`).join("; ")}.`);
   }
+  // A scaling curve's last level: the first of each side's stages there that carries the end, once per repetition.
+  const curveEnds = new Map<string, string>();
+  for (const s of parts) if (typeof s.notes?.curveEnd === "string") curveEnds.set(`${partName(m, { ...s, metric: "scale" })}`, `${escapeMd(String(s.notes.level))}: ${escapeMd(s.notes.curveEnd)}`);
+  if (curveEnds.size) out.push(`Scaling curves that ended before the preset's last level, at the level named (the levels above it were not reached): ${[...curveEnds].map(([k, v]) => `${k} at ${v}`).join("; ")}.`);
   const errs = Object.values(m.stages).filter((s) => s.errors > 0);
   if (errs.length) out.push(`Failures were counted, not retried, and left out of the percentiles: ${errs.map((s) => `${s.side} ${s.metric} ${s.errors} of ${s.attempts}`).join(", ")}.`);
   const retried = parts.filter((s) => Array.isArray(s.notes?.setupRetries) && (s.notes!.setupRetries as unknown[]).length > 0);
@@ -640,6 +673,7 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
       }),
       platformTable(l.platform, l.summary.sides),
     ].filter(Boolean).join("\n\n"),
+    renderIdle(l.model.idle, l.model.sides),
     renderCapacity(l.model.capacity, l.model.sides),
     renderScale(l.model.scale, l.summary),
     renderMemory(l.model.memory, l.model.sides),
@@ -681,7 +715,8 @@ export async function generateReport(dir: string, prices?: PriceTable): Promise<
       ? { asOf: l.model.cost.prices.asOf, cells: l.model.cost.rows.flatMap((r) => r.cells.map((c) => ({ metric: r.metric, ...c }))) }
       : undefined;
     const capacity = l.model.capacity.length ? { capacity: l.model.capacity.map(capacitySummary) } : {};
-    writeFileSync(join(tmp, "summary.json"), JSON.stringify({ rows: l.summary.rows, throughput: l.summary.throughput, ...(cost ? { cost } : {}), ...memory, ...capacity }, null, 2) + "\n");
+    const idle = l.model.idle.length ? { idle: l.model.idle.map(idleSummary) } : {};
+    writeFileSync(join(tmp, "summary.json"), JSON.stringify({ rows: l.summary.rows, throughput: l.summary.throughput, ...(cost ? { cost } : {}), ...memory, ...capacity, ...idle }, null, 2) + "\n");
   } catch (err) {
     // Whatever failed, no half-written report is left beside the old one.
     rmSync(tmp, { recursive: true, force: true });

@@ -27,6 +27,20 @@ describe("the site's pages without a browser", () => {
     expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt; in manifest");
   });
 
+  it("the index shows the newest complete run's curves, each from the run it names", () => {
+    const root = mkdtempSync(join(tmpdir(), "ab-site-c-"));
+    const ladder = (idle: string, n: number) => Array.from({ length: n }, (_, i) => ({ ms: 10 + i, cold: idle === "1m" }));
+    const dir = fixture({ "rivet.wake.idle.10s": { samples: ladder("10s", 3) }, "rivet.wake.idle.1m": { samples: ladder("1m", 3) } }, { root: join(root, "results") });
+    const out = join(root, "site");
+    buildSite(join(root, "results"), out, root);
+    const html = readFileSync(join(out, "index.html"), "utf8");
+    expect(html).toContain('<section id="curves">');
+    expect(html).toContain('data-chart="idle"');
+    expect(html).toContain(dir.split("/").pop()!);
+    expect(html).not.toContain('data-chart="scale"');
+    expect(indexPage([], [])).not.toContain('id="curves"');
+  });
+
   it("builds pages for verified runs, lists a tampered run and a bad stack name as refused, and replaces the old site whole", () => {
     const root = mkdtempSync(join(tmpdir(), "ab-site-b-"));
     const results = join(root, "results");

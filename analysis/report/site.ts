@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { Marked } from "marked";
-import { caveats, loadRun, renderCapacity, renderControlCost, renderCost, renderCostLoad, renderCpu, renderMemory, renderRows, renderHeadline, renderReadme, renderSameClock, renderScale, type Loaded } from "./report";
+import { caveats, loadRun, renderCapacity, renderIdle, renderControlCost, renderCost, renderCostLoad, renderCpu, renderMemory, renderRows, renderHeadline, renderReadme, renderSameClock, renderScale, type Loaded } from "./report";
 import { GROUPS, metricEntry } from "../contract/catalog";
 import { chartSpecs, type ChartSpec } from "./charts";
 import { stageStats } from "./compare";
@@ -110,7 +110,7 @@ export function runPage(l: Loaded, r: SiteRun, charts: readonly ChartSpec[]): st
   const specs = charts.map(withTooltips);
   const chart = (name: string) => (specs.some((c) => c.name === name) ? chartDiv(name) : "");
   const others = specs.filter((c) => c.name !== "headline" && c.name !== "same-clock");
-  const extra = [renderControlCost(l.model.controlCost, l.model.sides), renderCost(l.model.cost, l.model.sides), renderCostLoad(l.model.costLoad, l.model.sides), renderCpu(l.model.cpu, l.model.sides), renderRows(l.model.storageRows, l.model.sides), renderCapacity(l.model.capacity, l.model.sides), renderScale(l.model.scale, l.model), renderMemory(l.model.memory, l.model.sides)].filter(Boolean).join("\n\n");
+  const extra = [renderControlCost(l.model.controlCost, l.model.sides), renderCost(l.model.cost, l.model.sides), renderCostLoad(l.model.costLoad, l.model.sides), renderCpu(l.model.cpu, l.model.sides), renderRows(l.model.storageRows, l.model.sides), renderIdle(l.model.idle, l.model.sides), renderCapacity(l.model.capacity, l.model.sides), renderScale(l.model.scale, l.model), renderMemory(l.model.memory, l.model.sides)].filter(Boolean).join("\n\n");
   const own = renderHeadline(l.model.headline, l.model.sides);
   const same = renderSameClock(l.model.sameClock, l.model.sides);
   // A run of the scaling group alone (or of any group with no headline row) shows what it has, not empty tables.
@@ -146,11 +146,21 @@ export interface IndexLead {
   chart?: ChartSpec;
 }
 
+/** Charts the index shows from the newest complete run that has each: the curves (wake against idle length, cost as actors accumulate). */
+export const INDEX_CURVES = ["idle", "scale"] as const;
+
+/** One curve on the index: its chart and the run it comes from. */
+export interface IndexCurve {
+  run: SiteRun;
+  chart: ChartSpec;
+}
+
 /**
  * The front page: the newest complete run's headline on one clock (the
- * README's table) and its chart, then every run with what it covers, then the refused.
+ * README's table) and its chart, the curves of the newest runs that have
+ * them, then every run with what it covers, then the refused.
  */
-export function indexPage(runs: readonly SiteRun[], refused: readonly RefusedRun[], lead?: IndexLead): string {
+export function indexPage(runs: readonly SiteRun[], refused: readonly RefusedRun[], lead?: IndexLead, curves: readonly IndexCurve[] = []): string {
   const rows = runs.map(
     (r) =>
       `<tr data-run="${escapeHtml(`${r.stack}/${r.runId}`)}"><td>${escapeHtml(r.stack)}</td><td><a href="${escapeHtml(r.page)}">${escapeHtml(r.runId)}</a></td><td>${escapeHtml(r.startedAt)}</td><td>${escapeHtml(r.preset)}</td><td>${escapeHtml(r.covers)}</td><td><code>${escapeHtml(r.commit)}</code></td><td>${escapeHtml(r.machine)}</td><td>${escapeHtml(r.status)}</td></tr>`,
@@ -160,15 +170,18 @@ export function indexPage(runs: readonly SiteRun[], refused: readonly RefusedRun
     lead
       ? `<section id="lead"><h2>Newest complete run: <a href="${escapeHtml(lead.run.page)}">${escapeHtml(lead.run.stack)} ${escapeHtml(lead.run.runId)}</a></h2><p class="meta">${escapeHtml(lead.run.covers)} · preset <code>${escapeHtml(lead.run.preset)}</code> · ${escapeHtml(lead.run.machine)}</p>${md(lead.headline)}${lead.chart ? chartDiv(lead.chart.name) : ""}</section>`
       : "",
+    curves.length
+      ? `<section id="curves"><h2>Curves</h2>${curves.map((c) => `<p class="meta">From <a href="${escapeHtml(c.run.page)}">${escapeHtml(c.run.stack)} ${escapeHtml(c.run.runId)}</a> (${escapeHtml(c.run.covers)}, preset <code>${escapeHtml(c.run.preset)}</code>, ${escapeHtml(c.run.machine)})</p>${chartDiv(c.chart.name)}`).join("\n")}</section>`
+      : "",
     "<h2>Every run</h2>",
     "<p>Every run directory under <code>results/</code>. A run is shown only when each of its files matches the sha256 its manifest lists; one that does not is listed below as refused, with the reason, and nothing of it is shown.</p>",
     runs.length
       ? `<table id="runs"><thead><tr><th>Stack</th><th>Run</th><th>Started</th><th>Preset</th><th>Covers</th><th>Commit</th><th>Machine</th><th>Status</th></tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>`
       : "<p>No verified run yet.</p>",
     `<h2>Refused</h2>${refused.length ? `<ul id="refused">${refused.map((x) => `<li><code>${escapeHtml(x.dir)}</code>: ${escapeHtml(x.reason)}</li>`).join("\n")}</ul>` : '<p id="refused">None.</p>'}`,
-    lead?.chart ? `<script type="application/json" id="charts">${scriptJson([withTooltips(lead.chart)])}</script>` : "",
+    lead?.chart || curves.length ? `<script type="application/json" id="charts">${scriptJson([...(lead?.chart ? [lead.chart] : []), ...curves.map((c) => c.chart)].map(withTooltips))}</script>` : "",
   ].join("\n");
-  return page("actor-bench results", "", body, lead?.chart ? CHART_SCRIPTS : []);
+  return page("actor-bench results", "", body, lead?.chart || curves.length ? CHART_SCRIPTS : []);
 }
 
 /** The comparison view: each verified run's percentiles and intervals as data; the page compares any two or more with the same code as `npm run compare`. */
@@ -210,6 +223,7 @@ function writeSite(into: string, resultsRoot: string, projectDir: string, built:
   const runs: Array<SiteRun & { stats: Record<string, StageStats> }> = [];
   const refused: RefusedRun[] = [];
   let lead: IndexLead | undefined;
+  const curves = new Map<string, IndexCurve>();
   for (const { stack, runId, dir } of runDirsUnder(resultsRoot)) {
     const rel = relative(projectDir, dir) || dir;
     if (!STACK_NAME.test(stack)) {
@@ -233,8 +247,13 @@ function writeSite(into: string, resultsRoot: string, projectDir: string, built:
     if (r.status === "complete" && l.model.readme.rows.length > 0 && (!lead || r.startedAt > lead.run.startedAt)) {
       lead = { run: r, headline, chart: charts.find((c) => c.name === "same-clock") };
     }
+    for (const name of INDEX_CURVES) {
+      const chart = charts.find((c) => c.name === name);
+      const known = curves.get(name);
+      if (chart && r.status === "complete" && (!known || r.startedAt > known.run.startedAt)) curves.set(name, { run: r, chart });
+    }
   }
-  writeFileSync(join(into, "index.html"), indexPage(runs, refused, lead));
+  writeFileSync(join(into, "index.html"), indexPage(runs, refused, lead, INDEX_CURVES.flatMap((n) => curves.get(n) ?? [])));
   writeFileSync(join(into, "compare.html"), comparePage(runs));
   writeFileSync(join(into, "assets", "site.css"), CSS);
   for (const f of PAGE_SCRIPTS) copyFileSync(join(built, f), join(into, "assets", f));

@@ -20,7 +20,7 @@ export interface ScaleRow {
   p99: number;
   /** Completions per second as the driver measured them (burst only; the same method on every side). */
   perSecond: number | null;
-  /** Where a repetition's stage was ended by its deadline: each such outcome (the end of that side's curve). */
+  /** Where a repetition's stage was ended by its deadline, or (on the wakes) its curve ended at this level: each such outcome. */
   ended?: string[];
 }
 
@@ -35,7 +35,11 @@ export function scaleRows(m: ManifestLike, s: RunSummary): ScaleRow[] {
     const st = m.stages[stageKey(r.side, r.metric)];
     const at = ((st ? stageReps(st)[0]?.notes : undefined)?.startState as { atStage?: { existing?: unknown } } | undefined)?.atStage?.existing;
     const t = s.throughput.find((x) => x.side === r.side && x.metric === r.metric && x.method === "measured");
-    const ended = (st ? stageReps(st) : []).map((p) => (p.notes?.deadline as { outcome?: unknown } | undefined)?.outcome).filter((x): x is string => typeof x === "string");
+    const reps = st ? stageReps(st) : [];
+    const deadlines = reps.map((p) => (p.notes?.deadline as { outcome?: unknown } | undefined)?.outcome).filter((x): x is string => typeof x === "string");
+    // The level where a side's curve ended (a preparation or a stage could not keep up), said once, on its wakes.
+    const curveEnds = scale.op === "wake" ? reps.map((p) => p.notes?.curveEnd).filter((x): x is string => typeof x === "string").map((x) => `the curve ends here (${x})`) : [];
+    const ended = [...new Set([...deadlines, ...curveEnds])];
     out.push({
       side: r.side, level: scale.level, op: scale.op,
       existing: typeof at === "number" && Number.isFinite(at) ? at : null,

@@ -24,6 +24,7 @@ import type { RunnerCredentials } from "../../workloads/runner/runner";
 import { CloudflareWorker } from "../cloudflare/worker";
 import { DoAnalytics } from "../cloudflare/doAnalytics";
 import { COMPATIBILITY_DATE } from "../../workloads/sides/cloudflare/compatibility";
+import { CLOUD_DO_EVICTION_MS } from "../../workloads/sides/cloudflare/side";
 
 /** How long the DO analytics are asked for after a Cloudflare run while invocations are still arriving, and how often. */
 export const ANALYTICS_WAIT = { waitMs: 15 * 60_000, pollMs: 60_000 };
@@ -31,7 +32,8 @@ export const ANALYTICS_WAIT = { waitMs: 15 * 60_000, pollMs: 60_000 };
 const CLOUDFLARE_RUNTIME = {
   runtime: "Cloudflare Workers on workers.dev, SQLite-backed Durable Object (new_sqlite_classes), placed by Cloudflare",
   workerClock: "Date.now() around the awaited DO call; on Cloudflare it advances only across I/O, in whole ms",
-  eviction: "Cloudflare evicts an idle DO after about 10 s (not exposed); wakes wait cfWakeIdleMs first",
+  eviction: "Cloudflare hibernates an idle DO that can hibernate after about 10 s and evicts one that cannot after 70 to 140 s (not exposed); wakes wait cfWakeIdleMs first",
+  evictionMs: CLOUD_DO_EVICTION_MS,
 };
 
 /** The stack's Azure settings, validated (stacks/stackConfig.ts). */

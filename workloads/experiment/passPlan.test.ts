@@ -15,6 +15,7 @@ describe("planPass", () => {
       "cloudflare.wake+rivet.create+rivet.wake+rivet.warm",
       "cloudflare.sqlite+rivet.sqlite+rivet.seqwrite+rivet.burst",
       "cloudflare.seqwrite+rivet.capacity+rivet.scale",
+      "cloudflare.idle+rivet.idle",
       "cloudflare.create",
       "cloudflare.warm",
       "cloudflare.burst",
@@ -75,7 +76,7 @@ describe("estimates and the rendered schedule", () => {
   const full = (id: string) => sideOf(SIDE_REGISTRY, id).presetCounts?.full ?? PRESETS.full;
   const counts = { rivet: full("rivet"), cloudflare: full("cloudflare"), floor: full("floor") };
   const profiles = Object.fromEntries(LEGACY_BOOK.order.map((id) => [id, LEGACY_BOOK.get(id)]));
-  const inputs = { counts, scaleLevels: [0, 1000, 10000], idleMs: { rivet: 10_000, cloudflare: 600_000, floor: 10_000 }, profiles };
+  const inputs = { counts, scaleLevels: [0, 1000, 16000], idleLadder: [10_000, 60_000], idleMs: { rivet: 10_000, cloudflare: 600_000, floor: 10_000 }, profiles };
 
   it("a group's samples at its stages' measured per-request wall time, preparation at a create at concurrency 8, idle as configured", () => {
     const c = counts.rivet;
@@ -86,8 +87,8 @@ describe("estimates and the rendered schedule", () => {
     expect(wake).toEqual({ beforeIdleMs: 3 * c.wake * 20, idleMs: 10_000, afterIdleMs: 3 * c.wake * 50, unknown: ["wake.ping", "wake.read", "wake.write"] });
     // A scaling level not measured takes the nearest measured level's cost; the DO's levels each wait its idle, held.
     const scale = estimateTask({ side: "rivet", group: "scale" }, inputs, costs);
-    expect(scale.unknown).toEqual(expect.arrayContaining(["scale.wake.e0", "scale.burst.e10000"]));
-    expect(scale.unknown).not.toContain("scale.create.e10000");
+    expect(scale.unknown).toEqual(expect.arrayContaining(["scale.wake.e0", "scale.burst.e16000"]));
+    expect(scale.unknown).not.toContain("scale.create.e16000");
     expect(estimateTask({ side: "cloudflare", group: "scale" }, inputs, new Map()).beforeIdleMs).toBe(3 * 600_000);
   });
 

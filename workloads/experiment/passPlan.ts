@@ -48,14 +48,18 @@ export const passRunName = (r: PassRun): string => r.tasks.map((t) => stageKey(t
  * run's one lock. The guests keep their order, split in order into as many
  * near-equal shares as there are hosts (a side's last groups, bursts and
  * scaling, still wait for every group of their side before them, not for the
- * host's idle); the host's other groups follow, each alone.
+ * host's idle); the idle ladders of every side share one run, the host's
+ * first (their waits overlap, each wake measured alone); the host's other
+ * groups follow, each alone.
  */
 export function planPass(sides: readonly Pick<SideProfile, "id" | "sleepsByIdleOnly">[], groups: readonly Group[], overlap: boolean): PassRun[] {
   const alone = (side: Side, gs: readonly Group[]) => gs.map((group) => ({ tasks: [{ side, group }] }));
   const host = sides.find((p) => p.sleepsByIdleOnly);
-  const hosts = host ? groups.filter((g) => OVERLAPPING_GROUPS.has(g)) : [];
-  const guests = sides.filter((p) => p !== host).flatMap((p) => groups.map((group) => ({ side: p.id, group })));
+  // The idle ladder hosts only the other sides' ladders: a guest's long group would hold the lock past its wakes.
+  const hosts = host ? groups.filter((g) => OVERLAPPING_GROUPS.has(g) && g !== "idle") : [];
+  const guests = sides.filter((p) => p !== host).flatMap((p) => groups.filter((g) => g !== "idle").map((group) => ({ side: p.id, group })));
   if (!overlap || !host || hosts.length === 0 || guests.length === 0) return sides.flatMap((p) => alone(p.id, groups));
+  const ladders: PassRun[] = groups.includes("idle") ? [{ tasks: [host, ...sides.filter((p) => p !== host)].map((p) => ({ side: p.id, group: "idle" as Group })) }] : [];
   const runs: PassRun[] = [];
   let next = 0;
   for (const [i, g] of hosts.entries()) {
@@ -63,7 +67,7 @@ export function planPass(sides: readonly Pick<SideProfile, "id" | "sleepsByIdleO
     runs.push({ tasks: [{ side: host.id, group: g }, ...guests.slice(next, next + share)] });
     next += share;
   }
-  return [...runs, ...alone(host.id, groups.filter((g) => !OVERLAPPING_GROUPS.has(g)))];
+  return [...runs, ...ladders, ...alone(host.id, groups.filter((g) => !OVERLAPPING_GROUPS.has(g)))];
 }
 
 /** What a task is expected to take: busy time before its idle wait, the idle itself, and busy time after. */
@@ -88,6 +92,8 @@ export interface EstimateInputs {
   counts: Record<Side, SampleCounts>;
   scaleLevels: readonly number[];
   idleMs: Record<Side, number>;
+  /** The idle ladder's lengths, ms. */
+  idleLadder: readonly number[];
   /** Each side's profile: which metrics it measures. */
   profiles: Record<Side, Pick<SideProfile, "optionalMetrics" | "openRates">>;
 }
@@ -118,7 +124,7 @@ function costOf(costs: CallCosts, side: Side, metric: string): { ms: number; kno
  * held). Settling between groups is not counted.
  */
 export function estimateTask(t: Task, inputs: EstimateInputs, costs: CallCosts): TaskEstimate & { unknown: string[] } {
-  const shape = groupShape(t.group, { profile: inputs.profiles[t.side], counts: inputs.counts[t.side], scaleLevels: inputs.scaleLevels, wakeIdleMs: inputs.idleMs[t.side] });
+  const shape = groupShape(t.group, { profile: inputs.profiles[t.side], counts: inputs.counts[t.side], scaleLevels: inputs.scaleLevels, wakeIdleMs: inputs.idleMs[t.side], idleLadder: inputs.idleLadder });
   const unknown: string[] = [];
   let measureMs = 0;
   for (const stage of shape.stages) {

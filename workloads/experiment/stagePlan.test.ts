@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RunDir } from "./runDir";
 import { createProgress } from "./progress";
-import { censusFor, groupShape, LAST_GROUPS, OVERLAPPING_GROUPS, runGroup, trackActors, type ActorRef, type GroupStart, type PlanContext, type SideAdapter } from "./stagePlan";
+import { censusFor, groupShape, LAST_GROUPS, OVERLAPPING_GROUPS, prepareActors, runGroup, trackActors, type ActorRef, type GroupStart, type PlanContext, type SideAdapter } from "./stagePlan";
 import { CpuLock, runOverlapped } from "../host/cpuLock";
 import { StageSetupError } from "./measure";
 import { rivetAdapter } from "../sides/rivet/adapter";
@@ -26,9 +26,11 @@ import { LEGACY_BOOK } from "../../analysis/contract/sideProfile";
 import type { DoOp, DoTarget, WorkerClient } from "../sides/cloudflare/workerClient";
 
 const PREFIX = "run";
+/** The idle ladder of every test context: two steps, the shorter nested in the longer. */
+const LADDER = [10_000, 30_000];
 /** Every group but capacity, whose steps last as long as the clock says: it has its own test below, against a runtime that saturates. */
 const GROUPS = ALL_GROUPS.filter((g) => g !== "capacity");
-const counts: SampleCounts = { ...PRESETS.quick, createPing: 3, createRead: 2, createWrite: 2, wake: 4, warm: 5, sqliteRead: 3, sqliteWrite: 3, sqliteScan: 2, burstAttempts: 4, seqWrite: 3, openSeconds: 1, scaleCreate: 2, scaleWake: 2, scaleBurst: 3 };
+const counts: SampleCounts = { ...PRESETS.quick, createPing: 3, createRead: 2, createWrite: 2, wake: 4, warm: 5, sqliteRead: 3, sqliteWrite: 3, sqliteScan: 2, burstAttempts: 4, seqWrite: 3, openSeconds: 1, scaleCreate: 2, scaleWake: 2, scaleBurst: 3, idleWake: 2 };
 
 /** A runtime's actors: an actor asleep (or evicted) answers its next call from a fresh instance. */
 class FakeRuntime {
@@ -114,10 +116,10 @@ interface Side$ {
 function sideOf(side: Side, c = counts, maxLiveActors?: number): Side$ {
   const rt = new FakeRuntime();
   const adapter = side === "rivet"
-    ? rivetAdapter(fakeGateway(rt), { wakeIdleMs: 10_000, sleepConfirmTimeoutMs: 1_000 })
+    ? rivetAdapter(fakeGateway(rt), { wakeIdleMs: 10_000, sleepConfirmTimeoutMs: 1_000, actorSleepTimeoutMs: 30_000 })
     : side === "floor"
-      ? floorAdapter(fakeActorServer(rt), { wakeIdleMs: 10_000 })
-      : cloudflareAdapter(fakeWorker(rt), { wakeIdleMs: 10_000, ...(maxLiveActors !== undefined ? { maxLiveActors } : {}) });
+      ? floorAdapter(fakeActorServer(rt), { wakeIdleMs: 10_000, idleCloseMs: 30_000 })
+      : cloudflareAdapter(fakeWorker(rt), { wakeIdleMs: 10_000, evictionMs: 10_000, eviction: "the fake evicts at each idle wait", ...(maxLiveActors !== undefined ? { maxLiveActors } : {}) });
   const run = new RunDir(mkdtempSync(join(tmpdir(), "ab-plan-")), "local", "test", {});
   const idles: number[] = [];
   const holds: number[] = [];
@@ -125,7 +127,7 @@ function sideOf(side: Side, c = counts, maxLiveActors?: number): Side$ {
   let now = 1_000_000;
   const census = censusFor(adapter, () => now);
   const ctx: PlanContext = {
-    adapter: trackActors(adapter, census), census, run, counts: c, keyPrefix: PREFIX, progress: createProgress(process.stdout, true), scaleLevels: [0, 100],
+    adapter: trackActors(adapter, census), census, run, counts: c, keyPrefix: PREFIX, progress: createProgress(process.stdout, true), scaleLevels: [0, 100], idleLadder: LADDER,
     hold: async (ms) => {
       holds.push(ms);
       now += ms;
@@ -171,7 +173,7 @@ describe("each group's shape: what the estimate of a cloud pass is computed from
         const quiet = createProgress(process.stdout, true);
         s.ctx.progress = { note: () => {}, start: (stage, total, unit) => (/: preparing$/.test(stage) && prepared.push(total), quiet.start(stage, total, unit)) };
         await runGroup(g, s.ctx);
-        const shape = groupShape(g, { profile: LEGACY_BOOK.get(side), counts, scaleLevels: [0, 100], wakeIdleMs: 10_000 });
+        const shape = groupShape(g, { profile: LEGACY_BOOK.get(side), counts, scaleLevels: [0, 100], wakeIdleMs: 10_000, idleLadder: LADDER });
         const label = `${side} ${g}`;
         expect(prepared.reduce((a, b) => a + b, 0), label).toBe(shape.prepared);
         // Every stage, in any order (a side's own stages run after the shared ones).
@@ -254,10 +256,11 @@ describe("the stage plan on both sides", () => {
       const opens = sides[side].rt.log.filter((l) => l.startsWith("ping key open.")).length;
       expect(opens, side).toBe(metricsOf(LEGACY_BOOK.get(side), "burst").filter((m) => m.startsWith("open.")).reduce((n, m) => n + Number(m.slice("open.r".length)), 0));
     }
-    // The same idle waits before wakes (the wake group's, the sqlite and seqwrite series', and one per
-    // scaling level) on both sides; on the DO side a scaling level's idle is its settling wait (a hold).
-    expect(sides.rivet.idles).toEqual([10_000, 10_000, 10_000, 10_000, 10_000]);
-    expect(sides.cloudflare.idles).toEqual([10_000, 10_000, 10_000]);
+    // The same idle waits before wakes (the wake group's, the sqlite and seqwrite series', the idle ladder's
+    // 10 s step nested in its 30 s one, and one per scaling level) on both sides; on the DO side a scaling
+    // level's idle is its settling wait (a hold).
+    expect(sides.rivet.idles).toEqual([10_000, 10_000, 10_000, 10_000, 20_000, 10_000, 10_000]);
+    expect(sides.cloudflare.idles).toEqual([10_000, 10_000, 10_000, 10_000, 20_000]);
     expect(sides.cloudflare.holds.slice(-2).every((ms) => ms > 9_000)).toBe(true);
     for (const side of ["rivet", "cloudflare"] as const) {
       const { run } = sides[side];
@@ -267,7 +270,8 @@ describe("the stage plan on both sides", () => {
           const xs = samples(run, side, metric);
           expect(xs.every((x) => x.ok), `${side} ${metric}`).toBe(true);
           // Creates, wakes and bursts (the scaling group's too) are fresh instances; nothing else restarted, and the flag is kept either way.
-          const cold = isColdMetric(metric);
+          // An idle step's flag is what the runtime did: this fake DO runtime evicts at every idle wait, the fake Engine never by idle.
+          const cold = catalogEntry(metric).kind === "idle" ? side === "cloudflare" : isColdMetric(metric);
           expect(xs.every((x) => x.cold === cold), `${side} ${metric}`).toBe(true);
         }
       }
@@ -345,6 +349,49 @@ describe("the stage plan on both sides", () => {
       await expect(runGroup("wake", s.ctx), side).rejects.toThrow(StageSetupError);
       await expect(runGroup("wake", sideOf(side).ctx)).resolves.toBeUndefined();
     }
+  });
+
+  it("the idle ladder: each step's notes say whether its wakes must be cold, from the side's own idle sleep, and how long each actor really idled", async () => {
+    for (const side of ["rivet", "cloudflare", "floor"] as const) {
+      const s = sideOf(side);
+      await runGroup("idle", s.ctx);
+      const notes = (ms: number) => s.run.manifest.stages[`${side}.wake.idle.${ms / 1000}s`].notes as { idle: { coldRequired: boolean; idleSleepMs: number }; idleActualMs: { min: number; max: number } };
+      // RivetKit's sleep timeout and the floor's idle close are 30 s here (the floor's checked every second), the DO's eviction 10 s.
+      expect(notes(30_000).idle.coldRequired, side).toBe(side === "cloudflare");
+      expect(notes(10_000).idle.coldRequired, side).toBe(false);
+      expect(notes(30_000).idle.idleSleepMs, side).toBe({ rivet: 30_000, cloudflare: 10_000, floor: 31_000 }[side]);
+      for (const ms of LADDER) expect(notes(ms).idleActualMs.min, `${side} ${ms}`).toBeGreaterThanOrEqual(ms);
+      expect(s.run.manifest.stages[`${side}.wake.idle.30s`].attempts).toBe(counts.idleWake);
+    }
+  });
+
+  it("the scaling curve ends, without failing the group, at the first level whose preparation collapsed; later levels are not reached", async () => {
+    const s = sideOf("rivet");
+    s.ctx.scaleLevels = [0, 100, 1000, 2000];
+    // From the 400th filler on, every create fails: the level of 1,000 is where this runtime stops keeping up.
+    for (let i = 399; i < 2000; i++) s.rt.failKeys.add(`fill-${i}`);
+    await expect(runGroup("scale", s.ctx)).resolves.toBeUndefined();
+    const stages = s.run.manifest.stages;
+    expect(Object.keys(stages).filter((k) => k.includes(".e2000"))).toEqual([]);
+    const end = stages["rivet.scale.wake.e1000"].notes as { curveEnd: string; fillers: number; preparations: Array<{ ended: string }> };
+    expect(end.curveEnd).toMatch(/^fillers 100 to 1000: collapsed: 601 of 900 creates failed/);
+    expect(end.fillers).toBe(399);
+    expect(end.preparations[0].ended).toMatch(/^collapsed:/);
+    expect(stages["rivet.scale.burst.e1000"].notes?.curveEnd).toBe(end.curveEnd);
+    expect(stages["rivet.scale.wake.e100"].notes?.curveEnd).toBeUndefined();
+  });
+
+  it("a preparation past the stage deadline asks for no more actors, says so, and the stage measures those made", async () => {
+    const s = sideOf("floor");
+    s.ctx.deadlineMs = 50;
+    const call = s.ctx.adapter.call;
+    // Each create takes 10 ms: 8 at a time, about 40 of the 200 fit in 50 ms.
+    s.ctx.adapter = { ...s.ctx.adapter, call: async (ref, op, arg) => (await new Promise((r) => setTimeout(r, 10)), call(ref, op, arg)) };
+    const made = await prepareActors(s.ctx, "fillers", 200, (i) => ({ key: `fill-${i}`, actor: "plain" }), "ping");
+    expect(made.ids.length).toBeGreaterThan(0);
+    expect(made.ids.length).toBeLessThan(200);
+    expect(made.answeredAt).toHaveLength(made.ids.length);
+    expect(made.ended).toBe(`deadline: ${made.ids.length} of 200 creates done in 0.1 s`);
   });
 
   it("paces the scaling fillers under the adapter's live-actor limit, never more awake at once, and says so in the next stage's notes", async () => {

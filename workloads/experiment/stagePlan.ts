@@ -11,13 +11,16 @@ import { watchLog } from "../host/logWatch";
 import { describeMachineLimit, machineLimitLines, machineLimitOf, type MachineLimitNote } from "../../analysis/contract/machineLimits";
 import { waitWithProgress, type Progress } from "./progress";
 import { prng } from "../../analysis/stats/prng";
-import { idleFor, measure, measureOpen, must, StageSetupError, type MeasureContext, type Outcome } from "./measure";
+import { idleFor, measure, measureOpen, must, stageDeadline, StageSetupError, type MeasureContext, type Outcome } from "./measure";
 import { RuntimeLost, StallClock, type RuntimeWatch } from "../host/runtimeWatch";
 import {
-  BURST_CONCURRENCY, catalogEntry, metricsOf, OPEN_MAX_IN_FLIGHT, sampleCount, SCALE_BURST_CONCURRENCY, sideMeasures, WORKLOAD,
+  BURST_CONCURRENCY, catalogEntry, idleEntry, metricsOf, OPEN_MAX_IN_FLIGHT, sampleCount, SCALE_BURST_CONCURRENCY, sideMeasures, WORKLOAD,
   type Group, type SampleCounts,
 } from "../../analysis/contract/catalog";
 import type { SideProfile } from "../../analysis/contract/sideProfile";
+import { idleLabel, idleMetric, coldRequired } from "../../analysis/contract/idleLadder";
+import { runLadder } from "./idleLadder";
+import { stageReps, stageKey } from "../../analysis/contract/runDirContract";
 import { CAPACITY, CAPACITY_OPS, capacityMetric, maxSteps, nextRate, searchBounds, stepVerdict, stepWatch, type CapacityObjective, type CapacityOp } from "../../analysis/contract/capacity";
 
 import type { ActorClass, Op } from "../../analysis/contract/operations";
@@ -52,6 +55,8 @@ export interface AdapterProperties {
   wakeIdle: string;
   /** The arrival rates of the side's open-model stages (the catalog's). */
   openModelRates: string;
+  /** After how much idle the runtime itself sleeps or evicts an actor no one calls (the idle ladder's threshold). */
+  idleSleep: string;
 }
 
 /** Which actors are asleep after a sleep (the rest failed to, each failure said); how many were asleep before it. */
@@ -68,6 +73,12 @@ export interface SideAdapter {
   readonly properties: AdapterProperties;
   /** How long slept actors stay idle before their wake (after the runtime confirms them asleep, or past its eviction). */
   readonly wakeIdleMs: number;
+  /**
+   * The idle after which the runtime itself has surely slept or evicted an
+   * actor no one called: an idle ladder step longer than it must prove a
+   * fresh instance on every wake; at or below it the cold flag is reported.
+   */
+  readonly idleSleepMs: number;
   /** One timed call. Never throws, never retries. */
   call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome>;
   /** The runtime's own log on this machine, read after each stage for failures that come from a machine limit. */
@@ -79,8 +90,12 @@ export interface SideAdapter {
    * up front when one could exceed it).
    */
   readonly maxLiveActors?: number;
-  /** Puts the actors to sleep; resolves when the runtime confirms it, or at once where the runtime evicts by idle alone. */
-  sleep(actorIds: string[], progress?: Progress): Promise<SleepOutcome>;
+  /**
+   * Puts the actors to sleep; resolves when the runtime confirms it, or at once
+   * where the runtime evicts by idle alone. Past `deadlineMs` it tells no more
+   * actors to sleep: those left count as failures, said so.
+   */
+  sleep(actorIds: string[], progress?: Progress, deadlineMs?: number): Promise<SleepOutcome>;
   /** True where nothing puts an actor to sleep but idle time (wakeIdleMs of it): the profile's sleepsByIdleOnly. */
   readonly sleepsByIdleOnly?: boolean;
   /** Stages only this side has, run after the group's shared stages. */
@@ -106,6 +121,8 @@ export interface PlanContext extends MeasureContext {
   capacityObjective?: CapacityObjective;
   /** A wait that keeps the CPU lock (a plain timer unless a test replaces it). */
   hold?: (ms: number) => Promise<void>;
+  /** The idle ladder's lengths, ms, ascending (the run's --idle-ladder). */
+  idleLadder?: readonly number[];
 }
 
 /**
@@ -134,8 +151,8 @@ export function trackActors(adapter: SideAdapter, census: ActorCensus, runtime?:
       if (r.ok) census.called(r.actorId);
       return r;
     },
-    async sleep(ids, progress) {
-      const asked = adapter.sleep(ids, progress);
+    async sleep(ids, progress, deadlineMs) {
+      const asked = adapter.sleep(ids, progress, deadlineMs);
       const out = runtime ? await Promise.race([asked, runtime.lost.then((loss) => Promise.reject(new RuntimeLost(loss)))]) : await asked;
       // A runtime that sleeps by idle alone confirms nothing: its census counts idle time instead.
       if (!adapter.sleepsByIdleOnly) {
@@ -185,7 +202,7 @@ export async function settleAll(ctx: PlanContext, what: string): Promise<Omit<Gr
     } else {
       // One the runtime never confirmed asleep is not waited for again (each wait is the full confirmation time).
       const ids = census.toSettle();
-      sleepFailures = ids.length ? (await adapter.sleep(ids, ctx.progress)).failures.length : 0;
+      sleepFailures = ids.length ? (await adapter.sleep(ids, ctx.progress, ctx.deadlineMs)).failures.length : 0;
     }
   }
   const start = { before, atStart: census.count(), settleMs: census.clock() - t0, sleepFailures };
@@ -248,12 +265,16 @@ export function limitWatch(ctx: PlanContext, metric: string) {
 }
 
 /** Measures a catalog metric on the context's side: n, coldness and side from the catalog. */
-export function measureStage(ctx: PlanContext, metric: string, call: (i: number) => Promise<Outcome>, o: { concurrency?: number; notes?: Record<string, unknown>; n?: number } = {}) {
+export function measureStage(
+  ctx: PlanContext, metric: string, call: (i: number) => Promise<Outcome>,
+  o: { concurrency?: number; notes?: Record<string, unknown>; n?: number; endNotes?: () => Record<string, unknown> } = {},
+) {
   const retries = ctx.setupRetries?.splice(0) ?? [];
   const preparations = ctx.preparationNotes?.splice(0) ?? [];
   const notes = { ...o.notes, ...(retries.length ? { setupRetries: retries } : {}), ...(preparations.length ? { preparations } : {}), ...startState(ctx) };
   const limits = limitWatch(ctx, metric);
-  return measure({ ctx, side: ctx.adapter.side, metric, n: o.n ?? stageSize(ctx, metric), concurrency: o.concurrency ?? 1, call, notes, ...limits });
+  const endNotes = () => ({ ...o.endNotes?.(), ...limits.endNotes() });
+  return measure({ ctx, side: ctx.adapter.side, metric, n: o.n ?? stageSize(ctx, metric), concurrency: o.concurrency ?? 1, call, notes, onFailure: limits.onFailure, endNotes });
 }
 
 const fresh = (ctx: PlanContext, metric: string, i: number, actor: ActorClass): ActorRef => ({ key: `${ctx.keyPrefix}-${metric}-${i}`, actor });
@@ -342,17 +363,37 @@ export function livePacer(census: ActorCensus, limit: number, wait: (ms: number)
   };
 }
 
+/** The plan's wall clock, ms: the census's (a test's fake one), else Date.now. */
+const clockOf = (ctx: PlanContext): (() => number) => ctx.census?.clock ?? Date.now;
+
+/** Actors a preparation made (their ids, and when each answered, on clockOf), its failures, and how it ended where it did not make them all. */
+export interface Prepared {
+  ids: string[];
+  answeredAt: number[];
+  errors: string[];
+  /** "deadline: 340 of 1000 creates done in 600 s", or "collapsed: ..." (more than MAX_PREPARATION_FAILURE_SHARE failed, where the caller tolerates it). */
+  ended?: string;
+}
+
 /**
  * New actors made for a later measurement (not samples), `concurrency` at a
- * time, with progress, paced under the adapter's maxLiveActors. Those that
- * fail are left out and counted; more than MAX_PREPARATION_FAILURE_SHARE
- * failing fails the group. Failures from a machine limit are named as a
- * stage's are (limitWatch), in the error and in the next stage's notes.
+ * time, with progress, paced under the adapter's maxLiveActors, and no
+ * longer than a stage's deadline (ctx.deadlineMs): past it no more are
+ * asked for, and the next stage's notes say so (it measures the actors
+ * made). Those that fail are left out and
+ * counted; more than MAX_PREPARATION_FAILURE_SHARE failing fails the group,
+ * unless `tolerate` (the scaling group, whose curve ends there). Failures
+ * from a machine limit are named as a stage's are (limitWatch), in the error
+ * and in the next stage's notes.
  */
-export async function prepareActors(ctx: PlanContext, what: string, n: number, ref: (i: number) => ActorRef, op: Op, concurrency = PREPARE_CONCURRENCY): Promise<{ ids: string[]; errors: string[] }> {
+export async function prepareActors(
+  ctx: PlanContext, what: string, n: number, ref: (i: number) => ActorRef, op: Op, concurrency = PREPARE_CONCURRENCY, o: { tolerate?: boolean } = {},
+): Promise<Prepared> {
   const { adapter } = ctx;
+  const deadline = stageDeadline(ctx.deadlineMs, "creates");
   const step = ctx.progress.start(`${adapter.side} ${what}: preparing`, n, "actors");
   const ids: Array<string | undefined> = new Array(n);
+  const at: number[] = new Array(n);
   const errors: string[] = [];
   const limits = limitWatch(ctx, `${what} preparation`);
   const pacer = adapter.maxLiveActors !== undefined && ctx.census ? livePacer(ctx.census, adapter.maxLiveActors, ctx.hold) : undefined;
@@ -360,6 +401,7 @@ export async function prepareActors(ctx: PlanContext, what: string, n: number, r
   let stalled: RuntimeLost | undefined;
   let done = 0;
   await forEachBounded(n, concurrency, async (i) => {
+    if (deadline.passed()) return;
     await pacer?.admit();
     ctx.runtime?.check();
     if (stalled) throw stalled;
@@ -367,26 +409,32 @@ export async function prepareActors(ctx: PlanContext, what: string, n: number, r
     pacer?.answered();
     const loss = stall.saw(r.ok, r.ok ? undefined : r.error);
     if (loss) stalled ??= new RuntimeLost(loss);
-    if (r.ok) ids[i] = r.actorId;
-    else {
+    if (r.ok) {
+      ids[i] = r.actorId;
+      at[i] = clockOf(ctx)();
+    } else {
       errors.push(r.error);
       limits.onFailure(r.error);
     }
     step.tick(++done, errors.length);
   });
   ctx.runtime?.check();
-  const made = ids.filter((id): id is string => id !== undefined);
+  const kept = [...ids.keys()].filter((i) => ids[i] !== undefined);
+  const made = kept.map((i) => ids[i]!);
   const paced = pacer && pacer.waitedMs > 0 ? `, paced (${(pacer.waitedMs / 1000).toFixed(1)} s spent waiting to keep under ${adapter.maxLiveActors} awake actors)` : "";
-  step.finish(`${adapter.side} ${what}: ${made.length} of ${n} actors prepared, ${concurrency} at a time${paced}`);
+  const byDeadline = (deadline.note(made.length, n).deadline as { outcome: string } | undefined)?.outcome;
+  step.finish(`${adapter.side} ${what}: ${made.length} of ${n} actors prepared, ${concurrency} at a time${paced}${byDeadline ? `; ${byDeadline}` : ""}`);
   const limit = limits.endNotes()?.machineLimit;
-  if (limit || paced) {
-    (ctx.preparationNotes ??= []).push({ what, n, failures: errors.length, ...(pacer ? { maxLiveActors: adapter.maxLiveActors, pacedWaitMs: pacer.waitedMs } : {}), ...(limit ? { machineLimit: limit } : {}) });
+  const named = limit ? `; from a limit of this machine, not the runtime's behaviour: ${describeMachineLimit(limit, adapter.runtimeLog?.name ?? "runtime")}` : "";
+  const collapsed = errors.length > n * MAX_PREPARATION_FAILURE_SHARE ? `${errors.length} of ${n} creates failed, e.g. ${errors[0]}${named}` : undefined;
+  const ended = byDeadline ?? (collapsed && `collapsed: ${collapsed}`);
+  if (limit || paced || ended) {
+    (ctx.preparationNotes ??= []).push({
+      what, n, failures: errors.length, ...(pacer ? { maxLiveActors: adapter.maxLiveActors, pacedWaitMs: pacer.waitedMs } : {}), ...(limit ? { machineLimit: limit } : {}), ...(ended ? { ended } : {}),
+    });
   }
-  if (errors.length > n * MAX_PREPARATION_FAILURE_SHARE) {
-    const named = limit ? `; from a limit of this machine, not the runtime's behaviour: ${describeMachineLimit(limit, adapter.runtimeLog?.name ?? "runtime")}` : "";
-    throw new StageSetupError(`${what} preparation: ${errors.length} of ${n} creates failed, e.g. ${errors[0]}${named}`);
-  }
-  return { ids: made, errors };
+  if (collapsed && !o.tolerate) throw new StageSetupError(`${what} preparation: ${collapsed}`);
+  return { ids: made, answeredAt: kept.map((i) => at[i]), errors, ...(ended ? { ended } : {}) };
 }
 
 /**
@@ -494,6 +542,57 @@ async function burstGroup(ctx: PlanContext): Promise<void> {
   }
 }
 
+/**
+ * Wake against idle length: for each length of the run's ladder, new plain
+ * actors are called once and then left untouched that long (no sleep call:
+ * what is measured is the runtime's own idle sleep or eviction), then each
+ * is called once more, the sample. The steps nest (runLadder), so the ladder
+ * costs about its longest step, and every wait lets other groups measure.
+ * A step longer than the adapter's idleSleepMs must prove a fresh instance
+ * on each wake; at or below it the cold flag is reported as found.
+ */
+async function idleGroup(ctx: PlanContext): Promise<void> {
+  const { adapter } = ctx;
+  const sets = new Map<number, Prepared>();
+  const now = clockOf(ctx);
+  await runLadder(
+    ctx.idleLadder ?? [],
+    {
+      now,
+      prepare: async (idleMs) => {
+        const metric = idleMetric(idleMs);
+        sets.set(idleMs, await prepareActors(ctx, metric, stageSize(ctx, metric), (i) => fresh(ctx, metric, i, "plain"), "ping"));
+      },
+      waitUntil: (at, idleMs) =>
+        waitWithProgress(ctx.progress, `${adapter.side} ${idleMetric(idleMs)}: ${sets.get(idleMs)!.ids.length} actors left idle`, Math.max(0, at - now()), (ms) => idleFor(ctx, ms)),
+      wake: async (idleMs) => {
+        const set = sets.get(idleMs)!;
+        // Each actor's idle: from the answer to its one call to the send of its wake.
+        const idle: number[] = [];
+        await measureStage(
+          ctx,
+          idleMetric(idleMs),
+          (i) => {
+            idle.push(now() - set.answeredAt[i]);
+            return adapter.call({ id: set.ids[i] }, "ping");
+          },
+          {
+            n: set.ids.length,
+            notes: {
+              idle: { ms: idleMs, idleSleepMs: adapter.idleSleepMs, coldRequired: coldRequired(idleMs, adapter.idleSleepMs) },
+              preparationConcurrency: PREPARE_CONCURRENCY,
+              preparationFailures: set.errors.length,
+              ...(set.errors.length > 0 ? { preparationErrors: set.errors.slice(0, 3) } : {}),
+            },
+            endNotes: () => (idle.length ? { idleActualMs: { min: Math.round(Math.min(...idle)), max: Math.round(Math.max(...idle)) } } : {}),
+          },
+        );
+      },
+    },
+    idleLabel,
+  );
+}
+
 /** Filler actors for the scaling group are made this many at a time (setup, not measured). */
 export const SCALE_FILL_CONCURRENCY = 16;
 
@@ -506,34 +605,58 @@ export const PREPARE_PACE = `wake sets ${PREPARE_CONCURRENCY} at a time, scaling
  * a wake set is woken, new actors are created one at a time, and a burst of
  * creates runs at SCALE_BURST_CONCURRENCY. Each level's wakes start with
  * every actor of the run asleep (settleAll) and idle for the side's wake
- * idle, as in the wake group.
+ * idle, as in the wake group. The curve goes up the levels until a side stops
+ * keeping up: the first level where a preparation or a stage ended by its
+ * deadline, or most of a preparation's creates failed, is measured as far as
+ * it got and is the last (curveEnd in its stages' notes), not a failure.
  */
 async function scaleGroup(ctx: PlanContext): Promise<void> {
   const { adapter } = ctx;
   const levels = [...(ctx.scaleLevels ?? [])].sort((a, b) => a - b);
+  let asked = 0;
   let fillers = 0;
   let fillFailures = 0;
   for (const level of levels) {
-    if (level > fillers) {
-      const from = fillers;
-      const made = await prepareActors(ctx, `scale fillers ${from} to ${level}`, level - from, (i) => ({ key: `${ctx.keyPrefix}-scale-fill-${from + i}`, actor: "plain" }), "ping", SCALE_FILL_CONCURRENCY);
-      fillers = level;
+    let ended: string | undefined;
+    if (level > asked) {
+      const from = asked;
+      const made = await prepareActors(ctx, `scale fillers ${from} to ${level}`, level - from, (i) => ({ key: `${ctx.keyPrefix}-scale-fill-${from + i}`, actor: "plain" }), "ping", SCALE_FILL_CONCURRENCY, { tolerate: true });
+      asked = level;
+      fillers += made.ids.length;
       fillFailures += made.errors.length;
+      ended = made.ended && `fillers ${from} to ${level}: ${made.ended}`;
     }
-    const notes = (settled: unknown) => ({ level, fillers: fillers - fillFailures, fillFailures, settled });
+    const notes = (settled: unknown) => ({ level, fillers, fillFailures, settled, ...(ended ? { curveEnd: ended } : {}) });
     const wake = `scale.wake.e${level}`;
-    const set = await prepareActors(ctx, wake, stageSize(ctx, wake), (i) => fresh(ctx, wake, i, "plain"), "ping");
+    const set = await prepareActors(ctx, wake, stageSize(ctx, wake), (i) => fresh(ctx, wake, i, "plain"), "ping", PREPARE_CONCURRENCY, { tolerate: true });
+    ended ??= set.ended && `wake set: ${set.ended}`;
     const settled = await settleAll(ctx, `scale e${level}`);
     // Where sleep is only idle time, settling was the idle (wakeIdleMs since the last call); elsewhere the wake idle follows the confirmed sleep.
     if (!adapter.sleepsByIdleOnly) await waitWithProgress(ctx.progress, `${adapter.side} scale e${level}: every actor asleep, idle`, adapter.wakeIdleMs, (ms) => idleFor(ctx, ms));
     await measureStage(ctx, wake, (i) => adapter.call({ id: set.ids[i] }, "ping"), { n: set.ids.length, notes: { ...notes(settled), preparationFailures: set.errors.length } });
+    ended ??= deadlineOutcome(ctx, wake);
     // The creates and the burst follow at once (the woken set still awake, as each stage's atStage count says): a settle
     // before each would cost a side that sleeps by idle alone its whole eviction time again.
     const create = `scale.create.e${level}`;
     await measureStage(ctx, create, (i) => adapter.call(fresh(ctx, create, i, "plain"), "ping"), { notes: notes(settled) });
+    ended ??= deadlineOutcome(ctx, create);
     const burst = `scale.burst.e${level}`;
     await measureStage(ctx, burst, (i) => adapter.call(fresh(ctx, burst, i, "plain"), "ping"), { concurrency: SCALE_BURST_CONCURRENCY, notes: notes(settled) });
+    ended ??= deadlineOutcome(ctx, burst);
+    if (ended) {
+      const skipped = levels.filter((l) => l > level);
+      ctx.progress.note(`${adapter.side} scale: the curve ends at e${level} (${ended})${skipped.length ? `; levels not reached: ${skipped.map((l) => `e${l}`).join(", ")}` : ""}`);
+      return;
+    }
   }
+}
+
+/** The deadline outcome of the latest repetition of a stage just measured, if its deadline ended it. */
+function deadlineOutcome(ctx: PlanContext, metric: string): string | undefined {
+  const st = ctx.run.manifest.stages[stageKey(ctx.adapter.side, metric)];
+  const last = st ? stageReps(st).at(-1) : undefined;
+  const d = last?.notes?.deadline as { outcome?: unknown } | undefined;
+  return typeof d?.outcome === "string" ? `${metric}: ${d.outcome}` : undefined;
 }
 
 /** Running actors for a capacity search of warm calls (plain actors) or writes (store actors), each warmed up. */
@@ -604,6 +727,7 @@ const SHARED: Record<Group, (ctx: PlanContext) => Promise<void>> = {
   sqlite: sqliteGroup,
   seqwrite: seqwriteGroup,
   burst: burstGroup,
+  idle: idleGroup,
   capacity: capacityGroup,
   scale: scaleGroup,
 };
@@ -618,7 +742,7 @@ export async function runGroup(group: Group, ctx: PlanContext): Promise<void> {
 }
 
 /** Groups whose idle wait (before a wake) lets later groups measure meanwhile, and groups that still run last and alone. */
-export const OVERLAPPING_GROUPS: ReadonlySet<Group> = new Set(["wake", "sqlite", "seqwrite"]);
+export const OVERLAPPING_GROUPS: ReadonlySet<Group> = new Set(["wake", "sqlite", "seqwrite", "idle"]);
 
 /**
  * What a group does on a side, as data: the actors it prepares a few at a
@@ -638,20 +762,24 @@ export interface GroupShape {
   timedMs: number;
 }
 
-export function groupShape(group: Group, o: { profile: Pick<SideProfile, "optionalMetrics" | "openRates">; counts: SampleCounts; scaleLevels: readonly number[]; wakeIdleMs: number }): GroupShape {
-  const stages = metricsOf(o.profile, group)
-    .map((metric) => catalogEntry(metric))
+export function groupShape(
+  group: Group,
+  o: { profile: Pick<SideProfile, "optionalMetrics" | "openRates">; counts: SampleCounts; scaleLevels: readonly number[]; wakeIdleMs: number; idleLadder: readonly number[] },
+): GroupShape {
+  const entries = group === "idle" ? o.idleLadder.map(idleEntry) : metricsOf(o.profile, group).map((metric) => catalogEntry(metric));
+  const stages = entries
     .filter((e) => !e.scale || o.scaleLevels.includes(e.scale.level))
     .map((e) => ({ metric: e.id, n: sampleCount(e, o.counts) }));
   const n = (metric: string) => stages.find((s) => s.metric === metric)?.n ?? 0;
   const levels = [...o.scaleLevels];
   const prepared =
     group === "wake" ? n("wake.ping") + n("wake.read") + n("wake.write")
+    : group === "idle" ? stages.reduce((t, x) => t + x.n, 0)
     : group === "scale" ? Math.max(0, ...levels) + levels.reduce((t, level) => t + n(`scale.wake.e${level}`), 0)
     : 0;
   return {
     prepared,
-    sharedIdleMs: OVERLAPPING_GROUPS.has(group) ? o.wakeIdleMs : 0,
+    sharedIdleMs: group === "idle" ? Math.max(0, ...o.idleLadder) : OVERLAPPING_GROUPS.has(group) ? o.wakeIdleMs : 0,
     heldIdleMs: group === "scale" ? levels.length * o.wakeIdleMs : 0,
     stages,
     timedMs: group === "capacity" ? capacityBoundMs(o.counts) : 0,

@@ -51,6 +51,7 @@ export async function passSchedule(cfg: RunConfig, overlap: boolean, source: Cos
   const inputs = {
     counts: cfg.counts,
     scaleLevels: cfg.scaleLevels,
+    idleLadder: cfg.idleLadder,
     idleMs: Object.fromEntries(sides.map((d) => [d.profile.id, d.wakeIdleMs(sideSettingsOf(cfg, d.profile.id))])),
     profiles: Object.fromEntries(sides.map((d) => [d.profile.id, d.profile])),
   };

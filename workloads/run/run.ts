@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { RunDir } from "../experiment/runDir";
 import { createProgress, prefixed, type Progress } from "../experiment/progress";
 import { sideSettingsOf, type RunConfig } from "./runConfig";
-import type { Side } from "../../analysis/contract/catalog";
+import type { Group, Side } from "../../analysis/contract/catalog";
 import { packageVersion } from "../host/versions";
 import { onInterrupt } from "../host/processes";
 import { CpuLock } from "../host/cpuLock";
@@ -54,6 +54,7 @@ async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, fai
       adapter: trackActors(adapter, census, runtime), census, run, progress, cpuPids,
       counts: cfg.counts[side],
       scaleLevels: cfg.scaleLevels,
+      idleLadder: cfg.idleLadder,
       capacityObjective: { ...CAPACITY.objective, p99Ms: cfg.capacityP99Ms },
       keyPrefix: `${run.manifest.runId}-${randomBytes(3).toString("hex")}`,
       idle: (ms: number) => lock.idle(ms, runtime ? (x) => runtime.sleep(x) : undefined),
@@ -152,21 +153,37 @@ export async function measureRuntimes(cfg: RunConfig, run: RunDir, progress: Pro
 export type Leftovers = string[];
 
 /**
- * Starts one side's runtime on this machine (its package's launch, over a
- * new temp dir), measures the
- * selected groups against it and stops it. The temp dir, with the runtime's
- * logs, is kept and named when the side failed, else removed after the run.
+ * Groups a local repetition runs with every side's runtime up at once, after
+ * the sides' own runs: the idle ladder, whose long waits measure nothing, so
+ * the sides' waits overlap while each wake is still measured alone under the
+ * one lock (a laptop run would otherwise wait the ladder once per side).
  */
-async function runLocalSide(side: Side, cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], leftovers: Leftovers, registry: SideRegistry): Promise<void> {
-  const workDir = mkdtempSync(join(tmpdir(), `actor-bench-${side}-`));
-  const launched = await sideOf(registry, side).launch(sideSettingsOf(cfg, side), workDir);
+export const JOINT_GROUPS: ReadonlySet<Group> = new Set(["idle"]);
+
+/**
+ * Starts the sides' runtimes on this machine (each its package's launch, over
+ * a new temp dir), measures the tasks against them and stops them. A temp
+ * dir, with the runtime's logs, is kept and named when the run failed meanwhile,
+ * else removed after the run.
+ */
+async function runLocalSides(sides: readonly Side[], groups: readonly Group[], cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], leftovers: Leftovers, registry: SideRegistry): Promise<void> {
+  const launched: Array<{ side: Side; workDir: string; stop: () => Promise<void> }> = [];
+  const targets: SideTargets = {};
   const before = failures.length;
   try {
-    await measureRuntimes(cfg, run, progress, failures, { [side]: launched.target }, suiteTasks([side], cfg.groups), registry);
+    for (const side of sides) {
+      const workDir = mkdtempSync(join(tmpdir(), `actor-bench-${side}-`));
+      const l = await sideOf(registry, side).launch(sideSettingsOf(cfg, side), workDir);
+      launched.push({ side, workDir, stop: l.stop });
+      targets[side] = l.target;
+    }
+    await measureRuntimes(cfg, run, progress, failures, targets, suiteTasks(sides, groups), registry);
   } finally {
-    await launched.stop();
-    if (failures.length === before) leftovers.push(workDir);
-    else progress.note(`${side}: the runtime's files and logs are kept in ${workDir}`);
+    for (const l of launched) await l.stop();
+    for (const l of launched) {
+      if (failures.length === before) leftovers.push(l.workDir);
+      else progress.note(`${l.side}: the runtime's files and logs are kept in ${l.workDir}`);
+    }
   }
 }
 
@@ -241,12 +258,22 @@ export async function runRepetition(cfg: RunConfig, run: RunDir, rep: number, pr
   const repProgress = cfg.repeat > 1 ? prefixed(progress, `[repetition ${rep + 1}/${cfg.repeat}] `) : progress;
   repProgress.note(`sides in this order: ${order.join(", ")}; each runtime started afresh`);
   run.beginRepetition(rep, order);
-  for (const side of order) {
-    if (run.diskFull) break;
+  const own = cfg.groups.filter((g) => !JOINT_GROUPS.has(g));
+  const joint = cfg.groups.filter((g) => JOINT_GROUPS.has(g));
+  const rest = async (who: string) => {
     const quiet = await quietMachine();
-    run.noteRepetition(`quietBefore.${side}`, quiet);
-    if (!quiet.quiet) repProgress.note(`${side}: the machine did not come to rest before it (idle ${quiet.idleShare === null ? "unknown" : `${Math.round(quiet.idleShare * 100)}%`} after ${(quiet.waitedMs / 1000).toFixed(1)} s); measuring anyway, noted in the manifest`);
-    await runLocalSide(side, cfg, run, repProgress, failures, leftovers, registry);
+    run.noteRepetition(`quietBefore.${who}`, quiet);
+    if (!quiet.quiet) repProgress.note(`${who}: the machine did not come to rest before it (idle ${quiet.idleShare === null ? "unknown" : `${Math.round(quiet.idleShare * 100)}%`} after ${(quiet.waitedMs / 1000).toFixed(1)} s); measuring anyway, noted in the manifest`);
+  };
+  for (const side of own.length > 0 ? order : []) {
+    if (run.diskFull) break;
+    await rest(side);
+    await runLocalSides([side], own, cfg, run, repProgress, failures, leftovers, registry);
+  }
+  if (joint.length > 0 && !run.diskFull) {
+    await rest(joint.join("+"));
+    repProgress.note(`${joint.join(", ")}: every side's runtime started afresh and up at once (${order.join(", ")}), one measurement at a time`);
+    await runLocalSides(order, joint, cfg, run, repProgress, failures, leftovers, registry);
   }
   run.endRepetition();
 }

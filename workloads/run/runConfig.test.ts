@@ -25,13 +25,15 @@ describe("parseRunArgs", () => {
     expect(parseRunArgs(["--side", "floor"]).sides).toEqual(["floor"]);
     expect(c.groups).toEqual(["create", "wake", "warm", "sqlite", "seqwrite", "burst"]);
     expect(c.scaleLevels).toEqual([0, 100]);
-    // The scaling and capacity groups are off by default in quick and local, on in large and full (with the 10,000 level), and any preset runs them when asked.
+    // The idle, scaling and capacity groups are off by default in quick and local, on in large and full (full's ladder and levels go further), and any preset runs them when asked.
     expect(parseRunArgs(["--preset", "quick"]).groups).not.toContain("scale");
     expect(parseRunArgs(["--preset", "quick"]).groups).not.toContain("capacity");
-    expect(parseRunArgs(["--preset", "large"])).toMatchObject({ repeat: 3, scaleLevels: [0, 1000], groups: ["create", "wake", "warm", "sqlite", "seqwrite", "burst", "capacity", "scale"] });
+    expect(parseRunArgs(["--preset", "large"])).toMatchObject({ repeat: 3, scaleLevels: [0, 1000, 4000], idleLadder: [10_000, 30_000, 60_000, 120_000, 300_000], groups: ["create", "wake", "warm", "sqlite", "seqwrite", "idle", "burst", "capacity", "scale"] });
+    expect(parseRunArgs(["--groups", "idle", "--idle-ladder", "2m,10s"])).toMatchObject({ groups: ["idle"], idleLadder: [10_000, 120_000] });
+    expect(() => parseRunArgs(["--idle-ladder", "10s,3h"])).toThrow("--idle-ladder takes a comma list of lengths such as 10s,30s,1m,5m: 3h is outside 1s to 2h");
     expect(parseRunArgs(["--groups", "capacity"])).toMatchObject({ groups: ["capacity"], capacityP99Ms: 100, counts: { rivet: { capacitySeconds: 2 } } });
     expect(parseRunArgs(["--groups", "scale", "--preset", "quick"])).toMatchObject({ groups: ["scale"], scaleLevels: [0, 100] });
-    expect(parseRunArgs(["--preset", "full"])).toMatchObject({ scaleLevels: [0, 1000, 10000] });
+    expect(parseRunArgs(["--preset", "full"])).toMatchObject({ scaleLevels: [0, 1000, 2000, 4000, 8000, 16000], idleLadder: [10_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_200_000] });
     expect(parseRunArgs(["--preset", "full"]).groups).toContain("scale");
     expect(c.wakeIdleMs).toBe(10_000);
     expect(rivet(c).engine).toEqual({ tcpNodelay: true, keepRustBacktrace: false, loadShedding: false });

@@ -1,6 +1,7 @@
 import { COUNT_KEYS, defaultGroups, GROUPS, PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, type Group, type PresetName, type SampleCounts, type Side } from "../../analysis/contract/catalog";
 import { STALL_MS } from "../host/runtimeWatch";
 import { CAPACITY } from "../../analysis/contract/capacity";
+import { IDLE_BOUNDS, IDLE_LADDERS, idleLabel, parseIdleLadder } from "../../analysis/contract/idleLadder";
 import { readPriceTable } from "../../analysis/contract/priceFile";
 import type { PriceTable } from "../../analysis/contract/prices";
 import { DAY_MS, oneOf, on, UsageError, whole, wholeNumber, type OptionSpec } from "../sides/options";
@@ -25,6 +26,8 @@ export interface RunConfig {
   groups: Group[];
   /** The scaling group's levels: actors made before its measurements (the preset's). */
   scaleLevels: readonly number[];
+  /** The idle ladder's lengths, ms, ascending (the preset's unless --idle-ladder). */
+  idleLadder: readonly number[];
   resultsDir: string;
   /** Repetitions of the plan, each on fresh runtimes, the sides' order rotated (the preset's unless --repeat). */
   repeat: number;
@@ -60,6 +63,7 @@ interface Parsed {
   /** --side: a side's id, both (the runtimes) or all. */
   side?: string;
   groups?: Group[];
+  idleLadder?: number[];
   wakeIdleMs?: number;
   requestTimeoutMs?: number;
   stallMs?: number;
@@ -119,6 +123,10 @@ export function parsePlantDelays(v: string, name = "--plant-delay-us", registry:
   return out;
 }
 
+function ladderText(ms: readonly number[]): string {
+  return ms.map(idleLabel).join(",");
+}
+
 /** The run's own options, in the order --help lists them; each side's follow (sideOptions). */
 const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
   {
@@ -156,6 +164,16 @@ const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
   {
     flag: "--samples", value: "name=N,...", key: "samples", default: "the preset's", bounds: `1 to ${MAX_SAMPLES} a count`, help: "override single counts on every side, e.g. createPing=500,warm=1000",
     read: (v, name, p) => (p.samples = { ...p.samples, ...parseSampleCounts(v, name) }),
+  },
+  {
+    flag: "--idle-ladder", value: "LIST", key: "idleLadder", default: `${ladderText(IDLE_LADDERS.local)} (full: ${ladderText(IDLE_LADDERS.long)})`, stackDefault: ladderText(IDLE_LADDERS.long),
+    bounds: `${idleLabel(IDLE_BOUNDS.minMs)} to ${idleLabel(IDLE_BOUNDS.maxMs)} each, at most ${IDLE_BOUNDS.maxSteps}`,
+    help: "the idle group's lengths: actors left untouched this long, then woken (docs/idle.md)",
+    read: (v, name, p) => {
+      const r = parseIdleLadder(v);
+      if ("error" in r) throw new UsageError(`${name} takes a comma list of lengths such as 10s,30s,1m,5m: ${r.error}`);
+      p.idleLadder = r.lengths;
+    },
   },
   {
     flag: "--wake-idle-ms", value: "N", key: "wakeIdleMs", default: "10000", stackDefault: 10_000, help: "how long every actor is confirmed asleep before it is woken, on a side that confirms sleep",
@@ -254,6 +272,7 @@ export function runConfigOf(p: Parsed, registry: SideRegistry = SIDE_REGISTRY): 
     sides,
     groups: p.groups ?? defaultGroups(preset),
     scaleLevels: PRESET_SCALE_LEVELS[preset],
+    idleLadder: p.idleLadder ?? (preset === "full" ? IDLE_LADDERS.long : IDLE_LADDERS.local),
     resultsDir: p.resultsDir ?? "results",
     repeat: p.repeat ?? PRESET_REPEAT[preset],
     plantDelayUs: p.plantDelayUs ?? {},

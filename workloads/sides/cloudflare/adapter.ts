@@ -4,7 +4,7 @@ import type { DoTarget, WorkerClient } from "./workerClient";
 import { THROUGHPUT_TEXT } from "../../../analysis/contract/catalog";
 import { CLOUDFLARE_PROFILE } from "./profile";
 
-export const CLOUDFLARE_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace"> = {
+export const CLOUDFLARE_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace" | "idleSleep"> = {
   clock: "the Worker's Date.now() around the awaited DO call (the reference's); the driver's own round trip is kept as clientMs",
   create: "one Worker invocation calling a DO by a new name (idFromName); the first call is the sample",
   sleep: "no sleep call exists: the DO is left idle past the runtime's eviction, and its cold flag proves it was evicted",
@@ -26,7 +26,7 @@ async function noopBaseline(ctx: PlanContext, client: WorkerClient): Promise<voi
 }
 
 /** `wakeIdleMs` must exceed the runtime's eviction (local workerd: about 10 s; Cloudflare: minutes). */
-export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number; runtimeLog?: SideAdapter["runtimeLog"]; maxLiveActors?: number }): SideAdapter {
+export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number; evictionMs: number; eviction: string; runtimeLog?: SideAdapter["runtimeLog"]; maxLiveActors?: number }): SideAdapter {
   return {
     side: CLOUDFLARE_PROFILE.id,
     profile: CLOUDFLARE_PROFILE,
@@ -40,8 +40,10 @@ export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number;
           : PREPARE_PACE,
       wakeIdle: `${o.wakeIdleMs} ms after the last call (longer than the runtime's eviction)`,
       openModelRates: `${CLOUDFLARE_PROFILE.openRates.join(", ")} creates per second`,
+      idleSleep: `${o.eviction}; a wake after more than ${o.evictionMs} ms idle must prove a fresh instance`,
     },
     wakeIdleMs: o.wakeIdleMs,
+    idleSleepMs: o.evictionMs,
     async call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
       const r = await client.call(op, target(ref), arg);
       return r.ok ? { ok: true, ms: r.ms, clientMs: r.clientMs, ...(r.colo ? { colo: r.colo } : {}), ...(r.rows ? { rows: r.rows } : {}), reply: r.reply, actorId: r.id } : r;

@@ -15,7 +15,7 @@ export interface CloudflareTarget {
   versions: Record<string, string>;
   startedBy: string;
   /** What the Worker runs on, when not local workerd: replaces the local runtime, clock and eviction notes in the manifest. */
-  runtime?: { runtime: string; workerClock: string; eviction: string };
+  runtime?: { runtime: string; workerClock: string; eviction: string; evictionMs: number };
   /** Local workerd's own output, read after each stage for failures from a machine limit. */
   logFile?: string;
   /** The limits local workerd runs under, for the manifest; liveDos paces the preparations. */
@@ -28,11 +28,20 @@ export interface CloudflareTarget {
   plantDelayUs?: number;
 }
 
+/**
+ * The idle past which a deployed DO is surely out of memory: Cloudflare
+ * documents that an idle DO that can hibernate does so after 10 s, and one
+ * that cannot is evicted after 70 to 140 s. Idle ladder steps between the two
+ * report what they find.
+ */
+export const CLOUD_DO_EVICTION_MS = 140_000;
+
 /** Local workerd, as the manifest describes it when the target does not say what it runs on. */
 const LOCAL_WORKERD = {
   runtime: "local workerd through Miniflare 4, SQLite-backed DO (useSQLite)",
   workerClock: "Date.now() around the awaited DO call; local workerd does not freeze timers and steps in whole ms",
   eviction: "local workerd evicts an idle DO after about 10 s",
+  evictionMs: 10_000,
 };
 
 /** What the report must say of the Durable Object figures of this run. */
@@ -57,7 +66,7 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget, CloudflareSettings
     full: {
       createPing: 200, createRead: 200, createWrite: 200, wake: 200, warm: 300,
       sqliteRead: 300, sqliteWrite: 300, sqliteScan: 300, burstAttempts: 500, seqWrite: 2000, openSeconds: 10,
-      scaleCreate: 200, scaleWake: 200, scaleBurst: 256, capacitySeconds: 5,
+      scaleCreate: 200, scaleWake: 200, scaleBurst: 256, capacitySeconds: 5, idleWake: 100,
     },
   },
   options: CLOUDFLARE_OPTIONS,
@@ -70,6 +79,8 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget, CloudflareSettings
     return {
       adapter: cloudflareAdapter(client, {
         wakeIdleMs: cloudflareSide.wakeIdleMs(cfg),
+        evictionMs: target.runtime ? (target.runtime.evictionMs ?? CLOUD_DO_EVICTION_MS) : LOCAL_WORKERD.evictionMs,
+        eviction: (target.runtime ?? LOCAL_WORKERD).eviction,
         ...(target.logFile ? { runtimeLog: { name: "workerd", file: target.logFile } } : {}),
         ...(target.limits ? { maxLiveActors: target.limits.liveDos } : {}),
       }),

@@ -7,7 +7,7 @@ import { sendSleepCalls } from "../sleepCalls";
 import type { ActorProtocolClient } from "../actorProtocol";
 import { FLOOR_PRAGMAS } from "./pragmas";
 
-export const FLOOR_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace"> = {
+export const FLOOR_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace" | "idleSleep"> = {
   clock: "the driver's round trip to the floor server (process.hrtime.bigint(), from the request's write on its connection to the full reply), the same HTTP/1.1 client as every side's",
   create: "the first request for a new key opens (creates) that key's SQLite file; that request is the sample",
   sleep: "a sleep call closes the key's database handle before it answers (nothing to confirm); a handle idle past the actor sleep timeout is closed too",
@@ -26,14 +26,17 @@ export const FLOOR_SETTINGS = {
 };
 
 /** Closes each actor's handle; one that answers "asleep already" was closed by idle. */
-export async function closeHandles(client: ActorProtocolClient, ids: string[], progress?: Progress): Promise<SleepOutcome> {
+export async function closeHandles(client: ActorProtocolClient, ids: string[], progress?: Progress, deadlineMs?: number): Promise<SleepOutcome> {
   const closedByIdle = (values: Map<string, unknown>) => [...values.values()].filter((v) => v === "asleep already").length;
   const { told, failures, values } = await sendSleepCalls((id) => client.call({ id }, "sleep"), ids, ids.length > 1 ? progress : undefined, "floor: closing the actors' files", (t) =>
-    `floor: ${t.told.size} of ${ids.length} actors' files closed (${closedByIdle(t.values)} closed by idle already), ${t.failures.length} failed`);
+    `floor: ${t.told.size} of ${ids.length} actors' files closed (${closedByIdle(t.values)} closed by idle already), ${t.failures.length} failed`, deadlineMs);
   return { asleep: ids.filter((id) => told.has(id)), failures, alreadyAsleep: closedByIdle(values) };
 }
 
-export function floorAdapter(client: ActorProtocolClient, o: { wakeIdleMs: number }): SideAdapter {
+/** How often the floor server closes idle handles, ms (server.ts: at most every second). */
+export const FLOOR_IDLE_CHECK_MS = 1_000;
+
+export function floorAdapter(client: ActorProtocolClient, o: { wakeIdleMs: number; idleCloseMs: number }): SideAdapter {
   return {
     side: FLOOR_PROFILE.id,
     profile: FLOOR_PROFILE,
@@ -42,9 +45,11 @@ export function floorAdapter(client: ActorProtocolClient, o: { wakeIdleMs: numbe
       preparationPace: PREPARE_PACE,
       wakeIdle: `${o.wakeIdleMs} ms after every file is closed`,
       openModelRates: `${FLOOR_PROFILE.openRates.join(", ")} creates per second`,
+      idleSleep: `the server closes a handle idle longer than ${o.idleCloseMs} ms, checking every ${FLOOR_IDLE_CHECK_MS} ms`,
     },
     wakeIdleMs: o.wakeIdleMs,
+    idleSleepMs: o.idleCloseMs + FLOOR_IDLE_CHECK_MS,
     call: (ref, op, arg) => client.outcome(ref, op, arg),
-    sleep: (ids, progress) => closeHandles(client, ids, progress),
+    sleep: (ids, progress, deadlineMs) => closeHandles(client, ids, progress, deadlineMs),
   };
 }

@@ -33,7 +33,7 @@ export const floorSide: SideDescriptor<FloorTarget, Record<string, never>> = {
   open(cfg, target) {
     const client = new ActorProtocolClient(target.url, cfg.requestTimeoutMs);
     return {
-      adapter: floorAdapter(client, { wakeIdleMs: floorSide.wakeIdleMs(cfg) }),
+      adapter: floorAdapter(client, { wakeIdleMs: floorSide.wakeIdleMs(cfg), idleCloseMs: target.idleCloseMs }),
       cpuPids: () => ({ server: target.serverPid, driver: process.pid }),
       ...watchOf(target.processes),
       versions: { "better-sqlite3": packageVersion("better-sqlite3") },
@@ -43,7 +43,7 @@ export const floorSide: SideDescriptor<FloorTarget, Record<string, never>> = {
         startedBy: target.startedBy,
         client: client.calls.description,
         ...(target.plantDelayUs > 0 ? { plantedDelay: plantNote(target.plantDelayUs, "a spin on performance.now() in the server's handler before it replies") } : {}),
-        caveats: ["The floor ran on the same machine in the same run, after or before the runtimes, never beside them: it shares nothing with them but the machine."],
+        caveats: ["The floor ran on the same machine in the same run, after or before the runtimes, and beside them only in the idle ladder, under the same one-measurement-at-a-time lock: it shares nothing with them but the machine."],
       },
       close: (abort) => client.close(abort),
     };

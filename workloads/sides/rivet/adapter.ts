@@ -10,7 +10,7 @@ import type { Progress } from "../../experiment/progress";
 /** The Engine's GET /actors accepts at most 32 actor_ids per request. */
 export const ACTORS_PER_QUERY = 32;
 
-export const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace"> = {
+export const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace" | "idleSleep"> = {
   clock: "the driver's round trip through the Engine gateway (process.hrtime.bigint(), from the request's write on its connection to the full reply)",
   create: "getOrCreate of a new key through the gateway; the first request is the sample",
   sleep: "explicit c.sleep() on each actor still awake (one idle past RivetKit's sleep timeout is asleep already), then the Engine's actor API is polled until every one reports sleep_ts",
@@ -26,6 +26,8 @@ export interface RivetAdapterOptions {
   wakeIdleMs: number;
   /** Upper bound on waiting for the Engine to report actors asleep. */
   sleepConfirmTimeoutMs: number;
+  /** RivetKit's sleep timeout of the benchmark actors (the app's actor option). */
+  actorSleepTimeoutMs: number;
   runtimeLog?: SideAdapter["runtimeLog"];
 }
 
@@ -47,11 +49,11 @@ async function asleepAmong(client: GatewayClient, ids: readonly string[]): Promi
  * `timeoutMs`, leaves that actor out (counted, like a failed preparation).
  * Long ones report progress.
  */
-export async function sleepAndConfirm(client: GatewayClient, actorIds: string[], timeoutMs: number, progress?: Progress): Promise<SleepOutcome> {
+export async function sleepAndConfirm(client: GatewayClient, actorIds: string[], timeoutMs: number, progress?: Progress, deadlineMs?: number): Promise<SleepOutcome> {
   const many = actorIds.length > 1 ? progress : undefined;
   const already = await asleepAmong(client, actorIds);
   const awake = actorIds.filter((id) => !already.has(id));
-  const { told, failures } = await sendSleepCalls((id) => client.call({ kind: "id", actorId: id }, "sleep"), awake, many, "rivet: putting the awake actors to sleep", (t) => `rivet: ${already.size} actors asleep already, ${t.told.size} told to sleep, ${t.failures.length} sleep calls failed`);
+  const { told, failures } = await sendSleepCalls((id) => client.call({ kind: "id", actorId: id }, "sleep"), awake, many, "rivet: putting the awake actors to sleep", (t) => `rivet: ${already.size} actors asleep already, ${t.told.size} told to sleep, ${t.failures.length} sleep calls failed`, deadlineMs);
   const pending = new Set(told);
   const confirming = many?.start("rivet: the Engine confirms them asleep", told.size, "actors");
   try {
@@ -85,10 +87,12 @@ export function rivetAdapter(client: GatewayClient, o: RivetAdapterOptions): Sid
       preparationPace: PREPARE_PACE,
       wakeIdle: `${o.wakeIdleMs} ms after the Engine reports every actor asleep`,
       openModelRates: `${RIVET_PROFILE.openRates.join(", ")} creates per second`,
+      idleSleep: `RivetKit puts an actor with no call in flight to sleep ${o.actorSleepTimeoutMs} ms after its last one (the actors' sleepTimeout option)`,
     },
     wakeIdleMs: o.wakeIdleMs,
+    idleSleepMs: o.actorSleepTimeoutMs,
     call: (ref, op, arg) => gatewayCall(client, ref, op, arg),
-    sleep: (ids, progress) => sleepAndConfirm(client, ids, o.sleepConfirmTimeoutMs, progress),
+    sleep: (ids, progress, deadlineMs) => sleepAndConfirm(client, ids, o.sleepConfirmTimeoutMs, progress, deadlineMs),
     sideOnly: { warm: warmGetOrCreate },
   };
 }

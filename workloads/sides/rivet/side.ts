@@ -77,7 +77,7 @@ export const rivetSide: SideDescriptor<RivetTarget, RivetSettings> = {
   open(cfg, target) {
     const client = new GatewayClient(target.gatewayUrl, cfg.requestTimeoutMs, undefined, target.adminToken);
     return {
-      adapter: rivetAdapter(client, { wakeIdleMs: rivetSide.wakeIdleMs(cfg), sleepConfirmTimeoutMs: cfg.own.sleepConfirmTimeoutMs, ...(target.logFile ? { runtimeLog: { name: "Engine", file: target.logFile } } : {}) }),
+      adapter: rivetAdapter(client, { wakeIdleMs: rivetSide.wakeIdleMs(cfg), sleepConfirmTimeoutMs: cfg.own.sleepConfirmTimeoutMs, actorSleepTimeoutMs: cfg.actorSleepTimeoutMs, ...(target.logFile ? { runtimeLog: { name: "Engine", file: target.logFile } } : {}) }),
       cpuPids: () => ({ engine: target.enginePid, app: target.appPid, driver: process.pid }),
       ...watchOf(target.processes),
       versions: { engine: target.engineVersion, rivetkit: packageVersion("rivetkit"), "@rivetkit/engine-cli": packageVersion("@rivetkit/engine-cli") },
