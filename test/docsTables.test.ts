@@ -91,10 +91,10 @@ describe("docs/methodology.md's table of what each Rivet stage measures", () => 
   };
   it("names every metric the Rivet side measures outside the scaling group, and only those", () => {
     expect(start).toBeGreaterThan(0);
-    // The capacity steps' ids carry the rate their search chose: one row names their pattern.
-    const capacity = rows.filter((r) => r.startsWith("| `capacity."));
-    expect(capacity).toHaveLength(1);
-    const listed = rows.filter((r) => !capacity.includes(r)).flatMap((r) => named(r.split(" | ")[0]));
+    // The capacity steps' ids carry the rate their search chose, the idle ladder's the length the run's ladder gave: one row names each pattern.
+    const patterns = rows.filter((r) => r.startsWith("| `capacity.") || r.startsWith("| `wake.idle."));
+    expect(patterns).toHaveLength(2);
+    const listed = rows.filter((r) => !patterns.includes(r)).flatMap((r) => named(r.split(" | ")[0]));
     const measured = [...CATALOG.filter((e) => sideMeasures(RIVET_PROFILE, e.id) && e.group !== "scale").map((e) => e.id), ...RIVET_PROFILE.openRates.map((r) => `open.r${r}`)];
     expect([...new Set(listed)].sort()).toEqual([...new Set(measured)].sort());
   });
