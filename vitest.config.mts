@@ -15,6 +15,11 @@ const SEQUENTIAL = [
   "workloads/tools/**/*.test.ts",
   "cluster/**/*.test.ts",
 ];
+/**
+ * Files that start real processes but mostly wait (an eviction, a restart, an install) and time
+ * nothing: they run beside the pure code, two files at a time, instead of after it.
+ */
+const WAITING = ["test/cloudflare.e2e.test.ts", "test/remoteRun.e2e.test.ts", "workloads/sides/rivet/localCluster.e2e.test.ts"];
 const EXCLUDE = ["node_modules/**", "dist/**", "results/**"];
 
 export default defineConfig({
@@ -22,9 +27,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     projects: [
-      // Pure code first, on every core.
+      // Pure code first, on every core, and beside it the files that mostly wait.
       { extends: true, test: { name: "unit", maxWorkers: 2, include: ["**/*.test.ts"], exclude: [...EXCLUDE, ...SEQUENTIAL], sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: "e2e", include: SEQUENTIAL, exclude: EXCLUDE, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: "waiting", maxWorkers: 2, include: WAITING, exclude: EXCLUDE, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: "e2e", include: SEQUENTIAL, exclude: [...EXCLUDE, ...WAITING], fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],
   },
 });
