@@ -550,7 +550,7 @@ export function caveats(m: ManifestLike): string[] {
   }
   // A scaling curve's last level: the first of each side's stages there that carries the end, once per repetition.
   const curveEnds = new Map<string, string>();
-  for (const s of parts) if (typeof s.notes?.curveEnd === "string") curveEnds.set(`${partName(m, { ...s, metric: "scale" })}`, `${escapeMd(String(s.notes.level))}: ${escapeMd(s.notes.curveEnd)}`);
+  for (const s of parts) if (typeof s.notes?.curveEnd === "string") curveEnds.set(partName(m, { ...s, metric: "scale" }), `${escapeMd(String(s.notes.level))}: ${escapeMd(s.notes.curveEnd)}`);
   if (curveEnds.size) out.push(`Scaling curves that ended before the preset's last level, at the level named (the levels above it were not reached): ${[...curveEnds].map(([k, v]) => `${k} at ${v}`).join("; ")}.`);
   const errs = Object.values(m.stages).filter((s) => s.errors > 0);
   if (errs.length) out.push(`Failures were counted, not retried, and left out of the percentiles: ${errs.map((s) => `${s.side} ${s.metric} ${s.errors} of ${s.attempts}`).join(", ")}.`);

@@ -38,9 +38,13 @@ export function stageDeadline(deadlineMs: number | undefined, what: string, now:
       if (!hit && deadlineMs !== undefined && now() - t0 >= deadlineMs) hit = true;
       return hit;
     },
-    /** The record's note, once the deadline stopped the stage: "deadline: 62 of 200 wakes done in 600 s". */
+    /** Once the deadline stopped the stage, its outcome in words: "deadline: 62 of 200 wakes done in 600 s". */
+    outcome(done: number, planned: number): string | undefined {
+      return hit ? `deadline: ${done} of ${planned} ${what} done in ${(deadlineMs! / 1000).toFixed(deadlineMs! < 10_000 ? 1 : 0)} s` : undefined;
+    },
+    /** The record's note, once the deadline stopped the stage. */
     note(done: number, planned: number): Record<string, unknown> {
-      return hit ? { deadline: { ms: deadlineMs, done, planned, outcome: `deadline: ${done} of ${planned} ${what} done in ${(deadlineMs! / 1000).toFixed(deadlineMs! < 10_000 ? 1 : 0)} s` } } : {};
+      return hit ? { deadline: { ms: deadlineMs, done, planned, outcome: this.outcome(done, planned) } } : {};
     },
   };
 }
@@ -121,9 +125,10 @@ export interface MeasureOpts {
 /**
  * Runs `n` calls with `concurrency` workers, writes each sample as it
  * completes, and records the stage (wall time from hrtime, CPU of the
- * processes under test) in the manifest.
+ * processes under test) in the manifest. Returns its sample file and, where
+ * its deadline stopped it, the outcome the record names.
  */
-export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
+export async function measure(o: MeasureOpts): Promise<{ file: SampleFile; deadline?: string }> {
   const { ctx, side, metric, n, concurrency } = o;
   const runtime = ctx.runtime;
   runtime?.check();
@@ -188,7 +193,8 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile }> {
     step.end(file.lines, file.errors, wallMs);
   }
   if (loss) throw new RuntimeLost(loss);
-  return { file };
+  const outcome = deadline.outcome(file.lines, n);
+  return { file, ...(outcome ? { deadline: outcome } : {}) };
 }
 
 /** Setup outside a measured sample failed (creating actors to wake, seeding): the group cannot run. */

@@ -381,6 +381,21 @@ describe("the stage plan on both sides", () => {
     expect(stages["rivet.scale.wake.e100"].notes?.curveEnd).toBeUndefined();
   });
 
+  it("the scaling curve ends at the level whose stage its deadline stopped, named from the stage's own outcome", async () => {
+    const s = sideOf("floor", { ...counts, scaleWake: 10 });
+    s.ctx.scaleLevels = [0, 100];
+    s.ctx.deadlineMs = 50;
+    const call = s.ctx.adapter.call;
+    // 30 ms a call: the ten wake-set actors, 8 at a time, are made before the deadline; ten wakes one at a time are not.
+    s.ctx.adapter = { ...s.ctx.adapter, call: async (ref, op, arg) => (await new Promise((r) => setTimeout(r, 30)), call(ref, op, arg)) };
+    await expect(runGroup("scale", s.ctx)).resolves.toBeUndefined();
+    const stages = s.run.manifest.stages;
+    expect(Object.keys(stages).filter((k) => k.includes(".e100"))).toEqual([]);
+    const wake = stages["floor.scale.wake.e0"];
+    expect(wake.attempts).toBeLessThan(10);
+    expect(stages["floor.scale.create.e0"].notes?.curveEnd).toBe(`scale.wake.e0: deadline: ${wake.attempts} of 10 calls done in 0.1 s`);
+  });
+
   it("a preparation past the stage deadline asks for no more actors, says so, and the stage measures those made", async () => {
     const s = sideOf("floor");
     s.ctx.deadlineMs = 50;

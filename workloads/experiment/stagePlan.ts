@@ -20,7 +20,6 @@ import {
 import type { SideProfile } from "../../analysis/contract/sideProfile";
 import { idleLabel, idleMetric, coldRequired } from "../../analysis/contract/idleLadder";
 import { runLadder } from "./idleLadder";
-import { stageReps, stageKey } from "../../analysis/contract/runDirContract";
 import { CAPACITY, CAPACITY_OPS, capacityMetric, maxSteps, nextRate, searchBounds, stepVerdict, stepWatch, type CapacityObjective, type CapacityOp } from "../../analysis/contract/capacity";
 
 import type { ActorClass, Op } from "../../analysis/contract/operations";
@@ -422,7 +421,7 @@ export async function prepareActors(
   const kept = [...ids.keys()].filter((i) => ids[i] !== undefined);
   const made = kept.map((i) => ids[i]!);
   const paced = pacer && pacer.waitedMs > 0 ? `, paced (${(pacer.waitedMs / 1000).toFixed(1)} s spent waiting to keep under ${adapter.maxLiveActors} awake actors)` : "";
-  const byDeadline = (deadline.note(made.length, n).deadline as { outcome: string } | undefined)?.outcome;
+  const byDeadline = deadline.outcome(made.length, n);
   step.finish(`${adapter.side} ${what}: ${made.length} of ${n} actors prepared, ${concurrency} at a time${paced}${byDeadline ? `; ${byDeadline}` : ""}`);
   const limit = limits.endNotes()?.machineLimit;
   const named = limit ? `; from a limit of this machine, not the runtime's behaviour: ${describeMachineLimit(limit, adapter.runtimeLog?.name ?? "runtime")}` : "";
@@ -633,30 +632,22 @@ async function scaleGroup(ctx: PlanContext): Promise<void> {
     const settled = await settleAll(ctx, `scale e${level}`);
     // Where sleep is only idle time, settling was the idle (wakeIdleMs since the last call); elsewhere the wake idle follows the confirmed sleep.
     if (!adapter.sleepsByIdleOnly) await waitWithProgress(ctx.progress, `${adapter.side} scale e${level}: every actor asleep, idle`, adapter.wakeIdleMs, (ms) => idleFor(ctx, ms));
-    await measureStage(ctx, wake, (i) => adapter.call({ id: set.ids[i] }, "ping"), { n: set.ids.length, notes: { ...notes(settled), preparationFailures: set.errors.length } });
-    ended ??= deadlineOutcome(ctx, wake);
+    const woke = await measureStage(ctx, wake, (i) => adapter.call({ id: set.ids[i] }, "ping"), { n: set.ids.length, notes: { ...notes(settled), preparationFailures: set.errors.length } });
+    ended ??= woke.deadline && `${wake}: ${woke.deadline}`;
     // The creates and the burst follow at once (the woken set still awake, as each stage's atStage count says): a settle
     // before each would cost a side that sleeps by idle alone its whole eviction time again.
     const create = `scale.create.e${level}`;
-    await measureStage(ctx, create, (i) => adapter.call(fresh(ctx, create, i, "plain"), "ping"), { notes: notes(settled) });
-    ended ??= deadlineOutcome(ctx, create);
+    const created = await measureStage(ctx, create, (i) => adapter.call(fresh(ctx, create, i, "plain"), "ping"), { notes: notes(settled) });
+    ended ??= created.deadline && `${create}: ${created.deadline}`;
     const burst = `scale.burst.e${level}`;
-    await measureStage(ctx, burst, (i) => adapter.call(fresh(ctx, burst, i, "plain"), "ping"), { concurrency: SCALE_BURST_CONCURRENCY, notes: notes(settled) });
-    ended ??= deadlineOutcome(ctx, burst);
+    const burstOut = await measureStage(ctx, burst, (i) => adapter.call(fresh(ctx, burst, i, "plain"), "ping"), { concurrency: SCALE_BURST_CONCURRENCY, notes: notes(settled) });
+    ended ??= burstOut.deadline && `${burst}: ${burstOut.deadline}`;
     if (ended) {
       const skipped = levels.filter((l) => l > level);
       ctx.progress.note(`${adapter.side} scale: the curve ends at e${level} (${ended})${skipped.length ? `; levels not reached: ${skipped.map((l) => `e${l}`).join(", ")}` : ""}`);
       return;
     }
   }
-}
-
-/** The deadline outcome of the latest repetition of a stage just measured, if its deadline ended it. */
-function deadlineOutcome(ctx: PlanContext, metric: string): string | undefined {
-  const st = ctx.run.manifest.stages[stageKey(ctx.adapter.side, metric)];
-  const last = st ? stageReps(st).at(-1) : undefined;
-  const d = last?.notes?.deadline as { outcome?: unknown } | undefined;
-  return typeof d?.outcome === "string" ? `${metric}: ${d.outcome}` : undefined;
 }
 
 /** Running actors for a capacity search of warm calls (plain actors) or writes (store actors), each warmed up. */

@@ -260,18 +260,18 @@ export async function runRepetition(cfg: RunConfig, run: RunDir, rep: number, pr
   run.beginRepetition(rep, order);
   const own = cfg.groups.filter((g) => !JOINT_GROUPS.has(g));
   const joint = cfg.groups.filter((g) => JOINT_GROUPS.has(g));
-  const rest = async (who: string) => {
+  const quietBefore = async (who: string) => {
     const quiet = await quietMachine();
     run.noteRepetition(`quietBefore.${who}`, quiet);
     if (!quiet.quiet) repProgress.note(`${who}: the machine did not come to rest before it (idle ${quiet.idleShare === null ? "unknown" : `${Math.round(quiet.idleShare * 100)}%`} after ${(quiet.waitedMs / 1000).toFixed(1)} s); measuring anyway, noted in the manifest`);
   };
   for (const side of own.length > 0 ? order : []) {
     if (run.diskFull) break;
-    await rest(side);
+    await quietBefore(side);
     await runLocalSides([side], own, cfg, run, repProgress, failures, leftovers, registry);
   }
   if (joint.length > 0 && !run.diskFull) {
-    await rest(joint.join("+"));
+    await quietBefore(joint.join("+"));
     repProgress.note(`${joint.join(", ")}: every side's runtime started afresh and up at once (${order.join(", ")}), one measurement at a time`);
     await runLocalSides(order, joint, cfg, run, repProgress, failures, leftovers, registry);
   }

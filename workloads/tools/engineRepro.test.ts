@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { engineLogKinds, renderRepro } from "./engineRepro";
-import { collapseVerdict, failureKind } from "./wakeCollapseRepro";
+import { engineLogKinds, failureKind, renderRepro } from "./engineRepro";
+import { collapseVerdict } from "./wakeCollapseRepro";
 import { stallSummary, stallVerdict } from "./pauseStallRepro";
 
 describe("the Engine reproductions' readings", () => {

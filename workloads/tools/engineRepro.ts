@@ -29,6 +29,9 @@ export function versionLines(r: Pick<LocalRivet, "engineVersion" | "engineBinary
   return [`rivet-engine ${r.engineVersion} (${r.engineBinary})`, `rivetkit ${packageVersion("rivetkit")}`, `node ${process.version}`, `${cores} cores`];
 }
 
+/** A failure's kind: the Engine's error code where the body names one, else the error's start. */
+export const failureKind = (error: string): string => /"code":"(\w+)"/.exec(error)?.[1] ?? /timed out|timeout/i.exec(error)?.[0].toLowerCase() ?? error.split(":")[0];
+
 /** The length of a log file now: where the lines of a later step start. */
 export const logMark = (file: string): number => statSync(file).size;
 

@@ -9,8 +9,7 @@
  */
 import { cpus } from "node:os";
 import { GatewayClient } from "../sides/rivet/gateway";
-import { engineLogKinds, freshEngine, logMark, logSince, renderRepro, runRepro, versionLines } from "./engineRepro";
-import { failureKind } from "./wakeCollapseRepro";
+import { engineLogKinds, failureKind, freshEngine, logMark, logSince, renderRepro, runRepro, versionLines } from "./engineRepro";
 
 /** One call after the Engine was continued: when, and what came back. */
 export interface Probe {
@@ -75,7 +74,11 @@ async function main(argv: string[]): Promise<void> {
   }
   const s = stallSummary(probes, watchS);
   const kinds = new Map<string, number>();
-  for (const p of probes) if (!p.ok) kinds.set(failureKind(p.error ?? ""), (kinds.get(failureKind(p.error ?? "")) ?? 0) + 1);
+  for (const p of probes) {
+    if (p.ok) continue;
+    const kind = failureKind(p.error ?? "");
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
   console.log(renderRepro({
     title: "Rivet Engine: a running actor after the Engine was paused",
     versions,

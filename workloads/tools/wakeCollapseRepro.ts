@@ -19,7 +19,7 @@ import { forEachBounded } from "../host/bounded";
 import { percentiles } from "../../analysis/stats/summary";
 import { GatewayClient } from "../sides/rivet/gateway";
 import { sleepAndConfirm } from "../sides/rivet/adapter";
-import { engineLogKinds, freshEngine, logMark, logSince, renderRepro, runRepro, versionLines, type LogKind } from "./engineRepro";
+import { engineLogKinds, failureKind, freshEngine, logMark, logSince, renderRepro, runRepro, versionLines, type LogKind } from "./engineRepro";
 
 /** RivetKit's sleep timeout for the repro's actors, and the wait after the last create before the wakes. */
 export const REPRO_SLEEP = { timeoutMs: 5_000, waitMs: 20_000, createConcurrency: 16, requestTimeoutMs: 30_000 } as const;
@@ -49,9 +49,6 @@ export interface Population {
   failures: Record<string, number>;
   log: LogKind[];
 }
-
-/** A failure's kind: the Engine's error code where the body names one, else the error's start. */
-export const failureKind = (error: string): string => /"code":"(\w+)"/.exec(error)?.[1] ?? /timed out|timeout/i.exec(error)?.[0].toLowerCase() ?? error.split(":")[0];
 
 async function population(mode: SleepMode, actors: number, wakes: number): Promise<Population> {
   // Explicit sleep keeps RivetKit's default timeout (30 s), so the sleep call, not the timer, puts the actor away.
@@ -93,7 +90,10 @@ async function population(mode: SleepMode, actors: number, wakes: number): Promi
       if (r.ok) {
         ms.push(r.ms);
         if (r.reply.cold) cold++;
-      } else failures[failureKind(r.error)] = (failures[failureKind(r.error)] ?? 0) + 1;
+      } else {
+        const kind = failureKind(r.error);
+        failures[kind] = (failures[kind] ?? 0) + 1;
+      }
     }
     const p = ms.length ? percentiles(ms) : null;
     return {
