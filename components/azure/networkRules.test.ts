@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { engineVmPlan, securityRules } from "./networkRules";
+import { engineVmPlan, portsOf, securityRules } from "./networkRules";
 import { CLOUD_NETWORK } from "../../cluster/topology";
 
 /** An IPv4 address or prefix as [network, prefix length]; a bare address is a /32. */
@@ -24,7 +24,7 @@ describe("the NSG rules", () => {
     [...rules]
       .sort((a, b) => a.priority - b.priority)
       .find((r) => contains(r.sourceAddressPrefix, sourceIp) && contains(r.destinationAddressPrefix, destinationIp) &&
-        (r.destinationPortRanges.includes(port) || r.destinationPortRanges.includes("*")))?.access === "Allow";
+        (portsOf(r).includes(port) || portsOf(r).includes("*")))?.access === "Allow";
   const engine = CLOUD_NETWORK.engineAddresses[0];
   const postgres = "10.40.2.4";
 
@@ -50,8 +50,19 @@ describe("the NSG rules", () => {
     expect(allows(CLOUD_NETWORK.runnerAddress, postgres, "5432")).toBe(false);
     for (const from of [CLOUD_NETWORK.runnerAddress, CLOUD_NETWORK.engineAddresses[1]]) expect(allows(from, engine, "22"), from).toBe(false);
     expect(rules.every((r) => r.access === "Deny" || r.sourceAddressPrefix !== "*")).toBe(true);
-    expect(rules.at(-1)).toMatchObject({ access: "Deny", sourceAddressPrefix: "*", destinationPortRanges: ["*"] });
+    expect(rules.at(-1)).toMatchObject({ access: "Deny", sourceAddressPrefix: "*", destinationPortRange: "*" });
     expect(new Set(rules.map((r) => r.priority)).size).toBe(rules.length);
+  });
+
+  it("puts one port or \"*\" in the single field and only lists of two or more in the list field, which Azure refuses \"*\" in", () => {
+    for (const r of rules) {
+      expect(Number(r.destinationPortRange !== undefined) + Number(r.destinationPortRanges !== undefined), r.name).toBe(1);
+      if (r.destinationPortRanges) {
+        expect(r.destinationPortRanges.length, r.name).toBeGreaterThan(1);
+        expect(r.destinationPortRanges, r.name).not.toContain("*");
+      }
+    }
+    expect(rules.find((r) => r.name === "postgres-ha-within-subnet")).toMatchObject({ destinationPortRange: "*" });
   });
 
   it("refuses an SSH source open to the Internet with the key and the fix", () => {

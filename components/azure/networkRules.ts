@@ -17,10 +17,19 @@ export interface SecurityRule {
   sourceAddressPrefix: string;
   sourcePortRange: "*";
   destinationAddressPrefix: string;
-  destinationPortRanges: string[];
+  /** One port, or "*": Azure's list field refuses "*", so a rule with one port uses the single field. */
+  destinationPortRange?: string;
+  /** Two or more ports, never "*". */
+  destinationPortRanges?: string[];
+}
+
+/** The ports a rule opens, whichever field holds them. */
+export function portsOf(r: SecurityRule): string[] {
+  return r.destinationPortRange !== undefined ? [r.destinationPortRange] : (r.destinationPortRanges ?? []);
 }
 
 function rule(name: string, priority: number, access: SecurityRule["access"], source: string, destination: string, ports: Array<number | string>, protocol: SecurityRule["protocol"] = "Tcp"): SecurityRule {
+  if (ports.length > 1 && ports.includes("*")) throw new Error(`NSG rule ${name}: "*" stands alone, never in a list of ports`);
   return {
     name,
     priority,
@@ -30,7 +39,8 @@ function rule(name: string, priority: number, access: SecurityRule["access"], so
     sourceAddressPrefix: source,
     sourcePortRange: "*",
     destinationAddressPrefix: destination,
-    destinationPortRanges: ports.map(String),
+    // The list field takes no "*" (NSG security rules: https://learn.microsoft.com/azure/virtual-network/network-security-groups-overview#security-rules).
+    ...(ports.length === 1 ? { destinationPortRange: String(ports[0]) } : { destinationPortRanges: ports.map(String) }),
   };
 }
 
