@@ -50,7 +50,9 @@ describe("Engine VM user data", () => {
     expect(config.pegboard).toEqual(ENGINE_CAPS.pegboard);
     // A VM of its own: the Engine keeps its load shedding.
     expect(config.runtime).toBeUndefined();
-    expect(config.topology.datacenters.default.public_url).toBe(`http://${CLOUD_NETWORK.loadBalancerAddress}:6420`);
+    // The node's own gateway and api_peer, never the internal load balancer it is a backend of (Azure drops a flow mapped back to itself).
+    expect(config.topology.datacenters.default).toMatchObject({ public_url: `http://${CLOUD_NETWORK.engineAddresses[1]}:6420`, peer_url: `http://${CLOUD_NETWORK.engineAddresses[1]}:6421` });
+    expect(JSON.stringify(config)).not.toContain(CLOUD_NETWORK.loadBalancerAddress);
     expect(byPath.get("/etc/systemd/system/rivet-engine.service")!.content).toContain(`ExecStartPre=${ENGINE_PATHS.installScript} --verify`);
     expect(doc.runcmd).toEqual([[ENGINE_PATHS.bootScript]]);
   });

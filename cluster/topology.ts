@@ -30,10 +30,8 @@ export interface ClusterNode {
 
 export interface ClusterPlan {
   nodes: ClusterNode[];
-  /** What the app and the driver use: the load balancer in front of the gateways. */
+  /** What the app and the driver use: the load balancer in front of the gateways. No Engine uses it (nodeUrls). */
   gatewayUrl: string;
-  /** The load balancer in front of api_peer. */
-  peerUrl: string;
   datacenter: { name: string; label: number };
 }
 
@@ -61,7 +59,6 @@ export function cloudClusterPlan(): ClusterPlan {
       natsClusterPort: p.natsCluster,
     })),
     gatewayUrl: `http://${CLOUD_NETWORK.loadBalancerAddress}:${p.gateway}`,
-    peerUrl: `http://${CLOUD_NETWORK.loadBalancerAddress}:${p.apiPeer}`,
     datacenter: { name: "default", label: 1 },
   };
 }
@@ -90,9 +87,20 @@ export function checkCredentials(c: ClusterCredentials): ClusterCredentials {
 }
 
 /**
+ * The URLs an Engine gives for its datacenter: its own gateway and api_peer,
+ * never the internal load balancer it sits behind. A backend's flow to its own
+ * load balancer's frontend fails on Azure when it is mapped back to itself
+ * (https://learn.microsoft.com/azure/load-balancer/load-balancer-troubleshoot-backend-traffic),
+ * and every Engine of the one datacenter serves the same API, so its own is as good as any.
+ */
+export function nodeUrls(node: ClusterNode): { public_url: string; peer_url: string } {
+  return { public_url: `http://${node.host}:${node.ports.gateway}`, peer_url: `http://${node.host}:${node.ports.apiPeer}` };
+}
+
+/**
  * The config of node `index`: shared Postgres, NATS (its own member first,
  * with the client password), the admin token, one datacenter whose public
- * and peer URLs are the load balancer's.
+ * and peer URLs are the node's own (nodeUrls).
  */
 export function renderClusterEngineConfig(plan: ClusterPlan, index: number, postgresUrl: string, settings: EngineSettings, creds: ClusterCredentials, postgresRootCert?: string) {
   const node = plan.nodes[index];
@@ -108,7 +116,7 @@ export function renderClusterEngineConfig(plan: ClusterPlan, index: number, post
     topology: {
       datacenter_label: plan.datacenter.label,
       datacenters: {
-        [plan.datacenter.name]: { datacenter_label: plan.datacenter.label, is_leader: true, public_url: plan.gatewayUrl, peer_url: plan.peerUrl },
+        [plan.datacenter.name]: { datacenter_label: plan.datacenter.label, is_leader: true, ...nodeUrls(node) },
       },
     },
     guard: { host: node.host, port: node.ports.gateway, tcp_nodelay: settings.tcpNodelay, ...ENGINE_CAPS.guard },

@@ -70,15 +70,14 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   const w = opts.workDir;
   mkdirSync(w, { recursive: true });
 
-  const ports = await freePorts(2 + 3 * 5 + 1);
-  const [lbGateway, lbPeer, pgPort] = ports;
+  const ports = await freePorts(2 + 3 * 5);
+  const [lbGateway, pgPort] = ports;
   const plan: ClusterPlan = {
     nodes: [0, 1, 2].map((i) => {
-      const [gateway, apiPeer, metrics, natsClientPort, natsClusterPort] = ports.slice(3 + i * 5, 8 + i * 5);
+      const [gateway, apiPeer, metrics, natsClientPort, natsClusterPort] = ports.slice(2 + i * 5, 7 + i * 5);
       return { name: `engine-${i + 1}`, host: HOST, ports: { gateway, apiPeer, metrics }, natsClientPort, natsClusterPort };
     }),
     gatewayUrl: `http://${HOST}:${lbGateway}`,
-    peerUrl: `http://${HOST}:${lbPeer}`,
     datacenter: { name: "default", label: 1 },
   };
   const started: Managed[] = [];
@@ -172,7 +171,6 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       lbConf,
       renderHaproxyConfig([
         { name: "gateway", bind: HOST, port: lbGateway, healthPath: "/health", backends: plan.nodes.map((n) => ({ host: n.host, port: n.ports.gateway })) },
-        { name: "api_peer", bind: HOST, port: lbPeer, backends: plan.nodes.map((n) => ({ host: n.host, port: n.ports.apiPeer })) },
       ]),
     );
     const loadBalancer = spawnManaged({ name: "haproxy", command: haproxy, args: ["-db", "-f", lbConf], env: process.env, cwd: w, logFile: lbLog });
