@@ -5,7 +5,7 @@ import * as tls from "@pulumi/tls";
 import { remote } from "@pulumi/command";
 import { APP_UNIT_COMMANDS, renderRunnerCloudInit, RUNNER_PATHS } from "../../cluster/cloudInit";
 import { CLOUD_NETWORK } from "../../cluster/topology";
-import { BUNDLE_FILE, credentialsCommand, installCommand, probeCommand, READY_COMMAND, removeCredentialsCommand } from "../../workloads/runner/commands";
+import { BUNDLE_FILE, credentialsCommand, installCommand, probeCommand, READY_COMMAND } from "../../workloads/runner/commands";
 import { parseProbe, type ProbeResult, type RunnerCredentials } from "../../workloads/runner/runner";
 import { DIAL, type RunnerConnection } from "../remoteRunner";
 import { ADMIN_USER, linuxVm } from "./linuxVm";
@@ -112,8 +112,8 @@ export class RunnerVm extends pulumi.ComponentResource {
       `${name}-credentials`,
       {
         connection,
+        // No delete step: the file goes with the VM's disk, and a destroy must not need SSH (the operator's address may have changed).
         create: credentialsCommand(appDir),
-        delete: removeCredentialsCommand(appDir),
         stdin: pulumi.secret(pulumi.output(args.credentials).apply((c) => JSON.stringify(c))),
         triggers: [vm.id],
         logging: "none",
@@ -127,7 +127,6 @@ export class RunnerVm extends pulumi.ComponentResource {
         connection,
         // Exactly the commands the runner's sudoers allows its admin user (APP_UNIT_COMMANDS), nothing else as root.
         create: `sudo ${APP_UNIT_COMMANDS[0]} && sudo ${APP_UNIT_COMMANDS[1]}`,
-        delete: `sudo ${APP_UNIT_COMMANDS[2]}`,
         triggers: [vm.id, args.bundleDigest, args.gatewayUrl],
       },
       after(this.install),

@@ -40,6 +40,9 @@ export function workerScriptInputs(accountId: string, scriptName: string, bundle
       { name: TOKEN_BINDING, type: "secret_text", text: pulumi.secret(token) },
     ],
     migrations: { ...MIGRATION, newSqliteClasses: [...MIGRATION.newSqliteClasses] },
+    // The script implements its DO namespace: Cloudflare refuses to delete such a script without force
+    // (https://developers.cloudflare.com/api/resources/workers/subresources/scripts/methods/delete/).
+    force: true,
   };
 }
 

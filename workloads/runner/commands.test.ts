@@ -1,6 +1,9 @@
 import { spawnSync } from "node:child_process";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { credentialsCommand, installCommand, probeCommand, READY_COMMAND, removeCredentialsCommand, runCommand, runnerCommand, shq } from "./commands";
+import { credentialsCommand, installCommand, probeCommand, READY_COMMAND, runCommand, runnerCommand, shq } from "./commands";
 
 // What remote.Command runs on the runner (a POSIX shell: the admin user's login shell runs `sh -c`-style).
 // shellcheck comes from Debian (.ci/run installs it); the end-to-end test runs the same strings over sshd.
@@ -10,7 +13,6 @@ const rendered: Record<string, string> = {
   ready: READY_COMMAND,
   install: installCommand(APP, NODE),
   credentials: credentialsCommand(APP),
-  removeCredentials: removeCredentialsCommand(APP),
   probe: probeCommand(APP, NODE, "http://10.40.1.11:6420", 600),
   run: runCommand(APP, NODE, 7200),
 };
@@ -39,6 +41,24 @@ describe("the runner's commands", () => {
     expect(run).toMatch(/kill -TERM "\$old"/);
     expect(run).toContain("flock -w 60 9");
     expect(run).toContain(`exec timeout --kill-after=30 7200 '${NODE}' dist/workloads/runner/runner.js run`);
+  });
+
+  it("ready passes a finished boot, passes one with recoverable errors (cloud-init 23.4+ exits 2) printing them, and fails any other with the status", () => {
+    // cloud-init's exit codes stand in here; the real one runs in the VM boot check (npm run check:vm).
+    const bin = mkdtempSync(join(tmpdir(), "ready-"));
+    const withExit = (code: number) => {
+      writeFileSync(join(bin, "cloud-init"), `#!/bin/sh\necho "status: done"\necho "recoverable_errors: {WARNING: [deprecated key]}"\nexit ${code}\n`);
+      chmodSync(join(bin, "cloud-init"), 0o755);
+      return spawnSync("sh", ["-c", READY_COMMAND], { encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+    };
+    expect(withExit(0)).toMatchObject({ status: 0, stderr: "" });
+    const warned = withExit(2);
+    expect(warned.status).toBe(0);
+    expect(warned.stderr).toContain("recoverable errors:\nstatus: done");
+    const failed = withExit(1);
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toContain("the first boot failed (cloud-init status exit 1)");
+    expect(failed.stderr).toContain("deprecated key");
   });
 
   it("no command holds a credential: they come on stdin, and a failed command's text is printed by Pulumi", () => {

@@ -14,8 +14,22 @@ export function shq(s: string): string {
 /** Where CopyToRemote puts the bundle archive, inside the app directory. */
 export const BUNDLE_FILE = "bundle.tar.gz";
 
-/** Exits 0 once the VM's first boot (Node, the app's unit, the sudoers rule) is done. */
-export const READY_COMMAND = "cloud-init status --wait >/dev/null";
+/**
+ * Exits 0 once the VM's first boot (Node, the app's unit, the sudoers rule) is
+ * done. From cloud-init 23.4 on, `status --wait` exits 2 when the boot finished
+ * with recoverable errors (deprecated keys and the like: https://docs.cloud-init.io/en/latest/explanation/return_codes.html):
+ * that passes, with the long status printed; any other failure prints it and fails.
+ */
+export const READY_COMMAND = [
+  "set -u",
+  "rc=0",
+  "out=$(cloud-init status --wait --long 2>&1) || rc=$?",
+  'case "$rc" in',
+  "  0) ;;",
+  `  2) printf 'actor-bench: the first boot finished with recoverable errors:\n%s\n' "$out" >&2 ;;`,
+  `  *) printf 'actor-bench: the first boot failed (cloud-init status exit %s):\n%s\n' "$rc" "$out" >&2; exit 1 ;;`,
+  "esac",
+].join("\n");
 
 /**
  * On the runner: replace the old dist/ with the copied bundle, then install
@@ -47,10 +61,6 @@ export const CREDENTIALS_FILE = "credentials.json";
  */
 export function credentialsCommand(appDir: string): string {
   return ["set -eu", "umask 077", `cd ${shq(appDir)}`, `cat > ${CREDENTIALS_FILE}.tmp`, `mv -f ${CREDENTIALS_FILE}.tmp ${CREDENTIALS_FILE}`].join("\n");
-}
-
-export function removeCredentialsCommand(appDir: string): string {
-  return `rm -f ${shq(`${appDir}/${CREDENTIALS_FILE}`)}`;
 }
 
 export function runnerCommand(appDir: string, nodeBin: string, args: string[]): string {
