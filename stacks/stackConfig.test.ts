@@ -78,6 +78,11 @@ describe("validateStackConfig: azure stacks", () => {
     expect(() => v({ ...azure, region: undefined }, "eastus2")).toThrow(/^config actor-bench:region: "" is not allowed; an azure stack needs its Azure region/);
     expect(() => v({ ...azure, region: "East US 2" }, "eastus2")).toThrow(/region: "East US 2" is not allowed; an Azure region name in lower case/);
   });
+  it("region must have availability zones, and any region that does gives a stack", () => {
+    expect(() => v({ ...azure, region: "westus" }, "westus")).toThrow(/^config actor-bench:region: "westus" is not allowed; the Engine cluster needs a region with availability zones \(https:\/\/learn\.microsoft\.com/);
+    expect(v({ ...azure, region: "northeurope" }, "northeurope").azure?.region).toBe("northeurope");
+    expect(v({ ...azure, region: "swedencentral", engineVersion: "2.3.18" }, "swedencentral-2318").engineVersion).toBe("2.3.18");
+  });
   it("zones: Azure's are 1 to 3, so the reference's zone 4 is refused", () => {
     expect(() => v({ ...azure, zones: "1,2,4" }, "eastus2")).toThrow(/^config actor-bench:zones: "1,2,4" is not allowed; Azure's logical zones are 1, 2 and 3 \(zone 4 does not exist there/);
     expect(() => v({ ...azure, zones: "1,1,2" }, "eastus2")).toThrow(/zones: "1,1,2" is not allowed; the Engine cluster needs three distinct zones/);
@@ -86,6 +91,9 @@ describe("validateStackConfig: azure stacks", () => {
   it("VM sizes", () => {
     expect(() => v({ ...azure, engineVmSize: "L8as" }, "eastus2")).toThrow(/^config actor-bench:engineVmSize: "L8as" is not allowed; an Azure VM size/);
     expect(() => v({ ...azure, runnerVmSize: "big" }, "eastus2")).toThrow(/^config actor-bench:runnerVmSize: "big" is not allowed/);
+    // The Engine's data sits on the local NVMe disk: a size without one is refused before anything is made.
+    expect(() => v({ ...azure, engineVmSize: "Standard_D16as_v7" }, "eastus2")).toThrow(/^config actor-bench:engineVmSize: "Standard_D16as_v7" is not allowed; an L-series size/);
+    expect(v({ ...azure, engineVmSize: "Standard_L16s_v3" }, "eastus2").azure?.engineVmSize).toBe("Standard_L16s_v3");
   });
   it("sshSourceAddress is required and never the whole Internet", () => {
     expect(() => v({ ...azure, sshSourceAddress: undefined }, "eastus2")).toThrow(/sshSourceAddress: "" is not allowed; an azure stack needs the address SSH is open to/);

@@ -1,6 +1,8 @@
 import { STACK_RUN_OPTIONS, stackRunOptions, UsageError, type RunConfig } from "../workloads/run/runConfig";
 import { runtimeIds, SIDE_REGISTRY } from "../workloads/sides/registry";
 import { PINNED_NODE_VERSIONS, REFERENCE_NODE_VERSION } from "../cluster/nodeRelease";
+import { LOCAL_NVME_SIZE, NVME_ONLY_SIZE, isNvmeImage, ZONE_REGIONS } from "../components/azure/azureFacts";
+import { VM_IMAGE } from "../components/azure/linuxVm";
 import { GATEWAY_PATHS, validateSshSource, type AzureConfig, type GatewayPath, type StackConfig, type Target } from "../components/benchmarkConfig";
 
 export { validateSshSource, type AzureConfig, type StackConfig, type Target } from "../components/benchmarkConfig";
@@ -121,11 +123,17 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
   const region = raw.region;
   if (region === undefined) fail("region", "", "an azure stack needs its Azure region, e.g. eastus2");
   if (!/^[a-z][a-z0-9]{2,30}$/.test(region!)) fail("region", region!, "an Azure region name in lower case, e.g. eastus2");
+  if (!ZONE_REGIONS.value.includes(region!)) {
+    fail("region", region!, `the Engine cluster needs a region with availability zones (${ZONE_REGIONS.source}, read ${ZONE_REGIONS.read}); add a newer one to components/azure/azureFacts.ts`);
+  }
   const size = (key: "engineVmSize" | "runnerVmSize") => {
     const v = raw[key] ?? DEFAULTS[key];
     if (!/^Standard_[A-Za-z0-9_]+$/.test(v)) fail(key, v, "an Azure VM size such as Standard_L8as_v5");
+    if (NVME_ONLY_SIZE.value.test(v) && !isNvmeImage(VM_IMAGE)) fail(key, v, `a size that attaches disks over NVMe only needs an NVMe-tagged Gen2 image (${NVME_ONLY_SIZE.source})`);
     return v;
   };
+  const engineSize = size("engineVmSize");
+  if (!LOCAL_NVME_SIZE.value.test(engineSize)) fail("engineVmSize", engineSize, `an L-series size (e.g. Standard_L8as_v5): the Engine keeps its data on the local NVMe disk only they have (${LOCAL_NVME_SIZE.source})`);
   if (raw.sshSourceAddress === undefined) fail("sshSourceAddress", "", "an azure stack needs the address SSH is open to, e.g. 203.0.113.7");
   const wide = booleanKey(raw, "sshSourceWide", "false", "true or false");
   const gatewayPath = raw.gatewayPath ?? "zone";
@@ -138,7 +146,7 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
   const azure: AzureConfig = {
     region: region!,
     zones: validateZones(raw.zones ?? DEFAULTS.zones),
-    engineVmSize: size("engineVmSize"),
+    engineVmSize: engineSize,
     runnerVmSize: size("runnerVmSize"),
     sshSourceAddress: validateSshSource(raw.sshSourceAddress!, wide),
     sshSourceWide: wide,

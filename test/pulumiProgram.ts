@@ -56,9 +56,10 @@ function mockState(type: string, name: string, inputs: Record<string, unknown>, 
     return { ...inputs, stdout: JSON.stringify({ runId: "20261203T1530Z", blobPrefix: `${prefix}/20261203T1530Z`, sha256: "0".repeat(64) }), stderr: "progress" };
   }
   if (type === "random:index/randomPassword:RandomPassword") return { ...inputs, result: "mockpgpassword0123456789abcdefgh" };
+  if (type === "random:index/randomString:RandomString") return { ...inputs, result: "k3j9x0q2".slice(0, Number(inputs.length)) };
   if (type === "azure-native:network:PublicIPAddress") return { ...inputs, ipAddress: "198.51.100.10" };
   if (type === "azure-native:dbforpostgresql:Server") return { ...inputs, name: inputs.serverName ?? "pg", fullyQualifiedDomainName: "pg.actor-bench.private.postgres.database.azure.com" };
-  if (type === "azure-native:storage:StorageAccount") return { ...inputs, name: "actorbenchsa" };
+  if (type === "azure-native:storage:StorageAccount") return { ...inputs, name: inputs.accountName ?? "actorbenchsa" };
   if (type === "cloudflare:index/workersScriptSubdomain:WorkersScriptSubdomain") return { ...inputs };
   if (/:(BenchmarkRun|RemoteRunFetch)$/.test(type)) return { ...inputs, runId: "mock", blob: `/mock/${inputs.part ?? `${inputs.side}.${inputs.group}`}`, sha256: "0".repeat(64), status: "complete", failures: [], summary: { rows: [], throughput: [] } };
   if (type.endsWith(":DoAnalytics")) return { ...inputs, runId: "mock", blob: `/mock/analytics.${String(inputs.forRunDir).split("/").pop()}`, sha256: "1".repeat(64), blocks: 1, invocations: 1 };

@@ -60,6 +60,7 @@ export function accessExpiry(now: Date): string {
  * group (one after another), and the report in results/<stack>/.
  */
 export class AzureBenchmark extends pulumi.ComponentResource {
+  private readonly stack: string;
   readonly network: BenchNetwork;
   readonly coldStore: ColdStore;
   readonly cluster: EngineCluster;
@@ -83,11 +84,12 @@ export class AzureBenchmark extends pulumi.ComponentResource {
     const cfg = args.config;
     const azure = cfg.azure;
     if (!azure) throw new Error(`stack ${cfg.stack}: AzureBenchmark needs an azure target`);
+    this.stack = cfg.stack;
     const stateRoot = join(args.projectDir, ".actor-bench", cfg.stack);
     const key = new tls.PrivateKey(`${name}-ssh-key`, { algorithm: "ED25519" }, { parent: this, additionalSecretOutputs: ["privateKeyOpenssh", "privateKeyPem", "privateKeyPemPkcs8"] });
 
     this.network = this.buildNetwork(name, azure);
-    this.coldStore = new ColdStore(`${name}cold`, { resourceGroupName: this.network.resourceGroupName, location: azure.region, accessExpiry: args.accessExpiry }, { parent: this });
+    this.coldStore = new ColdStore(`${name}-cold`, { stack: cfg.stack, resourceGroupName: this.network.resourceGroupName, location: azure.region, accessExpiry: args.accessExpiry }, { parent: this });
     const secrets = this.clusterSecrets(name);
     this.cluster = this.buildCluster(name, cfg, azure, key, secrets.credentials);
     const gateway = this.gatewayPath(azure);
@@ -111,7 +113,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
     const client = authorization.getClientConfigOutput({ parent: this });
     return new BenchNetwork(
       `${name}-net`,
-      { location: azure.region, resourceGroupName: azure.resourceGroup ?? undefined, sshSourceAddress: azure.sshSourceAddress, sshSourceWide: azure.sshSourceWide, zones: azure.zones, subscriptionId: client.subscriptionId },
+      { stack: this.stack, location: azure.region, resourceGroupName: azure.resourceGroup ?? undefined, sshSourceAddress: azure.sshSourceAddress, sshSourceWide: azure.sshSourceWide, zones: azure.zones, subscriptionId: client.subscriptionId },
       { parent: this },
     );
   }
@@ -132,7 +134,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
     return new EngineCluster(
       `${name}-engines`,
       {
-        resourceGroupName: n.resourceGroupName, location: azure.region, zones: azure.zones, vmSize: azure.engineVmSize, engineVersion: cfg.engineVersion,
+        stack: cfg.stack, resourceGroupName: n.resourceGroupName, location: azure.region, zones: azure.zones, vmSize: azure.engineVmSize, engineVersion: cfg.engineVersion,
         subnetId: n.subnetId, postgresSubnetId: n.postgresSubnetId, vnetId: n.vnetId, backendPoolId: n.backendPoolId, sshPublicKey: key.publicKeyOpenssh, credentials,
       },
       { parent: this },

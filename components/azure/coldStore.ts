@@ -1,9 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as storage from "@pulumi/azure-native/storage";
+import * as random from "@pulumi/random";
+import { storageAccountName } from "./names";
 import { delegatingProvider, withOutputs } from "../delegatingProvider";
 import { RESULT_POLICY_IDS, resultPolicies, type AccessPolicy } from "../../workloads/runner/accessPolicies";
 
 export interface ColdStoreArgs {
+  /** The stack: the account's name is built from it (names.ts). */
+  stack: string;
   resourceGroupName: pulumi.Input<string>;
   location: string;
   /** When the result container's access policies, and so both SAS, expire (ISO 8601); the pass must finish before. */
@@ -57,7 +61,10 @@ export class ColdStore extends pulumi.ComponentResource {
   constructor(name: string, args: ColdStoreArgs, opts?: pulumi.ComponentResourceOptions) {
     super("actor-bench:azure:ColdStore", name, {}, opts);
     const parent = { parent: this };
-    const account = new storage.StorageAccount(`${name}sa`, { resourceGroupName: args.resourceGroupName, location: args.location, ...COLD_STORE_SETTINGS }, parent);
+    // Storage account names are global: 8 random characters kept in the stack's state make this one unique.
+    const suffix = new random.RandomString(`${name}-sa-suffix`, { length: 8, upper: false, special: false, numeric: true, lower: true }, parent);
+    const accountName = suffix.result.apply((s) => storageAccountName(args.stack, s));
+    const account = new storage.StorageAccount(`${name}sa`, { accountName, resourceGroupName: args.resourceGroupName, location: args.location, ...COLD_STORE_SETTINGS }, parent);
     const container = (id: string, containerName: string) =>
       new storage.BlobContainer(`${name}-${id}`, { resourceGroupName: args.resourceGroupName, accountName: account.name, containerName, publicAccess: "None" }, parent);
     const engine = container("engine", "engine-cold");

@@ -5,12 +5,15 @@ import * as privatedns from "@pulumi/azure-native/privatedns";
 import * as random from "@pulumi/random";
 import { renderEngineCloudInit } from "../../cluster/cloudInit";
 import { engineRelease } from "../../cluster/engineRelease";
-import { cloudClusterPlan, topologyFor, CLOUD_PORTS } from "../../cluster/topology";
+import { cloudClusterPlan, nodeUrls, topologyFor, CLOUD_PORTS } from "../../cluster/topology";
 import { engineVmPlan } from "./networkRules";
 import { linuxVm } from "./linuxVm";
+import { fixedNames } from "./names";
 import type { ClusterCredentials } from "../../cluster/topology";
 
 export interface EngineClusterArgs {
+  /** The stack: the private DNS zone's name carries it (names.ts). */
+  stack: string;
   resourceGroupName: pulumi.Input<string>;
   location: string;
   zones: number[];
@@ -33,6 +36,12 @@ export const POSTGRES_SETTINGS = {
   backup: { backupRetentionDays: 7, geoRedundantBackup: "Disabled" },
 } as const;
 
+/** What an Engine VM says about itself in plain tags: its role and the URLs its config gives for its datacenter. */
+export function engineVmTags(node: Parameters<typeof nodeUrls>[0]): Record<string, string> {
+  const urls = nodeUrls(node);
+  return { "actor-bench-role": "engine", "actor-bench-public-url": urls.public_url, "actor-bench-peer-url": urls.peer_url };
+}
+
 /**
  * Three Engine VMs, one per zone, each with its local NVMe mounted, an Engine
  * of the stack's pinned version (sha256-checked) and a NATS member, behind
@@ -54,7 +63,7 @@ export class EngineCluster extends pulumi.ComponentResource {
     const plan = cloudClusterPlan();
     this.engineVersion = release.version;
 
-    const zone = new privatedns.PrivateZone(`${name}-pg-dns`, { resourceGroupName: args.resourceGroupName, location: "global", privateZoneName: "actor-bench.private.postgres.database.azure.com" }, parent);
+    const zone = new privatedns.PrivateZone(`${name}-pg-dns`, { resourceGroupName: args.resourceGroupName, location: "global", privateZoneName: fixedNames(args.stack).postgresDnsZone }, parent);
     const link = new privatedns.VirtualNetworkLink(
       `${name}-pg-dns-link`,
       { resourceGroupName: args.resourceGroupName, location: "global", privateZoneName: zone.name, registrationEnabled: false, virtualNetwork: { id: args.vnetId } },
@@ -94,6 +103,7 @@ export class EngineCluster extends pulumi.ComponentResource {
           backendPoolId: args.backendPoolId,
           userData: pulumi.secret(pulumi.all([postgresUrl, args.credentials]).apply(([url, creds]) => renderEngineCloudInit(plan, i, release, url, creds))),
           sshPublicKey: args.sshPublicKey,
+          tags: engineVmTags(plan.nodes[i]),
         },
         { ...parent, dependsOn: [database] },
       );

@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as compute from "@pulumi/azure-native/compute";
 import * as network from "@pulumi/azure-native/network";
+import { NVME_ONLY_SIZE } from "./azureFacts";
 
 export const VM_IMAGE = { publisher: "Debian", offer: "debian-12", sku: "12-gen2", version: "latest" } as const;
 export const ADMIN_USER = "bench";
@@ -17,6 +18,8 @@ export interface LinuxVmArgs {
   sshPublicKey: pulumi.Input<string>;
   backendPoolId?: pulumi.Input<string>;
   publicIpId?: pulumi.Input<string>;
+  /** Plain facts about the VM's role (no secret): the policy pack reads them at preview, when the user data is not known yet. */
+  tags?: Record<string, string>;
 }
 
 /** One Debian 12 VM in one zone, with a static private address, SSH key only, no password. */
@@ -48,6 +51,7 @@ export function linuxVm(name: string, args: LinuxVmArgs, opts: pulumi.CustomReso
       location: args.location,
       zones: [args.zone],
       hardwareProfile: { vmSize: args.size },
+      ...(args.tags ? { tags: args.tags } : {}),
       osProfile: {
         computerName: name,
         adminUsername: ADMIN_USER,
@@ -60,6 +64,8 @@ export function linuxVm(name: string, args: LinuxVmArgs, opts: pulumi.CustomReso
       storageProfile: {
         imageReference: VM_IMAGE,
         osDisk: { createOption: "FromImage", deleteOption: "Delete", managedDisk: { storageAccountType: "Premium_LRS" } },
+        // Sizes that attach disks over NVMe only say so explicitly (NVME_ONLY_SIZE's source); the image is Gen2 and NVMe-tagged.
+        ...(NVME_ONLY_SIZE.value.test(args.size) ? { diskControllerType: "NVMe" } : {}),
       },
       networkProfile: { networkInterfaces: [{ id: nic.id, primary: true, deleteOption: "Delete" }] },
       diagnosticsProfile: { bootDiagnostics: { enabled: true } },

@@ -3,8 +3,11 @@ import * as network from "@pulumi/azure-native/network";
 import * as resources from "@pulumi/azure-native/resources";
 import { CLOUD_NETWORK, CLOUD_PORTS } from "../../cluster/topology";
 import { securityRules } from "./networkRules";
+import { fixedNames } from "./names";
 
 export interface BenchNetworkArgs {
+  /** The stack: fixed names inside the resource group carry it (names.ts). */
+  stack: string;
   location: string;
   /** Build in this existing group; when absent the component makes its own. */
   resourceGroupName?: string;
@@ -15,13 +18,11 @@ export interface BenchNetworkArgs {
   subscriptionId: pulumi.Input<string>;
 }
 
-const LB_NAME = "actor-bench-engines";
-
 /**
  * The stack's network: a VNet with the bench subnet and a subnet delegated to
  * Postgres, one NSG on both (rules in networkRules.ts), a NAT gateway for the
  * VMs' outbound installs, and a zone-redundant internal load balancer in
- * front of the Engine gateways and api_peer.
+ * front of the Engine gateways (for the runner: no Engine addresses it, cluster/topology.ts nodeUrls).
  */
 export class BenchNetwork extends pulumi.ComponentResource {
   readonly resourceGroupName: pulumi.Output<string>;
@@ -67,7 +68,8 @@ export class BenchNetwork extends pulumi.ComponentResource {
     );
     this.postgresSubnetId = pgSubnet.id;
 
-    const lbId = pulumi.interpolate`/subscriptions/${args.subscriptionId}/resourceGroups/${resourceGroupName}/providers/Microsoft.Network/loadBalancers/${LB_NAME}`;
+    const lbName = fixedNames(args.stack).loadBalancer;
+    const lbId = pulumi.interpolate`/subscriptions/${args.subscriptionId}/resourceGroups/${resourceGroupName}/providers/Microsoft.Network/loadBalancers/${lbName}`;
     const frontend = { id: pulumi.interpolate`${lbId}/frontendIPConfigurations/engines` };
     const pool = { id: pulumi.interpolate`${lbId}/backendAddressPools/engines` };
     const probe = { id: pulumi.interpolate`${lbId}/probes/engine-health` };
@@ -88,7 +90,7 @@ export class BenchNetwork extends pulumi.ComponentResource {
       {
         resourceGroupName,
         location,
-        loadBalancerName: LB_NAME,
+        loadBalancerName: lbName,
         sku: { name: "Standard", tier: "Regional" },
         frontendIPConfigurations: [
           {
@@ -102,7 +104,7 @@ export class BenchNetwork extends pulumi.ComponentResource {
         ],
         backendAddressPools: [{ name: "engines" }],
         probes: [{ name: "engine-health", protocol: "Http", port: CLOUD_PORTS.gateway, requestPath: "/health", intervalInSeconds: 5, numberOfProbes: 2 }],
-        loadBalancingRules: [lbRule("gateway", CLOUD_PORTS.gateway), lbRule("api-peer", CLOUD_PORTS.apiPeer)],
+        loadBalancingRules: [lbRule("gateway", CLOUD_PORTS.gateway)],
       },
       parent,
     );
