@@ -10,6 +10,7 @@ import { dirname, join, relative, resolve } from "node:path";
 
 export const ROLES = [
   "index.ts", // the Pulumi program
+  "policy", // the policy pack: provider rules checked at preview
   "stacks", // typed stack config, the schedule CLI
   "components", // Pulumi components and dynamic providers
   "workloads/tools", // the driver benchmark, reproduction scripts

@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
+import { spawnPlugin, stopPlugin } from "./grpcChild";
 
 /**
  * The dynamic-provider host that ships in @pulumi/pulumi, started as the
@@ -30,25 +31,14 @@ export const urnOf = (type: string, name: string) => `urn:pulumi:test::actor-ben
 
 export async function startProviderHost(cwd = process.cwd()): Promise<ProviderHost> {
   const entry = resolve(cwd, "node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js");
-  const child = spawn(process.execPath, [entry, "127.0.0.1:1"], { cwd, stdio: ["ignore", "pipe", "pipe"] });
-  let err = "";
-  child.stderr!.on("data", (d) => (err += d));
-  const port = await new Promise<string>((res, rej) => {
-    let out = "";
-    child.stdout!.on("data", (d) => {
-      out += d;
-      const m = /^(\d+)\s*$/m.exec(out);
-      if (m) res(m[1]);
-    });
-    child.once("exit", (code) => rej(new Error(`provider host exited (${code}): ${err}`)));
-  });
+  const { child, port, stderr } = await spawnPlugin([entry, "127.0.0.1:1"], cwd);
   const client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   const call = <T>(method: string, req: unknown): Promise<T> =>
     new Promise((res, rej) => client[method](req, (e: Error | null, r: T) => (e ? rej(e) : res(r))));
   const struct = (p: Props) => structproto.Struct.fromJavaScript(p);
   return {
     child,
-    stderr: () => err,
+    stderr,
     async check(urn, olds, news) {
       const req = new provproto.CheckRequest();
       req.setUrn(urn);
@@ -90,12 +80,6 @@ export async function startProviderHost(cwd = process.cwd()): Promise<ProviderHo
       req.setProperties(struct(props));
       await call<unknown>("delete", req);
     },
-    async close() {
-      client.close();
-      if (child.exitCode === null) {
-        child.kill("SIGTERM");
-        await new Promise((r) => child.once("exit", r));
-      }
-    },
+    close: () => stopPlugin(child, client),
   };
 }
