@@ -9,6 +9,7 @@ import type { EngineRelease } from "./engineRelease";
 import { nodeRelease } from "./nodeRelease";
 import { renderClusterEngineConfig, renderNatsConfig, type ClusterCredentials, type ClusterPlan } from "./topology";
 import { renderEngineBootScript, renderEngineInstallScript, renderNodeInstallScript, renderNvmeMountScript } from "./scripts";
+import { restartLines, type RestartPolicy } from "./restartPolicy";
 
 export const ENGINE_PATHS = {
   dataDir: "/var/lib/rivet",
@@ -101,15 +102,30 @@ function cloudConfig(packages: string[], files: WrittenFile[], runcmd: string[][
   return `#cloud-config\n${stringify(doc, { lineWidth: 0 })}`;
 }
 
+/**
+ * How the Engine's and NATS's units restart. The three VMs boot at once and
+ * their Engines race on creating the Postgres schema, and an Engine whose NATS
+ * member is not up yet exits: a failed start is tried again after RestartSec,
+ * with no start limit (systemd's default, 5 starts in 10 s, would leave a node
+ * failed for good). Exit 3 is the install check refusing the binary: final.
+ * The local twin starts its Engines under the same policy (localCluster.ts).
+ */
+export const ENGINE_RESTART: RestartPolicy = { restartSec: 2, preventExitStatus: [3] };
+export const NATS_RESTART: RestartPolicy = { restartSec: 2, preventExitStatus: [] };
+
 export function engineVmFiles(plan: ClusterPlan, index: number, release: EngineRelease, postgresUrl: string, creds: ClusterCredentials): WrittenFile[] {
   const p = ENGINE_PATHS;
   // Azure's Flexible Server requires TLS; Debian's CA bundle holds its root.
   const config = renderClusterEngineConfig(plan, index, postgresUrl, DEDICATED_ENGINE_SETTINGS, creds, "/etc/ssl/certs/ca-certificates.crt");
+  const engineRestart = restartLines(ENGINE_RESTART);
+  const natsRestart = restartLines(NATS_RESTART);
   const engineUnit = `[Unit]
 Description=Rivet Engine ${release.version} (actor-bench)
 After=network-online.target actor-bench-nats.service
 Wants=network-online.target
+Requires=actor-bench-nats.service
 RequiresMountsFor=${p.dataDir}
+${engineRestart.unit.join("\n")}
 
 [Service]
 User=${SERVICE_USERS.engine}
@@ -120,8 +136,7 @@ Environment=RUST_LIB_BACKTRACE=0
 LoadCredential=engine.json:${p.engineConfig}
 ExecStartPre=${p.installScript} --verify
 ExecStart=${p.binDir}/rivet-engine start --config \${CREDENTIALS_DIRECTORY}/engine.json
-Restart=on-failure
-RestartPreventExitStatus=3
+${engineRestart.service.join("\n")}
 LimitNOFILE=1048576
 ${hardening([p.dataDir])}
 
@@ -132,6 +147,7 @@ WantedBy=multi-user.target
 Description=NATS member ${plan.nodes[index].name} (actor-bench)
 After=network-online.target
 Wants=network-online.target
+${natsRestart.unit.join("\n")}
 
 [Service]
 User=${SERVICE_USERS.nats}
@@ -139,7 +155,7 @@ Group=${SERVICE_USERS.nats}
 # The config holds the NATS passwords and stays root's: the service reads its credential copy.
 LoadCredential=nats.conf:${p.natsConfig}
 ExecStart=/usr/sbin/nats-server -c \${CREDENTIALS_DIRECTORY}/nats.conf
-Restart=on-failure
+${natsRestart.service.join("\n")}
 ${hardening([])}
 # A call outside the filter fails with EPERM instead of killing Node, which falls back (libuv's io_uring, for one).
 SystemCallErrorNumber=EPERM

@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { spawnManaged, type Managed } from "../../host/processes";
 import { freePorts } from "../../host/ports";
 import { waitUntil } from "../../host/waitFor";
+import { startWithRestarts } from "../../host/startWithRestarts";
+import { ENGINE_RESTART } from "../../../cluster/cloudInit";
 import { engineEnv, type EngineSettings } from "../../../cluster/engineConfig";
 import { engineBinaryPath, healthy, startLocalRivet, startRivetApp, type LocalRivet } from "./localRivet";
 import { NATS_USERS, renderClusterEngineConfig, renderHaproxyConfig, renderNatsConfig, type ClusterCredentials, type ClusterPlan } from "../../../cluster/topology";
@@ -38,6 +40,8 @@ function asPostgres(argv: string[]): string[] {
 
 export interface LocalCluster extends LocalRivet {
   plan: ClusterPlan;
+  /** Failed starts of each Engine before it came up (they start together, as on the VMs). */
+  engineRestarts: number[];
   /** Each node's own gateway, bypassing the load balancer. */
   nodeUrls: string[];
   engines: Managed[];
@@ -140,30 +144,31 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       }),
     );
 
-    // One at a time: Engines starting together race on creating the Postgres schema.
+    // All at once, as the VMs boot: a start that loses the race on the Postgres schema is tried
+    // again after RestartSec, as the VMs' unit does (ENGINE_RESTART). Once up, an Engine that dies
+    // is a fault the run names, not restarted.
     const configs = plan.nodes.map((_, i) => renderClusterEngineConfig(plan, i, postgresUrl, opts.settings, creds));
     const startEngine = async (i: number) => {
       const conf = join(w, `engine-${i + 1}.json`);
       const log = join(w, `engine-${i + 1}.log`);
       // Holds the Postgres password and the cluster's credentials: the owner only.
       writeFileSync(conf, JSON.stringify(configs[i], null, 2), { mode: 0o600 });
-      const m = spawnManaged({ name: `rivet-engine-${i + 1}`, command: binary, args: ["start", "--config", conf], env: engineEnv(process.env, opts.settings), cwd: w, logFile: log });
-      started.push(m);
+      const spawn = () => {
+        const m = spawnManaged({ name: `rivet-engine-${i + 1}`, command: binary, args: ["start", "--config", conf], env: engineEnv(process.env, opts.settings), cwd: w, logFile: log });
+        started.push(m);
+        return m;
+      };
       let version = "unknown";
-      await waitUntil("answering /health", m, log, timeout, async () => {
+      const up = await startWithRestarts(`rivet-engine-${i + 1}`, spawn, ENGINE_RESTART, async () => {
         const v = await healthy(`http://${HOST}:${plan.nodes[i].ports.gateway}`);
         if (v) version = v;
         return v !== null;
-      });
-      return { m, version };
+      }, log, timeout);
+      return { m: up.process, version, restarts: up.restarts.length };
     };
-    const engines: Managed[] = [];
-    let engineVersion = "unknown";
-    for (let i = 0; i < plan.nodes.length; i++) {
-      const e = await startEngine(i);
-      engines.push(e.m);
-      engineVersion = e.version;
-    }
+    const up = await Promise.all(plan.nodes.map((_, i) => startEngine(i)));
+    const engines: Managed[] = up.map((e) => e.m);
+    const engineVersion = up[0].version;
 
     const lbConf = join(w, "haproxy.cfg");
     const lbLog = join(w, "haproxy.log");
@@ -185,6 +190,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
 
     const cluster: LocalCluster = {
       plan,
+      engineRestarts: up.map((e) => e.restarts),
       gatewayUrl: plan.gatewayUrl,
       adminToken: creds.adminToken,
       natsCredentials: { user: NATS_USERS.client, password: creds.natsPassword },
@@ -195,6 +201,8 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       // The manifest gets the configs with the secrets' places, not their values.
       engineConfig: {
         topology: "postgres-nats (3 engines, haproxy in front)",
+        start: `all three at once, as the VMs boot; a failed start tried again after ${ENGINE_RESTART.restartSec} s (the VMs' unit policy)`,
+        startRestarts: up.map((e) => e.restarts),
         nodes: configs.map((c) => ({ ...c, postgres: { url: "(local Postgres, scram-sha-256)" }, auth: { admin_token: "(random per run, never written)" }, nats: { ...c.nats, password: "(random per run, never written)" } })),
       },
       engine: engines[0],
