@@ -168,6 +168,13 @@ export interface TcpFrontend {
   backends: Array<{ host: string; port: number }>;
   /** HTTP path the health check asks (a TCP connect check when absent). */
   healthPath?: string;
+  /**
+   * Refuse a connection that comes from a backend's own address, as Azure's
+   * internal load balancer fails a backend's flow to its own frontend
+   * (https://learn.microsoft.com/azure/load-balancer/load-balancer-troubleshoot-backend-traffic).
+   * Azure fails it when the flow maps back to the sender; the twin refuses every one, so a test sees it each time.
+   */
+  refuseBackends?: boolean;
 }
 
 /**
@@ -177,7 +184,9 @@ export interface TcpFrontend {
 export function renderHaproxyConfig(frontends: TcpFrontend[]): string {
   const lines = ["global", "  maxconn 8192", "defaults", "  mode tcp", "  timeout connect 2s", "  timeout client 120s", "  timeout server 120s", ""];
   for (const f of frontends) {
-    lines.push(`frontend ${f.name}`, `  bind ${f.bind}:${f.port}`, `  default_backend ${f.name}_nodes`, "");
+    lines.push(`frontend ${f.name}`, `  bind ${f.bind}:${f.port}`);
+    if (f.refuseBackends) lines.push(`  tcp-request connection reject if { src ${[...new Set(f.backends.map((b) => b.host))].join(" ")} }`);
+    lines.push(`  default_backend ${f.name}_nodes`, "");
     lines.push(`backend ${f.name}_nodes`, "  balance roundrobin");
     if (f.healthPath) lines.push("  option httpchk", `  http-check send meth GET uri ${f.healthPath}`, "  http-check expect status 200");
     f.backends.forEach((b, i) => lines.push(`  server n${i + 1} ${b.host}:${b.port} check inter 500ms fall 2 rise 2`));

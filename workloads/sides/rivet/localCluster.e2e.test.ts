@@ -112,6 +112,25 @@ describe("the local three-node Engine cluster", () => {
     expect(JSON.stringify(run.manifest)).not.toContain(cluster.natsCredentials.password);
   }, 120_000);
 
+  it("its load balancer refuses a backend's connection to its own frontend, as Azure's does, and still serves everyone else", async () => {
+    const { hostname, port } = new URL(cluster.gatewayUrl);
+    /** A GET /health to the load balancer from `localAddress`: the status line, or how the connection ended. */
+    const health = (localAddress: string) =>
+      new Promise<string>((resolve) => {
+        const sock = connect({ host: hostname, port: Number(port), localAddress });
+        let got = "";
+        sock.on("connect", () => sock.write(`GET /health HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`));
+        sock.on("data", (d) => (got += d.toString()));
+        sock.on("error", (e) => resolve(`error ${(e as NodeJS.ErrnoException).code}`));
+        sock.on("close", () => resolve(got.split("\r\n")[0] || "closed with no reply"));
+      });
+    for (const engine of cluster.plan.nodes) expect(await health(engine.host), engine.name).toMatch(/^(closed with no reply|error ECONNRESET)$/);
+    expect(await health("127.0.0.1")).toBe("HTTP/1.1 200 OK");
+    // The Engines' own configs never name it: each gives its own address for its datacenter.
+    for (const n of (cluster.engineConfig as { nodes: Array<{ topology: unknown }> }).nodes) expect(JSON.stringify(n.topology)).not.toContain(hostname);
+    ok(await viaLb.call({ kind: "key", actor: "plain", key: `after-refusals-${Date.now()}` }, "ping"));
+  });
+
   it("its Postgres refuses a client without the run's password, and no file a local user can read holds it", () => {
     const psql = join(postgresBinDir(), "psql");
     const r = spawnSync(psql, ["-h", "127.0.0.1", "-p", String(cluster.postgresPort), "-U", "postgres", "-d", "rivet", "-w", "-c", "select 1"], { encoding: "utf8", env: { ...process.env, PGPASSWORD: "" } });

@@ -18,6 +18,12 @@ import { engineBinaryPath, healthy, startLocalRivet, startRivetApp, type LocalRi
 import { NATS_USERS, renderClusterEngineConfig, renderHaproxyConfig, renderNatsConfig, type ClusterCredentials, type ClusterPlan } from "../../../cluster/topology";
 
 const HOST = "127.0.0.1";
+/**
+ * Addresses of the twin's "VMs" on the loopback, as the VNet has one per VM:
+ * each Engine and its NATS member on its own, the load balancer on another,
+ * so the load balancer can tell a backend's connection from a client's.
+ */
+export const TWIN_ADDRESSES = { engines: ["127.0.1.11", "127.0.1.12", "127.0.1.13"], loadBalancer: "127.0.1.100" } as const;
 
 /** Debian's Postgres server binaries (postgresql-NN), newest first; a clear error when none is installed. */
 export function postgresBinDir(): string {
@@ -79,9 +85,9 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   const plan: ClusterPlan = {
     nodes: [0, 1, 2].map((i) => {
       const [gateway, apiPeer, metrics, natsClientPort, natsClusterPort] = ports.slice(2 + i * 5, 7 + i * 5);
-      return { name: `engine-${i + 1}`, host: HOST, ports: { gateway, apiPeer, metrics }, natsClientPort, natsClusterPort };
+      return { name: `engine-${i + 1}`, host: TWIN_ADDRESSES.engines[i], ports: { gateway, apiPeer, metrics }, natsClientPort, natsClusterPort };
     }),
-    gatewayUrl: `http://${HOST}:${lbGateway}`,
+    gatewayUrl: `http://${TWIN_ADDRESSES.loadBalancer}:${lbGateway}`,
     datacenter: { name: "default", label: 1 },
   };
   const started: Managed[] = [];
@@ -160,7 +166,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       };
       let version = "unknown";
       const up = await startWithRestarts(`rivet-engine-${i + 1}`, spawn, ENGINE_RESTART, async () => {
-        const v = await healthy(`http://${HOST}:${plan.nodes[i].ports.gateway}`);
+        const v = await healthy(`http://${plan.nodes[i].host}:${plan.nodes[i].ports.gateway}`);
         if (v) version = v;
         return v !== null;
       }, log, timeout);
@@ -175,7 +181,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     writeFileSync(
       lbConf,
       renderHaproxyConfig([
-        { name: "gateway", bind: HOST, port: lbGateway, healthPath: "/health", backends: plan.nodes.map((n) => ({ host: n.host, port: n.ports.gateway })) },
+        { name: "gateway", bind: TWIN_ADDRESSES.loadBalancer, port: lbGateway, healthPath: "/health", refuseBackends: true, backends: plan.nodes.map((n) => ({ host: n.host, port: n.ports.gateway })) },
       ]),
     );
     const loadBalancer = spawnManaged({ name: "haproxy", command: haproxy, args: ["-db", "-f", lbConf], env: process.env, cwd: w, logFile: lbLog });
@@ -194,13 +200,13 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       gatewayUrl: plan.gatewayUrl,
       adminToken: creds.adminToken,
       natsCredentials: { user: NATS_USERS.client, password: creds.natsPassword },
-      nodeUrls: plan.nodes.map((n) => `http://${HOST}:${n.ports.gateway}`),
+      nodeUrls: plan.nodes.map((n) => `http://${n.host}:${n.ports.gateway}`),
       ports: plan.nodes[0].ports,
       engineVersion,
       engineBinary: binary,
       // The manifest gets the configs with the secrets' places, not their values.
       engineConfig: {
-        topology: "postgres-nats (3 engines, haproxy in front)",
+        topology: "postgres-nats (3 engines, each on its own loopback address; haproxy in front, refusing a backend's own connections as Azure's internal load balancer does)",
         start: `all three at once, as the VMs boot; a failed start tried again after ${ENGINE_RESTART.restartSec} s (the VMs' unit policy)`,
         startRestarts: up.map((e) => e.restarts),
         nodes: configs.map((c) => ({ ...c, postgres: { url: "(local Postgres, scram-sha-256)" }, auth: { admin_token: "(random per run, never written)" }, nats: { ...c.nats, password: "(random per run, never written)" } })),
