@@ -84,6 +84,32 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     }
   });
 
+  it("a planned run longer than runTimeLimitMinutes fails the preview naming it, and nothing in Azure or Cloudflare is asked for", async () => {
+    const seen: Registered[] = [];
+    const errors: unknown[] = [];
+    const onReject = (e: unknown) => errors.push(e);
+    process.on("unhandledRejection", onReject);
+    try {
+      const { exports } = await runProgram("eastus2", { ...cfg, "actor-bench:runTimeLimitMinutes": "20" }, true, ["actor-bench:cloudflareApiToken"], undefined, seen);
+      // The full preset's idle ladder (to 20 minutes) and the Durable Objects' 10-minute wakes cannot fit in 20 minutes.
+      await expect(valueOf(exports.schedule)).rejects.toThrow(/^config actor-bench:runTimeLimitMinutes: 20 is shorter than the planned run cloudflare\.\S+ \(about (2\d|[3-9]\d|\d{3,}) min\); raise it to at least \d+/);
+    } finally {
+      process.off("unhandledRejection", onReject);
+    }
+    const asked = seen.filter((r) => r.custom && /^(azure-native|cloudflare):/.test(r.type) && !r.type.endsWith(":Provider"));
+    expect(asked.map((r) => r.name)).toEqual([]);
+  });
+
+  it("a run's triggers are the runner VM, the code the runner measures with and the runId: not the whole bundle", () => {
+    const runnerVm = of("azure-native:compute:VirtualMachine").find((v) => v.name.endsWith("-runner"))!;
+    for (const run of groupRuns()) {
+      const triggers = run.inputs.triggers as unknown[];
+      expect(triggers[0]).toBe(`${runnerVm.name}-id`);
+      expect(triggers[1]).toMatch(/^[0-9a-f]{64}$/);
+      expect(triggers).toHaveLength(3);
+    }
+  });
+
   it("overlapIdle false: every group in a run of its own, Rivet's then Cloudflare's", async () => {
     const { registered: alone } = await runProgram("eastus2", { ...cfg, "actor-bench:overlapIdle": "false" }, false, ["actor-bench:cloudflareApiToken"]);
     const runs = alone.filter((r) => r.type === "command:remote:Command" && r.name.endsWith("-run"));

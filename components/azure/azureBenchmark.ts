@@ -6,13 +6,13 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StackConfig } from "../benchmarkConfig";
-import { bundleDigest, writeBundleArchive } from "../../workloads/runner/bundle";
+import { bundleDigest, runnerCodeDigest, writeBundleArchive } from "../../workloads/runner/bundle";
 import { engineVmPlan } from "./networkRules";
 import { CLOUD_PORTS } from "../../cluster/topology";
 import { passReport, type BenchmarkReport } from "../benchmarkReport";
 import { RemoteGroupRun } from "../remoteRunner";
 import { passRunName, planPass, taskLabel, type PassRun } from "../../workloads/experiment/passPlan";
-import { newestCosts, passSchedule } from "../../workloads/run/passSchedule";
+import { newestCosts, overLimit, passSchedule } from "../../workloads/run/passSchedule";
 import { SIDE_REGISTRY, sideOf } from "../../workloads/sides/registry";
 import { BenchNetwork } from "./network";
 import { ColdStore } from "./coldStore";
@@ -88,7 +88,15 @@ export class AzureBenchmark extends pulumi.ComponentResource {
     const stateRoot = join(args.projectDir, ".actor-bench", cfg.stack);
     const key = new tls.PrivateKey(`${name}-ssh-key`, { algorithm: "ED25519" }, { parent: this, additionalSecretOutputs: ["privateKeyOpenssh", "privateKeyPem", "privateKeyPemPkcs8"] });
 
-    this.network = this.buildNetwork(name, azure);
+    // A planned run longer than the runner's time limit would be killed: the preview fails first, naming it.
+    this.schedule = pulumi.output(
+      passSchedule(cfg.run, azure.overlapIdle, newestCosts(join(args.projectDir, "results"), cfg.stack), args.projectDir).then((s) => {
+        const refused = overLimit(s.schedule, azure.runTimeLimitMinutes);
+        if (refused) throw new pulumi.RunError(refused);
+        return s.text;
+      }),
+    );
+    this.network = this.buildNetwork(name, azure, this.schedule);
     this.coldStore = new ColdStore(`${name}-cold`, { stack: cfg.stack, resourceGroupName: this.network.resourceGroupName, location: azure.region, accessExpiry: args.accessExpiry }, { parent: this });
     const secrets = this.clusterSecrets(name);
     this.cluster = this.buildCluster(name, cfg, azure, key, secrets.credentials);
@@ -97,8 +105,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
     const cf = this.deployWorker(name, cfg, args);
     this.runner = this.buildRunner(name, cfg, azure, args, stateRoot, key, gateway.url, secrets.adminToken);
     this.plan = planPass(cfg.run.sides.map((side) => sideOf(SIDE_REGISTRY, side).profile), cfg.run.groups, azure.overlapIdle);
-    this.schedule = pulumi.output(passSchedule(cfg.run, azure.overlapIdle, newestCosts(join(args.projectDir, "results"), cfg.stack), args.projectDir).then((s) => s.text));
-    const parts = this.chainRuns(name, cfg, azure, stateRoot, { rivet: this.rivetTarget(cfg, azure, gateway), cloudflare: cf?.target }, cf?.apiToken);
+    const parts = this.chainRuns(name, cfg, azure, stateRoot, runnerCodeDigest(args.projectDir), { rivet: this.rivetTarget(cfg, azure, gateway), cloudflare: cf?.target }, cf?.apiToken);
 
     this.reportResource = passReport(`${name}-report`, cfg.stack, args.projectDir, parts, this, cfg.run.prices);
     this.report = this.reportResource.report;
@@ -109,11 +116,11 @@ export class AzureBenchmark extends pulumi.ComponentResource {
   }
 
   /** The virtual network, its subnets and rules, in the stack's resource group (or a new one). */
-  private buildNetwork(name: string, azure: AzureTarget): BenchNetwork {
+  private buildNetwork(name: string, azure: AzureTarget, gate: pulumi.Output<unknown>): BenchNetwork {
     const client = authorization.getClientConfigOutput({ parent: this });
     return new BenchNetwork(
       `${name}-net`,
-      { stack: this.stack, location: azure.region, resourceGroupName: azure.resourceGroup ?? undefined, sshSourceAddress: azure.sshSourceAddress, sshSourceWide: azure.sshSourceWide, zones: azure.zones, subscriptionId: client.subscriptionId },
+      { stack: this.stack, location: azure.region, resourceGroupName: azure.resourceGroup ?? undefined, sshSourceAddress: azure.sshSourceAddress, sshSourceWide: azure.sshSourceWide, zones: azure.zones, subscriptionId: client.subscriptionId, gate },
       { parent: this },
     );
   }
@@ -157,7 +164,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
     const bundlePath = join(args.projectDir, "dist", "worker", "index.js");
     if (!existsSync(bundlePath)) throw new Error(`${bundlePath} is missing: run \`npm run build\` before \`pulumi up\``);
     const bundle = readFileSync(bundlePath, "utf8");
-    this.worker = new CloudflareWorker(`${name}-worker`, { stack: cfg.stack, accountId: cfg.cloudflare.accountId, apiToken, bundle, workersDevSubdomain: cfg.cloudflare.workersSubdomain }, { parent: this });
+    this.worker = new CloudflareWorker(`${name}-worker`, { stack: cfg.stack, accountId: cfg.cloudflare.accountId, apiToken, bundle, workersDevSubdomain: cfg.cloudflare.workersSubdomain, gate: this.schedule }, { parent: this });
     const target = {
       url: this.worker.url,
       versions: { cloudflareCompatibilityDate: COMPATIBILITY_DATE, workerBundleSha256: createHash("sha256").update(bundle).digest("hex") },
@@ -210,7 +217,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
    * part, its DO analytics. Returns the report's parts.
    */
   private chainRuns(
-    name: string, cfg: StackConfig, azure: AzureTarget, stateRoot: string,
+    name: string, cfg: StackConfig, azure: AzureTarget, stateRoot: string, runnerCode: string,
     targets: { rivet: Record<string, unknown>; cloudflare?: Record<string, unknown> }, apiToken: pulumi.Output<string> | undefined,
   ): Array<{ run: RemoteGroupRun | DoAnalytics; label: string }> {
     const parts: Array<{ run: RemoteGroupRun | DoAnalytics; label: string }> = [];
@@ -243,8 +250,9 @@ export class AzureBenchmark extends pulumi.ComponentResource {
             containerUrl: this.coldStore.resultContainerUrl,
             prefix,
           },
-          // A redeployed runner or the stack's runId re-runs the group; the credentials file is not a reason.
-          triggers: [this.runner.install.id, cfg.runTrigger],
+          // A new runner VM, a change to the code the runner measures with, or the stack's runId re-runs the group;
+          // the credentials file, the site's scripts and the report's are not reasons.
+          triggers: [this.runner.vm.id, runnerCode, cfg.runTrigger],
           prefix,
           containerUrl: this.coldStore.resultContainerUrl,
           downloadSas: this.coldStore.downloadSas,

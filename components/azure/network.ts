@@ -16,6 +16,8 @@ export interface BenchNetworkArgs {
   sshSourceWide?: boolean;
   zones: number[];
   subscriptionId: pulumi.Input<string>;
+  /** Nothing in the group is asked for before this resolves (the pass's checks); a rejection stops the pass there. */
+  gate?: pulumi.Input<unknown>;
 }
 
 /**
@@ -37,9 +39,10 @@ export class BenchNetwork extends pulumi.ComponentResource {
     super("actor-bench:azure:Network", name, {}, opts);
     const parent = { parent: this };
     const location = args.location;
+    const gate = pulumi.output(args.gate ?? true);
     this.resourceGroupName = args.resourceGroupName
-      ? pulumi.output(args.resourceGroupName)
-      : new resources.ResourceGroup(`${name}-rg`, { location }, parent).name;
+      ? pulumi.all([args.resourceGroupName, gate]).apply(([rg]) => rg)
+      : new resources.ResourceGroup(`${name}-rg`, { location: gate.apply(() => location) }, parent).name;
     const resourceGroupName = this.resourceGroupName;
 
     this.securityGroup = new network.NetworkSecurityGroup(`${name}-nsg`, { resourceGroupName, location, securityRules: securityRules(args.sshSourceAddress, args.sshSourceWide ?? false) }, parent);

@@ -55,6 +55,8 @@ export interface CloudflareWorkerArgs {
   bundle: string;
   /** The account's workers.dev subdomain (config actor-bench:cloudflareWorkersSubdomain). */
   workersDevSubdomain: string;
+  /** Nothing is asked of Cloudflare before this resolves (the pass's checks); a rejection stops it there. */
+  gate?: pulumi.Input<unknown>;
 }
 
 /**
@@ -69,7 +71,8 @@ export class CloudflareWorker extends pulumi.ComponentResource {
 
   constructor(name: string, args: CloudflareWorkerArgs, opts?: pulumi.ComponentResourceOptions) {
     super("actor-bench:cloudflare:Worker", name, {}, opts);
-    const provider = new cloudflare.Provider(`${name}-provider`, { apiToken: pulumi.secret(args.apiToken) }, { parent: this });
+    const apiToken = pulumi.all([args.apiToken, args.gate ?? true]).apply(([t]) => t);
+    const provider = new cloudflare.Provider(`${name}-provider`, { apiToken: pulumi.secret(apiToken) }, { parent: this });
     const parent = { parent: this, provider };
     this.scriptName = workerScriptName(args.stack, args.bundle);
     const token = new random.RandomPassword(`${name}-token`, { length: 48, special: false }, { parent: this, additionalSecretOutputs: ["result"] });

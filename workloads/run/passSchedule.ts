@@ -3,7 +3,7 @@ import { verifyRunDir } from "../../analysis/contract/verify";
 import { RunDirError, runDirsUnder } from "../../analysis/contract/runDirContract";
 import { sideSettingsOf, type RunConfig } from "./runConfig";
 import { SIDE_REGISTRY, sideOf, type SideRegistry } from "../sides/registry";
-import { callCostsOf, estimateTask, planPass, renderSchedule, simulatePass, type CallCosts, type PassSchedule } from "../experiment/passPlan";
+import { callCostsOf, estimateTask, passRunName, planPass, renderSchedule, simulatePass, type CallCosts, type PassSchedule } from "../experiment/passPlan";
 
 /** Where a schedule's per-request costs come from: verified run directories. */
 export interface CostSource {
@@ -66,4 +66,16 @@ export async function passSchedule(cfg: RunConfig, overlap: boolean, source: Cos
     ? `per-request wall times of each stage in the newest of ${source.runDirs.map((d) => relative(projectDir, d) || d).join(", ")} that measured it (verified; their machine's costs, not the cloud's)`
     : "no verified run under results/, so only the idle waits are counted";
   return { schedule, text: renderSchedule(schedule, from, source ? [...unknown] : []) };
+}
+
+/**
+ * The one line that refuses a pass whose planned run would outlast the
+ * runner's time limit (config actor-bench:runTimeLimitMinutes): the first such
+ * run, its planned minutes and the limit. None when every run fits.
+ */
+export function overLimit(schedule: PassSchedule, limitMinutes: number): string | undefined {
+  const long = schedule.runs.find((r) => r.endMs - r.startMs > limitMinutes * 60_000);
+  if (!long) return undefined;
+  const minutes = Math.ceil((long.endMs - long.startMs) / 60_000);
+  return `config actor-bench:runTimeLimitMinutes: ${limitMinutes} is shorter than the planned run ${passRunName(long.run)} (about ${minutes} min); raise it to at least ${minutes + 10}, or run fewer groups (actor-bench:groups)`;
 }

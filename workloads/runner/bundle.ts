@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 
 export const BUNDLE_ENTRIES = ["package.json", "package-lock.json", "dist"] as const;
@@ -51,4 +51,34 @@ export function writeBundleArchive(projectDir: string, outFile: string): string 
   writeFileSync(tmp, gzipSync(tar, { level: 9 }));
   renameSync(tmp, outFile);
   return outFile;
+}
+
+/** The compiled entry points the runner VM executes: the driver's runner and the RivetKit app. */
+export const RUNNER_ENTRIES = ["dist/workloads/runner/runner.js", "dist/workloads/sides/rivet/app.js"] as const;
+
+/** The project files `entry` loads: itself and every relative require, followed through the compiled tree. */
+export function requireClosure(projectDir: string, entries: readonly string[] = RUNNER_ENTRIES): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` before \`pulumi up\``);
+    seen.add(file);
+    for (const m of readFileSync(file, "utf8").matchAll(/\brequire\("(\.{1,2}\/[^"]+)"\)/g)) {
+      const target = resolve(dirname(file), m[1]);
+      visit(existsSync(`${target}.js`) ? `${target}.js` : existsSync(join(target, "index.js")) ? join(target, "index.js") : target);
+    }
+  };
+  for (const e of entries) visit(join(projectDir, e));
+  return [...seen].map((f) => relative(projectDir, f)).sort();
+}
+
+/**
+ * What a run on the runner measures with: the code it loads (requireClosure)
+ * and the locked dependencies. A run re-runs when this changes, not when
+ * anything else in the bundle does (the site's scripts, the report's).
+ */
+export function runnerCodeDigest(projectDir: string): string {
+  const h = createHash("sha256");
+  for (const file of [...requireClosure(projectDir), "package-lock.json"]) h.update(file).update("\0").update(readFileSync(join(projectDir, file))).update("\0");
+  return h.digest("hex");
 }
