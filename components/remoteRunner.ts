@@ -80,7 +80,8 @@ export class RemoteGroupRun extends pulumi.ComponentResource {
       {
         connection: args.connection,
         create: runCommand(args.appDir, args.nodeBin, args.limitMinutes * 60),
-        stdin: pulumi.output(args.request).apply((r) => JSON.stringify(r)),
+        // The runner names a part by its stdin: the triggers go in too, so a new runId or new runner code is a new part, measured afresh.
+        stdin: pulumi.all([args.request, args.triggers]).apply(([r, triggers]) => JSON.stringify({ ...r, triggers })),
         triggers: args.triggers,
         addPreviousOutputInEnv: false,
       },

@@ -293,8 +293,13 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     for (const r of runs) {
       const req = requestOf(r);
       // Single-flight and time-limited on the runner (the stack's default limit, 120 minutes).
-      expect(unwrap(r.inputs.create)).toContain("flock -n 9");
-      expect(unwrap(r.inputs.create)).toContain("exec timeout --kill-after=30 7200 '/opt/node/bin/node' dist/workloads/runner/runner.js run");
+      // Detached from the connection (setsid), single-flight, under the stack's time limit.
+      expect(unwrap(r.inputs.create)).toContain("flock -w 60 9");
+      expect(unwrap(r.inputs.create)).toContain("setsid sh -c");
+      expect(unwrap(r.inputs.create)).toContain("timeout --kill-after=30 7200 ");
+      expect(unwrap(r.inputs.create)).toContain('dist/workloads/runner/runner.js run "$d" &');
+      // The part is named by its stdin, which carries the triggers: a new runId measures afresh.
+      expect(JSON.parse(unwrap(r.inputs.stdin) as string).triggers).toEqual(r.inputs.triggers);
       expect(req.request.runArgs).toEqual(expect.arrayContaining(["--preset", "full", "--cf-wake-idle-ms", "600000"]));
       // The reference's idle before wakes: Rivet actors 10 s confirmed asleep, DOs 10 minutes.
       expect(req.request.runArgs).toEqual(expect.arrayContaining(["--wake-idle-ms", "10000"]));

@@ -10,11 +10,12 @@ import { waitUntil } from "../workloads/host/waitFor";
 import { DEFAULT_ENGINE_SETTINGS, engineEnv, renderEngineConfig } from "../cluster/engineConfig";
 import { engineBinaryPath, healthy } from "../workloads/sides/rivet/localRivet";
 import { writeBundleArchive } from "../workloads/runner/bundle";
-import { BUNDLE_FILE, credentialsCommand, installCommand, probeCommand, RUN_LOCK, runCommand, TIME_LIMIT_EXIT } from "../workloads/runner/commands";
+import { BUNDLE_FILE, credentialsCommand, installCommand, PARTS_DIR, probeCommand, RUN_LOCK, runCommand, TIME_LIMIT_EXIT } from "../workloads/runner/commands";
 import { parseProbe, type RemoteRunRequest, type RunnerCredentials } from "../workloads/runner/runner";
 import { downloadRunDir, getBlob, putBlob } from "../workloads/runner/blobStore";
 import { RESULT_POLICY_IDS, resultPolicies, setContainerPolicies } from "../workloads/runner/accessPolicies";
 import { verifyRunDir } from "../analysis/contract/verify";
+import type { Group } from "../analysis/contract/catalog";
 import * as remoteRunFetch from "../components/providers/remoteRunFetch";
 import { alive } from "./processTree";
 import { sftpPut, sshExec, sshRun, type SshTarget } from "./sshClient";
@@ -77,22 +78,22 @@ const NODE = process.execPath;
 const UPLOAD_SAS = () => azurite.policySas(RESULT_POLICY_IDS.upload);
 
 /** What the stack's run command gets on stdin: the request, no credential. */
-function runRequest(side: "rivet" | "cloudflare", group: string, runArgs: string[], target: Record<string, unknown>): RemoteRunRequest {
+function runRequest(side: "rivet" | "cloudflare", group: string, runArgs: string[], target: Record<string, unknown>, prefix = `eastus2-test/${side}.${group}`): RemoteRunRequest {
   return {
     request: { side, runArgs: [...runArgs, "--side", side, "--groups", group], stack: "eastus2-test", blobRoot: `${appDir}/runs`, targets: { [side]: target } },
     containerUrl: azurite.containerUrl,
-    prefix: `eastus2-test/${side}.${group}`,
+    prefix,
   };
 }
 
 const rivetTarget = () => ({ gatewayUrl, engineVersion: "2.3.19", engineConfig: { topology: "single (test)" }, startedBy: "remote-run test: one local Engine" });
 
 /** The fetch resource's create, fed with a remote run's stdout and stderr as RemoteGroupRun feeds it. */
-async function fetchRun(part: string, r: { stdout: string; stderr: string }, blobRoot: string) {
+async function fetchRun(part: string, r: { stdout: string; stderr: string }, blobRoot: string, prefix = `eastus2-test/${part}`) {
   const inputs = {
     stack: "eastus2-test",
     part,
-    prefix: `eastus2-test/${part}`,
+    prefix,
     result: r.stdout,
     log: r.stderr,
     containerUrl: azurite.containerUrl,
@@ -181,29 +182,104 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
 
   it("a run started again stops the earlier one first: two drivers never load the Engine at once", async () => {
     // A long warm group, then the same command again, as a re-run after a dropped connection would.
-    const long = sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(runRequest("rivet", "warm", ["--preset", "quick", "--samples", "warm=100000"], rivetTarget())) });
+    const long = sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(runRequest("rivet", "warm", ["--preset", "quick", "--samples", "warm=100000"], rivetTarget(), "eastus2-test/long")) });
     await waitFor(() => existsSync(join(appDir, RUN_LOCK.pid)) && alive(Number(readFileSync(join(appDir, RUN_LOCK.pid), "utf8"))), 30_000);
     const firstPid = Number(readFileSync(join(appDir, RUN_LOCK.pid), "utf8"));
-    const again = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(runRequest("rivet", "create", ["--preset", "quick"], rivetTarget())) });
+    const again = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(runRequest("rivet", "create", ["--preset", "quick"], rivetTarget(), "eastus2-test/again")) });
     const stopped = await long;
     expect(stopped.code).not.toBe(0);
     expect(stopped.stdout).toBe("");
     expect(alive(firstPid)).toBe(false);
     expect(again.stderr).toContain(`stopping the earlier run (pid ${firstPid}) first`);
     expect(again.code, again.stderr).toBe(0);
-    const { outs } = await fetchRun("rivet.create", again, join(dir, "blobs-again"));
+    const { outs } = await fetchRun("rivet.create", again, join(dir, "blobs-again"), "eastus2-test/again");
     expect(outs.status).toBe("complete");
   }, 300_000);
 
   it("a run past its time limit is stopped by timeout(1), and the lock is free for the next", async () => {
     const t0 = Date.now();
-    const r = await sshExec(conn(), runCommand(appDir, NODE, 3), { stdin: JSON.stringify(runRequest("rivet", "warm", ["--preset", "quick", "--samples", "warm=100000"], rivetTarget())) });
+    const r = await sshExec(conn(), runCommand(appDir, NODE, 3), { stdin: JSON.stringify(runRequest("rivet", "warm", ["--preset", "quick", "--samples", "warm=100000"], rivetTarget(), "eastus2-test/limit3")) });
     expect(r.code).toBe(TIME_LIMIT_EXIT);
     expect(Date.now() - t0).toBeLessThan(60_000);
     expect(r.stdout).toBe("");
     const held = await sshExec(conn(), `cd '${appDir}' && flock -n ${RUN_LOCK.lock} true`);
     expect(held.code).toBe(0);
   }, 120_000);
+
+  /** A request for several groups in one run, as a cloud pass's overlapped run asks. */
+  const tasksRequest = (tasks: Group[], runArgs: string[], prefix: string): RemoteRunRequest => ({
+    request: { side: "rivet", tasks: tasks.map((group) => ({ side: "rivet", group })), runArgs, stack: "eastus2-test", blobRoot: `${appDir}/runs`, targets: { rivet: rivetTarget() } },
+    containerUrl: azurite.containerUrl,
+    prefix,
+  });
+  /** The part's folder on the runner: named by the request's sha256, as the run command names it. */
+  const partDirOf = (stdin: string) => join(appDir, PARTS_DIR, createHash("sha256").update(stdin).digest("hex").slice(0, 32));
+  const storedManifests = async (prefix: string) => {
+    const out: Array<{ status: string; tasksDone?: string[]; stages: Record<string, unknown> }> = [];
+    for await (const b of azurite.container.listBlobsFlat({ prefix: `${prefix}/` })) {
+      if (b.name.endsWith("/manifest.json")) out.push(JSON.parse((await getBlob({ url: azurite.containerUrl, sas: azurite.sas }, b.name)).toString()));
+    }
+    return out;
+  };
+
+  it("a run whose connection is cut goes on; asking again follows it, and the result holds every group, measured once", async () => {
+    const stdin = JSON.stringify(tasksRequest(["create", "warm"], ["--preset", "quick", "--samples", `${TINY_SAMPLES},warm=100000`, "--stage-deadline-ms", "5000"], "eastus2-test/cut"));
+    const cut = new AbortController();
+    const first = await sshExec(conn(), runCommand(appDir, NODE, 600), {
+      stdin,
+      // Cut once the first group is done and the second is measuring.
+      onStderr: (chunk) => chunk.includes("rivet create: group took") && setTimeout(() => cut.abort(), 500),
+      cut: cut.signal,
+    });
+    expect(cut.signal.aborted).toBe(true);
+    expect(first.stdout).toBe("");
+    const session = Number(readFileSync(join(appDir, RUN_LOCK.session), "utf8"));
+    expect(alive(session), "the run outlives its connection").toBe(true);
+    const again = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain("this part is already running");
+    const { outs } = await fetchRun("rivet.create+rivet.warm", again, join(dir, "blobs-cut"), "eastus2-test/cut");
+    expect(outs.status).toBe("complete");
+    const m = verifyRunDir(outs.blob as string) as unknown as { stages: Record<string, unknown>; tasksDone: string[] };
+    expect(m.tasksDone).toEqual(["rivet create", "rivet warm"]);
+    expect(Object.keys(m.stages).filter((k) => k.startsWith("rivet.create.")).length).toBeGreaterThan(0);
+    expect(Object.keys(m.stages).filter((k) => k.startsWith("rivet.warm.")).length).toBeGreaterThan(0);
+    // One attempt: nothing was measured twice.
+    expect(JSON.parse(readFileSync(join(partDirOf(stdin), "attempts.json"), "utf8"))).toHaveLength(1);
+    // Asked once more (an `up` after the result was lost): the same line, nothing measured.
+    const third = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin });
+    expect(third.stdout).toBe(again.stdout);
+  }, 300_000);
+
+  it("a run killed by its time limit keeps every finished group in the store; asked again, it measures only the rest", async () => {
+    const prefix = "eastus2-test/limit";
+    const stdin = JSON.stringify(tasksRequest(["create", "warm"], ["--preset", "quick", "--samples", `${TINY_SAMPLES},warm=100000`, "--stage-deadline-ms", "8000"], prefix));
+    // The create group takes a few seconds; the warm group's two stages 8 s each: the 9 s limit falls inside the warm group.
+    const killed = await sshExec(conn(), runCommand(appDir, NODE, 9), { stdin });
+    expect(killed.code, killed.stderr).toBe(TIME_LIMIT_EXIT);
+    expect(killed.stdout).toBe("");
+    expect(killed.stderr).toContain("what it measured is in the result container");
+    // The stopped attempt is in the store, its finished group under its hashes.
+    const stored = await storedManifests(prefix);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ status: "failed", tasksDone: ["rivet create"] });
+    expect(Object.keys(stored[0].stages).some((k) => k.startsWith("rivet.create."))).toBe(true);
+
+    const rest = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin });
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(rest.stderr).toContain("resuming; finished by earlier attempts: rivet create; measuring: rivet warm");
+    const { outs } = await fetchRun("rivet.create+rivet.warm", rest, join(dir, "blobs-limit"), prefix);
+    expect(outs.status).toBe("complete");
+    const m = verifyRunDir(outs.blob as string) as unknown as { stages: Record<string, { attempts: number }>; settings: { parts: Array<{ status: string }> } };
+    // The create group from the first attempt, the warm group from the second, each stage once.
+    expect(m.settings.parts.map((p) => p.status)).toEqual(["complete", "complete"]);
+    expect(m.stages["rivet.create.ping"].attempts).toBe(3);
+    expect(m.stages["rivet.warm.ping"].attempts).toBeGreaterThan(0);
+    const attempts = JSON.parse(readFileSync(join(partDirOf(stdin), "attempts.json"), "utf8")) as Array<{ tasksDone: string[] }>;
+    expect(attempts.map((a) => a.tasksDone)).toEqual([["rivet create"], ["rivet warm"]]);
+    // Stored: the stopped attempt, the second, and the merged result.
+    expect(await storedManifests(prefix)).toHaveLength(3);
+  }, 300_000);
 
   it("each SAS does only what its policy allows: the runner's cannot read, the download's cannot write, and revoking the policy revokes the SAS", async () => {
     const upload = { url: azurite.containerUrl, sas: azurite.policySas(RESULT_POLICY_IDS.upload) };
@@ -306,7 +382,7 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
 
       // Without the token in the credentials file, a Cloudflare run refuses to start and says why.
       await sshRun(conn(), "credentials", credentialsCommand(appDir), { stdin: JSON.stringify({ uploadSas: UPLOAD_SAS() }) });
-      const refused = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(req) });
+      const refused = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify({ ...req, prefix: "eastus2-test/no-token" }) });
       expect(refused.code).not.toBe(0);
       expect(refused.stderr).toContain("credentials.json has no workerToken, which a Cloudflare run needs");
     } finally {

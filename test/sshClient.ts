@@ -70,7 +70,7 @@ export async function withKeyFile<T>(privateKey: string, fn: (keyFile: string, d
  * Runs `command` on the target, `stdin` sent in as remote.Command's stdin is.
  * Resolves with the exit code and output; rejects only when ssh itself cannot start.
  */
-export function sshExec(t: SshTarget, command: string, opts: { stdin?: string; timeoutMs?: number; onStderr?: (chunk: string) => void } = {}): Promise<SshResult> {
+export function sshExec(t: SshTarget, command: string, opts: { stdin?: string; timeoutMs?: number; onStderr?: (chunk: string) => void; cut?: AbortSignal } = {}): Promise<SshResult> {
   return withKeyFile(t.privateKey, (keyFile, dir) => {
     const [cmd, ...args] = sshArgv(t, dir, keyFile, command);
     const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "pipe"] });
@@ -83,6 +83,8 @@ export function sshExec(t: SshTarget, command: string, opts: { stdin?: string; t
       opts.onStderr?.(d.toString("utf8"));
     });
     const timer = opts.timeoutMs ? setTimeout(() => child.kill("SIGTERM"), opts.timeoutMs) : undefined;
+    // A cut connection: the client is gone at once, as when a laptop sleeps or its address changes.
+    opts.cut?.addEventListener("abort", () => child.kill("SIGKILL"));
     return new Promise<SshResult>((resolve, reject) => {
       child.once("error", reject);
       child.once("close", (code) => {

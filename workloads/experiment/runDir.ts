@@ -22,6 +22,8 @@ export interface Manifest extends ManifestLike {
   settings: Record<string, unknown>;
   status: "running" | "complete" | "failed";
   failure?: string;
+  /** The tasks ("<side> <group>", passPlan's taskLabel) whose group ran to its end, in the order they did: what a resumed run need not measure again. */
+  tasksDone?: string[];
 }
 
 export function machineInfo(): Record<string, unknown> {

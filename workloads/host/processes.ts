@@ -50,6 +50,16 @@ function killAllNow(): void {
   }
 }
 
+/**
+ * Makes SIGINT, SIGTERM and SIGHUP run the interrupt hooks (a run's manifest
+ * is finished as failed) and stop the children before exiting. Installed by
+ * the first spawn; a process that spawns nothing (the runner's driver, whose
+ * runtimes run elsewhere) installs it itself.
+ */
+export function handleInterrupts(): void {
+  installHooks();
+}
+
 function installHooks(): void {
   if (hooksInstalled) return;
   hooksInstalled = true;

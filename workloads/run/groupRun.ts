@@ -62,8 +62,8 @@ export function requestTasks(req: GroupRunRequest, groups: readonly Group[]): Ta
   return req.tasks.map(({ side, group }) => ({ side, group }));
 }
 
-/** Runs the request in this process. */
-export async function runGroupRequest(req: GroupRunRequest, logTo: NodeJS.WriteStream = process.stderr): Promise<GroupRunResult> {
+/** Runs the request in this process; `onOpen` learns the run directory as soon as it exists (before anything is measured). */
+export async function runGroupRequest(req: GroupRunRequest, logTo: NodeJS.WriteStream = process.stderr, onOpen?: (runDir: string) => void): Promise<GroupRunResult> {
   const parsed = parseRunArgs(req.runArgs);
   const tasks = requestTasks(req, parsed.groups);
   // A stack's group run is one repetition of one group (repetitions are npm start's; a stack would repeat whole passes).
@@ -73,7 +73,10 @@ export async function runGroupRequest(req: GroupRunRequest, logTo: NodeJS.WriteS
   }
   const progress = createProgress(logTo, cfg.quiet);
   const targets = Object.fromEntries(cfg.sides.map((side) => [side, req.targets[side]]));
-  const out = await measuredRun(req.blobRoot, cfg, (run, failures) => measureRuntimes(cfg, run, progress, failures, targets, tasks));
+  const out = await measuredRun(req.blobRoot, cfg, (run, failures) => {
+    onOpen?.(run.dir);
+    return measureRuntimes(cfg, run, progress, failures, targets, tasks);
+  });
   return { runId: out.run.manifest.runId, runDir: out.runDir, sha256: blobDigest(out.runDir), status: out.status, failures: out.failures, summary: { rows: out.rows, throughput: out.throughput } };
 }
 

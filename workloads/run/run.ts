@@ -83,6 +83,8 @@ async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, fai
       const t0 = process.hrtime.bigint();
       try {
         await runGroup(group, contexts[side]!);
+        run.manifest.tasksDone = [...(run.manifest.tasksDone ?? []), label];
+        run.save();
       } catch (err) {
         // Once the runtime is gone, whatever failed after it failed because of it: one failure for the side, below.
         if (err instanceof RuntimeLost || runtime?.dead) {

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { credentialsCommand, installCommand, probeCommand, READY_COMMAND, runCommand, runnerCommand, shq } from "./commands";
+import { credentialsCommand, detachedRun, installCommand, probeCommand, READY_COMMAND, runCommand, runnerCommand, shq } from "./commands";
 
 // What remote.Command runs on the runner (a POSIX shell: the admin user's login shell runs `sh -c`-style).
 // shellcheck comes from Debian (.ci/run installs it); the end-to-end test runs the same strings over sshd.
@@ -15,6 +15,7 @@ const rendered: Record<string, string> = {
   credentials: credentialsCommand(APP),
   probe: probeCommand(APP, NODE, "http://10.40.1.11:6420", 600),
   run: runCommand(APP, NODE, 7200),
+  detached: detachedRun(NODE, 7200),
 };
 
 describe("the runner's commands", () => {
@@ -34,13 +35,15 @@ describe("the runner's commands", () => {
     expect(runnerCommand("/srv/my app", NODE, ["probe", "http://x"])).toBe(`cd '/srv/my app' && '${NODE}' dist/workloads/runner/runner.js 'probe' 'http://x'`);
   });
 
-  it("the run is single-flight and time-limited: an flock, the holder's pid to stop, and timeout(1) with a kill grace", () => {
+  it("the run is single-flight, detached from the connection and time-limited: an flock, the holder's pid to stop, and timeout(1) with a kill grace", () => {
     const run = rendered.run;
     expect(run).toContain("exec 9>>run.lock");
-    expect(run).toContain("flock -n 9");
     expect(run).toMatch(/kill -TERM "\$old"/);
     expect(run).toContain("flock -w 60 9");
-    expect(run).toContain(`exec timeout --kill-after=30 7200 '${NODE}' dist/workloads/runner/runner.js run`);
+    expect(run).toMatch(/setsid sh -c '[^]*' run "\$id" <\/dev\/null >>"\$d\/log" 2>&1 &/);
+    expect(rendered.detached).toContain(`timeout --kill-after=30 7200 '${NODE}' dist/workloads/runner/runner.js run "$d" &`);
+    // A stopped attempt goes to the store before the lock is let go.
+    expect(rendered.detached.indexOf("runner.js salvage")).toBeGreaterThan(rendered.detached.indexOf("wait $!"));
   });
 
   it("ready passes a finished boot, passes one with recoverable errors (cloud-init 23.4+ exits 2) printing them, and fails any other with the status", () => {

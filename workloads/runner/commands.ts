@@ -87,8 +87,15 @@ export function probeCommand(appDir: string, nodeBin: string, gatewayUrl: string
   ].join("\n");
 }
 
-/** Files of the single-flight lock, inside the app directory. */
-export const RUN_LOCK = { lock: "run.lock", pid: "run.pid" } as const;
+/**
+ * Files of the single-flight lock, inside the app directory: the lock; the
+ * holder's session (followed: it ends once the attempt is stored); the pid to
+ * stop it by (timeout(1), which passes the signal on to the driver); its part.
+ */
+export const RUN_LOCK = { lock: "run.lock", session: "run.session", pid: "run.pid", part: "run.part" } as const;
+
+/** Where each part's request, attempts, log and result live on the runner, inside the app directory. */
+export const PARTS_DIR = "parts";
 
 /** How long a second run waits for the first to let go after it was told to stop. */
 export const STOP_WAIT_S = 60;
@@ -97,30 +104,78 @@ export const STOP_WAIT_S = 60;
 export const TIME_LIMIT_EXIT = 124;
 
 /**
- * One group run on the runner (the request JSON, with its credentials, on
- * stdin), single-flight and time-limited. A dropped SSH connection does not
- * stop a remote process, so a run started again first stops the one still
- * holding the lock: two drivers never load the Engine at once. The lock is an
- * flock on a file the run's processes keep open, so it is released however
- * they end; the pid file names the holder (timeout(1), which passes the
- * signal on to the driver). timeout(1) ends a run that outlives `limitS`
- * (exit 124), and kills it 30 s later if it will not stop.
+ * The detached run of one part, started by runCommand in a session of its
+ * own (setsid), so no SSH connection's end reaches it: it takes the lock,
+ * names itself the holder, runs the part under timeout(1), and when that ends
+ * without a result (the time limit, a crash) stores what the attempt measured.
+ * Its exit code goes to <part>/exit. Arguments: the part's id.
+ */
+export function detachedRun(nodeBin: string, limitS: number): string {
+  const { lock, session, pid, part } = RUN_LOCK;
+  return [
+    `d=${PARTS_DIR}/$1`,
+    `exec 9>>${lock}`,
+    `if ! flock -w ${STOP_WAIT_S} 9; then echo 75 > "$d/exit"; exit 75; fi`,
+    `echo "$1" > ${part}`,
+    `timeout --kill-after=30 ${Math.round(limitS)} ${shq(nodeBin)} dist/workloads/runner/runner.js run "$d" &`,
+    `echo $! > ${pid}`,
+    `echo $$ > ${session}`,
+    "rc=0",
+    'wait $! || rc=$?',
+    `if [ ! -s "$d/result.json" ]; then ${shq(nodeBin)} dist/workloads/runner/runner.js salvage "$d" || true; fi`,
+    'echo "$rc" > "$d/exit"',
+  ].join("\n");
+}
+
+/**
+ * One part of a pass on the runner (the request JSON, without credentials, on
+ * stdin), single-flight, time-limited, and detached from the SSH connection
+ * that asked for it. The part is named by its request's sha256, so asking
+ * again for the same part is idempotent:
+ * - finished: its result line is printed again, nothing is measured;
+ * - still running (the connection that started it dropped): this one follows it;
+ * - stopped by its time limit or a reboot: a new attempt measures only the
+ *   groups no attempt finished (runner.ts), what was measured stays in the store;
+ * - another part running: it is stopped first, so two drivers never load a runtime at once.
+ * Progress goes to stderr as it is written; stdout carries the one result line.
+ * A run that ends without a result exits with its code (124: the time limit).
  */
 export function runCommand(appDir: string, nodeBin: string, limitS: number): string {
-  const { lock, pid } = RUN_LOCK;
+  const { lock, session, pid, part } = RUN_LOCK;
   return [
     "set -eu",
     `cd ${shq(appDir)}`,
-    `exec 9>>${lock}`,
-    "if ! flock -n 9; then",
-    `  old=$(cat ${pid} 2>/dev/null || true)`,
-    `  case "$old" in`,
-    `    ''|*[!0-9]*) echo "actor-bench: another run holds ${lock} and left no pid; waiting for it" >&2 ;;`,
-    `    *) echo "actor-bench: stopping the earlier run (pid $old) first" >&2; kill -TERM "$old" 2>/dev/null || true ;;`,
-    "  esac",
+    `mkdir -p ${PARTS_DIR}`,
+    `req=$(mktemp ${PARTS_DIR}/.request.XXXXXX)`,
+    'cat > "$req"',
+    `id=$(sha256sum "$req" | cut -c1-32)`,
+    `d=${PARTS_DIR}/$id`,
+    'mkdir -p "$d"',
+    'mv -f "$req" "$d/request.json"',
+    'if [ -s "$d/result.json" ]; then cat "$d/result.json"; exit 0; fi',
+    `holder=$(cat ${session} 2>/dev/null || true)`,
+    `alive() { case "$holder" in ''|*[!0-9]*) return 1 ;; esac; kill -0 "$holder" 2>/dev/null; }`,
+    `if alive && [ "$(cat ${part} 2>/dev/null)" = "$id" ]; then`,
+    '  echo "actor-bench: this part is already running (pid $holder); following it" >&2',
+    "else",
+    `  if alive; then old=$(cat ${pid} 2>/dev/null || true); echo "actor-bench: stopping the earlier run (pid $old) first" >&2; kill -TERM "$old" 2>/dev/null || true; fi`,
+    `  exec 9>>${lock}`,
     `  if ! flock -w ${STOP_WAIT_S} 9; then echo "actor-bench: the earlier run still holds ${appDir}/${lock} after ${STOP_WAIT_S} s; stop it by hand" >&2; exit 75; fi`,
+    '  rm -f "$d/exit"',
+    "  exec 9>&-",
+    "  # shellcheck disable=SC2016 # the detached script expands its own variables",
+    `  setsid sh -c ${shq(detachedRun(nodeBin, limitS))} run "$id" </dev/null >>"$d/log" 2>&1 &`,
+    "  tries=0",
+    `  until [ "$(cat ${part} 2>/dev/null)" = "$id" ] && holder=$(cat ${session} 2>/dev/null) && alive; do`,
+    '    if [ -e "$d/exit" ] || [ "$tries" -ge 300 ]; then break; fi',
+    "    tries=$((tries + 1)); sleep 0.1",
+    "  done",
     "fi",
-    `echo $$ > ${pid}`,
-    `exec timeout --kill-after=30 ${Math.round(limitS)} ${shq(nodeBin)} dist/workloads/runner/runner.js run`,
+    'touch "$d/log"',
+    'if alive; then tail -n +1 --pid="$holder" -f "$d/log" >&2 || true; else cat "$d/log" >&2; fi',
+    'if [ -s "$d/result.json" ]; then cat "$d/result.json"; exit 0; fi',
+    'code=$(cat "$d/exit" 2>/dev/null || echo 1)',
+    'echo "actor-bench: the run ended without a result (exit $code); what it measured is in the result container, and asking again measures only the rest" >&2',
+    'exit "$code"',
   ].join("\n");
 }

@@ -1,14 +1,23 @@
 /**
  * What the runner VM runs, over SSH (workloads/runner/commands.ts renders the calls):
  *   node runner.js probe <gatewayUrl>   one getOrCreate + ping through the gateway
- *   node runner.js run                  a group run (request JSON on stdin), uploaded to the result container
- * Progress goes to stderr; stdout carries exactly one JSON line, the result.
+ *   node runner.js run <partDir>        a part's run (partDir/request.json), each attempt uploaded to the result container
+ *   node runner.js salvage <partDir>    an attempt that was stopped (time limit, reboot) to the result container
+ * Progress goes to stderr; `run` writes the part's one result line to partDir/result.json (commands.ts prints it).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { GatewayClient } from "../sides/rivet/gateway";
-import { runGroupRequest, type GroupRunRequest, type GroupRunResult } from "../run/groupRun";
+import { requestTasks, runGroupRequest, blobDigest, type GroupRunRequest } from "../run/groupRun";
+import { parseRunArgs } from "../run/runConfig";
+import { mergeRunParts } from "../run/mergeRuns";
+import { taskLabel } from "../experiment/passPlan";
+import { verifyRunDir } from "../../analysis/contract/verify";
+import type { Manifest } from "../experiment/runDir";
 import { uploadRunDir, type BlobContainer } from "./blobStore";
+import { handleInterrupts } from "../host/processes";
 import { CREDENTIALS_FILE } from "./commands";
+import { finishedPart, PART_FILES, readAttempts, recordAttempt, remainingTasks, type Attempt } from "./attempts";
 
 /** What a run is sent on stdin: no credential (a changed SAS must not re-run a group); those come from CREDENTIALS_FILE. */
 export interface RemoteRunRequest {
@@ -17,6 +26,8 @@ export interface RemoteRunRequest {
   containerUrl: string;
   /** Blob name prefix: <stack>/<side>.<group>; the run goes under <prefix>/<runId>/. */
   prefix: string;
+  /** What re-runs the part (the stack's runId, the runner's code): part of the request only so a change names a new part. */
+  triggers?: unknown[];
 }
 
 /** What the credentials command writes (0600, in the app directory): the runner's SAS (create and write only) and the side's token. */
@@ -80,13 +91,86 @@ async function probe(gatewayUrl: string): Promise<ProbeResult> {
   }
 }
 
-async function run(req: RemoteRunRequest): Promise<RemoteRunResult> {
+/** The part's request with the credentials put in, and its tasks. */
+function partRequest(partDir: string) {
+  const req = JSON.parse(readFileSync(join(partDir, PART_FILES.request), "utf8")) as RemoteRunRequest;
   const { request, container } = withCredentials(req, JSON.parse(readFileSync(CREDENTIALS_FILE, "utf8")) as RunnerCredentials);
-  const result: GroupRunResult = await runGroupRequest(request);
-  const blobPrefix = `${req.prefix}/${result.runId}`;
-  const names = await uploadRunDir(container, result.runDir, blobPrefix);
-  console.error(`actor-bench runner: ${result.status} run ${result.runId}, ${names.length} files uploaded under ${blobPrefix}`);
-  return { runId: result.runId, blobPrefix, sha256: result.sha256 };
+  return { req, request, container, requested: requestTasks(request, parseRunArgs(request.runArgs).groups) };
+}
+
+/** Uploads a finished (or stopped) run directory under <prefix>/<runId>/, the manifest last. */
+async function store(container: BlobContainer, prefix: string, runDir: string): Promise<RemoteRunResult> {
+  const m = verifyRunDir(runDir) as Manifest;
+  const blobPrefix = `${prefix}/${m.runId}`;
+  const names = await uploadRunDir(container, runDir, blobPrefix);
+  console.error(`actor-bench runner: ${m.status} run ${m.runId}, ${names.length} files uploaded under ${blobPrefix}`);
+  return { runId: m.runId, blobPrefix, sha256: blobDigest(runDir) };
+}
+
+/** Stores an attempt and records it in the part: what it finished is not measured again. */
+async function storeAttempt(partDir: string, container: BlobContainer, prefix: string, runDir: string): Promise<Attempt> {
+  const r = await store(container, prefix, runDir);
+  const m = JSON.parse(readFileSync(join(runDir, "manifest.json"), "utf8")) as Manifest;
+  const a: Attempt = { ...r, runDir, status: m.status === "complete" ? "complete" : "failed", ...(m.failure ? { failure: m.failure } : {}), tasksDone: m.tasksDone ?? [] };
+  recordAttempt(partDir, a);
+  return a;
+}
+
+/**
+ * The attempt the runner was measuring when it stopped (its time limit, a
+ * reboot), if not stored yet: to the store as it is, every stage it
+ * finished under its hash (a manifest still "running" says the runner
+ * stopped under it). Returns it, or undefined when there is none.
+ */
+async function salvage(partDir: string): Promise<Attempt | undefined> {
+  const currentFile = join(partDir, PART_FILES.current);
+  if (!existsSync(currentFile)) return undefined;
+  const runDir = readFileSync(currentFile, "utf8").trim();
+  if (readAttempts(partDir).some((a) => a.runDir === runDir) || !existsSync(join(runDir, "manifest.json"))) return undefined;
+  const { req, container } = partRequest(partDir);
+  const a = await storeAttempt(partDir, container, req.prefix, runDir);
+  console.error(`actor-bench runner: stored the stopped attempt ${a.runId} (${a.tasksDone.length ? `finished: ${a.tasksDone.join(", ")}` : "no group finished"})`);
+  return a;
+}
+
+/**
+ * A part's run: a stopped attempt first goes to the store, then only the
+ * tasks no attempt finished are measured. Its result is that attempt, or,
+ * after earlier attempts, the merge of what each finished, itself stored.
+ */
+async function runPart(partDir: string): Promise<RemoteRunResult> {
+  await salvage(partDir);
+  const { req, request, container, requested } = partRequest(partDir);
+  const remaining = remainingTasks(requested, readAttempts(partDir));
+  if (remaining.length < requested.length) {
+    console.error(`actor-bench runner: resuming; finished by earlier attempts: ${requested.filter((t) => !remaining.includes(t)).map(taskLabel).join(", ")}; measuring: ${remaining.map(taskLabel).join(", ") || "nothing"}`);
+  }
+  if (remaining.length > 0) {
+    const result = await runGroupRequest({ ...request, tasks: remaining }, process.stderr, (dir) => writeFileSync(join(partDir, PART_FILES.current), dir));
+    await storeAttempt(partDir, container, req.prefix, result.runDir);
+  }
+  const attempts = readAttempts(partDir);
+  const last = attempts.at(-1)!;
+  if (attempts.length === 1) return { runId: last.runId, blobPrefix: last.blobPrefix, sha256: last.sha256 };
+  // Each earlier attempt contributes what it finished; the last one ran to its end and counts whole.
+  const scratch = mkdtempSync(join(partDir, ".merge-"));
+  try {
+    const parts = attempts.map((a, i) => {
+      const runDir = i === attempts.length - 1 ? a.runDir : finishedPart(a.runDir, a.tasksDone, join(scratch, a.runId));
+      return { runDir, sha256: blobDigest(runDir), label: `attempt ${i + 1} (${a.runId})` };
+    });
+    const merged = mergeRunParts(parts, request.blobRoot, request.stack);
+    return await store(container, req.prefix, merged.dir);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Writes the part's result line, whole or not at all. */
+function writeResult(partDir: string, r: RemoteRunResult): void {
+  const file = join(partDir, PART_FILES.result);
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(r)}\n`);
+  renameSync(`${file}.tmp`, file);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -96,14 +180,19 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(r)}\n`);
     return r.ok ? 0 : 1;
   }
-  if (cmd === "run") {
-    // stdout carries the result line alone: anything a library logs goes to stderr with the progress.
+  if ((cmd === "run" || cmd === "salvage") && arg) {
+    // Anything a library logs goes to the log with the progress.
     console.log = console.error;
-    const r = await run(JSON.parse(readFileSync(0, "utf8")) as RemoteRunRequest);
-    process.stdout.write(`${JSON.stringify(r)}\n`);
+    if (cmd === "salvage") {
+      await salvage(arg);
+      return 0;
+    }
+    // timeout(1)'s SIGTERM finishes the attempt's manifest (failed, interrupted) before the driver exits, so salvage stores it whole.
+    handleInterrupts();
+    writeResult(arg, await runPart(arg));
     return 0;
   }
-  process.stderr.write("usage: runner.js probe <gatewayUrl> | runner.js run (RemoteRunRequest JSON on stdin)\n");
+  process.stderr.write("usage: runner.js probe <gatewayUrl> | runner.js run <partDir> | runner.js salvage <partDir>\n");
   return 2;
 }
 
