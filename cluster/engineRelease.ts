@@ -37,3 +37,18 @@ export function engineRelease(version: string): EngineRelease {
     binarySha256,
   };
 }
+
+/**
+ * Whether a stack's Engine and the runner's RivetKit are one release, said in
+ * the words the manifest records. The runner installs exactly the checkout's
+ * lock (every tarball checked against its integrity), so RivetKit follows the
+ * Engine only through the lock: an Engine-release stack measures the pair it
+ * names, and says so when the two differ.
+ */
+export function rivetkitPairing(engineVersion: string, rivetkitVersion: string): string {
+  if (engineVersion === rivetkitVersion) return `RivetKit ${rivetkitVersion} with Engine ${engineVersion}: one release`;
+  return (
+    `RivetKit ${rivetkitVersion} (this checkout's lock) with Engine ${engineVersion}: the runner installs exactly the lock, so RivetKit follows the Engine ` +
+    `only through it (npm install rivetkit@${engineVersion} in the checkout this stack runs from pairs them); this stack measures the mixed pair`
+  );
+}

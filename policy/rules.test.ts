@@ -41,6 +41,20 @@ describe("the program as three stacks users make, under mocks", () => {
     expect(a.filter((n) => b.includes(n))).toEqual([]);
   });
 
+  it("the Engine-release stack installs its Engine on the VMs and says in every run which RivetKit it is paired with", () => {
+    const stack = "swedencentral-2318";
+    for (const vm of of(stack, "azure-native:compute:VirtualMachine").filter((v) => v.props.tags?.["actor-bench-role"] === "engine")) {
+      expect(Buffer.from(vm.props.osProfile.customData, "base64").toString("utf8")).toContain("engine-cli-linux-x64-musl-2.3.18.tgz");
+    }
+    const runs = of(stack, "command:remote:Command").filter((c) => c.name.endsWith("-run"));
+    expect(runs.length).toBeGreaterThan(0);
+    for (const r of runs) {
+      const target = JSON.parse(r.props.stdin).request.targets.rivet;
+      expect(target.engineVersion).toBe("2.3.18");
+      expect(target.engineConfig.rivetkit.pairing).toMatch(/^RivetKit 2\.3\.19 \(this checkout's lock\) with Engine 2\.3\.18: .* this stack measures the mixed pair$/);
+    }
+  });
+
   it("a preview, with outputs not yet known, passes too", async () => {
     const preview = planned(await registrationsOf("swedencentral-2318", true));
     expect(preview.some((r) => JSON.stringify(r.props).includes(UNKNOWN))).toBe(true);

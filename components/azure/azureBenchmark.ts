@@ -20,6 +20,8 @@ import { EngineCluster, POSTGRES_SETTINGS, type EngineClusterArgs } from "./engi
 import { RunnerVm, RUNNER_NODE_BIN } from "./runnerVm";
 import { RUNNER_PATHS } from "../../cluster/cloudInit";
 import { ENGINE_CAPS } from "../../cluster/engineConfig";
+import { rivetkitPairing } from "../../cluster/engineRelease";
+import { packageVersion } from "../../workloads/host/versions";
 import type { RunnerCredentials } from "../../workloads/runner/runner";
 import { CloudflareWorker } from "../cloudflare/worker";
 import { DoAnalytics } from "../cloudflare/doAnalytics";
@@ -202,6 +204,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
         engineVmSize: azure.engineVmSize,
         runnerVmSize: azure.runnerVmSize,
         postgres: { version: POSTGRES_SETTINGS.version, sku: POSTGRES_SETTINGS.sku.name, highAvailability: "ZoneRedundant" },
+        rivetkit: { version: packageVersion("rivetkit"), pairing: rivetkitPairing(this.cluster.engineVersion, packageVersion("rivetkit")) },
         region: azure.region,
         gatewayPath: gateway.note,
         // What every Engine's config file sets beyond its topology: the per-client caps, raised.

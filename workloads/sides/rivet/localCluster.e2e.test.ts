@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_ENGINE_SETTINGS } from "../../../cluster/engineConfig";
 import { GatewayClient, type CallResult } from "./gateway";
 import { alive, descendants } from "../../../test/processTree";
-import { postgresBinDir, startLocalCluster, type LocalCluster } from "./localCluster";
+import { startLocalCluster, type LocalCluster } from "./localCluster";
+import { postgresBinDir } from "./localPostgres";
 
 // The real thing: Debian's Postgres, nats-server and haproxy, three Engine
 // 2.3.19 processes with the configs the cloud renders, the RivetKit app.

@@ -4,9 +4,8 @@
  * haproxy (TCP mode) where Azure has its internal load balancer. The app talks
  * to the load balancer only, as on the runner VM.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, chmodSync, chownSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { spawnManaged, type Managed } from "../../host/processes";
 import { freePorts } from "../../host/ports";
@@ -15,6 +14,7 @@ import { startWithRestarts } from "../../host/startWithRestarts";
 import { ENGINE_RESTART } from "../../../cluster/cloudInit";
 import { engineEnv, type EngineSettings } from "../../../cluster/engineConfig";
 import { engineBinaryPath, healthy, startLocalRivet, startRivetApp, type LocalRivet } from "./localRivet";
+import { postgresBinDir, requireCommand, startLocalPostgres } from "./localPostgres";
 import { NATS_USERS, renderClusterEngineConfig, renderHaproxyConfig, renderNatsConfig, type ClusterCredentials, type ClusterPlan } from "../../../cluster/topology";
 
 const HOST = "127.0.0.1";
@@ -24,25 +24,6 @@ const HOST = "127.0.0.1";
  * so the load balancer can tell a backend's connection from a client's.
  */
 export const TWIN_ADDRESSES = { engines: ["127.0.1.11", "127.0.1.12", "127.0.1.13"], loadBalancer: "127.0.1.100" } as const;
-
-/** Debian's Postgres server binaries (postgresql-NN), newest first; a clear error when none is installed. */
-export function postgresBinDir(): string {
-  const root = "/usr/lib/postgresql";
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "postgres"))) : [];
-  if (versions.length === 0) throw new Error("no PostgreSQL server found under /usr/lib/postgresql: apt-get install postgresql");
-  versions.sort((a, b) => Number(b) - Number(a));
-  return join(root, versions[0], "bin");
-}
-
-function requireCommand(path: string, pkg: string): string {
-  if (!existsSync(path)) throw new Error(`${path} not found: apt-get install ${pkg}`);
-  return path;
-}
-
-/** argv that runs as the `postgres` user when we are root (Postgres refuses to run as root). */
-function asPostgres(argv: string[]): string[] {
-  return process.getuid?.() === 0 ? ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--", ...argv] : argv;
-}
 
 export interface LocalCluster extends LocalRivet {
   plan: ClusterPlan;
@@ -73,7 +54,7 @@ export interface LocalClusterOptions {
 
 export async function startLocalCluster(opts: LocalClusterOptions): Promise<LocalCluster> {
   const binary = opts.engineBinary ?? engineBinaryPath();
-  const pgBin = postgresBinDir();
+  postgresBinDir(); // names the missing package before anything starts
   const natsServer = requireCommand("/usr/sbin/nats-server", "nats-server");
   const haproxy = requireCommand("/usr/sbin/haproxy", "haproxy");
   const timeout = opts.startTimeoutMs ?? 60_000;
@@ -96,40 +77,10 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   };
 
   try {
-    // Postgres: a throwaway cluster on loopback that takes only scram-sha-256 with
-    // a random password (trust would make any local user its superuser).
-    const pgData = join(w, "postgres");
-    mkdirSync(pgData, { recursive: true });
-    const pgPassword = randomBytes(24).toString("hex");
-    const pwFile = join(w, "postgres.pw");
-    writeFileSync(pwFile, `${pgPassword}\n`, { mode: 0o600 });
-    if (process.getuid?.() === 0) {
-      // Postgres runs as its own user: it must be able to reach its data dir and, once, the password file.
-      chmodSync(w, 0o711);
-      const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }).trim());
-      chownSync(pgData, id("-u"), id("-g"));
-      chownSync(pwFile, id("-u"), id("-g"));
-    }
-    const [initdb, ...initdbArgs] = asPostgres([join(pgBin, "initdb"), "-D", pgData, "--auth=scram-sha-256", `--pwfile=${pwFile}`, "-U", "postgres", "--no-sync"]);
-    try {
-      execFileSync(initdb, initdbArgs, { stdio: "pipe" });
-    } finally {
-      rmSync(pwFile, { force: true });
-    }
-    const pgLog = join(w, "postgres.log");
-    const [pgCmd, ...pgArgs] = asPostgres([join(pgBin, "postgres"), "-D", pgData, "-p", String(pgPort), "-k", pgData, "-c", `listen_addresses=${HOST}`, "-c", "fsync=on"]);
-    const postgres = spawnManaged({ name: "postgres", command: pgCmd, args: pgArgs, env: process.env, cwd: w, logFile: pgLog });
-    started.push(postgres);
-    await waitUntil("accepting connections", postgres, pgLog, timeout, () => {
-      try {
-        execFileSync(join(pgBin, "pg_isready"), ["-h", HOST, "-p", String(pgPort), "-q"]);
-        return true;
-      } catch {
-        return false;
-      }
-    });
-    execFileSync(join(pgBin, "createdb"), ["-h", HOST, "-p", String(pgPort), "-U", "postgres", "rivet"], { env: { ...process.env, PGPASSWORD: pgPassword } });
-    const postgresUrl = `postgresql://postgres:${pgPassword}@${HOST}:${pgPort}/rivet`;
+    const pg = await startLocalPostgres({ workDir: w, host: HOST, port: pgPort, timeoutMs: timeout });
+    started.push(pg.process);
+    const postgres = pg.process;
+    const postgresUrl = pg.url;
 
     // The cluster authenticates: an admin token for the Engines' API, passwords for NATS clients and routes, new each run.
     const secret = () => randomBytes(24).toString("hex");
@@ -214,7 +165,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       engine: engines[0],
       engines,
       postgres,
-      postgresPort: pgPort,
+      postgresPort: pg.port,
       nats,
       loadBalancer,
       app,
