@@ -7,7 +7,7 @@ import { parse } from "yaml";
 import { engineBinaryPath } from "../workloads/sides/rivet/localRivet";
 import { engineRelease } from "./engineRelease";
 import { DEFAULT_ENGINE_SETTINGS, ENGINE_CAPS, renderEngineConfig } from "./engineConfig";
-import { engineVmFiles, renderEngineCloudInit, renderRunnerCloudInit, runnerVmFiles, scriptsOf, ENGINE_PATHS, SERVICE_USERS } from "./cloudInit";
+import { engineVmFiles, renderEngineCloudInit, renderRunnerCloudInit, runnerVmFiles, scriptsOf, ENGINE_PATHS, SERVICE_USERS, RUNNER_PATHS } from "./cloudInit";
 import { cloudClusterPlan, CLOUD_NETWORK } from "./topology";
 
 // cloud-init, shellcheck and nats-server come from Debian (.ci/run installs them).
@@ -126,11 +126,14 @@ describe("runner VM user data", () => {
     expect(env.content).toContain(`RIVET_ENDPOINT=http://${CLOUD_NETWORK.loadBalancerAddress}:6420`);
     expect(env.content).toContain(`RIVET_TOKEN=${CREDS.adminToken}`);
     expect(env.permissions).toBe("0600");
-    // The app's own system user exists before systemd reads the unit that names it.
-    const runcmd = (doc as { runcmd: string[][] }).runcmd.map((c) => c.join(" "));
-    const useradd = runcmd.findIndex((c) => c.startsWith("useradd --system") && c.endsWith(` ${SERVICE_USERS.app}`));
-    expect(useradd).toBeGreaterThanOrEqual(0);
-    expect(useradd).toBeLessThan(runcmd.indexOf("systemctl daemon-reload"));
+    // One boot script that stops at its first failure (runcmd reports only its last command's status);
+    // the app's own system user exists before systemd reads the unit that names it.
+    expect((doc as { runcmd: string[][] }).runcmd).toEqual([[RUNNER_PATHS.bootScript]]);
+    const boot = runnerVmFiles("v20.20.2", plan.gatewayUrl, "bench", CREDS.adminToken).find((f) => f.path === RUNNER_PATHS.bootScript)!.content.split("\n");
+    expect(boot).toContain("set -euo pipefail");
+    const useradd = boot.findIndex((c) => c.includes("useradd --system") && c.endsWith(` ${SERVICE_USERS.app}`));
+    expect(useradd).toBeGreaterThan(boot.indexOf(RUNNER_PATHS.nodeScript));
+    expect(useradd).toBeLessThan(boot.indexOf("systemctl daemon-reload"));
   });
 });
 
@@ -138,7 +141,7 @@ describe("every rendered script", () => {
   it("passes shellcheck", () => {
     const scripts = [...scriptsOf(engineVmFiles(plan, 0, release, PG_URL, CREDS)), ...scriptsOf(runnerVmFiles("v20.20.2", plan.gatewayUrl, "bench", CREDS.adminToken))];
     expect(scripts.map((s) => s.path).sort()).toEqual(
-      ["/opt/actor-bench/boot.sh", "/opt/actor-bench/install-engine.sh", "/opt/actor-bench/install-node.sh", "/opt/actor-bench/nvme-mount.sh"],
+      ["/opt/actor-bench/boot.sh", "/opt/actor-bench/install-engine.sh", "/opt/actor-bench/install-node.sh", "/opt/actor-bench/nvme-mount.sh", "/opt/actor-bench/runner-boot.sh"],
     );
     for (const s of scripts) {
       const file = join(dir, s.path.split("/").pop()!);

@@ -8,7 +8,7 @@ import { DEDICATED_ENGINE_SETTINGS } from "./engineConfig";
 import type { EngineRelease } from "./engineRelease";
 import { nodeRelease } from "./nodeRelease";
 import { renderClusterEngineConfig, renderNatsConfig, type ClusterCredentials, type ClusterPlan } from "./topology";
-import { renderEngineBootScript, renderEngineInstallScript, renderNodeInstallScript, renderNvmeMountScript } from "./scripts";
+import { renderEngineBootScript, renderEngineInstallScript, renderNodeInstallScript, renderNvmeMountScript, renderRunnerBootScript } from "./scripts";
 import { restartLines, type RestartPolicy } from "./restartPolicy";
 
 export const ENGINE_PATHS = {
@@ -69,6 +69,7 @@ export const RUNNER_PATHS = {
   nodeDir: "/opt/node",
   appDir: "/opt/actor-bench/app",
   nodeScript: "/opt/actor-bench/install-node.sh",
+  bootScript: "/opt/actor-bench/runner-boot.sh",
   appEnv: "/etc/actor-bench/app.env",
 } as const;
 
@@ -94,6 +95,8 @@ export interface HostKey {
 function cloudConfig(packages: string[], files: WrittenFile[], runcmd: string[][], extra: Record<string, unknown> = {}): string {
   const doc = {
     ...extra,
+    // C.UTF-8 is built into Debian's libc; cloud-init's default (en_US.UTF-8) fails the boot on an image that has not generated it.
+    locale: "C.UTF-8",
     package_update: true,
     packages,
     write_files: files.map((f) => ({ path: f.path, permissions: f.permissions, owner: "root:root", content: f.content })),
@@ -209,6 +212,7 @@ WantedBy=multi-user.target
   const env = [`RIVET_ENDPOINT=${gatewayUrl}`, `RIVET_TOKEN=${adminToken}`, "RIVET_NAMESPACE=default", "RIVET_RUN_SERVICES=0", "RIVET_LOG_LEVEL=warn", "RUST_LIB_BACKTRACE=0", ""].join("\n");
   return [
     { path: p.nodeScript, permissions: "0755", content: renderNodeInstallScript(nodeRelease(nodeVersion), p.nodeDir) },
+    { path: p.bootScript, permissions: "0755", content: renderRunnerBootScript({ node: p.nodeScript, appDir: p.appDir, adminUser, appUser: SERVICE_USERS.app }) },
     // Holds the admin token: root only (systemd reads it for the unit).
     { path: p.appEnv, permissions: "0600", content: env },
     { path: "/etc/systemd/system/rivetkit-app.service", permissions: "0644", content: appUnit },
@@ -251,12 +255,7 @@ export function renderRunnerCloudInit(nodeVersion: string, gatewayUrl: string, a
   return cloudConfig(
     ["curl", "ca-certificates", "xz-utils", "tar", "util-linux"],
     files,
-    [
-      [RUNNER_PATHS.nodeScript],
-      ["install", "-d", "-o", adminUser, "-g", adminUser, RUNNER_PATHS.appDir],
-      ["useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", SERVICE_USERS.app],
-      ["systemctl", "daemon-reload"],
-    ],
+    [[RUNNER_PATHS.bootScript]],
     hostKeyConfig(hostKey),
   );
 }

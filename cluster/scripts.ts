@@ -138,3 +138,21 @@ ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$INSTALL_DIR/bin/npx"
 echo "actor-bench: node ${release.version} and npm ${release.npmVersion} installed in $INSTALL_DIR"
 `;
 }
+
+/**
+ * The runner's first boot: Node (checked), the app directory the deploy
+ * copies into, the app's own system user. One script with `set -e`, so a
+ * failed step fails the boot (cloud-init's runcmd reports only its last
+ * command's status, and a failed Node install would pass unseen).
+ */
+export function renderRunnerBootScript(p: { node: string; appDir: string; adminUser: string; appUser: string }): string {
+  return `#!/bin/bash
+# First boot of the runner VM: Node, the app directory for the deploy, the app's own user; any failure stops it there.
+set -euo pipefail
+${p.node}
+install -d -o ${p.adminUser} -g ${p.adminUser} ${p.appDir}
+id -u ${p.appUser} >/dev/null 2>&1 || useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin ${p.appUser}
+systemctl daemon-reload
+echo "actor-bench: runner VM ready"
+`;
+}

@@ -7,8 +7,9 @@
  * status, every unit, the Engine's health check, and the runner's `npm ci` of
  * the shipped bundle. Needs root.
  *
- *   npm run check:vm            both images
- *   npm run check:vm -- engine  (or runner) one of them
+ *   npm run check:vm                    both images
+ *   npm run check:vm -- engine|runner   one of them
+ *   npm run check:vm -- ... --keep      keep the images' disks (their /var/log) to read after
  *
  * What differs from Azure, and why: the container shares this machine's
  * network, so the Engine's plan uses loopback addresses (no private range is
@@ -18,11 +19,12 @@
  * ext4 image file the NVMe script finds by its model through the script's own
  * overrides (SYS_BLOCK, DEV_DIR), bind-mounted where the disk would be, since
  * a container cannot attach a disk; the admin user is made in the image, as
- * Azure's provisioning makes it.
+ * Azure's provisioning makes it; the certificates this machine adds to its own
+ * trust (an egress proxy's) are added to the image's.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { renderEngineCloudInit, renderRunnerCloudInit, RUNNER_PATHS, ENGINE_PATHS } from "../../cluster/cloudInit";
@@ -36,7 +38,9 @@ import { BUNDLE_FILE, installCommand, READY_COMMAND } from "../runner/commands";
 import { packageVersion } from "../host/versions";
 
 /** The Debian 12 base both images start from: what Azure's image has that cloud-init and the boot need. */
-export const BASE_PACKAGES = ["systemd", "systemd-sysv", "dbus", "cloud-init", "openssh-server", "sudo", "ca-certificates", "curl", "python3"];
+export const BASE_PACKAGES = ["cloud-init", "openssh-server", "sudo", "ca-certificates", "curl", "python3", "locales"];
+/** What debootstrap itself installs; the rest goes in with apt, which resolves virtual packages (cloud-init's python3 ones) where debootstrap does not. */
+const BOOTSTRAP_PACKAGES = ["systemd", "systemd-sysv", "dbus"];
 const MIRROR = "http://deb.debian.org/debian";
 const ADMIN = "bench";
 
@@ -80,15 +84,20 @@ function baseImage(cacheDir: string, log: (s: string) => void): string {
   if (existsSync(join(base, "etc", "os-release"))) return base;
   rmSync(base, { recursive: true, force: true });
   mkdirSync(cacheDir, { recursive: true });
-  log(`making the Debian 12 base image with debootstrap (${BASE_PACKAGES.join(", ")})`);
-  sh("debootstrap", ["--variant=minbase", `--include=${BASE_PACKAGES.join(",")}`, "bookworm", base, MIRROR]);
+  log(`making the Debian 12 base image: debootstrap (${BOOTSTRAP_PACKAGES.join(", ")}), then apt (${BASE_PACKAGES.join(", ")})`);
+  const partial = `${base}.partial`;
+  rmSync(partial, { recursive: true, force: true });
+  sh("debootstrap", ["--variant=minbase", `--include=${BOOTSTRAP_PACKAGES.join(",")}`, "bookworm", partial, MIRROR]);
+  sh("systemd-nspawn", ["--register=no", "--keep-unit", "--quiet", "-D", partial, "--pipe", "sh", "-c", `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${BASE_PACKAGES.join(" ")} >/dev/null && apt-get clean`]);
+  renameSync(partial, base);
   return base;
 }
 
 /** A copy of the base with the seed cloud-init reads, as one VM's disk. */
 function vmRoot(base: string, work: string, vm: string, userData: string): string {
   const root = join(work, vm);
-  cpSync(base, root, { recursive: true, verbatimSymlinks: true });
+  // cp -a: the image holds device nodes, which Node's copy does not.
+  sh("cp", ["-a", base, root]);
   const seed = join(root, "var/lib/cloud/seed/nocloud");
   mkdirSync(seed, { recursive: true });
   writeFileSync(join(seed, "user-data"), userData);
@@ -98,6 +107,12 @@ function vmRoot(base: string, work: string, vm: string, userData: string): strin
   writeFileSync(join(root, "etc/hostname"), `${vm}\n`);
   // Azure's provisioning makes the admin user before cloud-init's modules run.
   sh("chroot", [root, "useradd", "--create-home", "--shell", "/bin/bash", ADMIN]);
+  // This machine's own added CAs (an egress proxy's, where there is one), as an image made for its network would trust them.
+  const extra = "/usr/local/share/ca-certificates";
+  if (existsSync(extra)) {
+    for (const f of readdirSync(extra).filter((n) => n.endsWith(".crt"))) cpSync(join(extra, f), join(root, extra, `host-${f}`));
+    sh("chroot", [root, "update-ca-certificates"]);
+  }
   return root;
 }
 
@@ -234,7 +249,9 @@ async function checkRunner(base: string, work: string, projectDir: string, log: 
     cpSync(bundle, join(root, RUNNER_PATHS.appDir, BUNDLE_FILE));
     c.exec(`chown ${ADMIN}:${ADMIN} ${RUNNER_PATHS.appDir}/${BUNDLE_FILE}`);
     log("runner: npm ci of the shipped bundle");
-    const install = c.exec(installCommand(RUNNER_PATHS.appDir, `${RUNNER_PATHS.nodeDir}/bin/node`), { user: ADMIN, timeoutS: 900 });
+    // Node keeps its own CA list: behind this machine's egress proxy, npm must be told of the image's bundle (on Azure, no proxy, no need).
+    const proxyCa = existsSync("/usr/local/share/ca-certificates") ? "export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt\n" : "";
+    const install = c.exec(`${proxyCa}${installCommand(RUNNER_PATHS.appDir, `${RUNNER_PATHS.nodeDir}/bin/node`)}`, { user: ADMIN, timeoutS: 900 });
     const app = c.exec(`test -f ${RUNNER_PATHS.appDir}/node_modules/rivetkit/package.json && ${RUNNER_PATHS.nodeDir}/bin/node -e 'require("${RUNNER_PATHS.appDir}/node_modules/rivetkit/package.json")' && echo loaded`, { user: ADMIN });
     checks.push({ name: "the deploy's npm ci of the shipped bundle works, as the admin user", ok: install.code === 0 && app.out.includes("loaded"), detail: install.code === 0 ? "" : install.out.trim().split("\n").slice(-5).join(" | ") });
     const sudo = c.exec(`sudo -n -l -U ${ADMIN}`);
@@ -246,9 +263,10 @@ async function checkRunner(base: string, work: string, projectDir: string, log: 
 }
 
 async function main(argv: string[]): Promise<number> {
-  const which = argv[0] ?? "all";
-  if (!["all", "engine", "runner"].includes(which)) {
-    process.stderr.write("usage: npm run check:vm -- [engine|runner]\n");
+  const keep = argv.includes("--keep");
+  const which = argv.filter((a) => a !== "--keep")[0] ?? "all";
+  if (!["all", "engine", "runner"].includes(which) || argv.filter((a) => a !== "--keep").length > 1) {
+    process.stderr.write("usage: npm run check:vm -- [engine|runner] [--keep]\n");
     return 2;
   }
   if (process.getuid?.() !== 0) throw new Error("the VM boot check needs root (debootstrap, chroot, systemd-nspawn)");
@@ -261,6 +279,8 @@ async function main(argv: string[]): Promise<number> {
   const base = baseImage(join(projectDir, ".actor-bench", "vm-image"), log);
   log(`base image ready after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   const work = mkdtempSync(join(tmpdir(), "vm-boot-check-"));
+  // The check's Postgres runs as its own user and must reach its folder inside.
+  chmodSync(work, 0o711);
   let failed = 0;
   try {
     for (const [vm, run] of [["engine", () => checkEngine(base, join(work, "e"), log)], ["runner", () => checkRunner(base, join(work, "r"), projectDir, log)]] as const) {
@@ -272,7 +292,8 @@ async function main(argv: string[]): Promise<number> {
       log(renderChecks(vm, checks, (Date.now() - t) / 1000));
     }
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    if (keep) log(`kept the images' disks in ${work} (each VM's /var/log/cloud-init-output.log is there)`);
+    else rmSync(work, { recursive: true, force: true });
   }
   log(`VM boot check: ${failed ? `${failed} checks FAILED` : "every check passed"}, ${((Date.now() - t0) / 1000).toFixed(0)} s in all`);
   return failed ? 1 : 0;
