@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { validateStackConfig, type StackKey } from "./stacks/stackConfig";
 import { packageVersion } from "./workloads/host/versions";
 import { LocalBenchmark } from "./components/local/localBenchmark";
-import { AzureBenchmark, accessExpiry } from "./components/azure/azureBenchmark";
+import { AzureBenchmark } from "./components/azure/azureBenchmark";
 import { stackSlug } from "./components/azure/names";
 
 // Every key in the actor-bench namespace is validated before any resource is
@@ -24,7 +24,7 @@ const stackConfig = validateStackConfig(pulumi.getStack(), raw, {
 
 const bench =
   stackConfig.target === "azure"
-    ? new AzureBenchmark(stackSlug(stackConfig.stack), { config: stackConfig, projectDir: process.cwd(), accessExpiry: accessExpiry(new Date()), cloudflareApiToken: config.getSecret("cloudflareApiToken") })
+    ? new AzureBenchmark(stackSlug(stackConfig.stack), { config: stackConfig, projectDir: process.cwd(), cloudflareApiToken: config.getSecret("cloudflareApiToken") })
     : new LocalBenchmark(stackConfig.stack, { config: stackConfig, projectDir: process.cwd() });
 const local = bench instanceof LocalBenchmark ? bench : undefined;
 const cloud = bench instanceof AzureBenchmark ? bench : undefined;

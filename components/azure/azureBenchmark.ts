@@ -44,16 +44,8 @@ type AzureTarget = NonNullable<StackConfig["azure"]>;
 export interface AzureBenchmarkArgs {
   config: StackConfig;
   projectDir: string;
-  /** When the result container's SAS expire (accessExpiry); the pass must end before it. */
-  accessExpiry: string;
   /** config actor-bench:cloudflareApiToken (a secret); needed when the Cloudflare side runs. */
   cloudflareApiToken?: pulumi.Input<string>;
-}
-
-/** Twelve hours after the start of this UTC hour: long enough for a full pass, short for a credential; stable within the hour. */
-export function accessExpiry(now: Date): string {
-  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), now.getUTCHours() + 12));
-  return d.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 /**
@@ -99,7 +91,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
       }),
     );
     this.network = this.buildNetwork(name, azure, this.schedule);
-    this.coldStore = new ColdStore(`${name}-cold`, { stack: cfg.stack, resourceGroupName: this.network.resourceGroupName, location: azure.region, accessExpiry: args.accessExpiry }, { parent: this });
+    this.coldStore = new ColdStore(`${name}-cold`, { stack: cfg.stack, resourceGroupName: this.network.resourceGroupName, location: azure.region }, { parent: this });
     const secrets = this.clusterSecrets(name);
     this.cluster = this.buildCluster(name, cfg, azure, key, secrets.credentials);
     const gateway = this.gatewayPath(azure);

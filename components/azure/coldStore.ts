@@ -3,15 +3,13 @@ import * as storage from "@pulumi/azure-native/storage";
 import * as random from "@pulumi/random";
 import { storageAccountName } from "./names";
 import { delegatingProvider, withOutputs } from "../delegatingProvider";
-import { RESULT_POLICY_IDS, resultPolicies, type AccessPolicy } from "../../workloads/runner/accessPolicies";
+import { ACCESS_LIFE, RESULT_POLICY_IDS, RESULT_POLICY_PERMISSIONS } from "../../workloads/runner/accessPolicies";
 
 export interface ColdStoreArgs {
   /** The stack: the account's name is built from it (names.ts). */
   stack: string;
   resourceGroupName: pulumi.Input<string>;
   location: string;
-  /** When the result container's access policies, and so both SAS, expire (ISO 8601); the pass must finish before. */
-  accessExpiry: string;
 }
 
 export interface ContainerAccessPolicyArgs {
@@ -19,13 +17,16 @@ export interface ContainerAccessPolicyArgs {
   accountName: pulumi.Input<string>;
   /** The storage account key (a secret): only this machine uses it, to set the policies. */
   accountKey: pulumi.Input<string>;
-  policies: pulumi.Input<AccessPolicy[]>;
+  /** Each policy's id and permissions; the provider sets their expiry (ACCESS_LIFE) and renews it. */
+  policies: pulumi.Input<Array<{ id: string; permissions: string }>>;
+  lifetimeHours: number;
+  renewBelowHours: number;
 }
 
 /** A container's stored access policies; deleting it revokes every SAS tied to them. */
 export class ContainerAccessPolicy extends pulumi.dynamic.Resource {
   constructor(name: string, args: ContainerAccessPolicyArgs, opts?: pulumi.CustomResourceOptions) {
-    super(delegatingProvider("containerAccessPolicy"), name, withOutputs({ ...args, accountKey: pulumi.secret(args.accountKey) }, []), { ...opts, additionalSecretOutputs: ["accountKey"] }, "actor-bench", "ContainerAccessPolicy");
+    super(delegatingProvider("containerAccessPolicy"), name, withOutputs({ ...args, accountKey: pulumi.secret(args.accountKey) }, ["expiresOn"]), { ...opts, additionalSecretOutputs: ["accountKey"] }, "actor-bench", "ContainerAccessPolicy");
   }
 }
 
@@ -44,7 +45,8 @@ export const COLD_STORE_SETTINGS = {
  * cold tier; Engine 2.3.x has no cold store and leaves it empty) and one for
  * the runs' result blobs. Two SAS reach the result container, each tied to a
  * stored access policy of it: the runner's may create and write blobs, this
- * machine's may read them, both until `accessExpiry`, and either can be
+ * machine's may read them, both for ACCESS_LIFE (renewed by an `up` once less
+ * than half is left, so a preview within it is clean), and either can be
  * revoked by changing its policy instead of rotating the account key.
  */
 export class ColdStore extends pulumi.ComponentResource {
@@ -76,7 +78,7 @@ export class ColdStore extends pulumi.ComponentResource {
     const accountKey = pulumi.secret(storage.listStorageAccountKeysOutput({ resourceGroupName: args.resourceGroupName, accountName: account.name }, parent).keys[0].value);
     const policies = new ContainerAccessPolicy(
       `${name}-result-policies`,
-      { containerUrl: this.resultContainerUrl, accountName: account.name, accountKey, policies: resultPolicies(args.accessExpiry) },
+      { containerUrl: this.resultContainerUrl, accountName: account.name, accountKey, policies: (["upload", "download"] as const).map((k) => ({ id: RESULT_POLICY_IDS[k], permissions: RESULT_POLICY_PERMISSIONS[k] })), lifetimeHours: ACCESS_LIFE.hours, renewBelowHours: ACCESS_LIFE.renewBelowHours },
       { parent: this, dependsOn: [results] },
     );
     // A SAS tied to a policy carries only the policy's id: its permissions and expiry are the policy's.
