@@ -4,6 +4,7 @@
  * wakes, persistence across a workerd restart, and every driver stage.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WORKER_UPLOAD } from "../workloads/sides/cloudflare/upload";
 import { summarizeRun } from "../analysis/stats/summary";
 import { CLOUDFLARE_PROFILE } from "../workloads/sides/cloudflare/profile";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -183,7 +184,7 @@ describe("the Cloudflare driver stages (the stage plan through measureRuntimes)"
 });
 
 describe("wrangler", () => {
-  it("`wrangler deploy --dry-run` bundles the same Worker with its DO binding", async () => {
+  it("`wrangler deploy --dry-run` bundles the same Worker with the DO bindings the stack uploads", async () => {
     const { spawnSync } = await import("node:child_process");
     const out = mkdtempSync(join(tmpdir(), "ab-wrangler-"));
     const root = join(__dirname, "..");
@@ -191,7 +192,8 @@ describe("wrangler", () => {
       cwd: root, encoding: "utf8", timeout: 60_000, env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
     });
     expect(r.status, r.stderr + r.stdout).toBe(0);
-    expect(r.stdout).toMatch(/env\.BENCH \(BenchObject\)\s+Durable Object/);
+    // The bindings the stack uploads (upload.ts), as wrangler reads them from wrangler.jsonc.
+    for (const b of WORKER_UPLOAD.bindings.filter((x) => x.type === "durable_object_namespace")) expect(r.stdout).toMatch(new RegExp(`env\\.${b.name} \\(${b.className}\\)\\s+Durable Object`));
     expect(readFileSync(join(out, "index.js"), "utf8")).toMatch(/(class BenchObject|BenchObject = class) extends DurableObject/);
     rmSync(out, { recursive: true, force: true });
   });

@@ -2,17 +2,11 @@ import * as pulumi from "@pulumi/pulumi";
 import * as cloudflare from "@pulumi/cloudflare";
 import * as random from "@pulumi/random";
 import { createHash } from "node:crypto";
-import { COMPATIBILITY_DATE } from "../../workloads/sides/cloudflare/compatibility";
+import { DO_BINDING, DO_CLASS, TOKEN_BINDING, WORKER_UPLOAD } from "../../workloads/sides/cloudflare/upload";
 
-/** The Durable Object class and binding the Worker's code exports and uses (wrangler.jsonc says the same). */
-export const DO_CLASS = "BenchObject";
-export const DO_BINDING = "BENCH";
-export const TOKEN_BINDING = "BENCH_TOKEN";
-/**
- * The one migration: it creates the SQLite-backed class. The tag is a constant,
- * so a second `up` sends the same migration and plans no change to it.
- */
-export const MIGRATION = { newTag: "v1", newSqliteClasses: [DO_CLASS] } as const;
+export { DO_BINDING, DO_CLASS, TOKEN_BINDING };
+/** The one migration (workloads/sides/cloudflare/upload.ts): it creates the SQLite-backed class. */
+export const MIGRATION = WORKER_UPLOAD.migrations;
 
 /**
  * The script's name carries the bundle's digest. A changed Worker is a new
@@ -25,7 +19,7 @@ export function workerScriptName(stack: string, bundle: string): string {
   return `actor-bench-${stack.toLowerCase().replace(/[^a-z0-9-]/g, "-").slice(0, 40)}-${digest}`;
 }
 
-/** The WorkersScript's inputs, as a pure function of the bundle and the token. */
+/** The WorkersScript's inputs, as a pure function of the bundle and the token: the upload local workerd runs (WORKER_UPLOAD). */
 export function workerScriptInputs(accountId: string, scriptName: string, bundle: string, token: pulumi.Input<string>): cloudflare.WorkersScriptArgs {
   if (!/^[0-9a-f]{32}$/.test(accountId)) throw new Error(`config actor-bench:cloudflareAccountId: "${accountId}" is not a 32-character hex account id`);
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(scriptName)) throw new Error(`Worker script name "${scriptName}": lower-case letters, digits and dashes, at most 63`);
@@ -33,13 +27,10 @@ export function workerScriptInputs(accountId: string, scriptName: string, bundle
     accountId,
     scriptName,
     content: bundle,
-    mainModule: "index.js",
-    compatibilityDate: COMPATIBILITY_DATE,
-    bindings: [
-      { name: DO_BINDING, type: "durable_object_namespace", className: DO_CLASS },
-      { name: TOKEN_BINDING, type: "secret_text", text: pulumi.secret(token) },
-    ],
-    migrations: { ...MIGRATION, newSqliteClasses: [...MIGRATION.newSqliteClasses] },
+    mainModule: WORKER_UPLOAD.mainModule,
+    compatibilityDate: WORKER_UPLOAD.compatibilityDate,
+    bindings: WORKER_UPLOAD.bindings.map((b) => (b.type === "secret_text" ? { ...b, text: pulumi.secret(token) } : { ...b })),
+    migrations: { newTag: MIGRATION.newTag, newSqliteClasses: [...MIGRATION.newSqliteClasses] },
     // The script implements its DO namespace: Cloudflare refuses to delete such a script without force
     // (https://developers.cloudflare.com/api/resources/workers/subresources/scripts/methods/delete/).
     force: true,

@@ -8,7 +8,7 @@ import workerdPath, { version as workerdVersion } from "workerd";
 import { WORKER_BUNDLE, WORKER_BUNDLE_DIR } from "./bundle";
 import { assertPortFree, freePort } from "../../host/ports";
 import { packageVersion } from "../../host/versions";
-import { COMPATIBILITY_DATE } from "./compatibility";
+import { miniflareBindings, TOKEN_BINDING, WORKER_UPLOAD } from "./upload";
 import { hardOpenFileLimit, liveDoLimit } from "./openFiles";
 import type { WatchedProcess } from "../../host/runtimeWatch";
 
@@ -122,14 +122,15 @@ export async function startLocalWorker(opts: LocalWorkerOptions): Promise<LocalW
   process.env.MINIFLARE_WORKERD_PATH = wrapped.wrapper;
   const logFile = join(opts.workDir, "workerd.log");
   const log = createWriteStream(logFile, { flags: "a" });
+  const uploaded = miniflareBindings(WORKER_UPLOAD, { [TOKEN_BINDING]: token });
   const mf = new Miniflare({
     modules: true,
     scriptPath: WORKER_BUNDLE,
     modulesRoot: WORKER_BUNDLE_DIR,
-    compatibilityDate: COMPATIBILITY_DATE,
-    durableObjects: { BENCH: { className: "BenchObject", useSQLite: true } },
+    // The bindings and migrations the stack uploads (upload.ts), with this run's token.
+    ...uploaded,
     durableObjectsPersist: persistDir,
-    bindings: { BENCH_TOKEN: token, ...(opts.plantDelayMs ? { BENCH_PLANT_DELAY_MS: String(opts.plantDelayMs) } : {}) },
+    bindings: { ...uploaded.bindings, ...(opts.plantDelayMs ? { BENCH_PLANT_DELAY_MS: String(opts.plantDelayMs) } : {}) },
     host: "127.0.0.1",
     port,
     cf: false,
