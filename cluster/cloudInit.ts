@@ -224,7 +224,8 @@ WantedBy=multi-user.target
 export const RUNNER_SUDOERS = "/etc/sudoers.d/zz-actor-bench";
 
 /** What the deploy runs with sudo: the app's unit, nothing else. */
-export const APP_UNIT_COMMANDS = ["enable --now rivetkit-app", "restart rivetkit-app", "stop rivetkit-app"].map((a) => `/usr/bin/systemctl ${a}`);
+// No stop: nothing stops the app but the VM's own end (the app step has no delete, so a destroy needs no SSH).
+export const APP_UNIT_COMMANDS = ["enable --now rivetkit-app", "restart rivetkit-app"].map((a) => `/usr/bin/systemctl ${a}`);
 
 /**
  * The runner's admin user may run the app unit's commands as root and nothing
