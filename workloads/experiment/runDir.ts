@@ -38,7 +38,7 @@ export function machineInfo(): Record<string, unknown> {
 }
 
 /** Writes a file whole or not at all. */
-function writeAtomic(path: string, text: string): void {
+export function writeAtomic(path: string, text: string): void {
   try {
     writeFileSync(`${path}.tmp`, text);
   } catch (err) {

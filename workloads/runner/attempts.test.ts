@@ -45,7 +45,7 @@ describe("a part's attempts", () => {
   it("keeps of a stopped attempt only its finished groups, so a merge with the next attempt holds each stage once", () => {
     const root = mkdtempSync(join(tmpdir(), "attempts-"));
     const stopped = stoppedAttempt(join(root, "a"));
-    const kept = finishedPart(stopped, ["rivet create"], join(root, "kept"));
+    const kept = finishedPart(stopped, join(root, "kept"));
     const m = verifyRunDir(kept) as unknown as { stages: Record<string, unknown>; files: Record<string, unknown>; status: string; settings: { resumedFrom: unknown } };
     expect(Object.keys(m.stages).sort()).toEqual(["rivet.create.ping", "rivet.create.read"]);
     expect(Object.keys(m.files).some((f) => f.includes("warm"))).toBe(false);

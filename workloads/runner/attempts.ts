@@ -5,12 +5,12 @@
  * the next attempt measures only the tasks no attempt finished, and the part's
  * result is the merge of what each attempt finished.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { metricEntry } from "../../analysis/contract/catalog";
 import { verifyRunDir } from "../../analysis/contract/verify";
 import { taskLabel, type Task } from "../experiment/passPlan";
-import type { Manifest } from "../experiment/runDir";
+import { writeAtomic, type Manifest } from "../experiment/runDir";
 
 /** partDir/attempts.json: one line per attempt, in order. */
 export interface Attempt {
@@ -33,9 +33,7 @@ export function readAttempts(partDir: string): Attempt[] {
 
 export function recordAttempt(partDir: string, a: Attempt): void {
   const all = [...readAttempts(partDir).filter((x) => x.runId !== a.runId), a];
-  const file = join(partDir, PART_FILES.attempts);
-  writeFileSync(`${file}.tmp`, `${JSON.stringify(all, null, 2)}\n`);
-  renameSync(`${file}.tmp`, file);
+  writeAtomic(join(partDir, PART_FILES.attempts), `${JSON.stringify(all, null, 2)}\n`);
 }
 
 /** The requested tasks no attempt finished, in the request's order. */
@@ -51,15 +49,15 @@ export function taskOfStage(rec: { side: string; metric: string }): string | und
 }
 
 /**
- * A copy of a finished attempt holding only the tasks it finished (of
- * `keep`): their stages and files. An attempt that was stopped may hold part
+ * A copy of an attempt holding only the tasks it finished (its manifest's
+ * tasksDone): their stages and files. An attempt that was stopped may hold part
  * of a task the next attempt measures again; the copy leaves that part out, so
  * the merged result has each stage once. The stopped attempt itself stays in
  * the store, whole, under its own hash. The copy says where it came from.
  */
-export function finishedPart(runDir: string, keep: readonly string[], dest: string): string {
+export function finishedPart(runDir: string, dest: string): string {
   const m = verifyRunDir(runDir) as Manifest;
-  const kept = new Set(keep.filter((t) => (m.tasksDone ?? []).includes(t)));
+  const kept = new Set(m.tasksDone ?? []);
   const stages = Object.fromEntries(Object.entries(m.stages).filter(([, rec]) => kept.has(taskOfStage(rec) ?? "")));
   const stageOfFile = (f: string) => basename(f).replace(/\.jsonl(\.gz)?$|\.json$/, "");
   const files = Object.fromEntries(Object.entries(m.files).filter(([f]) => stages[stageOfFile(f)] !== undefined));
@@ -72,7 +70,7 @@ export function finishedPart(runDir: string, keep: readonly string[], dest: stri
     ...m,
     stages,
     files,
-    tasksDone: (m.tasksDone ?? []).filter((t) => kept.has(t)),
+    tasksDone: [...kept],
     status: "complete",
     settings: { ...m.settings, resumedFrom: { runId: m.runId, status: m.status, ...(m.failure ? { failure: m.failure } : {}), tasksKept: [...kept] } },
   };

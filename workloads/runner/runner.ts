@@ -5,7 +5,7 @@
  *   node runner.js salvage <partDir>    an attempt that was stopped (time limit, reboot) to the result container
  * Progress goes to stderr; `run` writes the part's one result line to partDir/result.json (commands.ts prints it).
  */
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GatewayClient } from "../sides/rivet/gateway";
 import { requestTasks, runGroupRequest, blobDigest, type GroupRunRequest } from "../run/groupRun";
@@ -13,7 +13,7 @@ import { parseRunArgs } from "../run/runConfig";
 import { mergeRunParts } from "../run/mergeRuns";
 import { taskLabel } from "../experiment/passPlan";
 import { verifyRunDir } from "../../analysis/contract/verify";
-import type { Manifest } from "../experiment/runDir";
+import { writeAtomic, type Manifest } from "../experiment/runDir";
 import { uploadRunDir, type BlobContainer } from "./blobStore";
 import { handleInterrupts } from "../host/processes";
 import { CREDENTIALS_FILE } from "./commands";
@@ -98,19 +98,18 @@ function partRequest(partDir: string) {
   return { req, request, container, requested: requestTasks(request, parseRunArgs(request.runArgs).groups) };
 }
 
-/** Uploads a finished (or stopped) run directory under <prefix>/<runId>/, the manifest last. */
-async function store(container: BlobContainer, prefix: string, runDir: string): Promise<RemoteRunResult> {
+/** Uploads a finished (or stopped) run directory under <prefix>/<runId>/, the manifest last; returns where, and its checked manifest. */
+async function store(container: BlobContainer, prefix: string, runDir: string): Promise<{ result: RemoteRunResult; manifest: Manifest }> {
   const m = verifyRunDir(runDir) as Manifest;
   const blobPrefix = `${prefix}/${m.runId}`;
   const names = await uploadRunDir(container, runDir, blobPrefix);
   console.error(`actor-bench runner: ${m.status} run ${m.runId}, ${names.length} files uploaded under ${blobPrefix}`);
-  return { runId: m.runId, blobPrefix, sha256: blobDigest(runDir) };
+  return { result: { runId: m.runId, blobPrefix, sha256: blobDigest(runDir) }, manifest: m };
 }
 
 /** Stores an attempt and records it in the part: what it finished is not measured again. */
 async function storeAttempt(partDir: string, container: BlobContainer, prefix: string, runDir: string): Promise<Attempt> {
-  const r = await store(container, prefix, runDir);
-  const m = JSON.parse(readFileSync(join(runDir, "manifest.json"), "utf8")) as Manifest;
+  const { result: r, manifest: m } = await store(container, prefix, runDir);
   const a: Attempt = { ...r, runDir, status: m.status === "complete" ? "complete" : "failed", ...(m.failure ? { failure: m.failure } : {}), tasksDone: m.tasksDone ?? [] };
   recordAttempt(partDir, a);
   return a;
@@ -156,11 +155,11 @@ async function runPart(partDir: string): Promise<RemoteRunResult> {
   const scratch = mkdtempSync(join(partDir, ".merge-"));
   try {
     const parts = attempts.map((a, i) => {
-      const runDir = i === attempts.length - 1 ? a.runDir : finishedPart(a.runDir, a.tasksDone, join(scratch, a.runId));
+      const runDir = i === attempts.length - 1 ? a.runDir : finishedPart(a.runDir, join(scratch, a.runId));
       return { runDir, sha256: blobDigest(runDir), label: `attempt ${i + 1} (${a.runId})` };
     });
     const merged = mergeRunParts(parts, request.blobRoot, request.stack);
-    return await store(container, req.prefix, merged.dir);
+    return (await store(container, req.prefix, merged.dir)).result;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -168,9 +167,7 @@ async function runPart(partDir: string): Promise<RemoteRunResult> {
 
 /** Writes the part's result line, whole or not at all. */
 function writeResult(partDir: string, r: RemoteRunResult): void {
-  const file = join(partDir, PART_FILES.result);
-  writeFileSync(`${file}.tmp`, `${JSON.stringify(r)}\n`);
-  renameSync(`${file}.tmp`, file);
+  writeAtomic(join(partDir, PART_FILES.result), `${JSON.stringify(r)}\n`);
 }
 
 async function main(argv: string[]): Promise<number> {
