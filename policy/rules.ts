@@ -6,7 +6,7 @@
  * them over the program's registrations under the SDK's mocks.
  */
 import { parse } from "yaml";
-import { AUTONAME_SUFFIX, LOCAL_NVME_SIZE, NAME_RULES, NVME_ONLY_SIZE, POSTGRES_HA_TIERS, ZONE_REGIONS, isNvmeImage } from "../components/azure/azureFacts";
+import { AUTONAME_SUFFIX, BLOB_ROLES, LOCAL_NVME_SIZE, NO_SHARED_KEY, NAME_RULES, NVME_ONLY_SIZE, POSTGRES_HA_TIERS, ZONE_REGIONS, isNvmeImage } from "../components/azure/azureFacts";
 import { stackSlug } from "../components/azure/names";
 
 /** A resource as a policy sees it: inputs with secrets unwrapped; a value not yet known reads as UNKNOWN. */
@@ -49,6 +49,7 @@ const T = {
   pg: "azure-native:dbforpostgresql:Server",
   zone: "azure-native:privatedns:PrivateZone",
   worker: "cloudflare:index/workersScript:WorkersScript",
+  role: "azure-native:authorization:RoleAssignment",
 } as const;
 
 const onType = (type: string, f: (r: Planned) => string[]) => ({ resource: (r: Planned) => (r.type === type ? f(r) : []) });
@@ -226,7 +227,30 @@ const workerUpload: Rule = {
   }),
 };
 
-export const RULES: Rule[] = [nsgLists, storageName, autonames, namedInGroup, vmImage, zones, postgresHa, noHairpin, workerUpload];
+const noSharedKey: Rule = {
+  name: "storage-no-shared-key",
+  description: "A storage account allows no account key (a tenant's \"prevent shared key access\" policy refuses one that does); access is by Entra identity.",
+  source: NO_SHARED_KEY.source,
+  check: onType(T.storage, (r) => (r.props.allowSharedKeyAccess === NO_SHARED_KEY.value ? [] : [`storage account ${r.name}: allowSharedKeyAccess must be false`])),
+};
+
+const DATA_ROLES = [BLOB_ROLES.value.dataContributor, BLOB_ROLES.value.dataReader, BLOB_ROLES.value.dataOwner];
+
+const blobRoleScope: Rule = {
+  name: "blob-role-scope",
+  description: "A Blob data role is assigned on one container, never wider; Storage Blob Delegator on a storage account, where the delegation key is issued.",
+  source: BLOB_ROLES.source,
+  check: onType(T.role, (r) => {
+    const role = String(r.props.roleDefinitionId ?? "").split("/").at(-1) ?? "";
+    const scope = r.props.scope;
+    if (!known(scope) || !known(r.props.roleDefinitionId)) return [];
+    if ((DATA_ROLES as readonly string[]).includes(role) && !/\/blobServices\/default\/containers\/[^/]+$/.test(scope)) return [`role assignment ${r.name}: a Blob data role on ${scope}, wider than the one container it needs`];
+    if (role === BLOB_ROLES.value.delegator && !/\/providers\/Microsoft\.Storage\/storageAccounts\/[^/]+$/.test(scope)) return [`role assignment ${r.name}: Storage Blob Delegator on ${scope}; Azure issues the key for a storage account, so assign it there`];
+    return [];
+  }),
+};
+
+export const RULES: Rule[] = [noSharedKey, blobRoleScope, nsgLists, storageName, autonames, namedInGroup, vmImage, zones, postgresHa, noHairpin, workerUpload];
 
 /** Every violation of every rule over one stack's resources, each with the rule's name. */
 export function violationsOf(all: Planned[], rules: Rule[] = RULES): Array<Violation & { rule: string }> {

@@ -52,6 +52,12 @@ export const BREAKS: Record<string, Break> = {
     delete last.destinationPortRange;
     last.destinationPortRanges = ["*"];
   }),
+  "storage-no-shared-key": edit("azure-native:storage:StorageAccount", (r) => (r.props.allowSharedKeyAccess = true)),
+  "blob-role-scope": edit(
+    "azure-native:authorization:RoleAssignment",
+    (r) => (r.props.scope = r.props.scope.replace(/\/blobServices\/.*$/, "")),
+    (r) => r.name.endsWith("results-data"),
+  ),
   "storage-account-name": edit("azure-native:storage:StorageAccount", (r) => delete r.props.accountName),
   "autoname-valid": edit("azure-native:dbforpostgresql:Server", (r) => (r.name = "NorthEurope_Prod-engines-pg")),
   "fixed-names-per-stack": edit("azure-native:network:LoadBalancer", (r) => (r.props.loadBalancerName = "actor-bench-engines")),

@@ -26,6 +26,7 @@ const cfg = {
 
 let registered: Registered[];
 let programExports: Record<string, unknown>;
+let invoked: string[];
 const of = (type: string) => registered.filter((r) => r.type === type);
 const commands = () => of("command:remote:Command");
 /** The group runs on the runner: remote.Command "<...>-<side>-<group>-run", in declaration order. */
@@ -47,7 +48,7 @@ const takes = (c: Registered, side: string) => tasksOf(c).some((t) => t.startsWi
 const PLANNED = planPass([RIVET_PROFILE, CLOUDFLARE_PROFILE], GROUPS, true).map(passRunName);
 
 beforeAll(async () => {
-  ({ registered, exports: programExports } = await runProgram("eastus2", cfg, false, ["actor-bench:cloudflareApiToken"]));
+  ({ registered, exports: programExports, invoked } = await runProgram("eastus2", cfg, false, ["actor-bench:cloudflareApiToken"]));
 });
 
 describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
@@ -182,25 +183,39 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(containers.every((c) => c.inputs.publicAccess === "None")).toBe(true);
   });
 
-  it("the result container's SAS are tied to stored access policies: the runner's create/write, this machine's read, both for hours", () => {
-    const [policy] = of("pulumi-nodejs:dynamic/actor-bench:ContainerAccessPolicy");
-    expect(policy.secretInputs).toContain("accountKey");
-    expect(policy.additionalSecretOutputs).toContain("accountKey");
-    const policies = policy.inputs.policies as Array<{ id: string; permissions: string; expiresOn?: string }>;
-    expect(policies).toEqual([{ id: "runner-upload", permissions: "cw" }, { id: "pass-download", permissions: "r" }]);
-    // No clock in the inputs: the provider sets the expiry and renews it, so a preview an hour later plans no change.
-    expect(policy.inputs).toMatchObject({ lifetimeHours: 24, renewBelowHours: 12 });
+  it("Blob without the account key: the account refuses it, the deploying identity's roles sit on the account (key delegation) and the result container (data), and it signs two user delegation SAS", () => {
+    // No invoke lists the account's keys or signs a SAS with them; the account allows no shared key.
+    expect(invoked.filter((t) => /listStorageAccount(Keys|ServiceSAS|SAS)/.test(t))).toEqual([]);
+    expect(invoked).toContain("azure-native:authorization:getClientToken");
+    const [account] = of("azure-native:storage:StorageAccount");
+    expect(account.inputs.allowSharedKeyAccess).toBe(false);
+    const results = of("azure-native:storage:BlobContainer").find((c) => c.inputs.containerName === "results")!;
+    const roles = of("azure-native:authorization:RoleAssignment").map((r) => ({ role: String(r.inputs.roleDefinitionId).split("/").at(-1), scope: String(r.inputs.scope).split("/providers/")[1], principal: r.inputs.principalId }));
+    expect(roles).toEqual([
+      { role: "db58b8e5-c6ad-4a2a-8342-4190687cbf4a", scope: `Microsoft.Storage/storageAccounts/${String(account.inputs.accountName)}`, principal: "o" },
+      { role: "ba92f5b4-2d11-453d-a403-e96b0029c9fe", scope: `Microsoft.Storage/storageAccounts/${String(account.inputs.accountName)}/blobServices/default/containers/results`, principal: "o" },
+    ]);
+    expect(results).toBeDefined();
+    const [access] = of("pulumi-nodejs:dynamic/actor-bench:ResultAccess");
+    expect(access.secretInputs).toContain("token");
+    expect(access.additionalSecretOutputs).toEqual(expect.arrayContaining(["token", "sas"]));
+    expect(unwrap(access.inputs.token)).toBe("mock-entra-token-for-https://storage.azure.com/");
+    // No clock in the inputs: the provider signs with a fresh expiry and renews it, so a preview an hour later plans no change.
+    expect(access.inputs).toMatchObject({ grants: { upload: "cw", download: "r" }, lifetimeHours: 24, renewBelowHours: 12, waitMinutes: 30 });
+    // The SAS are signed only once the role assignments exist.
+    const roleUrns = of("azure-native:authorization:RoleAssignment").map((r) => r.urn);
+    expect(access.dependencies).toEqual(expect.arrayContaining(roleUrns));
     // The runner is sent only the upload SAS, in its credentials file; the read SAS stays with the fetch on this machine.
     const creds = commands().find((c) => c.name.endsWith("-runner-credentials"))!;
     expect(creds.secretInputs).toContain("stdin");
-    expect(JSON.parse(unwrap(creds.inputs.stdin) as string).uploadSas).toContain("si=runner-upload");
-    expect(unwrap(creds.inputs.stdin)).not.toContain("si=pass-download");
+    expect(JSON.parse(unwrap(creds.inputs.stdin) as string).uploadSas).toContain("sp=cw&sig=mock-upload");
+    expect(unwrap(creds.inputs.stdin)).not.toContain("mock-download");
     const fetches = of("pulumi-nodejs:dynamic/actor-bench:RemoteRunFetch");
     expect(fetches).toHaveLength(PLANNED.length);
     for (const f of fetches) {
       expect(f.secretInputs, f.name).toContain("downloadSas");
       expect(f.additionalSecretOutputs, f.name).toContain("downloadSas");
-      expect(String(unwrap(f.inputs.downloadSas)), f.name).toContain("si=pass-download");
+      expect(String(unwrap(f.inputs.downloadSas)), f.name).toContain("sp=r&sig=mock-download");
     }
     for (const r of groupRuns()) expect(JSON.stringify(r.inputs.stdin), r.name).not.toContain("sig=");
   });

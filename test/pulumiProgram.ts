@@ -63,17 +63,30 @@ function mockState(type: string, name: string, inputs: Record<string, unknown>, 
   if (type === "cloudflare:index/workersScriptSubdomain:WorkersScriptSubdomain") return { ...inputs };
   if (/:(BenchmarkRun|RemoteRunFetch)$/.test(type)) return { ...inputs, runId: "mock", blob: `/mock/${inputs.part ?? `${inputs.side}.${inputs.group}`}`, sha256: "0".repeat(64), status: "complete", failures: [], summary: { rows: [], throughput: [] } };
   if (type.endsWith(":DoAnalytics")) return { ...inputs, runId: "mock", blob: `/mock/analytics.${String(inputs.forRunDir).split("/").pop()}`, sha256: "1".repeat(64), blocks: 1, invocations: 1 };
+  // What the provider signs (workloads/runner/resultAccess.ts): one user delegation SAS per holder, with its letters.
+  if (type.endsWith(":ResultAccess")) {
+    const grants = inputs.grants as Record<string, string>;
+    return { ...inputs, expiresOn: "2026-12-07T10:00:00Z", sas: Object.fromEntries(Object.entries(grants).map(([h, sp]) => [h, `sv=2023-11-03&spr=https&se=2026-12-07T10%3A00%3A00Z&skoid=o&sktid=t&sks=b&skv=2023-11-03&sr=c&sp=${sp}&sig=mock-${h}`])) };
+  }
   if (type.endsWith(":BenchmarkReport")) return { ...inputs, runId: "mock", runDir: "/mock/run", status: "complete", failure: null, report: "# mocked report", summary: { rows: [], throughput: [] }, site: "/mock/site/index.html" };
   return inputs;
 }
 
-/** Invokes: Azure's client config and the result container's SAS. */
+const SUBSCRIPTION = "00000000-0000-0000-0000-000000000000";
+
+/** Invokes: Azure's client config and a token of the identity `pulumi up` runs as. Anything else is a call the program should not make. */
 function mockCall(token: string, inputs: Record<string, unknown>): Record<string, unknown> {
-  if (token === "azure-native:authorization:getClientConfig") return { subscriptionId: "00000000-0000-0000-0000-000000000000", tenantId: "t", clientId: "c", objectId: "o" };
-  // A SAS tied to a stored access policy names it (si=) and carries no permissions or expiry of its own.
-  if (token === "azure-native:storage:listStorageAccountServiceSAS") return { serviceSasToken: `sv=2022-11-02&sr=c&si=${String(inputs.identifier)}&sig=mock-sas-signature` };
-  if (token === "azure-native:storage:listStorageAccountKeys") return { keys: [{ keyName: "key1", value: "mock-account-key", permissions: "FULL" }] };
+  if (token === "azure-native:authorization:getClientConfig") return { subscriptionId: SUBSCRIPTION, tenantId: "t", clientId: "c", objectId: "o" };
+  if (token === "azure-native:authorization:getClientToken") return { token: `mock-entra-token-for-${String(inputs.endpoint)}` };
   return inputs;
+}
+
+/** The Azure resource id a created storage resource gets (the role assignments are scoped by it). */
+function mockId(type: string, name: string, inputs: Record<string, unknown>): string {
+  const account = `/subscriptions/${SUBSCRIPTION}/resourceGroups/${String(inputs.resourceGroupName)}/providers/Microsoft.Storage/storageAccounts/${String(inputs.accountName)}`;
+  if (type === "azure-native:storage:StorageAccount") return account;
+  if (type === "azure-native:storage:BlobContainer") return `${account}/blobServices/default/containers/${String(inputs.containerName)}`;
+  return `${name}-id`;
 }
 
 /**
@@ -92,10 +105,14 @@ export async function runProgram(
 ) {
   for (const k of Object.keys(requireNative.cache)) if (k.startsWith(DIST + "/")) delete requireNative.cache[k];
   pulumi.runtime.setAllConfig(config, secretKeys);
+  const invoked: string[] = [];
   await pulumi.runtime.setMocks(
     {
-      newResource: (args) => ({ id: args.custom ? `${args.name}-id` : undefined, state: mockState(args.type, args.name, args.inputs, preview) }),
-      call: (args) => mockCall(args.token, args.inputs),
+      newResource: (args) => ({ id: args.custom ? mockId(args.type, args.name, args.inputs) : undefined, state: mockState(args.type, args.name, args.inputs, preview) }),
+      call: (args) => {
+        invoked.push(args.token);
+        return mockCall(args.token, args.inputs);
+      },
     },
     "actor-bench",
     stack,
@@ -130,7 +147,7 @@ export async function runProgram(
     n = registered.length;
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { registered, exports };
+  return { registered, exports, invoked };
 }
 
 /** Whether an Output is known (false for a preview's not-yet-computed values). */

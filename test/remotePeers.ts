@@ -65,33 +65,60 @@ export interface Azurite {
   container: ContainerClient;
   accountName: string;
   accountKey: string;
-  /** A SAS tied to the container's stored access policy `identifier`, as the stack's are. */
-  policySas(identifier: string): string;
+  /** A container SAS with these letters, signed with the emulator's key (the tests' stand-in for the stack's SAS). */
+  grantSas(permissions: string): string;
+  /** With `entra`: the emulator's certificate (PEM), which a client must trust to reach it. */
+  ca?: string;
 }
 
-export async function startAzurite(dir: string, containerName: string): Promise<Azurite> {
+/**
+ * Azurite's Blob service. With `entra`, over HTTPS (a certificate made here)
+ * and accepting Entra bearer tokens, as Azure does for a user delegation key;
+ * then the container is made with a token, and `sas`/`container` are not set.
+ */
+export async function startAzurite(dir: string, containerName: string, opts: { entra?: boolean } = {}): Promise<Azurite> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const log = join(dir, "azurite.log");
   const entry = join(__dirname, "..", "node_modules", ".bin", "azurite-blob");
+  const tls = opts.entra ? selfSignedCert(dir) : undefined;
   const proc = spawnManaged({
     name: "azurite-blob",
     command: entry,
-    args: ["--blobHost", "127.0.0.1", "--blobPort", String(port), "--location", dir, "--skipApiVersionCheck", "--disableTelemetry"],
+    args: ["--blobHost", "127.0.0.1", "--blobPort", String(port), "--location", dir, "--skipApiVersionCheck", "--disableTelemetry", ...(tls ? ["--cert", tls.cert, "--key", tls.key, "--oauth", "basic"] : [])],
     env: process.env,
     logFile: log,
   });
   await waitUntil("listening", proc, log, 30_000, () => readFileSync(log, "utf8").includes("successfully listens"));
-  const containerUrl = `http://127.0.0.1:${port}/${ACCOUNT}/${containerName}`;
   const cred = new StorageSharedKeyCredential(ACCOUNT, KEY);
+  const containerUrl = `${tls ? "https" : "http"}://127.0.0.1:${port}/${ACCOUNT}/${containerName}`;
   const container = new ContainerClient(containerUrl, cred);
+  const grantSas = (permissions: string) =>
+    generateBlobSASQueryParameters({ containerName, permissions: ContainerSASPermissions.parse(permissions), expiresOn: new Date(Date.now() + 3600_000) }, cred).toString();
+  if (tls) return { proc, containerUrl, sas: "", container, accountName: ACCOUNT, accountKey: KEY, grantSas, ca: readFileSync(tls.cert, "utf8") };
   await container.create();
-  const sas = generateBlobSASQueryParameters(
-    { containerName, permissions: ContainerSASPermissions.parse("rwlc"), expiresOn: new Date(Date.now() + 3600_000) },
-    cred,
-  ).toString();
-  const policySas = (identifier: string) => generateBlobSASQueryParameters({ containerName, identifier }, cred).toString();
-  return { proc, containerUrl, sas, container, accountName: ACCOUNT, accountKey: KEY, policySas };
+  return { proc, containerUrl, sas: grantSas("rwlc"), container, accountName: ACCOUNT, accountKey: KEY, grantSas };
+}
+
+/** A certificate for 127.0.0.1, valid a day, made with openssl. */
+function selfSignedCert(dir: string): { cert: string; key: string } {
+  const cert = join(dir, "cert.pem");
+  const key = join(dir, "key.pem");
+  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert], { stdio: "ignore" });
+  return { cert, key };
+}
+
+/**
+ * An Entra-shaped access token for Azure Storage (issuer, audience, lifetime,
+ * object and tenant ids): what Azurite checks. Azurite does not check the
+ * signature, and no Entra tenant can be reached here.
+ */
+export function storageToken(claims: Record<string, unknown> = {}): string {
+  const now = Math.floor(Date.now() / 1000);
+  const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
+  const tid = "72f988bf-86f1-41af-91ab-2d7cd011db47";
+  const body = { aud: "https://storage.azure.com", iss: `https://sts.windows.net/${tid}/`, iat: now - 60, nbf: now - 60, exp: now + 3600, oid: "6b3c5f8e-8c4e-4b1e-9d55-0a1f2e3d4c5b", tid, ...claims };
+  return `${b64({ alg: "RS256", typ: "JWT" })}.${b64(body)}.${Buffer.from("unsigned").toString("base64url")}`;
 }
 
 /** A shell command that starts the app detached on the "runner" and records its pid. */

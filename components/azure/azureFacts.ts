@@ -97,3 +97,27 @@ export const POSTGRES_HA_TIERS: Fact<readonly string[]> = {
 export function isNvmeImage(image: { publisher?: unknown; offer?: unknown; sku?: unknown } | undefined): boolean {
   return NVME_IMAGES.value.some((i) => i.publisher === image?.publisher && i.offer === image?.offer && i.sku === image?.sku);
 }
+
+/**
+ * The built-in roles the result container's access rests on. Storage Blob
+ * Delegator holds only the action that issues a user delegation key, which
+ * works at the level of the account, so it must be assigned there (or wider);
+ * the data roles are assigned on the one container they need.
+ */
+export const BLOB_ROLES = {
+  value: {
+    delegator: "db58b8e5-c6ad-4a2a-8342-4190687cbf4a",
+    dataContributor: "ba92f5b4-2d11-453d-a403-e96b0029c9fe",
+    dataReader: "2a2b9908-6ea1-4ae2-8e65-a410df84e7d1",
+    dataOwner: "b7e6dc6d-f1e8-4753-8033-0f276bb0955b",
+  },
+  source: "https://learn.microsoft.com/azure/role-based-access-control/built-in-roles/storage; https://learn.microsoft.com/rest/api/storageservices/create-user-delegation-sas#assign-permissions-with-rbac",
+  read: "2026-12-06",
+} as const;
+
+/** A tenant's "Storage accounts should prevent shared key access" policy refuses an account that allows the account key. */
+export const NO_SHARED_KEY = {
+  value: false,
+  source: "https://learn.microsoft.com/azure/storage/common/shared-key-authorization-prevent",
+  read: "2026-12-06",
+} as const;

@@ -1,9 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
+import * as authorization from "@pulumi/azure-native/authorization";
 import * as storage from "@pulumi/azure-native/storage";
 import * as random from "@pulumi/random";
 import { storageAccountName } from "./names";
 import { delegatingProvider, withOutputs } from "../delegatingProvider";
-import { ACCESS_LIFE, RESULT_POLICY_IDS, RESULT_POLICY_PERMISSIONS } from "../../workloads/runner/accessPolicies";
+import { BLOB_ROLES, NO_SHARED_KEY } from "./azureFacts";
+import { ACCESS_LIFE, RESULT_GRANTS, ROLE_PROPAGATION, STORAGE_TOKEN_AUDIENCE } from "../../workloads/runner/resultAccess";
 
 export interface ColdStoreArgs {
   /** The stack: the account's name is built from it (names.ts). */
@@ -12,21 +14,24 @@ export interface ColdStoreArgs {
   location: string;
 }
 
-export interface ContainerAccessPolicyArgs {
+export interface ResultAccessArgs {
   containerUrl: pulumi.Input<string>;
   accountName: pulumi.Input<string>;
-  /** The storage account key (a secret): only this machine uses it, to set the policies. */
-  accountKey: pulumi.Input<string>;
-  /** Each policy's id and permissions; the provider sets their expiry (ACCESS_LIFE) and renews it. */
-  policies: pulumi.Input<Array<{ id: string; permissions: string }>>;
+  /** An Entra token for Azure Storage of the identity `pulumi up` runs as (a secret): it asks for the delegation key. */
+  token: pulumi.Input<string>;
+  /** Each holder's SAS permission letters (RESULT_GRANTS). */
+  grants: Record<string, string>;
   lifetimeHours: number;
   renewBelowHours: number;
+  /** How long to wait for new role assignments to take effect. */
+  waitMinutes: number;
 }
 
-/** A container's stored access policies; deleting it revokes every SAS tied to them. */
-export class ContainerAccessPolicy extends pulumi.dynamic.Resource {
-  constructor(name: string, args: ContainerAccessPolicyArgs, opts?: pulumi.CustomResourceOptions) {
-    super(delegatingProvider("containerAccessPolicy"), name, withOutputs({ ...args, accountKey: pulumi.secret(args.accountKey) }, ["expiresOn"]), { ...opts, additionalSecretOutputs: ["accountKey"] }, "actor-bench", "ContainerAccessPolicy");
+/** The result container's user delegation SAS, one per holder (`sas`, a secret), renewed by an `up` as they run low. */
+export class ResultAccess extends pulumi.dynamic.Resource {
+  declare readonly sas: pulumi.Output<Record<string, string>>;
+  constructor(name: string, args: ResultAccessArgs, opts?: pulumi.CustomResourceOptions) {
+    super(delegatingProvider("resultAccess"), name, withOutputs({ ...args, token: pulumi.secret(args.token) }, ["expiresOn", "sas"]), { ...opts, additionalSecretOutputs: ["token", "sas"] }, "actor-bench", "ResultAccess");
   }
 }
 
@@ -37,17 +42,19 @@ export const COLD_STORE_SETTINGS = {
   allowBlobPublicAccess: false,
   enableHttpsTrafficOnly: true,
   minimumTlsVersion: "TLS1_2",
-  allowSharedKeyAccess: true,
+  // No account key at all: access is by Entra identity (NO_SHARED_KEY.source).
+  allowSharedKeyAccess: NO_SHARED_KEY.value,
 } as const;
 
 /**
  * Azure Blob: a private container for the Engine's cold data (the reference's
  * cold tier; Engine 2.3.x has no cold store and leaves it empty) and one for
- * the runs' result blobs. Two SAS reach the result container, each tied to a
- * stored access policy of it: the runner's may create and write blobs, this
- * machine's may read them, both for ACCESS_LIFE (renewed by an `up` once less
- * than half is left, so a preview within it is clean), and either can be
- * revoked by changing its policy instead of rotating the account key.
+ * the runs' result blobs. The account allows no account key. The identity
+ * `pulumi up` runs as gets Storage Blob Delegator on the account and Storage
+ * Blob Data Contributor on the result container alone, and signs two user
+ * delegation SAS of that container (workloads/runner/resultAccess.ts): the
+ * runner's may create and write, this machine's may read, both for
+ * ACCESS_LIFE. Destroying the role assignments revokes both.
  */
 export class ColdStore extends pulumi.ComponentResource {
   readonly accountName: pulumi.Output<string>;
@@ -55,9 +62,9 @@ export class ColdStore extends pulumi.ComponentResource {
   readonly engineContainer: pulumi.Output<string>;
   /** https://<account>.blob.core.windows.net/<results> */
   readonly resultContainerUrl: pulumi.Output<string>;
-  /** The runner's SAS of the result container (create, write): a secret. */
+  /** The runner's user delegation SAS of the result container (create, write): a secret. */
   readonly uploadSas: pulumi.Output<string>;
-  /** This machine's SAS of the result container (read): a secret. */
+  /** This machine's user delegation SAS of the result container (read): a secret. */
   readonly downloadSas: pulumi.Output<string>;
 
   constructor(name: string, args: ColdStoreArgs, opts?: pulumi.ComponentResourceOptions) {
@@ -75,24 +82,22 @@ export class ColdStore extends pulumi.ComponentResource {
     this.engineContainer = engine.name;
     this.resultContainer = results.name;
     this.resultContainerUrl = pulumi.interpolate`https://${account.name}.blob.core.windows.net/${results.name}`;
-    const accountKey = pulumi.secret(storage.listStorageAccountKeysOutput({ resourceGroupName: args.resourceGroupName, accountName: account.name }, parent).keys[0].value);
-    const policies = new ContainerAccessPolicy(
-      `${name}-result-policies`,
-      { containerUrl: this.resultContainerUrl, accountName: account.name, accountKey, policies: (["upload", "download"] as const).map((k) => ({ id: RESULT_POLICY_IDS[k], permissions: RESULT_POLICY_PERMISSIONS[k] })), lifetimeHours: ACCESS_LIFE.hours, renewBelowHours: ACCESS_LIFE.renewBelowHours },
-      { parent: this, dependsOn: [results] },
-    );
-    // A SAS tied to a policy carries only the policy's id: its permissions and expiry are the policy's.
-    const sas = (identifier: string) =>
-      pulumi.secret(
-        storage
-          .listStorageAccountServiceSASOutput(
-            { resourceGroupName: args.resourceGroupName, accountName: account.name, canonicalizedResource: pulumi.interpolate`/blob/${account.name}/${results.name}`, resource: "c", identifier, protocols: "https" },
-            { parent: this, dependsOn: [policies] },
-          )
-          .apply((r) => r.serviceSasToken),
+    const me = authorization.getClientConfigOutput(parent);
+    const role = (id: string, roleId: string, scope: pulumi.Input<string>) =>
+      new authorization.RoleAssignment(
+        `${name}-${id}`,
+        { principalId: me.objectId, roleDefinitionId: pulumi.interpolate`/subscriptions/${me.subscriptionId}/providers/Microsoft.Authorization/roleDefinitions/${roleId}`, scope },
+        parent,
       );
-    this.uploadSas = sas(RESULT_POLICY_IDS.upload);
-    this.downloadSas = sas(RESULT_POLICY_IDS.download);
+    const roles = [role("key-delegator", BLOB_ROLES.value.delegator, account.id), role("results-data", BLOB_ROLES.value.dataContributor, results.id)];
+    const token = authorization.getClientTokenOutput({ endpoint: STORAGE_TOKEN_AUDIENCE }, parent).token;
+    const access = new ResultAccess(
+      `${name}-result-access`,
+      { containerUrl: this.resultContainerUrl, accountName: account.name, token, grants: { ...RESULT_GRANTS }, lifetimeHours: ACCESS_LIFE.hours, renewBelowHours: ACCESS_LIFE.renewBelowHours, waitMinutes: ROLE_PROPAGATION.waitMinutes },
+      { parent: this, dependsOn: roles },
+    );
+    this.uploadSas = pulumi.secret(access.sas.apply((s) => s.upload));
+    this.downloadSas = pulumi.secret(access.sas.apply((s) => s.download));
     this.registerOutputs({ accountName: this.accountName, resultContainerUrl: this.resultContainerUrl });
   }
 }
