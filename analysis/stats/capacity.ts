@@ -56,23 +56,26 @@ export interface KneeInterval {
 }
 
 /**
- * The rate a fresh run holds, from each repetition's bracket [held, missed):
- * each repetition's knee read as its bracket's geometric middle, and the 95%
- * interval of their geometric mean by the rule every interval over
- * repetitions follows here (a t interval on the logarithms, k - 1 degrees of
- * freedom), its variance no less than where in the bracket the knee lies
- * can add (uniform over the bracket's width on the log scale). None where a
- * repetition's knee is past the highest rate tried or below the lowest.
+ * The rate a fresh run holds, from each repetition's bracket [held, missed).
+ * The estimate is the geometric mean of the brackets' geometric middles. The
+ * 95% interval has two parts that add: where the knee lies inside the
+ * brackets, which the repetitions share (the search is deterministic, so
+ * they tend to land in the same bracket and more of them do not narrow it),
+ * taken whole: from the mean of the brackets' low ends to the mean of their
+ * high ends; and the spread between repetitions, a t interval on the middles'
+ * logarithms (k - 1 degrees of freedom). None where a repetition's knee is
+ * past the highest rate tried or below the lowest.
  */
 export function kneeInterval(reps: ReadonlyArray<{ held: number | null; missed: number | null }>, confidence = 0.95): KneeInterval {
   if (reps.length === 0) return { estimate: null, lo: null, hi: null, none: "no repetition" };
   if (reps.some((r) => r.held === null || r.missed === null)) return { estimate: null, lo: null, hi: null, none: "a repetition's knee lies past the highest rate tried or below the lowest" };
-  const logs = reps.map((r) => (Math.log(r.held!) + Math.log(r.missed!)) / 2);
-  const m = mean(logs);
+  const lows = reps.map((r) => Math.log(r.held!));
+  const highs = reps.map((r) => Math.log(r.missed!));
+  const mids = lows.map((l, i) => (l + highs[i]) / 2);
+  const m = mean(mids);
   if (reps.length < 2) return { estimate: Math.exp(m), lo: null, hi: null, none: "one repetition" };
-  const floor = mean(reps.map((r) => Math.log(r.missed! / r.held!) ** 2 / 12));
-  const half = tCritical(reps.length - 1, confidence) * Math.sqrt(Math.max(sampleVariance(logs), floor) / reps.length);
-  return { estimate: Math.exp(m), lo: Math.exp(m - half), hi: Math.exp(m + half) };
+  const half = tCritical(reps.length - 1, confidence) * Math.sqrt(sampleVariance(mids) / reps.length);
+  return { estimate: Math.exp(m), lo: Math.exp(mean(lows) - half), hi: Math.exp(mean(highs) + half) };
 }
 
 function stepNotes(st: StageRecord, notes: Record<string, unknown> | undefined): { planned: number; objective: CapacityObjective; cappedBy?: string } {
@@ -122,10 +125,4 @@ export function capacityCurves(stages: readonly StageRecord[], samples: (st: Sta
     }
   }
   return curves;
-}
-
-/** Whether two runs' intervals of the rate held overlap (they agree within them); null where either has none. */
-export function intervalsOverlap(a: KneeInterval, b: KneeInterval): boolean | null {
-  if (a.lo === null || a.hi === null || b.lo === null || b.hi === null) return null;
-  return a.lo <= b.hi && b.lo <= a.hi;
 }
