@@ -24,7 +24,7 @@ describe("what compare warns of before its table", () => {
     expect(w[2]).toMatch(/^the machine differs: cpu, a fixed loop .*B\/A 1\.49/);
     expect(comparisonWarnings(a, manifest({ runId: "x", config: { counts: { warm: 20 } } }))).toEqual(["the sample counts differ (--samples): a percentile of fewer samples sits lower in its tail"]);
     expect(comparisonWarnings(a, a)[0]).toMatch(/^A and B are the same run/);
-    expect(comparisonWarnings(a, manifest({ runId: "x", calibration: { rounds: "hostile" } }))).toEqual(["no calibration in B (made before runs recorded one): whether the machines differ cannot be told"]);
+    expect(comparisonWarnings(a, manifest({ runId: "x", calibration: { rounds: "hostile" } }))).toEqual(["no calibration in B (made before runs recorded one): its speed cannot be compared"]);
   });
 
   it("pairs two runs only when each names the other as the partner in one session", () => {

@@ -9,17 +9,19 @@
  * repetition values, and the test is a t test on their logarithms: paired
  * when the two runs were measured interleaved (`npm run ab`: repetition i of
  * A beside repetition i of B), else Welch's, each arm's variance its own.
- * Each row's variance is drawn towards the common variance of its family's
- * rows as far as their spread allows (moderated.ts), and floored at what the
- * clock's rounding alone gives, so identical repetitions never make a
- * certainty. Each quantile is one family, p50 the primary one: a row is
- * called real only when its p-value passes Benjamini and Hochberg's step-up
- * rule at a 5% false discovery rate over its family. Every row states the
- * smallest ratio it could have detected with 80% power, so a row not called
- * real says what it could not have missed.
+ * Each row's variance is its own (rows' spreads differ too much to borrow
+ * across them: docs/repetitions.md), floored at what the clock's rounding
+ * alone gives, so identical repetitions never make a certainty. Each quantile
+ * is one family, p50 the primary one: a row is called real only when its
+ * p-value passes Benjamini and Hochberg's step-up rule at a 5% false
+ * discovery rate over its family. Each row has its 95% interval, and the
+ * verdict an interval at the level its selection used (Benjamini and
+ * Yekutieli 2005), so a row called real excludes 1 and a row not detected
+ * holds it. Every row states the smallest ratio it would detect with 80%
+ * power (the noncentral t), so a row not called real says what it could not
+ * have missed.
  */
-import { tCritical, tTwoSidedP } from "./studentT";
-import { fitPrior, moderate } from "./moderated";
+import { shiftForPower, tCritical, tTwoSidedP } from "./studentT";
 import { geometricMean, isMaximum, MIN_TICKS, QUANTILES, sampleVariance, tickVariance, type Interval, type Quantile } from "./repetitions";
 import { mean } from "./percentiles";
 
@@ -45,6 +47,8 @@ export interface StageStats {
 export const FALSE_DISCOVERY_RATE = 0.05;
 /** The power the "detectable" column is stated at. */
 export const POWER = 0.8;
+/** A row that could not detect a change this large (either way) says so in words. */
+export const TOO_SPREAD = 3;
 
 export type Verdict = "different" | "not detected" | "cannot tell" | "descriptive";
 
@@ -59,7 +63,13 @@ export interface CompareRow {
   ratio: number | null;
   /** 95% interval of B / A; null where the row is not tested. */
   ratioCi: Interval | null;
-  /** The smallest B/A above 1 the row would be called real at with 80% power, were it the only row of its family that changed. */
+  /**
+   * The interval the verdict states, at the level that agrees with it: a row
+   * called real, at 1 - R q / m (R rows called real of m tested), excludes 1;
+   * a row not detected, at 1 - (R + 1) q / m, holds it. Null where not tested.
+   */
+  verdictCi: (Interval & { level: number }) | null;
+  /** The smallest B/A above 1 the row would be called real at with 80% power (noncentral t), were it the only row of its family that changed. */
   detectable: number | null;
   nA: number;
   nB: number;
@@ -94,38 +104,38 @@ function untestable(a: StageStats, b: StageStats, q: Quantile, paired: boolean):
 interface Tested {
   i: number;
   est: number;
-  s2: number;
+  se: number;
   df: number;
-  /** se² = s2 x scale (1/n paired). Unpaired rows carry their own se² in `s2` with scale 1. */
-  scale: number;
 }
 
-/** One family's t tests: paired on the log differences, or Welch on each arm's logs, every variance moderated over the family. */
+/** One family's t tests, each row on its own variance: paired on the log differences, or Welch on each arm's logs. */
 function testFamily(rows: ReadonlyArray<{ i: number; va: number[]; vb: number[]; tick: number }>, paired: boolean): Tested[] {
-  if (paired) {
-    const ds = rows.map((r) => r.va.map((x, j) => Math.log(r.vb[j]) - Math.log(x)));
-    const s2 = rows.map((r, k) => Math.max(sampleVariance(ds[k]), tickVariance(r.va, r.tick) + tickVariance(r.vb, r.tick)));
-    const prior = fitPrior(s2, ds.map((d) => d.length - 1));
-    return rows.map((r, k) => {
-      const m = moderate(s2[k], ds[k].length - 1, prior);
-      return { i: r.i, est: mean(ds[k]), s2: m.s2, df: m.df, scale: 1 / ds[k].length };
-    });
-  }
-  const arm = (pick: (r: (typeof rows)[number]) => number[]) => {
-    const logs = rows.map((r) => pick(r).map(Math.log));
-    const s2 = rows.map((r, k) => Math.max(sampleVariance(logs[k]), tickVariance(pick(r), r.tick)));
-    const prior = fitPrior(s2, logs.map((l) => l.length - 1));
-    return logs.map((l, k) => ({ mean: mean(l), k: l.length, ...moderate(s2[k], l.length - 1, prior) }));
-  };
-  const A = arm((r) => r.va);
-  const B = arm((r) => r.vb);
-  return rows.map((r, k) => {
-    const ea = A[k].s2 / A[k].k;
-    const eb = B[k].s2 / B[k].k;
+  return rows.map((r) => {
+    if (paired) {
+      const d = r.va.map((x, j) => Math.log(r.vb[j]) - Math.log(x));
+      const s2 = Math.max(sampleVariance(d), tickVariance(r.va, r.tick) + tickVariance(r.vb, r.tick));
+      return { i: r.i, est: mean(d), se: Math.sqrt(s2 / d.length), df: d.length - 1 };
+    }
+    const arm = (v: number[]) => ({ mean: mean(v.map(Math.log)), e: Math.max(sampleVariance(v.map(Math.log)), tickVariance(v, r.tick)) / v.length, df: v.length - 1 });
+    const A = arm(r.va);
+    const B = arm(r.vb);
     // Welch-Satterthwaite: equal to the pooled df when the two variances are equal.
-    const df = (ea + eb) ** 2 / (ea ** 2 / A[k].df + eb ** 2 / B[k].df);
-    return { i: r.i, est: B[k].mean - A[k].mean, s2: ea + eb, df, scale: 1 };
+    const df = (A.e + B.e) ** 2 / (A.e ** 2 / A.df + B.e ** 2 / B.df);
+    return { i: r.i, est: B.mean - A.mean, se: Math.sqrt(A.e + B.e), df };
   });
+}
+
+const shifts = new Map<string, number>();
+/** The shift in standard errors a lone row of m is called real at with 80% power; df to 2 decimals (remembered: Welch's df repeat). */
+function detectableShift(df: number, m: number): number {
+  const d = Math.round(df * 100) / 100;
+  const key = `${d}|${m}`;
+  let v = shifts.get(key);
+  if (v === undefined) {
+    v = shiftForPower(d, tCritical(d, 1 - FALSE_DISCOVERY_RATE / m), POWER);
+    shifts.set(key, v);
+  }
+  return v;
 }
 
 /** Which of the p-values Benjamini and Hochberg's step-up rule rejects at false discovery rate `q` (nulls never). */
@@ -159,7 +169,7 @@ export function compareRows(a: Record<string, StageStats>, b: Record<string, Sta
       const gb = pos(vb);
       const why = untestable(sa, sb, q, paired);
       out.push({
-        key, q, clock: sa.clock, a: ga, b: gb, ratio: ga !== null && gb !== null ? gb / ga : null, ratioCi: null, detectable: null,
+        key, q, clock: sa.clock, a: ga, b: gb, ratio: ga !== null && gb !== null ? gb / ga : null, ratioCi: null, verdictCi: null, detectable: null,
         nA: sa.n, nB: sb.n, kA: va.length, kB: vb.length, paired, p: null, family: 0,
         verdict: why === "descriptive" ? "descriptive" : why ? "cannot tell" : "not detected",
         ...(why && why !== "descriptive" ? { why } : {}),
@@ -171,28 +181,35 @@ export function compareRows(a: Record<string, StageStats>, b: Record<string, Sta
     const tested = testFamily(family.map(({ r, i }) => ({ i, va: a[r.key].reps[q], vb: b[r.key].reps[q], tick: Math.max(a[r.key].tick, b[r.key].tick) })), paired);
     const m = tested.length;
     for (const t of tested) {
-      const se = Math.sqrt(t.s2 * t.scale);
-      const half = tCritical(t.df) * se;
-      const reach = (tCritical(t.df, 1 - FALSE_DISCOVERY_RATE / m) + tCritical(t.df, 2 * POWER - 1)) * se;
-      Object.assign(out[t.i], { p: tTwoSidedP(t.est / se, t.df), ratio: Math.exp(t.est), ratioCi: { lo: Math.exp(t.est - half), hi: Math.exp(t.est + half) }, detectable: Math.exp(reach), family: m });
+      const half = tCritical(t.df) * t.se;
+      // Called real alone in its family, a row needs p <= q / m: the shift found 80% of the time at that level.
+      const reach = detectableShift(t.df, m) * t.se;
+      Object.assign(out[t.i], { p: tTwoSidedP(t.est / t.se, t.df), ratio: Math.exp(t.est), ratioCi: { lo: Math.exp(t.est - half), hi: Math.exp(t.est + half) }, detectable: Math.exp(reach), family: m });
     }
     const real = benjaminiHochberg(tested.map((t) => out[t.i].p));
+    const R = real.filter(Boolean).length;
     tested.forEach((t, k) => {
       if (real[k]) out[t.i].verdict = "different";
+      const level = 1 - ((real[k] ? R : R + 1) * FALSE_DISCOVERY_RATE) / m;
+      const half = tCritical(t.df, level) * t.se;
+      out[t.i].verdictCi = { lo: Math.exp(t.est - half), hi: Math.exp(t.est + half), level };
     });
   }
   return out;
 }
 
 const bracket = (c: Interval | null) => (c && c.lo !== null && c.hi !== null ? `[${c.lo.toFixed(2)}, ${c.hi.toFixed(2)}]` : "");
+const level = (c: { level: number } | null) => (c ? ` (${(c.level * 100).toFixed(c.level >= 0.995 ? 2 : 1)}% interval)` : "");
 
-/** A row's verdict in words, as the CLI and the page print it. */
+/** A row's verdict in words, as the CLI and the page print it: the interval is the one that agrees with the verdict, its level named. */
 export function verdictText(r: CompareRow): string {
   switch (r.verdict) {
     case "different":
-      return `real: B/A in ${bracket(r.ratioCi)}`;
+      return `real: B/A in ${bracket(r.verdictCi)}${level(r.verdictCi)}`;
     case "not detected":
-      return `not detected, B/A within ${bracket(r.ratioCi)}`;
+      return r.detectable !== null && r.detectable >= TOO_SPREAD
+        ? `not detected: too spread to detect a change under ${TOO_SPREAD}x either way; B/A within ${bracket(r.verdictCi)}${level(r.verdictCi)}`
+        : `not detected, B/A within ${bracket(r.verdictCi)}${level(r.verdictCi)}`;
     case "descriptive":
       return "not tested: a second clock of the row above";
     default:

@@ -74,3 +74,46 @@ export function tCritical(df: number, confidence = 0.95): number {
   }
   return (lo + hi) / 2;
 }
+
+/** Φ(x), the standard normal distribution function (erfc by Chebyshev fitting, relative error under 1.2e-7). */
+export function normalCdf(x: number): number {
+  const z = Math.abs(x) / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * z);
+  const erfc = t * Math.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));
+  return x >= 0 ? 1 - erfc / 2 : erfc / 2;
+}
+
+/**
+ * P(|T'| >= crit) for T' = (Z + delta) / sqrt(V / df), V chi-square with df
+ * degrees of freedom: the power of a two-sided t test whose true shift is
+ * delta standard errors (the noncentral t). Integrated over u = sqrt(V), whose
+ * density stays finite at 0 for any df >= 1 (Simpson's rule, 400 panels).
+ */
+export function tPower(delta: number, df: number, crit: number): number {
+  const panels = 400;
+  const uMax = Math.sqrt(df + 12 * Math.sqrt(2 * df) + 30);
+  const h = uMax / panels;
+  const logNorm = (1 - df / 2) * Math.LN2 - logGamma(df / 2);
+  let sum = 0;
+  for (let i = 0; i <= panels; i++) {
+    const u = i * h;
+    const density = u === 0 ? (df === 1 ? Math.exp(logNorm) : 0) : Math.exp(logNorm + (df - 1) * Math.log(u) - (u * u) / 2);
+    const c = crit * (u / Math.sqrt(df));
+    const f = density * (normalCdf(delta - c) + normalCdf(-delta - c));
+    sum += (i === 0 || i === panels ? 1 : i % 2 ? 4 : 2) * f;
+  }
+  return (sum * h) / 3;
+}
+
+/** The shift, in standard errors, that a two-sided t test at `crit` with `df` degrees of freedom finds with probability `power`. */
+export function shiftForPower(df: number, crit: number, power: number): number {
+  let lo = 0;
+  let hi = crit + 10;
+  while (tPower(hi, df, crit) < power) hi *= 2;
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2;
+    if (tPower(mid, df, crit) < power) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
