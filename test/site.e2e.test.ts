@@ -17,6 +17,8 @@ const CHROMIUM = "/usr/bin/chromium";
 /** The README's headline run (three repetitions). */
 const COMMITTED_ID = "20261204T1506Z";
 const COMMITTED = resolve("results/local", COMMITTED_ID);
+/** The committed A/B session's two arms (Engine 2.3.18 against 2.3.19), the newest runs here. */
+const AB_ARMS = ["20261205T0140Z", "20261205T0140Z-2"];
 /** Where the screenshots go: the test's output, kept after the run (ignored by git). */
 const OUTPUT = resolve("test-output/site");
 
@@ -44,6 +46,12 @@ beforeAll(async () => {
   appendFileSync(join(tampered, "raw", "rivet.create.ping.jsonl"), '{"seq":99,"ok":true,"ms":1}\n');
   hostileRun(results);
   site = buildSite(results, join(root, "site"), root);
+  // A second site: the A/B session's arms, and a later run of another session beside them.
+  const abResults = join(root, "results-ab");
+  mkdirSync(join(abResults, "local"), { recursive: true });
+  for (const arm of AB_ARMS) cpSync(resolve("results/local", arm), join(abResults, "local", arm), { recursive: true });
+  smallRun(abResults, new Date(Date.UTC(2026, 11, 5, 0, 0)), 1);
+  buildSite(abResults, join(root, "site-ab"), root);
   mkdirSync(OUTPUT, { recursive: true });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -55,12 +63,12 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function open(path: string, query = ""): Promise<Page> {
+async function open(path: string, query = "", siteDir = "site"): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));
   page.on("requestfailed", (r) => errors.push(`request failed: ${r.url()}`));
-  await page.goto(pathToFileURL(join(root, "site", path)).href + query);
+  await page.goto(pathToFileURL(join(root, siteDir, path)).href + query);
   (page as Page & { errors: string[] }).errors = errors;
   return page;
 }
@@ -160,19 +168,43 @@ describe.skipIf(!existsSync(CHROMIUM))("the static site in headless Chromium (sk
     const page = await open("compare.html", `?runs=${a},${b}`);
     await page.waitForSelector("#comparison-table");
     const ratio = await page.$eval("tr[data-key='rivet.create.ping p50'] td[data-ratio]", (td) => td.textContent);
-    // npm run compare's row for the same stage: | key | q | A ms | B ms | B/A | detectable | repetitions | verdict |
+    // npm run compare's row for the same stage: | key | q | A ms | B ms | B/A | 95% interval | detectable | repetitions | verdict |
     const md = compareRuns(older, COMMITTED);
     const mdRow = md.split("\n").find((l) => l.startsWith("| rivet.create.ping | p50 |"))!.split("|").map((x) => x.trim());
-    expect(mdRow[7]).toBe("3 / 3");
+    expect(mdRow[8]).toBe("3 / 3");
     expect(ratio).toBe(mdRow[5]);
     const verdict = await page.$eval("tr[data-key='rivet.create.ping p50'] td[data-verdict]", (td) => td.textContent);
-    expect(verdict).toBe(mdRow[8]);
-    expect(verdict).toMatch(/^(real: B\/A in|not detected, B\/A within) \[\d+\.\d\d, \d+\.\d\d\]$/);
+    expect(verdict).toBe(mdRow[9]);
+    expect(verdict).toMatch(/^(real: B\/A in|not detected, B\/A within) \[\d+\.\d\d, \d+\.\d\d\] \(\d+\.\d+% interval\)$/);
+    expect(await page.$eval("[data-pairing]", (e) => e.getAttribute("data-pairing"))).toBe("unpaired");
+    // The same warnings as the CLI's, in its order (the machines differ here: the committed run's against this fixture's).
+    const cliWarnings = md.split("Warnings:\n")[1].split("\n\n")[0].split("\n").map((l) => l.replace(/^- /, ""));
+    expect(cliWarnings.some((w) => w.startsWith("the machine differs"))).toBe(true);
+    expect(await page.$$eval(".warnings li", (li) => li.map((x) => x.textContent))).toEqual(cliWarnings);
     // Unticking a run leaves one: the view asks for two.
     await page.uncheck(`input[value="${b}"]`);
     expect(await page.$eval("#comparison", (e) => e.textContent)).toContain("Pick at least two runs");
     await page.check(`input[value="${b}"]`);
     await page.screenshot({ path: join(OUTPUT, "compare.png") });
+    expect((page as Page & { errors: string[] }).errors).toEqual([]);
+  });
+
+  it("opens on the newest run against its A/B partner, pairs the arms as npm run compare does, and warns of what differs", async () => {
+    const page = await open("compare.html", "", "site-ab");
+    await page.waitForSelector("#comparison-table");
+    expect(await page.$eval("[data-pairing]", (e) => e.getAttribute("data-pairing"))).toBe("paired");
+    const md = compareRuns(resolve("results/local", AB_ARMS[0]), resolve("results/local", AB_ARMS[1]));
+    expect(md).toContain("Paired: the two arms of one interleaved session");
+    const rows = md.split("\n").filter((l) => /^\| [a-z]+\.[^|]+ \| p(50|90|99) \|/.test(l)).map((l) => l.split("|").map((x) => x.trim()));
+    expect(rows.length).toBeGreaterThan(5);
+    // The arms ran on one machine: nothing about it to warn of.
+    expect((await page.$$eval(".warnings li", (li) => li.map((x) => x.textContent ?? ""))).filter((w) => w.includes("machine differs"))).toEqual([]);
+    for (const r of rows) {
+      const key = `${r[1]} ${r[2]}`;
+      const cell = await page.$(`tr[data-key='${key}'] td[data-verdict]`);
+      expect(cell, key).not.toBeNull();
+      expect(await cell!.textContent(), key).toBe(r[9]);
+    }
     expect((page as Page & { errors: string[] }).errors).toEqual([]);
   });
 

@@ -7,7 +7,7 @@ import { chartSpecs, type ChartSpec } from "./charts";
 import { stageStats } from "./compare";
 import { RunDirError, runDirsUnder } from "../contract/runDirContract";
 import { escapeHtml } from "./html";
-import type { StageStats } from "../stats/compareRows";
+import type { ComparedRun, ManifestLike as ComparedManifest } from "./comparison";
 
 /** A run the site shows: what the index lists about it and where its page is. */
 export interface SiteRun {
@@ -184,12 +184,27 @@ export function indexPage(runs: readonly SiteRun[], refused: readonly RefusedRun
   return page("actor-bench results", "", body, lead?.chart || curves.length ? CHART_SCRIPTS : []);
 }
 
-/** The comparison view: each verified run's percentiles and intervals as data; the page compares any two or more with the same code as `npm run compare`. */
-export function comparePage(runs: ReadonlyArray<SiteRun & { stats: Record<string, StageStats> }>): string {
-  const data = runs.map((r) => ({ id: `${r.stack}/${r.runId}`, label: `${r.stack} ${r.runId} (${r.preset}, ${r.commit})`, stats: r.stats }));
+/** A site run as the comparison page takes it: the comparison's inputs (comparison.ts), with a label. */
+export type ComparePageRun = SiteRun & ComparedRun;
+
+/** What of a manifest a comparison reads, and nothing else (stages and files stay out of the page). */
+export const comparedManifest = (m: ComparedManifest): ComparedManifest => ({
+  runId: m.runId, startedAt: m.startedAt, preset: m.preset, config: { counts: (m.config as { counts?: unknown } | undefined)?.counts },
+  repetitions: m.repetitions, calibration: m.calibration, machine: m.machine, settings: { ab: (m.settings as { ab?: unknown } | undefined)?.ab },
+});
+
+/** The comparison view: each verified run's comparison inputs as data; the page compares any two or more with the same model as `npm run compare`. */
+export function comparePage(runs: ReadonlyArray<ComparePageRun>): string {
+  const data = runs.map((r) => ({
+    id: `${r.stack}/${r.runId}`,
+    label: `${r.stack} ${r.runId} (${r.preset}, ${r.commit})`,
+    m: comparedManifest(r.m),
+    stats: r.stats,
+    capacity: r.capacity.map((c) => ({ side: c.side, op: c.op, objective: c.objective, held: c.held })),
+  }));
   const body = [
     "<h1>Compare runs</h1>",
-    "<p>Pick two or more runs: the first is the base, and each other run is shown beside it per stage: each run's geometric mean of its repetitions' values, their ratio (the quantity tested), the smallest ratio the row could have detected with 80% power, and a verdict with the ratio's 95% interval. Runs measured apart are compared by Welch's t test on the logs of the repetitions' values, each row's variance drawn towards its family's; each quantile is one family, under the Benjamini-Hochberg rule at a 5% false discovery rate. A row not called real was not detected, which is no proof it did not change. A run of one repetition cannot tell, since one run's samples share its runtime and machine state. The same code as <code>npm run compare</code>, which also pairs the two arms of an <code>npm run ab</code> session.</p>",
+    "<p>Pick two or more runs: the first is the base (A), and each other run (B) is shown beside it per stage, computed by the same code as <code>npm run compare</code>: each run's geometric mean of its repetitions' values, their ratio (the quantity tested) with its 95% interval, the smallest ratio the row would detect with 80% power, and the verdict with the interval that agrees with it. The two arms of an <code>npm run ab</code> session are paired, repetition by repetition; other runs are compared by Welch's t test on the logs of the repetitions' values, each row on its own variance. Each quantile is one family, under the Benjamini-Hochberg rule at a 5% false discovery rate. A row not called real was not detected, which is no proof it did not change. The page opens on the newest run against its A/B partner, or against the newest earlier run it shares rows with; the warnings name what else differs (presets, sample counts, repetitions, CPU model, cores, calibration).</p>",
     `<form id="pick">${data.map((d) => `<label><input type="checkbox" name="run" value="${escapeHtml(d.id)}"> ${escapeHtml(d.label)}</label>`).join("<br>\n")}</form>`,
     '<div id="comparison"></div>',
     `<script type="application/json" id="stats">${scriptJson(data)}</script>`,
@@ -220,7 +235,7 @@ function packageFile(pkg: string, file: string): string {
 function writeSite(into: string, resultsRoot: string, projectDir: string, built: string): { runs: SiteRun[]; refused: RefusedRun[] } {
   mkdirSync(join(into, "assets"), { recursive: true });
   writeFileSync(join(into, SITE_MARKER), "A folder built by `npm run site`: the next build replaces it whole.\n");
-  const runs: Array<SiteRun & { stats: Record<string, StageStats> }> = [];
+  const runs: ComparePageRun[] = [];
   const refused: RefusedRun[] = [];
   let lead: IndexLead | undefined;
   const curves = new Map<string, IndexCurve>();
@@ -242,7 +257,7 @@ function writeSite(into: string, resultsRoot: string, projectDir: string, built:
     mkdirSync(join(into, "runs", stack), { recursive: true });
     const charts = chartSpecs(l.m, l.samples, l.summary, l.model);
     writeFileSync(join(into, r.page), runPage(l, r, charts));
-    runs.push({ ...r, stats: stageStats(l.summary) });
+    runs.push({ ...r, m: l.m, stats: stageStats(l.summary), capacity: l.model.capacity });
     const headline = renderReadme(l.model.readme, l.model.sides);
     if (r.status === "complete" && l.model.readme.rows.length > 0 && (!lead || r.startedAt > lead.run.startedAt)) {
       lead = { run: r, headline, chart: charts.find((c) => c.name === "same-clock") };
@@ -260,7 +275,7 @@ function writeSite(into: string, resultsRoot: string, projectDir: string, built:
   copyFileSync(packageFile("vega", "build/vega.min.js"), join(into, "assets", "vega.min.js"));
   copyFileSync(packageFile("vega-lite", "build/vega-lite.min.js"), join(into, "assets", "vega-lite.min.js"));
   copyFileSync(packageFile("vega-embed", "build/vega-embed.min.js"), join(into, "assets", "vega-embed.min.js"));
-  return { runs: runs.map(({ stats: _stats, ...r }) => r), refused };
+  return { runs: runs.map(({ stats: _stats, m: _m, capacity: _capacity, ...r }) => r), refused };
 }
 
 /** The file that marks a folder as one the site built: only such a folder (or an empty or absent one) is ever replaced. */
