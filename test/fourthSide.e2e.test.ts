@@ -36,7 +36,7 @@ describe("a fourth side, added by its folder and one registry line", () => {
   it("is a value of --side and of --plant-delay-us, and --help lists it", () => {
     expect(usage(runOptions(registry))).toContain("--side rivet|cloudflare|floor|echo|both|all");
     expect(parseRunArgs(["--side", "both"], registry).sides).toEqual(["rivet", "cloudflare", "echo"]);
-    expect(parseRunArgs(["--plant-delay-us", "echo=5"], registry).plantDelayUs).toEqual({ echo: 5 });
+    expect(parseRunArgs(["--plant-delay-us", "echo=5"], registry).plantDelayUs).toEqual({ echo: { "*": 5 } });
     expect(() => parseRunArgs(["--side", "echo"])).toThrow(/--side must be rivet, cloudflare, floor, both/);
   });
 

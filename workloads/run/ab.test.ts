@@ -23,7 +23,7 @@ describe("npm run ab's plan", () => {
     const c = parseAbArgs(["--side", "floor", "--groups", "warm", "--a", "", "--b", "--plant-delay-us floor=300 --request-timeout-ms 5000", "--pairs", "4"]);
     expect([c.a.sides, c.b.sides]).toEqual([["floor"], ["floor"]]);
     expect([c.a.groups, c.b.groups]).toEqual([["warm"], ["warm"]]);
-    expect([c.a.plantDelayUs, c.b.plantDelayUs]).toEqual([{}, { floor: 300 }]);
+    expect([c.a.plantDelayUs, c.b.plantDelayUs]).toEqual([{}, { floor: { "*": 300 } }]);
     expect([c.a.requestTimeoutMs, c.b.requestTimeoutMs]).toEqual([30_000, 5000]);
     expect([c.a.repeat, c.b.repeat, c.pairs, c.minutes]).toEqual([1, 1, 4, 15]);
   });

@@ -75,9 +75,13 @@ describe("repetitions, a planted delay and the Engine release", () => {
     expect(parseRunArgs(["--preset", "quick"]).repeat).toBe(1);
     expect(parseRunArgs(["--preset", "full"]).repeat).toBe(3);
     expect(parseRunArgs(["--repeat", "5", "--preset", "quick"]).repeat).toBe(5);
-    expect(parseRunArgs(["--plant-delay-us", "rivet=600,floor=600"]).plantDelayUs).toEqual({ rivet: 600, floor: 600 });
-    expect(parseRunArgs(["--plant-delay-us", "rivet=600", "--plant-delay-us", "cloudflare=1000"]).plantDelayUs).toEqual({ rivet: 600, cloudflare: 1000 });
-    expect(() => parseRunArgs(["--plant-delay-us", "lambda=5"])).toThrow(/--plant-delay-us takes side=microseconds pairs with sides rivet, cloudflare, floor, got "lambda=5"/);
+    expect(parseRunArgs(["--plant-delay-us", "rivet=600,floor=600"]).plantDelayUs).toEqual({ rivet: { "*": 600 }, floor: { "*": 600 } });
+    expect(parseRunArgs(["--plant-delay-us", "rivet=600", "--plant-delay-us", "cloudflare=1000"]).plantDelayUs).toEqual({ rivet: { "*": 600 }, cloudflare: { "*": 1000 } });
+    // One operation only, on any side; given again, the plants of one side add up by operation.
+    expect(parseRunArgs(["--plant-delay-us", "rivet:write=500,floor:write=500"]).plantDelayUs).toEqual({ rivet: { write: 500 }, floor: { write: 500 } });
+    expect(parseRunArgs(["--plant-delay-us", "rivet:write=500", "--plant-delay-us", "rivet:read=100"]).plantDelayUs).toEqual({ rivet: { write: 500, read: 100 } });
+    expect(() => parseRunArgs(["--plant-delay-us", "rivet:delete=5"])).toThrow(/--plant-delay-us takes side=microseconds or side:operation=microseconds with sides rivet, cloudflare, floor and operations ping, read, write, scan, seed, sleep, got "rivet:delete=5"/);
+    expect(() => parseRunArgs(["--plant-delay-us", "lambda=5"])).toThrow(/--plant-delay-us takes side=microseconds or side:operation=microseconds with sides rivet, cloudflare, floor .*got "lambda=5"/);
     expect(() => parseRunArgs(["--plant-delay-us", "rivet"])).toThrow(/side=microseconds/);
     expect(rivet(parseRunArgs(["--engine-version", "2.3.18"])).engineVersion).toBe("2.3.18");
     expect(() => parseRunArgs(["--engine-version", "../../bin/sh"])).toThrow(/--engine-version takes a release number such as 2.3.18/);

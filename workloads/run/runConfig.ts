@@ -1,3 +1,4 @@
+import { EVERY_OP, PLANT_OPS, type Plant } from "../sides/plantSpec";
 import { COUNT_KEYS, defaultGroups, GROUPS, PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, type Group, type PresetName, type SampleCounts, type Side } from "../../analysis/contract/catalog";
 import { STALL_MS } from "../host/runtimeWatch";
 import { CAPACITY } from "../../analysis/contract/capacity";
@@ -31,8 +32,8 @@ export interface RunConfig {
   resultsDir: string;
   /** Repetitions of the plan, each on fresh runtimes, the sides' order rotated (the preset's unless --repeat). */
   repeat: number;
-  /** A planted change: microseconds each side's own handler waits before it replies (absent: none), to show a comparison catches a change of known size. */
-  plantDelayUs: Partial<Record<Side, number>>;
+  /** A planted change: microseconds each side's own handler waits before it replies, by operation (absent: none), to show a comparison catches a change of known size. */
+  plantDelayUs: Partial<Record<Side, Plant>>;
   /** How long slept actors stay idle before a wake, on a side that confirms sleep. */
   wakeIdleMs: number;
   requestTimeoutMs: number;
@@ -59,7 +60,7 @@ export interface RunConfig {
 interface Parsed {
   preset?: PresetName;
   repeat?: number;
-  plantDelayUs?: Partial<Record<Side, number>>;
+  plantDelayUs?: Partial<Record<Side, Plant>>;
   /** --side: a side's id, both (the runtimes) or all. */
   side?: string;
   groups?: Group[];
@@ -108,16 +109,21 @@ export function parseSampleCounts(v: string, name = "--samples"): Partial<Sample
 
 const PLANT_MAX_US = 1_000_000;
 
-/** `<side>=600,<side>=600`: the microseconds each named side's handler waits before it replies. */
-export function parsePlantDelays(v: string, name = "--plant-delay-us", registry: SideRegistry = SIDE_REGISTRY): Partial<Record<Side, number>> {
+/**
+ * `<side>=600` (every operation of the side) or `<side>:<op>=600` (that
+ * operation only), comma-separated: the microseconds each named side's
+ * handler waits before it replies.
+ */
+export function parsePlantDelays(v: string, name = "--plant-delay-us", registry: SideRegistry = SIDE_REGISTRY): Partial<Record<Side, Plant>> {
   const ids = registry.map((d) => d.profile.id);
-  const out: Partial<Record<Side, number>> = {};
+  const out: Partial<Record<Side, Record<string, number>>> = {};
   for (const item of v.split(",").map((x) => x.trim()).filter(Boolean)) {
-    const [side, n, extra] = item.split("=");
-    if (extra !== undefined || n === undefined || !ids.includes(side)) {
-      throw new UsageError(`${name} takes side=microseconds pairs with sides ${ids.join(", ")}, got "${item}"`);
+    const [target, n, extra] = item.split("=");
+    const [side, op = EVERY_OP, more] = (target ?? "").split(":");
+    if (extra !== undefined || n === undefined || more !== undefined || !ids.includes(side) || !(op === EVERY_OP || PLANT_OPS.includes(op))) {
+      throw new UsageError(`${name} takes side=microseconds or side:operation=microseconds with sides ${ids.join(", ")} and operations ${PLANT_OPS.join(", ")}, got "${item}"`);
     }
-    out[side] = wholeNumber(name, n, 0, PLANT_MAX_US, "microseconds");
+    out[side] = { ...out[side], [op]: wholeNumber(name, n, 0, PLANT_MAX_US, "microseconds") };
   }
   if (Object.keys(out).length === 0) throw new UsageError(`${name} takes side=microseconds pairs, got "${v}"`);
   return out;
@@ -138,9 +144,12 @@ const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
     ...whole(1, 20, "repetitions", (p, n) => (p.repeat = n)),
   },
   {
-    flag: "--plant-delay-us", value: "side=N,...", default: "none", bounds: `0 to ${PLANT_MAX_US} microseconds a side`,
-    help: "a planted change: each named side's own handler waits N microseconds before it replies (workloads/sides/plant.ts), to show a comparison catches a change of known size",
-    read: (v, name, p) => (p.plantDelayUs = { ...p.plantDelayUs, ...parsePlantDelays(v, name, registry) }),
+    flag: "--plant-delay-us", value: "side[:op]=N,...", default: "none", bounds: `0 to ${PLANT_MAX_US} microseconds an operation`,
+    help: "a planted change: the named side's own handler waits N microseconds before it replies, in every operation or in the one named (rivet:write=500) (workloads/sides/plant.ts), to show a comparison catches a change of known size",
+    read: (v, name, p) => {
+      const given = parsePlantDelays(v, name, registry);
+      p.plantDelayUs = { ...p.plantDelayUs, ...Object.fromEntries(Object.entries(given).map(([side, plant]) => [side, { ...p.plantDelayUs?.[side], ...plant }])) };
+    },
   },
   {
     flag: "--side", value: [...registry.map((d) => d.profile.id), "both", "all"].join("|"), key: "side", default: "all", stackDefault: "both",
@@ -301,7 +310,7 @@ export function sideSettingsOf<S = unknown>(cfg: RunConfig, side: Side): SideRun
     wakeIdleMs: cfg.wakeIdleMs,
     actorSleepTimeoutMs: cfg.actorSleepTimeoutMs,
     loopback: cfg.loopback,
-    plantDelayUs: cfg.plantDelayUs[side] ?? 0,
+    plant: cfg.plantDelayUs[side] ?? {},
     counts: cfg.counts[side],
     groups: cfg.groups,
     scaleLevels: cfg.scaleLevels,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { durableObjectPlantMs, spinUs } from "./plant";
+import { spinUs } from "./plant";
+import { durableObjectPlantMs, plantText, plantUsFor, plantWords, readPlant } from "./plantSpec";
 
 describe("a planted delay", () => {
   it("spins for what it is asked, to within a few microseconds at the median, never less", () => {
@@ -22,5 +23,18 @@ describe("a planted delay", () => {
 
   it("the Durable Object's timer rounds up to whole milliseconds", () => {
     expect([1, 400, 1000, 1001].map(durableObjectPlantMs)).toEqual([1, 1, 1, 2]);
+  });
+});
+
+describe("a plant by operation", () => {
+  it("slows the operation it names, or every one; travels as text and back; refuses what it does not know", () => {
+    expect(plantUsFor({ write: 500 }, "write")).toBe(500);
+    expect(plantUsFor({ write: 500 }, "read")).toBe(0);
+    expect(plantUsFor({ "*": 300, write: 500 }, "ping")).toBe(300);
+    expect(readPlant(plantText({ "*": 300, write: 500 }))).toEqual({ "*": 300, write: 500 });
+    expect(readPlant(undefined)).toEqual({});
+    expect(plantWords({ "*": 0, write: 500 })).toBe("500 us in write");
+    expect(() => readPlant("delete=5")).toThrow(/a plant is op=microseconds pairs with ops \*, ping, read, write, scan, seed, sleep, got "delete=5"/);
+    expect(() => readPlant("write=-5")).toThrow(/got "write=-5"/);
   });
 });

@@ -8,8 +8,10 @@
  * trip then came out faster or slower than without it from one repetition
  * to the next (docs/repetitions.md), no change of known size. The Durable
  * Object waits on a timer in whole milliseconds (durableObjectPlantMs), the
- * step of its clock and its timers.
+ * step of its clock and its timers. A plant names the operations it slows
+ * (plantSpec.ts).
  */
+import { plantWords, type Plant } from "./plantSpec";
 
 /** Spins for `us` microseconds on performance.now() (monotonic, sub-microsecond). */
 export function spinUs(us: number): void {
@@ -20,10 +22,7 @@ export function spinUs(us: number): void {
   }
 }
 
-/** The Durable Object's timer for a planted delay: whole milliseconds, rounded up, so it is never shorter than asked. */
-export const durableObjectPlantMs = (us: number) => Math.ceil(us / 1000);
-
 /** How the planted delay of a side reads in its manifest settings and the report. */
-export function plantNote(us: number, how: string): string {
-  return `${us} us planted in every action before it replies (--plant-delay-us): ${how}; a planted slowdown, not the side's own cost`;
+export function plantNote(plant: Plant, how: string): string {
+  return `${plantWords(plant)} planted before it replies (--plant-delay-us): ${how}; a planted slowdown, not the side's own cost`;
 }

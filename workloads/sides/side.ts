@@ -8,6 +8,7 @@
  * manifest.
  */
 import type { Group, PresetName, SampleCounts } from "../../analysis/contract/catalog";
+import type { Plant } from "./plantSpec";
 import type { SideProfile } from "../../analysis/contract/sideProfile";
 import type { SideAdapter } from "../experiment/stagePlan";
 import { RuntimeWatch, type WatchedProcess } from "../host/runtimeWatch";
@@ -23,8 +24,8 @@ export interface SideRunSettings<S = unknown> {
   actorSleepTimeoutMs: number;
   /** quickack: the run is in a private network namespace whose loopback has delayed ACKs off; host: the machine's loopback. */
   loopback: "quickack" | "host";
-  /** Its planted delay, microseconds (--plant-delay-us); 0: none. */
-  plantDelayUs: number;
+  /** Its planted delay, microseconds by operation (--plant-delay-us); empty: none. */
+  plant: Plant;
   /** Its sample counts, the groups and the scaling levels of the run. */
   counts: SampleCounts;
   groups: readonly Group[];

@@ -7,7 +7,7 @@ import type { SideRunSettings } from "./side";
 import { RIVET_DEFAULTS } from "./rivet/settings";
 import { CLOUDFLARE_DEFAULTS } from "./cloudflare/settings";
 
-const base = { requestTimeoutMs: 1000, wakeIdleMs: 10, actorSleepTimeoutMs: 5000, loopback: "host" as const, plantDelayUs: 0, counts: PRESETS.quick, groups: [], scaleLevels: [] };
+const base = { requestTimeoutMs: 1000, wakeIdleMs: 10, actorSleepTimeoutMs: 5000, loopback: "host" as const, plant: {}, counts: PRESETS.quick, groups: [], scaleLevels: [] };
 const settings = (side: string, own: unknown = sideOf(SIDE_REGISTRY, side).defaults): SideRunSettings => ({ ...base, own });
 // Nothing listens here: opening a side builds its client and adapter, it sends nothing.
 const targets: Record<string, Record<string, unknown>> = {
@@ -105,7 +105,7 @@ describe("the registry: one package per side", () => {
     const rivet = sideOf(SIDE_REGISTRY, "rivet").open(settings("rivet", { ...RIVET_DEFAULTS, engine: { ...RIVET_DEFAULTS.engine, keepRustBacktrace: true } }), targets.rivet);
     const cf = sideOf(SIDE_REGISTRY, "cloudflare").open(settings("cloudflare"), { ...targets.cloudflare, runtime: { runtime: "deployed", workerClock: "x", eviction: "y" } });
     const local = sideOf(SIDE_REGISTRY, "cloudflare").open(settings("cloudflare", { ...CLOUDFLARE_DEFAULTS, cfWakeIdleMs: 777 }), targets.cloudflare);
-    const floor = sideOf(SIDE_REGISTRY, "floor").open({ ...settings("floor"), plantDelayUs: 700 }, { ...targets.floor, plantDelayUs: 700 });
+    const floor = sideOf(SIDE_REGISTRY, "floor").open({ ...settings("floor"), plant: { "*": 700 } }, { ...targets.floor, plant: { "*": 700 } });
     try {
       expect(rivet.versions.engine).toBe("e1");
       expect(Object.keys(rivet.versions).sort()).toEqual(["@rivetkit/engine-cli", "engine", "rivetkit"]);
@@ -124,7 +124,7 @@ describe("the registry: one package per side", () => {
       expect(withPid.cpuPids()).toEqual({ workerd: 77, driver: process.pid });
       await withPid.close();
       expect(floor.cpuPids()).toEqual({ server: 13, driver: process.pid });
-      expect(String(floor.settings.plantedDelay)).toMatch(/^700 us planted in every action before it replies \(--plant-delay-us\): a spin/);
+      expect(String(floor.settings.plantedDelay)).toMatch(/^700 us in every action planted before it replies \(--plant-delay-us\): a spin/);
       expect(rivet.settings.plantedDelay).toBeUndefined();
       expect(Object.keys(floor.versions)).toEqual(["better-sqlite3"]);
     } finally {

@@ -11,6 +11,7 @@ import { packageVersion } from "../../host/versions";
 import { miniflareBindings, TOKEN_BINDING, WORKER_UPLOAD } from "./upload";
 import { hardOpenFileLimit, liveDoLimit } from "./openFiles";
 import type { WatchedProcess } from "../../host/runtimeWatch";
+import { plantText, type Plant } from "../plantSpec";
 
 export interface LocalWorkerOptions {
   /** Directory for the DO SQLite files and the workerd wrapper (created). */
@@ -20,8 +21,8 @@ export interface LocalWorkerOptions {
   token?: string;
   /** workerd's open-file limit (soft and hard); absent: raised to this process's hard limit. */
   openFileLimit?: number;
-  /** A planted delay: whole milliseconds the DO waits before each reply (--plant-delay-us, rounded up). */
-  plantDelayMs?: number;
+  /** A planted delay, microseconds by operation (--plant-delay-us); the DO waits whole ms of it, rounded up. */
+  plant?: Plant;
 }
 
 export interface LocalWorker {
@@ -130,7 +131,7 @@ export async function startLocalWorker(opts: LocalWorkerOptions): Promise<LocalW
     // The bindings and migrations the stack uploads (upload.ts), with this run's token.
     ...uploaded,
     durableObjectsPersist: persistDir,
-    bindings: { ...uploaded.bindings, ...(opts.plantDelayMs ? { BENCH_PLANT_DELAY_MS: String(opts.plantDelayMs) } : {}) },
+    bindings: { ...uploaded.bindings, ...(opts.plant ? { BENCH_PLANT: plantText(opts.plant) } : {}) },
     host: "127.0.0.1",
     port,
     cf: false,

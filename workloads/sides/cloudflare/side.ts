@@ -4,7 +4,8 @@ import { watchOf, type SideDescriptor } from "../side";
 import { cloudflareAdapter } from "./adapter";
 import { COMPATIBILITY_DATE } from "./compatibility";
 import { WorkerClient } from "./workerClient";
-import { durableObjectPlantMs, plantNote } from "../plant";
+import { plantNote } from "../plant";
+import { hasPlant, type Plant } from "../plantSpec";
 import { CLOUDFLARE_PROFILE } from "./profile";
 import { CLOUDFLARE_DEFAULTS, CLOUDFLARE_OPTIONS, cloudflarePreflight, type CloudflareSettings } from "./settings";
 
@@ -24,8 +25,8 @@ export interface CloudflareTarget {
   processes?: WatchedProcess[];
   /** workerd's pid where it runs on this machine (a run's or a local stack's): its CPU is recorded with each stage. */
   workerdPid?: number;
-  /** A planted delay asked for, microseconds (--plant-delay-us); the DO waits durableObjectPlantMs of it. */
-  plantDelayUs?: number;
+  /** A planted delay asked for, microseconds by operation (--plant-delay-us); the DO waits durableObjectPlantMs of it. */
+  plant?: Plant;
 }
 
 /**
@@ -94,7 +95,7 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget, CloudflareSettings
         token: "random per Worker, a secret binding; never written",
         client: client.calls.description,
         ...(target.limits ? { limits: target.limits } : {}),
-        ...(target.plantDelayUs ? { plantedDelay: plantNote(target.plantDelayUs, `a ${durableObjectPlantMs(target.plantDelayUs)} ms timer in the DO before it replies (rounded up to whole ms, the step of its clock and its timers)`) } : {}),
+        ...(hasPlant(target.plant) ? { plantedDelay: plantNote(target.plant, "a timer in the DO before it replies, in whole ms rounded up (the step of its clock and its timers)") } : {}),
         caveats: cloudflareCaveats(target),
       },
       close: (abort) => client.close(abort),
@@ -103,8 +104,8 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget, CloudflareSettings
   async launch(cfg, workDir, secrets) {
     // Loaded here: miniflare and workerd are dev dependencies, absent on the runner VM, which measures deployed targets only.
     const { startLocalWorker } = require("./localWorker") as typeof import("./localWorker");
-    const plantDelayUs = cfg.plantDelayUs;
-    const worker = await startLocalWorker({ workDir, ...(secrets?.token ? { token: secrets.token } : {}), ...(cfg.own.workerdOpenFiles ? { openFileLimit: cfg.own.workerdOpenFiles } : {}), ...(plantDelayUs ? { plantDelayMs: durableObjectPlantMs(plantDelayUs) } : {}) });
+    const plant = cfg.plant;
+    const worker = await startLocalWorker({ workDir, ...(secrets?.token ? { token: secrets.token } : {}), ...(cfg.own.workerdOpenFiles ? { openFileLimit: cfg.own.workerdOpenFiles } : {}), ...(hasPlant(plant) ? { plant } : {}) });
     return {
       target: {
         url: worker.url,
@@ -115,7 +116,7 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget, CloudflareSettings
         limits: worker.limits,
         processes: [worker.process],
         ...(worker.process.pid !== undefined ? { workerdPid: worker.process.pid } : {}),
-        ...(plantDelayUs ? { plantDelayUs } : {}),
+        ...(hasPlant(plant) ? { plant } : {}),
       },
       processes: [worker.process],
       stop: () => worker.stop(),

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { freePort } from "../../host/ports";
 import { spawnManaged, type Managed } from "../../host/processes";
 import { waitUntil } from "../../host/waitFor";
+import { plantText, type Plant } from "../plantSpec";
 
 export interface LocalFloor {
   url: string;
@@ -16,9 +17,9 @@ export interface LocalFloor {
  * Starts the floor server (server.ts) for one run: its own Node process on
  * 127.0.0.1, SQLite files under `workDir`. `idleCloseMs` is the actor sleep
  * timeout the Rivet app gets, so an idle floor "actor" closes when an idle
- * Rivet Actor would sleep. `plantDelayUs` (a planted change) is spun in every action before its reply.
+ * Rivet Actor would sleep. `plant` (a planted change) is spun in the actions it names before their reply.
  */
-export async function startLocalFloor(o: { workDir: string; idleCloseMs: number; plantDelayUs?: number }): Promise<LocalFloor> {
+export async function startLocalFloor(o: { workDir: string; idleCloseMs: number; plant?: Plant }): Promise<LocalFloor> {
   const dataDir = join(o.workDir, "floor-data");
   mkdirSync(dataDir, { recursive: true });
   const port = await freePort();
@@ -29,7 +30,7 @@ export async function startLocalFloor(o: { workDir: string; idleCloseMs: number;
   const server = spawnManaged({
     name: "floor-server",
     command: process.execPath,
-    args: [entry, String(port), dataDir, String(o.idleCloseMs), String(o.plantDelayUs ?? 0)],
+    args: [entry, String(port), dataDir, String(o.idleCloseMs), plantText(o.plant ?? {})],
     env: process.env,
     logFile,
   });

@@ -11,9 +11,10 @@
  * key, put to sleep by closing the handle (the `sleep` op, or idle past the
  * sleep timeout), woken by reopening the file. The first request an open
  * handle serves reports cold: true.
- *   node dist/workloads/sides/floor/server.js <port> <dataDir> <idleCloseMs> [<plantDelayUs>]
- * `plantDelayUs` (0 by default) is spun in every action before its reply is
- * sent: a planted slowdown a comparison of runs must catch (../plant.ts).
+ *   node dist/workloads/sides/floor/server.js <port> <dataDir> <idleCloseMs> [<plant>]
+ * `plant` (none by default; "write=500" or "*=500", ../plantSpec.ts) is spun in
+ * the actions it names before their reply is sent: a planted slowdown a
+ * comparison of runs must catch (../plant.ts).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createHash } from "node:crypto";
@@ -25,6 +26,7 @@ import { FLOOR_PRAGMAS } from "./pragmas";
 import type { ActorReply } from "../actorReply";
 import { actorAnswer, readActorCall } from "../actorProtocol";
 import { spinUs } from "../plant";
+import { plantUsFor, readPlant, type Plant } from "../plantSpec";
 
 
 interface Actor {
@@ -133,8 +135,8 @@ function reply(res: ServerResponse, status: number, body: string): void {
   res.end(body);
 }
 
-/** Answers one request; the body has already been read. `plantDelayUs` is spun in an action before its reply (a planted change). */
-export function handle(store: FloorStore, req: IncomingMessage, body: string, res: ServerResponse, plantDelayUs = 0): void {
+/** Answers one request; the body has already been read. The plant is spun in the actions it names before their reply (a planted change). */
+export function handle(store: FloorStore, req: IncomingMessage, body: string, res: ServerResponse, plant: Plant = {}): void {
   if (req.method === "GET" && req.url === "/floor/state") return reply(res, 200, JSON.stringify(store.state()));
   const call = readActorCall(req.method, req.url, body);
   if (!call.ok) return reply(res, call.status, JSON.stringify({ error: call.error }));
@@ -148,13 +150,14 @@ export function handle(store: FloorStore, req: IncomingMessage, body: string, re
     status = 500;
     text = JSON.stringify({ error: (err as Error).message });
   }
-  spinUs(plantDelayUs);
+  spinUs(plantUsFor(plant, call.op));
   reply(res, status, text);
 }
 
 if (require.main === module) {
-  const [port, dataDir, idle, delay] = [Number(process.argv[2]), process.argv[3], Number(process.argv[4]), Number(process.argv[5] ?? 0)];
-  if (!Number.isInteger(port) || port <= 0 || !dataDir || !(idle > 0) || !(Number.isInteger(delay) && delay >= 0)) throw new Error("usage: server.js <port> <dataDir> <idleCloseMs> [<plantDelayUs>]");
+  const [port, dataDir, idle] = [Number(process.argv[2]), process.argv[3], Number(process.argv[4])];
+  if (!Number.isInteger(port) || port <= 0 || !dataDir || !(idle > 0)) throw new Error("usage: server.js <port> <dataDir> <idleCloseMs> [<plant>]");
+  const delay = readPlant(process.argv[5]);
   const store = new FloorStore(dataDir);
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];

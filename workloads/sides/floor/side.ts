@@ -6,14 +6,15 @@ import { floorAdapter, FLOOR_SETTINGS } from "./adapter";
 import { startLocalFloor } from "./localFloor";
 import { plantNote } from "../plant";
 import { FLOOR_PROFILE } from "./profile";
+import { hasPlant, type Plant } from "../plantSpec";
 
 /** A running floor server. */
 export interface FloorTarget {
   url: string;
   serverPid?: number;
   idleCloseMs: number;
-  /** A planted delay in every action, microseconds (--plant-delay-us). */
-  plantDelayUs: number;
+  /** A planted delay, microseconds by operation (--plant-delay-us). */
+  plant: Plant;
   startedBy: string;
   /** The server, when this run started it: watched for an exit it did not ask for. */
   processes?: WatchedProcess[];
@@ -42,21 +43,21 @@ export const floorSide: SideDescriptor<FloorTarget, Record<string, never>> = {
         idleCloseMs: target.idleCloseMs,
         startedBy: target.startedBy,
         client: client.calls.description,
-        ...(target.plantDelayUs > 0 ? { plantedDelay: plantNote(target.plantDelayUs, "a spin on performance.now() in the server's handler before it replies") } : {}),
+        ...(hasPlant(target.plant) ? { plantedDelay: plantNote(target.plant, "a spin on performance.now() in the server's handler before it replies") } : {}),
         caveats: ["The floor ran on the same machine in the same run, after or before the runtimes, and beside them only in the idle ladder, under the same one-measurement-at-a-time lock: it shares nothing with them but the machine."],
       },
       close: (abort) => client.close(abort),
     };
   },
   async launch(cfg, workDir) {
-    const plantDelayUs = cfg.plantDelayUs;
-    const floor = await startLocalFloor({ workDir, idleCloseMs: cfg.actorSleepTimeoutMs, plantDelayUs });
+    const plant = cfg.plant;
+    const floor = await startLocalFloor({ workDir, idleCloseMs: cfg.actorSleepTimeoutMs, plant });
     return {
       target: {
         url: floor.url,
         serverPid: floor.server.child.pid,
         idleCloseMs: cfg.actorSleepTimeoutMs,
-        plantDelayUs,
+        plant,
         startedBy: "npm start: the floor server started for this run, its files in a temp dir, removed after it",
         processes: [watched(floor.server)],
       },

@@ -4,11 +4,12 @@ import { WORKLOAD } from "../../../analysis/contract/catalog";
 import { ROW_VALUE, SQL } from "../../../analysis/contract/operations";
 import type { ActorReply } from "../actorReply";
 import { spinUs } from "../plant";
+import { plantUsFor, readPlant } from "../plantSpec";
 
 /** RivetKit's idle sleep timeout for both actors; the run sets it through the app's environment. */
 const sleepTimeout = Number(process.env.BENCH_ACTOR_SLEEP_TIMEOUT_MS) || 30_000;
-/** A planted delay (--plant-delay-us rivet=N), 0 unless a run asks for one. */
-const plantUs = Number(process.env.BENCH_PLANT_DELAY_US) || 0;
+/** A planted delay (--plant-delay-us rivet=N or rivet:write=N), none unless a run asks for one. */
+const plant = readPlant(process.env.BENCH_PLANT);
 
 /**
  * Per-instance state. createVars runs each time an instance starts (create or
@@ -19,14 +20,14 @@ interface InstanceVars {
 }
 
 
-function begin(vars: InstanceVars): { cold: boolean; t0: number } {
+function begin(vars: InstanceVars, op: string): { cold: boolean; t0: number; op: string } {
   const cold = vars.served === 0;
   vars.served += 1;
-  return { cold, t0: performance.now() };
+  return { cold, t0: performance.now(), op };
 }
 
-function finish(s: { cold: boolean; t0: number }, sqlMs: number | null = null, value: unknown = null): ActorReply {
-  spinUs(plantUs);
+function finish(s: { cold: boolean; t0: number; op: string }, sqlMs: number | null = null, value: unknown = null): ActorReply {
+  spinUs(plantUsFor(plant, s.op));
   return { cold: s.cold, actorMs: performance.now() - s.t0, sqlMs, value };
 }
 
@@ -41,9 +42,9 @@ export const plain = actor({
   options: { sleepTimeout },
   createVars: (): InstanceVars => ({ served: 0 }),
   actions: {
-    ping: (c): ActorReply => finish(begin(c.vars)),
+    ping: (c): ActorReply => finish(begin(c.vars, "ping")),
     sleep: (c): ActorReply => {
-      const s = begin(c.vars);
+      const s = begin(c.vars, "sleep");
       c.sleep();
       return finish(s);
     },
@@ -60,10 +61,10 @@ export const store = actor({
     },
   }),
   actions: {
-    ping: (c): ActorReply => finish(begin(c.vars)),
+    ping: (c): ActorReply => finish(begin(c.vars, "ping")),
     /** Point read by primary key; the value is materialized into a JS string. */
     read: async (c, id: number): Promise<ActorReply> => {
-      const s = begin(c.vars);
+      const s = begin(c.vars, "read");
       const { ms, result } = await timed(() =>
         c.db.execute<{ v: string }>(SQL.read, id),
       );
@@ -72,13 +73,13 @@ export const store = actor({
     },
     /** One autocommit INSERT; execute resolves after the commit is durable. */
     write: async (c): Promise<ActorReply> => {
-      const s = begin(c.vars);
+      const s = begin(c.vars, "write");
       const { ms } = await timed(() => c.db.execute(SQL.write, ROW_VALUE));
       return finish(s, ms);
     },
     /** Scan of up to WORKLOAD.scanRows rows, every value materialized. */
     scan: async (c): Promise<ActorReply> => {
-      const s = begin(c.vars);
+      const s = begin(c.vars, "scan");
       const { ms, result } = await timed(() =>
         c.db.execute<{ id: number; v: string }>(SQL.scan, WORKLOAD.scanRows),
       );
@@ -88,7 +89,7 @@ export const store = actor({
     },
     /** Fill the table up to `count` rows in one transaction (not timed as a sample). */
     seed: async (c, count: number): Promise<ActorReply> => {
-      const s = begin(c.vars);
+      const s = begin(c.vars, "seed");
       const { ms } = await timed(() =>
         c.db.transaction(async (tx) => {
           const [{ n }] = await tx.execute<{ n: number }>(SQL.count);
@@ -100,7 +101,7 @@ export const store = actor({
       return finish(s, ms);
     },
     sleep: (c): ActorReply => {
-      const s = begin(c.vars);
+      const s = begin(c.vars, "sleep");
       c.sleep();
       return finish(s);
     },

@@ -16,6 +16,7 @@ import { engineEnv, type EngineSettings } from "../../../cluster/engineConfig";
 import { engineBinaryPath, healthy, startLocalRivet, startRivetApp, type LocalRivet } from "./localRivet";
 import { postgresBinDir, requireCommand, startLocalPostgres } from "./localPostgres";
 import { NATS_USERS, renderClusterEngineConfig, renderHaproxyConfig, renderNatsConfig, type ClusterCredentials, type ClusterPlan } from "../../../cluster/topology";
+import type { Plant } from "../plantSpec";
 
 const HOST = "127.0.0.1";
 /**
@@ -47,7 +48,7 @@ export interface LocalClusterOptions {
   workDir: string;
   settings: EngineSettings;
   actorSleepTimeoutMs?: number;
-  plantDelayUs?: number;
+  plant?: Plant;
   engineBinary?: string;
   startTimeoutMs?: number;
 }
@@ -141,7 +142,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
 
     const appLog = join(w, "app.log");
     const startApp = () =>
-      startRivetApp({ gatewayUrl: plan.gatewayUrl, workDir: w, appLog, settings: opts.settings, actorSleepTimeoutMs: opts.actorSleepTimeoutMs, plantDelayUs: opts.plantDelayUs, timeoutMs: timeout, adminToken: creds.adminToken });
+      startRivetApp({ gatewayUrl: plan.gatewayUrl, workDir: w, appLog, settings: opts.settings, actorSleepTimeoutMs: opts.actorSleepTimeoutMs, plant: opts.plant, timeoutMs: timeout, adminToken: creds.adminToken });
     const app = await startApp();
     started.push(app);
 
@@ -194,7 +195,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
 /** The Engine the run measures: one process on its file system, or the cloud's three-node topology. */
 export function startEngineTopology(
   topology: "single" | "cluster",
-  opts: { workDir: string; settings: EngineSettings; actorSleepTimeoutMs?: number; plantDelayUs?: number; engineBinary?: string },
+  opts: { workDir: string; settings: EngineSettings; actorSleepTimeoutMs?: number; plant?: Plant; engineBinary?: string },
 ): Promise<LocalRivet> {
   return topology === "cluster" ? startLocalCluster(opts) : startLocalRivet(opts);
 }

@@ -6,6 +6,7 @@ import { spawnManaged, type Managed } from "../../host/processes";
 import { assertPortFree, freePorts } from "../../host/ports";
 import { waitUntil } from "../../host/waitFor";
 import { engineEnv, renderEngineConfig, type EnginePorts, type EngineSettings } from "../../../cluster/engineConfig";
+import { hasPlant, plantText, type Plant } from "../plantSpec";
 
 export interface LocalRivetOptions {
   /** Directory for the engine's data, config and both logs (created). */
@@ -15,8 +16,8 @@ export interface LocalRivetOptions {
   ports?: EnginePorts;
   /** Idle time after which the app's actors sleep on their own (RivetKit's sleepTimeout). */
   actorSleepTimeoutMs?: number;
-  /** A planted delay in every action, microseconds (--plant-delay-us). */
-  plantDelayUs?: number;
+  /** A planted delay, microseconds by operation (--plant-delay-us). */
+  plant?: Plant;
   /** The Engine binary to run; absent: the installed package's (engineBinaryPath). */
   engineBinary?: string;
   startTimeoutMs?: number;
@@ -82,7 +83,7 @@ export async function healthy(url: string): Promise<string | null> {
 }
 
 /** Environment of the RivetKit app: points it at the engine (with its admin token, when it has one), no local services, no backtraces. */
-export function appEnv(parent: NodeJS.ProcessEnv, gatewayUrl: string, settings: EngineSettings, sleepTimeoutMs?: number, adminToken?: string, plantDelayUs?: number) {
+export function appEnv(parent: NodeJS.ProcessEnv, gatewayUrl: string, settings: EngineSettings, sleepTimeoutMs?: number, adminToken?: string, plant?: Plant) {
   const env = engineEnv(parent, settings);
   env.RIVET_ENDPOINT = gatewayUrl;
   delete env.RIVET_TOKEN;
@@ -91,19 +92,19 @@ export function appEnv(parent: NodeJS.ProcessEnv, gatewayUrl: string, settings: 
   env.RIVET_RUN_SERVICES = "0";
   env.RIVET_LOG_LEVEL = env.RIVET_LOG_LEVEL ?? "warn";
   if (sleepTimeoutMs !== undefined) env.BENCH_ACTOR_SLEEP_TIMEOUT_MS = String(sleepTimeoutMs);
-  delete env.BENCH_PLANT_DELAY_US;
-  if (plantDelayUs) env.BENCH_PLANT_DELAY_US = String(plantDelayUs);
+  delete env.BENCH_PLANT;
+  if (plant && hasPlant(plant)) env.BENCH_PLANT = plantText(plant);
   return env;
 }
 
 /** Starts the RivetKit app against `gatewayUrl` and waits until it has registered with the Engine. */
-export async function startRivetApp(o: { gatewayUrl: string; workDir: string; appLog: string; settings: EngineSettings; actorSleepTimeoutMs?: number; plantDelayUs?: number; timeoutMs: number; adminToken?: string }): Promise<Managed> {
+export async function startRivetApp(o: { gatewayUrl: string; workDir: string; appLog: string; settings: EngineSettings; actorSleepTimeoutMs?: number; plant?: Plant; timeoutMs: number; adminToken?: string }): Promise<Managed> {
   const before = existsSync(o.appLog) ? readFileSync(o.appLog, "utf8").length : 0;
   const app = spawnManaged({
     name: "rivetkit-app",
     command: process.execPath,
     args: [appEntryPath()],
-    env: appEnv(process.env, o.gatewayUrl, o.settings, o.actorSleepTimeoutMs, o.adminToken, o.plantDelayUs),
+    env: appEnv(process.env, o.gatewayUrl, o.settings, o.actorSleepTimeoutMs, o.adminToken, o.plant),
     cwd: o.workDir,
     logFile: o.appLog,
   });
@@ -154,7 +155,7 @@ export async function startLocalRivet(opts: LocalRivetOptions): Promise<LocalRiv
     throw err;
   }
 
-  const startApp = () => startRivetApp({ gatewayUrl, workDir: opts.workDir, appLog, settings: opts.settings, actorSleepTimeoutMs: opts.actorSleepTimeoutMs, plantDelayUs: opts.plantDelayUs, timeoutMs: timeout });
+  const startApp = () => startRivetApp({ gatewayUrl, workDir: opts.workDir, appLog, settings: opts.settings, actorSleepTimeoutMs: opts.actorSleepTimeoutMs, plant: opts.plant, timeoutMs: timeout });
 
   let app: Managed;
   try {

@@ -10,6 +10,7 @@ import { loopbackNote } from "../../host/loopback";
 import { packageVersion } from "../../host/versions";
 import { RIVET_PROFILE } from "./profile";
 import { RIVET_DEFAULTS, RIVET_OPTIONS, rivetCheck, type RivetSettings } from "./settings";
+import { hasPlant, type Plant } from "../plantSpec";
 
 /** A running Engine + app the Rivet stages measure against, however it was started. */
 export interface RivetTarget {
@@ -28,8 +29,8 @@ export interface RivetTarget {
   processes?: WatchedProcess[];
   /** The Engine release a run asked for (--engine-version), checked against its pin. */
   engineBinary?: EngineBinary;
-  /** A planted delay in every action, microseconds (--plant-delay-us). */
-  plantDelayUs?: number;
+  /** A planted delay, microseconds by operation (--plant-delay-us). */
+  plant?: Plant;
 }
 
 /** What the manifest records about the Engine a run measured, besides its version. */
@@ -87,7 +88,7 @@ export const rivetSide: SideDescriptor<RivetTarget, RivetSettings> = {
         client: client.calls.description,
         engineApi: GatewayClient.API_CLIENT,
         ...(target.engineBinary ? { engineRelease: { version: target.engineBinary.version, sha256: target.engineBinary.sha256, source: target.engineBinary.source } } : {}),
-        ...(target.plantDelayUs ? { plantedDelay: plantNote(target.plantDelayUs, "a spin on performance.now() at the end of the actor's action") } : {}),
+        ...(hasPlant(target.plant) ? { plantedDelay: plantNote(target.plant, "a spin on performance.now() at the end of the actor's action") } : {}),
         caveats: rivetCaveats(cfg, target),
       },
       close: (abort) => client.close(abort),
@@ -95,8 +96,8 @@ export const rivetSide: SideDescriptor<RivetTarget, RivetSettings> = {
   },
   async launch(cfg, workDir) {
     const engineBinary = cfg.own.engineVersion ? await engineBinaryFor(cfg.own.engineVersion) : undefined;
-    const plantDelayUs = cfg.plantDelayUs;
-    const rivet = await startEngineTopology(cfg.own.engineTopology, { workDir, settings: cfg.own.engine, actorSleepTimeoutMs: cfg.actorSleepTimeoutMs, plantDelayUs, ...(engineBinary ? { engineBinary: engineBinary.path } : {}) });
+    const plant = cfg.plant;
+    const rivet = await startEngineTopology(cfg.own.engineTopology, { workDir, settings: cfg.own.engine, actorSleepTimeoutMs: cfg.actorSleepTimeoutMs, plant, ...(engineBinary ? { engineBinary: engineBinary.path } : {}) });
     return {
       target: {
         gatewayUrl: rivet.gatewayUrl,
@@ -108,7 +109,7 @@ export const rivetSide: SideDescriptor<RivetTarget, RivetSettings> = {
         logFile: rivet.engineLog,
         processes: rivet.processes().map(watched),
         ...(engineBinary ? { engineBinary } : {}),
-        ...(plantDelayUs ? { plantDelayUs } : {}),
+        ...(hasPlant(plant) ? { plant } : {}),
         startedBy: `npm start: ${cfg.own.engineTopology === "cluster" ? "three Engines (Postgres + NATS, haproxy in front)" : "Engine"} and app started for this run, stopped after it`,
       },
       processes: rivet.processes().map(watched),

@@ -7,13 +7,14 @@
 import { DurableObject } from "cloudflare:workers";
 import { WORKLOAD } from "../../../../analysis/contract/catalog";
 import { OPS, ROW_VALUE, SQL, type Op } from "../../../../analysis/contract/operations";
+import { durableObjectPlantMs, plantUsFor, readPlant, type Plant } from "../../plantSpec";
 
 export interface Env {
   BENCH: DurableObjectNamespace<BenchObject>;
   /** Secret binding: every route but /noop requires `Authorization: Bearer <BENCH_TOKEN>`. */
   BENCH_TOKEN?: string;
-  /** A planted delay (--plant-delay-us): whole milliseconds the DO waits on a timer before each reply; unset: none. */
-  BENCH_PLANT_DELAY_MS?: string;
+  /** A planted delay (--plant-delay-us), microseconds by operation (plantSpec.ts); the DO waits whole milliseconds of it on a timer before replying; unset: none. */
+  BENCH_PLANT?: string;
 }
 
 type Answer = DoReply | Promise<DoReply>;
@@ -34,11 +35,11 @@ export class BenchObject extends DurableObject<Env> {
   /** Rows the current call's statements read and wrote: a DO runs one call's synchronous SQL at a time. */
   private rowsRead = 0;
   private rowsWritten = 0;
-  private readonly plantMs: number;
+  private readonly plant: Plant;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.plantMs = Number(env.BENCH_PLANT_DELAY_MS ?? 0) || 0;
+    this.plant = readPlant(env.BENCH_PLANT);
   }
 
   /**
@@ -67,29 +68,30 @@ export class BenchObject extends DurableObject<Env> {
     return rows;
   }
 
-  private reply(value: unknown = null): Answer {
+  private reply(op: string, value: unknown = null): Answer {
     const cold = this.served === 0;
     this.served += 1;
     const r = { cold, value, rows: { read: this.rowsRead, written: this.rowsWritten } };
     this.rowsRead = 0;
     this.rowsWritten = 0;
-    return this.plantMs > 0 ? new Promise((ok) => setTimeout(() => ok(r), this.plantMs)) : r;
+    const plantMs = durableObjectPlantMs(plantUsFor(this.plant, op));
+    return plantMs > 0 ? new Promise((ok) => setTimeout(() => ok(r), plantMs)) : r;
   }
 
   ping(): Answer {
-    return this.reply();
+    return this.reply("ping");
   }
 
   /** Point read by primary key; the value is materialized as a JS string. */
   read(id: number): Answer {
     const rows = this.exec<{ v: string }>(SQL.read, id);
-    return this.reply(rows.length > 0 ? String(rows[0].v).length : null);
+    return this.reply("read", rows.length > 0 ? String(rows[0].v).length : null);
   }
 
   /** One INSERT of a 128 B row. The reply is held by the output gate until the write is durable. */
   write(): Answer {
     this.exec(SQL.write, ROW_VALUE);
-    return this.reply();
+    return this.reply("write");
   }
 
   scan(): Answer {
@@ -99,7 +101,7 @@ export class BenchObject extends DurableObject<Env> {
       rows += 1;
       bytes += String(r.v).length;
     }
-    return this.reply({ rows, bytes });
+    return this.reply("scan", { rows, bytes });
   }
 
   /** Fill the table up to `count` rows in one transaction (setup, not a sample). */
@@ -108,7 +110,7 @@ export class BenchObject extends DurableObject<Env> {
       const have = Number(this.exec<{ n: number }>(SQL.count)[0].n);
       for (let i = have; i < count; i++) this.exec(SQL.write, ROW_VALUE);
     });
-    return this.reply();
+    return this.reply("seed");
   }
 }
 
