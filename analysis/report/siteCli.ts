@@ -4,11 +4,17 @@ import { failureLine } from "../contract/cliError";
 
 const USAGE = "usage: npm run site [-- <resultsDir> <siteDir>]   (default: results/ into site/)";
 const args = process.argv.slice(2);
+if (args[0] === "--help" || args[0] === "-h") {
+  console.log(USAGE);
+  process.exit(0);
+}
 if (args.length !== 0 && args.length !== 2) {
   console.error(USAGE);
   process.exit(2);
 }
 const [results, out] = args.length ? args.map((a) => resolve(a)) : [resolve("results"), resolve("site")];
+// Said first, so a build into the default folder is never a surprise.
+if (args.length === 0) console.log(`site: reading ${results}, writing ${out} (the defaults; give both folders to choose)`);
 try {
   const site = buildSite(results, out, process.cwd());
   console.log(`site: ${site.runs.length} runs shown, ${site.refused.length} refused; open ${site.index}`);

@@ -1,9 +1,9 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { createProgress, prefixed, type Progress } from "../experiment/progress";
 import { onInterrupt } from "../host/processes";
 import { closeRun, openRun, removeLeftovers, runRepetition, type Leftovers, type RunOutcome } from "./run";
-import { parseRunArgs, UsageError, type RunConfig } from "./runConfig";
+import { HelpRequested, parseRunArgs, UsageError, type RunConfig } from "./runConfig";
 import { comparisonMarkdown, runStats, type AbSettings } from "../../analysis/report/compare";
 import { generateReport } from "../../analysis/report/report";
 import type { RunDir } from "../experiment/runDir";
@@ -15,6 +15,7 @@ export const AB_OPTIONS = {
 } as const;
 
 export const AB_USAGE = `usage: npm run ab -- --a "<run flags>" --b "<run flags>" [--side S] [--groups LIST] [--minutes M] [--pairs N] [--results-dir DIR] [--quiet]
+       npm run ab -- --recompare results/<stack>/ab-<runId>   (a session compared again by the code as it is now)
   Runs repetitions of A and B alternately (A B B A, A B B A, ...), each on fresh runtimes, for up to M minutes (${AB_OPTIONS["--minutes"].default} by default,
   ${AB_OPTIONS["--minutes"].min} to ${AB_OPTIONS["--minutes"].max}) or N pairs (${AB_OPTIONS["--pairs"].min} to ${AB_OPTIONS["--pairs"].max}), then compares them pair by pair.
   --side and --groups (and any other run flag given outside --a and --b) apply to both arms; an arm's own flags may not set
@@ -66,7 +67,7 @@ export function parseAbArgs(argv: readonly string[]): AbConfig {
     else if (flag === "--pairs") pairs = bounded(flag, value());
     else if (flag === "--results-dir") resultsDir = value();
     else if (flag === "--quiet") quiet = true;
-    else if (flag === "--help" || flag === "-h") throw new UsageError(AB_USAGE);
+    else if (flag === "--help" || flag === "-h") throw new HelpRequested(AB_USAGE);
     else if (flag === "--repeat") throw new UsageError("--repeat is not an ab flag: ab runs one repetition of each arm at a time, as many as --minutes or --pairs allow");
     else if (flag.startsWith("--")) {
       shared.push(flag);
@@ -172,11 +173,37 @@ export async function runAb(cfg: AbConfig, progress: Progress = createProgress(p
   await generateReport(a.runDir);
   await generateReport(b.runDir);
   const comparisonDir = join(root, cfg.a.stack, id);
+  const markdown = writeComparison(comparisonDir, { id, flags: cfg.flags, order, a: a.runDir, b: b.runDir });
+  return { a, b, comparisonDir, markdown, order };
+}
+
+/** What a session's comparison is of: its id, the arms' flags, the order, and the two run directories. */
+interface Session {
+  id: string;
+  flags: { a: string; b: string };
+  order: string[];
+  a: string;
+  b: string;
+}
+
+/** Writes a session's comparison.md and comparison.json into `comparisonDir` (the arms' paths relative to it); the Markdown. */
+export function writeComparison(comparisonDir: string, s: Session): string {
   mkdirSync(comparisonDir, { recursive: true });
   const rel = (d: string) => relative(comparisonDir, d);
-  const { markdown, rows } = comparisonMarkdown(rel(a.runDir), rel(b.runDir), runStats(a.runDir), runStats(b.runDir));
-  const head = `# A/B ${id}\n\nA: \`${cfg.flags.a || "(no flags)"}\`; B: \`${cfg.flags.b || "(no flags)"}\`. ${order.length} repetitions in this order: ${order.join(" ")}, each on fresh runtimes, in one session; repetition i of A was run beside repetition i of B and the two are compared pair by pair.\n\n`;
+  const { markdown, rows } = comparisonMarkdown(rel(s.a), rel(s.b), runStats(s.a), runStats(s.b));
+  const head = `# A/B ${s.id}\n\nA: \`${s.flags.a || "(no flags)"}\`; B: \`${s.flags.b || "(no flags)"}\`. ${s.order.length} repetitions in this order: ${s.order.join(" ")}, each on fresh runtimes, in one session; repetition i of A was run beside repetition i of B and the two are compared pair by pair.\n\n`;
   writeFileSync(join(comparisonDir, "comparison.md"), head + markdown);
-  writeFileSync(join(comparisonDir, "comparison.json"), `${JSON.stringify({ id, a: rel(a.runDir), b: rel(b.runDir), flags: cfg.flags, order, rows }, null, 2)}\n`);
-  return { a, b, comparisonDir, markdown: head + markdown, order };
+  writeFileSync(join(comparisonDir, "comparison.json"), `${JSON.stringify({ id: s.id, a: rel(s.a), b: rel(s.b), flags: s.flags, order: s.order, rows }, null, 2)}\n`);
+  return head + markdown;
+}
+
+/** Compares a committed session again with the code as it is now (`npm run ab -- --recompare <dir>`), from its comparison.json. */
+export function recompare(comparisonDir: string): string {
+  const file = join(comparisonDir, "comparison.json");
+  if (!existsSync(file)) throw new UsageError(`${file} not found: --recompare takes a session's folder, results/<stack>/ab-<runId>`);
+  const j = JSON.parse(readFileSync(file, "utf8")) as Partial<Session>;
+  if (typeof j.id !== "string" || typeof j.a !== "string" || typeof j.b !== "string" || !Array.isArray(j.order) || typeof j.flags?.a !== "string") {
+    throw new UsageError(`${file} is not a session's comparison (it needs id, a, b, flags and order)`);
+  }
+  return writeComparison(comparisonDir, { id: j.id, flags: j.flags, order: j.order, a: join(comparisonDir, j.a), b: join(comparisonDir, j.b) });
 }

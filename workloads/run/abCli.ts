@@ -1,13 +1,23 @@
-import { parseAbArgs, runAb } from "./ab";
-import { UsageError } from "./runConfig";
+import { parseAbArgs, recompare, runAb } from "./ab";
+import { HelpRequested, UsageError } from "./runConfig";
 import { enterNetns, runEntry } from "./entry";
 import { failureLine } from "../../analysis/contract/cliError";
 
 async function main(): Promise<number> {
   let cfg;
   try {
-    cfg = parseAbArgs(process.argv.slice(2));
+    const argv = process.argv.slice(2);
+    if (argv[0] === "--recompare") {
+      if (argv.length !== 2) throw new UsageError("--recompare takes one folder: npm run ab -- --recompare results/<stack>/ab-<runId>");
+      console.log(recompare(argv[1]));
+      return 0;
+    }
+    cfg = parseAbArgs(argv);
   } catch (err) {
+    if (err instanceof HelpRequested) {
+      console.log(err.message);
+      return 0;
+    }
     if (err instanceof UsageError) {
       console.error(err.message.startsWith("usage:") ? err.message : `${failureLine(err)} (npm run ab -- --help lists the flags)`);
       return 2;

@@ -1,5 +1,5 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
-import { parseRunArgs, UsageError } from "./runConfig";
+import { HelpRequested, parseRunArgs, UsageError } from "./runConfig";
 import { runLocalSuite } from "./run";
 import { headlineTable } from "../../analysis/stats/summary";
 import { generateReport } from "../../analysis/report/report";
@@ -25,8 +25,12 @@ async function main(): Promise<number> {
   try {
     cfg = parseRunArgs(process.argv.slice(2));
   } catch (err) {
+    if (err instanceof HelpRequested) {
+      console.log(err.message);
+      return 0;
+    }
     if (err instanceof UsageError) {
-      // --help prints the whole usage; any other refusal is its one line.
+      // A refusal is its one line.
       console.error(err.message.startsWith("usage:") ? err.message : `${failureLine(err)} (npm start -- --help lists the flags)`);
       return 2;
     }

@@ -31,9 +31,9 @@ describe("the suite on a pinned Node", () => {
     const node = await pinnedNode(REFERENCE_NODE_VERSION, cache, "https://registry.npmjs.org/");
     expect(execFileSync(node, ["-p", "process.version"], { encoding: "utf8" }).trim()).toBe(REFERENCE_NODE_VERSION);
     const r = spawnSync(node, [join(__dirname, "..", "..", "dist", "workloads", "run", "cli.js"), "--help"], { encoding: "utf8" });
-    // --help prints the usage and exits 2, as every usage answer does; what matters is that the built CLI loads on this Node.
-    expect(`${r.stdout}${r.stderr}`).toContain("usage: npm start");
-    expect(r.signal).toBeNull();
+    // --help prints the usage to stdout and exits 0: the built CLI loads on this Node.
+    expect(r.stdout).toContain("usage: npm start");
+    expect(r.status).toBe(0);
     // A second call reuses the unpacked release.
     expect(await pinnedNode(REFERENCE_NODE_VERSION, cache, "http://127.0.0.1:9/")).toBe(node);
   }, 120_000);

@@ -5,11 +5,11 @@ import { CAPACITY } from "../../analysis/contract/capacity";
 import { IDLE_BOUNDS, IDLE_LADDERS, idleLabel, parseIdleLadder } from "../../analysis/contract/idleLadder";
 import { readPriceTable } from "../../analysis/contract/priceFile";
 import type { PriceTable } from "../../analysis/contract/prices";
-import { DAY_MS, oneOf, on, UsageError, whole, wholeNumber, type OptionSpec } from "../sides/options";
+import { DAY_MS, HelpRequested, oneOf, on, UsageError, whole, wholeNumber, type OptionSpec } from "../sides/options";
 import { runtimeIds, SIDE_REGISTRY, type SideRegistry } from "../sides/registry";
 import type { SideRunSettings } from "../sides/side";
 
-export { UsageError, wholeNumber, type Side };
+export { HelpRequested, UsageError, wholeNumber, type Side };
 
 /**
  * A stage's deadline unless --stage-deadline-ms says otherwise: ten minutes,
@@ -325,7 +325,7 @@ export function parseRunArgs(argv: readonly string[], registry: SideRegistry = S
   const p: Parsed = { own: {} };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
-    if (flag === "--help" || flag === "-h") throw new UsageError(help);
+    if (flag === "--help" || flag === "-h") throw new HelpRequested(help);
     const o = options.find((x) => x.flag === flag);
     if (!o) throw new UsageError(`unknown argument "${flag}"\n${help}`);
     let v = "";

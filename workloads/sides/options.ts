@@ -7,6 +7,9 @@
  */
 export class UsageError extends Error {}
 
+/** --help: the usage was asked for, not refused; a CLI prints it to stdout and exits 0. */
+export class HelpRequested extends UsageError {}
+
 export interface OptionSpec<P> {
   flag: `--${string}`;
   /** The value's shape in the usage text; absent: a switch, which takes no value. */
