@@ -4,8 +4,9 @@
  * them. docs/run-directory.md describes the format for readers.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { parseJsonLines } from "./jsonLines";
 import { GROUPS, sideMeasures } from "./catalog";
 import { sideBookOf, type SideBook, type SideProfile } from "./sideProfile";
@@ -224,12 +225,63 @@ export function unendedRepetition(m: ManifestLike): number | null {
  * its part. For a finished run, every line of the file.
  */
 export function stageSamples(dir: string, m: ManifestLike, st: StageRecord): Sample[] {
-  const text = readFileSync(join(dir, st.file), "utf8");
+  const text = readListed(dir, st.file).toString("utf8");
   const hashed = m.files[st.file]?.lines;
   const all = parseSamples(hashed === undefined ? text : text.split("\n").slice(0, hashed).join("\n"), st.file);
   const unended = unendedRepetition(m);
   if (unended === null || !st.repetitions || st.repetitions.some((r) => r.rep === unended)) return all;
   return all.filter((s) => s.rep !== unended);
+}
+
+/**
+ * A run's raw samples are stored gzip-compressed once it has ended: `<file>.gz`
+ * beside the name the manifest lists, whose hash and line count are over the
+ * uncompressed bytes, so a run converted after it was made verifies against
+ * the hashes it was made with. A file present both ways is read plain (a
+ * compression that was cut short).
+ */
+export const COMPRESSED_SUFFIX = ".gz";
+
+/** Where a listed file is on disk, plain or compressed; null when neither. */
+export function listedFilePath(dir: string, file: string): { path: string; compressed: boolean } | null {
+  const plain = join(dir, file);
+  if (existsSync(plain)) return { path: plain, compressed: false };
+  const gz = plain + COMPRESSED_SUFFIX;
+  return existsSync(gz) ? { path: gz, compressed: true } : null;
+}
+
+/** A listed file's bytes, uncompressed. */
+export function readListed(dir: string, file: string): Buffer {
+  const at = listedFilePath(dir, file);
+  if (!at) throw new RunDirError(`${file}: listed in the manifest but missing from ${dir} (nor ${file}${COMPRESSED_SUFFIX})`);
+  if (!at.compressed) return readFileSync(at.path);
+  try {
+    return gunzipSync(readFileSync(at.path));
+  } catch (err) {
+    throw new RunDirError(`${file}${COMPRESSED_SUFFIX}: not a gzip file (${(err as Error).message}); restore it (e.g. git checkout)`);
+  }
+}
+
+/**
+ * Compresses an ended run's raw files in place (listed `raw/*.jsonl` present
+ * plain): each written beside as `.gz` through a temporary name, then the
+ * plain file removed. The manifest is not touched. The bytes compressed.
+ */
+export function compressRawFiles(dir: string, m: Pick<ManifestLike, "files">): { before: number; after: number } {
+  let before = 0;
+  let after = 0;
+  for (const file of Object.keys(m.files).filter((f) => f.startsWith("raw/") && f.endsWith(".jsonl"))) {
+    const plain = join(dir, file);
+    if (!existsSync(plain)) continue;
+    const buf = readFileSync(plain);
+    const gz = gzipSync(buf, { level: 9 });
+    writeFileSync(`${plain}${COMPRESSED_SUFFIX}.tmp`, gz);
+    renameSync(`${plain}${COMPRESSED_SUFFIX}.tmp`, `${plain}${COMPRESSED_SUFFIX}`);
+    unlinkSync(plain);
+    before += buf.length;
+    after += gz.length;
+  }
+  return { before, after };
 }
 
 /** Every results/<stack>/<runId>/ folder, by stack then run. */

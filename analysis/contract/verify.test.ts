@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -7,7 +8,7 @@ import { verifyRunDir } from "./verify";
 import { summarizeRun } from "../stats/summary";
 import { fixture } from "../../test/fixtures";
 import { generateReport, partialRun } from "../report/report";
-import { stageSamples } from "./runDirContract";
+import { compressRawFiles, stageSamples } from "./runDirContract";
 import { CHECKPOINT_MS, RunDir } from "../../workloads/experiment/runDir";
 
 const cold = (ms: number, rep: number) => ({ ms, cold: true, rep });
@@ -121,5 +122,30 @@ describe("a run that never finished (its driver killed) or was interrupted", () 
     const path = join(run.dir, "raw/rivet.warm.ping.jsonl");
     writeFileSync(path, readFileSync(path, "utf8") + readFileSync(path, "utf8").split("\n")[0] + "\n");
     expect(() => verifyRunDir(run.dir)).toThrow(/sha256 [0-9a-f]+ does not match/);
+  });
+});
+
+describe("raw samples stored compressed", () => {
+  it("a run compressed after it was made verifies against its own hashes and reads the same samples; a damaged or edited .gz is refused", () => {
+    const dir = threeRepetitions();
+    const m = verifyRunDir(dir);
+    const st = m.stages["rivet.create.ping"];
+    const before = stageSamples(dir, m, st);
+    const c = compressRawFiles(dir, m);
+    expect(c.before).toBeGreaterThan(0);
+    expect(existsSync(join(dir, st.file))).toBe(false);
+    expect(existsSync(join(dir, `${st.file}.gz`))).toBe(true);
+    expect(stageSamples(dir, verifyRunDir(dir), st)).toEqual(before);
+    // Compressed again: nothing plain is left to do.
+    expect(compressRawFiles(dir, m)).toEqual({ before: 0, after: 0 });
+    const gz = join(dir, `${st.file}.gz`);
+    const good = readFileSync(gz);
+    writeFileSync(gz, gzipSync(gunzipSync(good).toString("utf8").replace('"ms":40', '"ms":4')));
+    expect(() => verifyRunDir(dir)).toThrow(/raw\/rivet\.create\.ping\.jsonl: sha256 [0-9a-f]{64} does not match the manifest's/);
+    writeFileSync(gz, good.subarray(0, 10));
+    expect(() => verifyRunDir(dir)).toThrow(/raw\/rivet\.create\.ping\.jsonl\.gz: not a gzip file/);
+    // A compression cut short leaves both: the plain file is the one read.
+    writeFileSync(join(dir, st.file), gunzipSync(good));
+    expect(stageSamples(dir, verifyRunDir(dir), st)).toEqual(before);
   });
 });

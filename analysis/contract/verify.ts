@@ -3,7 +3,7 @@ import { isAbsolute, join, normalize } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { manifestShapeProblem } from "./manifestShape";
 import {
-  digestBytes, listedNameProblem, MANIFEST_SCHEMA, parseSamples, RunDirError, stageFileName, stageKey, unendedRepetition, type ManifestLike, type Sample, type StageRecord,
+  COMPRESSED_SUFFIX, digestBytes, listedFilePath, listedNameProblem, MANIFEST_SCHEMA, parseSamples, readListed, RunDirError, stageFileName, stageKey, unendedRepetition, type ManifestLike, type Sample, type StageRecord,
 } from "./runDirContract";
 
 export { RunDirError, type ManifestLike, type StageRecord } from "./runDirContract";
@@ -53,10 +53,10 @@ export function verifyRunDir(dir: string): ManifestLike {
     if (!plainRelativePath(file)) throw new RunDirError(`${mPath}: lists "${file}", which is not a plain relative path inside the run directory`);
     const problem = listedNameProblem(file);
     if (problem) throw new RunDirError(`${mPath}: lists "${file}", which a run directory does not hold (${problem})`);
-    const path = join(dir, file);
-    if (!existsSync(path)) throw new RunDirError(`${file}: listed in the manifest but missing from ${dir}; the run directory is incomplete`);
-    if (!lstatSync(path).isFile()) throw new RunDirError(`${file}: not a regular file (a link or a folder); a run directory holds plain files only`);
-    let buf = readFileSync(path);
+    const at = listedFilePath(dir, file);
+    if (!at) throw new RunDirError(`${file}: listed in the manifest but missing from ${dir}; the run directory is incomplete`);
+    if (!lstatSync(at.path).isFile()) throw new RunDirError(`${file}${at.compressed ? COMPRESSED_SUFFIX : ""}: not a regular file (a link or a folder); a run directory holds plain files only`);
+    let buf = readListed(dir, file);
     let got = digestBytes(buf);
     // A run whose driver was killed: its last stage's samples went on after the last checkpoint. The hashed lines stand; the rest are not read.
     if (m.status === "running" && file.startsWith("raw/") && got.sha256 !== want.sha256 && got.lines > want.lines) {

@@ -2,7 +2,7 @@ import { describeMachineLimit, FLAG_FAILURE_SHARE, type MachineLimitNote } from 
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { verifyRunDir, type ManifestLike } from "../contract/verify";
-import { stageReps, stageSamples, unendedRepetition, stageKey, type RepStage, type StageRecord } from "../contract/runDirContract";
+import { readListed, stageReps, stageSamples, unendedRepetition, stageKey, type RepStage, type StageRecord } from "../contract/runDirContract";
 import { orderedStages, runSamples, statsOf, summarizeRun, type RunSamples, type RunSummary, type SummaryRow } from "../stats/summary";
 import { chartMetric, CLIENT_TICK_MS, metricEntry, SCALE_BURST_CONCURRENCY } from "../contract/catalog";
 import {
@@ -89,7 +89,7 @@ export function loadRun(dir: string, given?: PriceTable): Loaded {
   });
   const platform = Object.keys(m.files)
     .filter((f) => ANALYTICS_FILE.test(f))
-    .flatMap((f) => platformBlocks(readAnalyticsLines(readFileSync(join(dir, f), "utf8"), f)));
+    .flatMap((f) => platformBlocks(readAnalyticsLines(readListed(dir, f).toString("utf8"), f)));
   return { m, samples, summary, platform, model: runModel(m, summary, samples, prices) };
 }
 

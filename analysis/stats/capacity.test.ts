@@ -5,7 +5,7 @@ import { capacityCurves, kneeInterval } from "./capacity";
 import { intervalsOverlap } from "../report/comparison";
 import { CAPACITY, kneeOf, nextRate, searchBounds } from "../contract/capacity";
 import { prng } from "./prng";
-import type { StageRecord } from "../contract/runDirContract";
+import { readListed, type StageRecord } from "../contract/runDirContract";
 import type { RawSample } from "./summary";
 
 const objective = { p99Ms: 100, maxFailureShare: 0.001 };
@@ -109,7 +109,7 @@ describe("a committed capacity run", () => {
       for (const f of readdirSync(join(dir, "stages")).filter((x) => x.startsWith(`${c.side}.capacity.${c.op}.r`))) {
         const st = JSON.parse(readFileSync(join(dir, "stages", f), "utf8")) as StageRecord;
         const rate = Number(/\.r(\d+)\.json$/.exec(f)![1]);
-        const lines = readFileSync(join(dir, st.file), "utf8").trim().split("\n").map((l) => JSON.parse(l) as RawSample);
+        const lines = readListed(dir, st.file).toString("utf8").trim().split("\n").map((l) => JSON.parse(l) as RawSample);
         for (const r of st.repetitions!) {
           const planned = (r.notes!.capacity as { planned: number }).planned;
           const mine = lines.filter((s) => s.rep === r.rep);

@@ -1,8 +1,8 @@
-import { copyFileSync, existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { RunDir, type Manifest } from "../experiment/runDir";
 import { verifyRunDir, RunDirError } from "../../analysis/contract/verify";
-import { checkBenchmarkFiles } from "../../analysis/contract/runDirContract";
+import { checkBenchmarkFiles, readListed } from "../../analysis/contract/runDirContract";
 import { blobDigest } from "./groupRun";
 
 /** A finished run directory holding part of a pass (one BenchmarkRun's blob), and the digest it was stored with. */
@@ -58,7 +58,7 @@ export function mergeRunParts(parts: readonly RunPart[], resultsRoot: string, st
   const mm = run.manifest;
   for (const [i, m] of manifests.entries()) {
     // Every listed file, stage samples and others (the analytics' stored responses).
-    for (const file of Object.keys(m.files)) copyFileSync(join(parts[i].runDir, file), join(run.dir, file));
+    for (const file of Object.keys(m.files)) writeFileSync(join(run.dir, file), readListed(parts[i].runDir, file));
     Object.assign(mm.stages, m.stages);
     mm.versions = { ...mm.versions, ...m.versions };
     for (const [side, s] of Object.entries(m.settings ?? {})) mm.settings[side] = s;

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { basename, dirname, join } from "node:path";
 import { request } from "undici";
 import { RunDirError, verifyRunDir, type ManifestLike } from "../../analysis/contract/verify";
-import { checkBenchmarkFiles } from "../../analysis/contract/runDirContract";
+import { checkBenchmarkFiles, readListed } from "../../analysis/contract/runDirContract";
 
 export interface BlobContainer {
   /** https://<account>.blob.core.windows.net/<container> (or an emulator's). */
@@ -57,7 +57,7 @@ function listedFiles(manifest: string): string[] {
 export async function uploadRunDir(c: BlobContainer, runDir: string, prefix: string): Promise<string[]> {
   const names: string[] = [];
   for (const file of [...listedFiles(readFileSync(join(runDir, "manifest.json"), "utf8")), "manifest.json"]) {
-    await putBlob(c, `${prefix}/${file}`, readFileSync(join(runDir, file)));
+    await putBlob(c, `${prefix}/${file}`, file === "manifest.json" ? readFileSync(join(runDir, file)) : readListed(runDir, file));
     names.push(`${prefix}/${file}`);
   }
   return names;
