@@ -5,7 +5,7 @@ import { msTick, summarizeRun, type RunSummary } from "../stats/summary";
 import { verifyRunDir, type ManifestLike } from "../contract/verify";
 import { CLIENT_TICK_MS } from "../contract/catalog";
 import { ms, rateHeld, table } from "./format";
-import { FALSE_DISCOVERY_RATE, notInBoth, POWER, verdictText, type CompareRow, type StageStats } from "../stats/compareRows";
+import { bracket, FALSE_DISCOVERY_RATE, notInBoth, POWER, verdictText, type CompareRow, type StageStats } from "../stats/compareRows";
 import { capacityRows, comparison, type CapacityHeld, type ComparedRun } from "./comparison";
 export { abOf, comparisonWarnings, interleaved, machineDifferences, type AbSettings } from "./comparison";
 import type { RepSpread } from "../stats/repetitions";
@@ -56,8 +56,7 @@ const ratio = (x: number | null) => (x === null ? "-" : x.toFixed(2));
 export function comparisonMarkdown(dirA: string, dirB: string, a: ComparedRun, b: ComparedRun): { markdown: string; rows: CompareRow[] } {
   const c = comparison(a, b);
   const { paired, rows, warnings } = c;
-  const ci = (r: CompareRow) => (r.ratioCi ? `[${ratio(r.ratioCi.lo)}, ${ratio(r.ratioCi.hi)}]` : "-");
-  const lines = rows.map((r) => [r.key, r.q, ms(r.a), ms(r.b), ratio(r.ratio), ci(r), r.detectable === null ? "-" : `${ratio(r.detectable)} or ${ratio(1 / r.detectable)}`, `${r.kA} / ${r.kB}`, verdictText(r)]);
+  const lines = rows.map((r) => [r.key, r.q, ms(r.a), ms(r.b), ratio(r.ratio), bracket(r.ratioCi) || "-", r.detectable === null ? "-" : `${ratio(r.detectable)} or ${ratio(1 / r.detectable)}`, `${r.kA} / ${r.kB}`, verdictText(r)]);
   const counts = (["p50", "p90", "p99"] as const).map((q) => {
     const n = verdictCounts(rows, q);
     return `${q}${q === "p50" ? " (the primary family)" : ""}: ${n.different} of ${n.rows - n.descriptive} rows a real difference, ${n["not detected"]} not detected, ${n["cannot tell"]} cannot tell`;
@@ -70,8 +69,8 @@ export function comparisonMarkdown(dirA: string, dirB: string, a: ComparedRun, b
   return { markdown, rows };
 }
 
-/** How a comparison tested its rows, in words (the CLI's and the page's). */
-export function howCompared(paired: boolean): string {
+/** How a comparison tested its rows, in words, under the CLI's table. */
+function howCompared(paired: boolean): string {
   return (
     `A and B are the geometric means of each run's repetition values, and B/A is their ratio, the quantity tested: a ${paired ? "paired t test on the log differences of repetitions run side by side" : "Welch t test on the logs of the repetitions' values"}, ` +
     `each row on its own variance, never below the clock's rounding. Each quantile is one family; a row is a real difference only when it passes Benjamini-Hochberg at a ${FALSE_DISCOVERY_RATE * 100}% false discovery rate over its family. ` +

@@ -7,6 +7,7 @@
  */
 import { compareRows, type CompareRow, type StageStats } from "../stats/compareRows";
 import { calibrationDifferences, readCalibration } from "../stats/calibration";
+import type { KneeInterval } from "../stats/repetitions";
 
 /** What a comparison reads of a manifest (a verified run's manifest is one). */
 export interface ManifestLike {
@@ -20,13 +21,6 @@ export interface ManifestLike {
   settings?: unknown;
 }
 
-/** A rate held over repetitions: its estimate and 95% interval, or why there is none (stats/capacity.ts computes it). */
-export interface KneeInterval {
-  estimate: number | null;
-  lo: number | null;
-  hi: number | null;
-  none?: string;
-}
 
 /** What `npm run ab` writes into each arm's manifest (settings.ab): which comparison, which arm, and its partner. */
 export interface AbSettings {
@@ -144,9 +138,9 @@ export function defaultPair(runs: ReadonlyArray<{ id: string; m: ManifestLike; s
   const byAge = [...runs].sort((x, y) => String(y.m.startedAt).localeCompare(String(x.m.startedAt)));
   const [newest, ...rest] = byAge;
   if (!newest) return [];
-  const partner = rest.find((r) => interleaved(r.m, newest.m) || interleaved(newest.m, r.m));
-  const other = partner ?? rest.find((r) => Object.keys(r.stats).some((k) => k in newest.stats));
-  if (!other) return [];
-  const pair = [other, newest].sort((x, y) => (abOf(x.m)?.arm === "B" && abOf(y.m)?.arm === "A" ? 1 : abOf(x.m)?.arm === "A" && abOf(y.m)?.arm === "B" ? -1 : String(x.m.startedAt).localeCompare(String(y.m.startedAt))));
-  return pair.map((r) => r.id);
+  const partner = rest.find((r) => interleaved(r.m, newest.m));
+  // An A/B session's arms in their own order (A first); any other pair older first.
+  if (partner) return (abOf(newest.m)!.arm === "A" ? [newest, partner] : [partner, newest]).map((r) => r.id);
+  const other = rest.find((r) => Object.keys(r.stats).some((k) => k in newest.stats));
+  return other ? [other.id, newest.id] : [];
 }

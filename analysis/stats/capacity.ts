@@ -9,7 +9,7 @@ import { stageReps, type StageRecord } from "../contract/runDirContract";
 import { cpuPerOp } from "./cpuPerOp";
 import type { RawSample } from "./summary";
 import { mean, nearestRank } from "./percentiles";
-import { sampleVariance } from "./repetitions";
+import { sampleVariance, type KneeInterval } from "./repetitions";
 import { tCritical } from "./studentT";
 
 export interface CapacityStep {
@@ -47,13 +47,7 @@ export interface CapacityCurve {
   steps: CapacityStep[];
 }
 
-/** The rate held over repetitions: an estimate with its interval, or why there is none. */
-export interface KneeInterval {
-  estimate: number | null;
-  lo: number | null;
-  hi: number | null;
-  none?: string;
-}
+export type { KneeInterval };
 
 /**
  * The rate a fresh run holds, from each repetition's bracket [held, missed).

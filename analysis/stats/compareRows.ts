@@ -116,7 +116,10 @@ function testFamily(rows: ReadonlyArray<{ i: number; va: number[]; vb: number[];
       const s2 = Math.max(sampleVariance(d), tickVariance(r.va, r.tick) + tickVariance(r.vb, r.tick));
       return { i: r.i, est: mean(d), se: Math.sqrt(s2 / d.length), df: d.length - 1 };
     }
-    const arm = (v: number[]) => ({ mean: mean(v.map(Math.log)), e: Math.max(sampleVariance(v.map(Math.log)), tickVariance(v, r.tick)) / v.length, df: v.length - 1 });
+    const arm = (v: number[]) => {
+      const logs = v.map(Math.log);
+      return { mean: mean(logs), e: Math.max(sampleVariance(logs), tickVariance(v, r.tick)) / v.length, df: v.length - 1 };
+    };
     const A = arm(r.va);
     const B = arm(r.vb);
     // Welch-Satterthwaite: equal to the pooled df when the two variances are equal.
@@ -136,6 +139,12 @@ function detectableShift(df: number, m: number): number {
     shifts.set(key, v);
   }
   return v;
+}
+
+/** B / A's interval at `confidence` for a tested row (exp of its log-scale t interval). */
+function ratioInterval(t: Tested, confidence: number): Interval {
+  const half = tCritical(t.df, confidence) * t.se;
+  return { lo: Math.exp(t.est - half), hi: Math.exp(t.est + half) };
 }
 
 /** Which of the p-values Benjamini and Hochberg's step-up rule rejects at false discovery rate `q` (nulls never). */
@@ -181,24 +190,23 @@ export function compareRows(a: Record<string, StageStats>, b: Record<string, Sta
     const tested = testFamily(family.map(({ r, i }) => ({ i, va: a[r.key].reps[q], vb: b[r.key].reps[q], tick: Math.max(a[r.key].tick, b[r.key].tick) })), paired);
     const m = tested.length;
     for (const t of tested) {
-      const half = tCritical(t.df) * t.se;
       // Called real alone in its family, a row needs p <= q / m: the shift found 80% of the time at that level.
       const reach = detectableShift(t.df, m) * t.se;
-      Object.assign(out[t.i], { p: tTwoSidedP(t.est / t.se, t.df), ratio: Math.exp(t.est), ratioCi: { lo: Math.exp(t.est - half), hi: Math.exp(t.est + half) }, detectable: Math.exp(reach), family: m });
+      Object.assign(out[t.i], { p: tTwoSidedP(t.est / t.se, t.df), ratio: Math.exp(t.est), ratioCi: ratioInterval(t, 0.95), detectable: Math.exp(reach), family: m });
     }
     const real = benjaminiHochberg(tested.map((t) => out[t.i].p));
     const R = real.filter(Boolean).length;
     tested.forEach((t, k) => {
       if (real[k]) out[t.i].verdict = "different";
       const level = 1 - ((real[k] ? R : R + 1) * FALSE_DISCOVERY_RATE) / m;
-      const half = tCritical(t.df, level) * t.se;
-      out[t.i].verdictCi = { lo: Math.exp(t.est - half), hi: Math.exp(t.est + half), level };
+      out[t.i].verdictCi = { ...ratioInterval(t, level), level };
     });
   }
   return out;
 }
 
-const bracket = (c: Interval | null) => (c && c.lo !== null && c.hi !== null ? `[${c.lo.toFixed(2)}, ${c.hi.toFixed(2)}]` : "");
+/** An interval of B/A as the CLI and the page print it, "[0.97, 1.04]"; "" where there is none. */
+export const bracket = (c: Interval | null) => (c && c.lo !== null && c.hi !== null ? `[${c.lo.toFixed(2)}, ${c.hi.toFixed(2)}]` : "");
 const level = (c: { level: number } | null) => (c ? ` (${(c.level * 100).toFixed(c.level >= 0.995 ? 2 : 1)}% interval)` : "");
 
 /** A row's verdict in words, as the CLI and the page print it: the interval is the one that agrees with the verdict, its level named. */

@@ -20,6 +20,12 @@ export interface Interval {
 }
 
 /** An interval over repetitions, or why there is none. */
+/** A rate held over repetitions (stats/capacity.ts): an estimate with its interval, or why there is none. */
+export interface KneeInterval extends Interval {
+  estimate: number | null;
+  none?: string;
+}
+
 export interface RepInterval extends Interval {
   /** Set where no interval is printed: the reason, in words. */
   none?: string;

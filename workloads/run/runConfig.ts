@@ -1,4 +1,4 @@
-import { EVERY_OP, PLANT_OPS, type Plant } from "../sides/plantSpec";
+import { EVERY_OP, isPlantKey, PLANT_OPS, type Plant } from "../sides/plantSpec";
 import { COUNT_KEYS, defaultGroups, GROUPS, PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, type Group, type PresetName, type SampleCounts, type Side } from "../../analysis/contract/catalog";
 import { STALL_MS } from "../host/runtimeWatch";
 import { CAPACITY } from "../../analysis/contract/capacity";
@@ -120,7 +120,7 @@ export function parsePlantDelays(v: string, name = "--plant-delay-us", registry:
   for (const item of v.split(",").map((x) => x.trim()).filter(Boolean)) {
     const [target, n, extra] = item.split("=");
     const [side, op = EVERY_OP, more] = (target ?? "").split(":");
-    if (extra !== undefined || n === undefined || more !== undefined || !ids.includes(side) || !(op === EVERY_OP || PLANT_OPS.includes(op))) {
+    if (extra !== undefined || n === undefined || more !== undefined || !ids.includes(side) || !isPlantKey(op)) {
       throw new UsageError(`${name} takes side=microseconds or side:operation=microseconds with sides ${ids.join(", ")} and operations ${PLANT_OPS.join(", ")}, got "${item}"`);
     }
     out[side] = { ...out[side], [op]: wholeNumber(name, n, 0, PLANT_MAX_US, "microseconds") };

@@ -17,7 +17,8 @@ export interface BlobContainer {
   sas: string;
 }
 
-const API_VERSION = "2023-11-03";
+/** The Blob REST API version every request here names. */
+export const API_VERSION = "2023-11-03";
 
 export function blobUrl(c: BlobContainer, name: string): string {
   const path = name.split("/").map(encodeURIComponent).join("/");
@@ -57,7 +58,7 @@ function listedFiles(manifest: string): string[] {
 export async function uploadRunDir(c: BlobContainer, runDir: string, prefix: string): Promise<string[]> {
   const names: string[] = [];
   for (const file of [...listedFiles(readFileSync(join(runDir, "manifest.json"), "utf8")), "manifest.json"]) {
-    await putBlob(c, `${prefix}/${file}`, file === "manifest.json" ? readFileSync(join(runDir, file)) : readListed(runDir, file));
+    await putBlob(c, `${prefix}/${file}`, readListed(runDir, file));
     names.push(`${prefix}/${file}`);
   }
   return names;

@@ -10,6 +10,7 @@
  */
 import { ContainerSASPermissions, SASProtocol, generateBlobSASQueryParameters, type UserDelegationKey } from "@azure/storage-blob";
 import { request } from "undici";
+import { API_VERSION, blobUrl } from "./blobStore";
 
 /** What each holder of a SAS needs: the runner uploads a run (create, write); this machine downloads it (read). */
 export const RESULT_GRANTS = { upload: "cw", download: "r" } as const;
@@ -36,11 +37,12 @@ export const ROLE_PROPAGATION = { waitMinutes: 30, pollSeconds: 15 } as const;
 /** The token audience Azure Storage accepts (https://learn.microsoft.com/azure/storage/blobs/authorize-access-azure-active-directory#microsoft-authentication-library-msal). */
 export const STORAGE_TOKEN_AUDIENCE = "https://storage.azure.com/";
 
-const API_VERSION = "2023-11-03";
+/** A time in whole seconds, ISO 8601, as Blob takes it. */
+const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** The expiry of access granted at `now` (whole seconds, ISO 8601). */
 export function expiryFrom(now: Date, hours: number = ACCESS_LIFE.hours): string {
-  return new Date(Math.floor(now.getTime() / 1000) * 1000 + hours * 3600_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return isoSeconds(now.getTime() + hours * 3600_000);
 }
 
 /** Whether access that expires at `expiresOn` must be renewed at `now`. */
@@ -63,25 +65,27 @@ export class NotYetAuthorized extends Error {}
 /** The 403 code that means "this identity may not, yet" (a role not assigned or not propagated), not a bad token or signature. */
 const NOT_YET = ["AuthorizationPermissionMismatch"];
 
+/** The text of an XML element of Blob's answer (a flat element, no attributes), or undefined. */
+const element = (xml: string, name: string): string | undefined => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1];
+
 /** Blob's error code and its reason, on one line (the detail, when Blob gives one, says which check failed). */
 function errorOf(xml: string): { code: string; message: string } {
-  const el = (name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1]?.split("\n")[0];
-  return { code: el("Code") ?? "", message: el("AuthenticationErrorDetail") ?? el("Message") ?? xml.slice(0, 200).replace(/\s+/g, " ") };
+  const line = (name: string) => element(xml, name)?.split("\n")[0];
+  return { code: line("Code") ?? "", message: line("AuthenticationErrorDetail") ?? line("Message") ?? xml.slice(0, 200).replace(/\s+/g, " ") };
 }
 
 const tag = (xml: string, name: string): string => {
-  const m = new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml);
-  if (!m) throw new Error(`the user delegation key response has no <${name}>: ${xml.slice(0, 200)}`);
-  return m[1];
+  const v = element(xml, name);
+  if (v === undefined) throw new Error(`the user delegation key response has no <${name}>: ${xml.slice(0, 200)}`);
+  return v;
 };
 
 /** The key Azure issues to the token's identity, valid from `startsOn` to `expiresOn` (Get User Delegation Key). */
 export async function requestDelegationKey(serviceUrl: string, token: string, startsOn: Date, expiresOn: Date): Promise<UserDelegationKey> {
-  const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
   const res = await request(`${serviceUrl}/?restype=service&comp=userdelegationkey`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "x-ms-version": API_VERSION, "content-type": "application/xml" },
-    body: `<?xml version="1.0" encoding="utf-8"?><KeyInfo><Start>${iso(startsOn)}</Start><Expiry>${iso(expiresOn)}</Expiry></KeyInfo>`,
+    body: `<?xml version="1.0" encoding="utf-8"?><KeyInfo><Start>${isoSeconds(startsOn.getTime())}</Start><Expiry>${isoSeconds(expiresOn.getTime())}</Expiry></KeyInfo>`,
   });
   const text = await res.body.text();
   if (res.statusCode !== 200) {
@@ -116,7 +120,7 @@ export function signContainerSas(key: UserDelegationKey, accountName: string, co
  * (a signature refused, say) is an error, not a wait.
  */
 export async function readAccessLive(containerUrl: string, readSas: string): Promise<boolean> {
-  const res = await request(`${containerUrl.replace(/\/$/, "")}/.access-probe?${readSas}`, { method: "GET", headers: { "x-ms-version": API_VERSION } });
+  const res = await request(blobUrl({ url: containerUrl, sas: readSas }, ".access-probe"), { method: "GET", headers: { "x-ms-version": API_VERSION } });
   const text = await res.body.text();
   if (res.statusCode === 404) return true;
   const { code, message } = errorOf(text);

@@ -14,6 +14,9 @@ export const EVERY_OP = "*";
 /** The operations a plant may name: the actors' own. */
 export const PLANT_OPS: readonly string[] = [...OPS, "sleep"];
 
+/** Whether a plant may name `op`: an actor operation, or every one. */
+export const isPlantKey = (op: string): boolean => op === EVERY_OP || PLANT_OPS.includes(op);
+
 /** Microseconds planted in `op`: its own entry, else every op's, else none. */
 export function plantUsFor(plant: Plant, op: string): number {
   return plant[op] ?? plant[EVERY_OP] ?? 0;
@@ -33,7 +36,7 @@ export function readPlant(text: string | undefined): Plant {
   const out: Record<string, number> = {};
   for (const item of (text ?? "").split(",").filter(Boolean)) {
     const [op, us, extra] = item.split("=");
-    if (extra !== undefined || !(op === EVERY_OP || PLANT_OPS.includes(op)) || !/^\d+$/.test(us ?? "")) throw new Error(`a plant is op=microseconds pairs with ops ${[EVERY_OP, ...PLANT_OPS].join(", ")}, got "${item}"`);
+    if (extra !== undefined || !isPlantKey(op) || !/^\d+$/.test(us ?? "")) throw new Error(`a plant is op=microseconds pairs with ops ${[EVERY_OP, ...PLANT_OPS].join(", ")}, got "${item}"`);
     out[op] = Number(us);
   }
   return out;

@@ -4,7 +4,7 @@
  * compared by the same model as `npm run compare` (comparison.ts): the arms
  * of an A/B session paired, the warnings, the rows and the capacity.
  */
-import { notInBoth, POWER, verdictText, type CompareRow } from "../../stats/compareRows";
+import { bracket, notInBoth, POWER, verdictText, type CompareRow } from "../../stats/compareRows";
 import { comparison, defaultPair, type ComparedRun, type Comparison } from "../comparison";
 import { ms, rateHeld } from "../format";
 import { escapeHtml } from "../html";
@@ -18,12 +18,11 @@ const asked = (new URLSearchParams(location.search).get("runs") ?? "").split(","
 let order = asked.length > 0 ? asked : defaultPair(runs);
 
 const ratio = (x: number | null) => (x === null ? "-" : x.toFixed(2));
-const interval = (r: CompareRow) => (r.ratioCi ? `[${ratio(r.ratioCi.lo)}, ${ratio(r.ratioCi.hi)}]` : "-");
 
 function otherCells(r: CompareRow | undefined): string {
   if (!r) return "<td>-</td><td>-</td><td>-</td><td>-</td><td>-</td>";
   return (
-    `<td>${ms(r.b)} (${r.nB}, ${r.kB} rep.)</td><td data-ratio>${ratio(r.ratio)}</td><td>${interval(r)}</td><td>${r.detectable === null ? "-" : ratio(r.detectable)}</td>` +
+    `<td>${ms(r.b)} (${r.nB}, ${r.kB} rep.)</td><td data-ratio>${ratio(r.ratio)}</td><td>${bracket(r.ratioCi) || "-"}</td><td>${r.detectable === null ? "-" : ratio(r.detectable)}</td>` +
     `<td class='${r.verdict === "different" ? "no" : "yes"}' data-verdict='${r.verdict}'>${escapeHtml(verdictText(r))}</td>`
   );
 }
