@@ -350,6 +350,13 @@ describe("caveats", () => {
     expect(text).toContain("Actors that could not be prepared were left out of their stage, not retried: rivet wake.read 1 (e.g. HTTP 504: route\\_resolve\\_query\\_timeout)");
     expect(text).toContain('This run is partial: its status is "failed". Why: rivet burst: setup failed; second line');
   });
+  it("say first that a run fell back from the quickack loopback, and why; nothing when it did not", () => {
+    const dir = fixture({ "floor.warm.ping": { samples: [{ ms: 1 }] } });
+    const m = verifyRunDir(dir);
+    expect(caveats(m).join("\n")).not.toContain("Host loopback");
+    m.config = { ...m.config, loopback: "host", loopbackFallback: "unshare: user namespaces are off" };
+    expect(caveats(m)[0]).toMatch(/^\*\*Host loopback\.\*\* The run asked for `--loopback quickack` and could not make a private network namespace \(unshare: user namespaces are off\)/);
+  });
   it("name a stage its deadline ended, with its outcome, and leave the run complete", () => {
     const dir = fixture({ "rivet.wake.ping": { samples: [{ ms: 30, cold: true }] } });
     const m = verifyRunDir(dir);

@@ -530,7 +530,7 @@ export function partialRun(m: ManifestLike): string[] {
 
 /** Caveats that follow from the run's own manifest, nothing typed per run. */
 export function caveats(m: ManifestLike): string[] {
-  const out: string[] = [...partialRun(m), ...plantedCaveats(m)];
+  const out: string[] = [...partialRun(m), ...loopbackCaveat(m), ...plantedCaveats(m)];
   const legacy = m.sideProfiles ? null : legacyCaveats(m, ANALYTICS_FILE);
   out.push(...(legacy ? legacy.head : sideCaveats(m)));
   const parts = stageParts(m);
@@ -621,6 +621,13 @@ export function codeLine(m: ManifestLike): string {
 }
 
 const json = (x: unknown) => codeBlock("json", JSON.stringify(x, null, 2));
+
+/** A run that asked for the quickack loopback and measured on the host's: its round trips carry delayed ACKs. */
+export function loopbackCaveat(m: ManifestLike): string[] {
+  const why = (m.config as { loopbackFallback?: unknown } | undefined)?.loopbackFallback;
+  if (typeof why !== "string") return [];
+  return [`**Host loopback.** The run asked for \`--loopback quickack\` and could not make a private network namespace (${escapeMd(why.slice(0, 200))}), so it measured on the host loopback, where delayed ACKs add to round trips: compare it only with runs on the same loopback (docs/engine-latency.md).`];
+}
 
 /** A planted delay per side, first among the caveats: the figures include it. */
 export function plantedCaveats(m: ManifestLike): string[] {

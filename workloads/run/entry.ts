@@ -14,7 +14,10 @@ export function enterNetns(cfgs: readonly RunConfig[]): Promise<number> | null {
   const avail = netnsAvailable();
   if (avail.ok) return runInNetns(process.argv.slice(1));
   console.error(`--loopback quickack: no private network namespace here (${avail.reason}); measuring on the host loopback`);
-  for (const c of cfgs) c.loopback = "host";
+  for (const c of cfgs) {
+    c.loopback = "host";
+    c.loopbackFallback = avail.reason;
+  }
   return null;
 }
 

@@ -47,6 +47,8 @@ export interface RunConfig {
    * delayed ACKs off (see docs/engine-latency.md); host: the machine's own loopback.
    */
   loopback: "quickack" | "host";
+  /** Set when quickack was asked for and no private namespace could be made: why, and the run measured on the host loopback. */
+  loopbackFallback?: string;
   /** Each side's own settings, by side: its options over its package's defaults. */
   sideSettings: Record<Side, unknown>;
   /** The p99 a capacity step must keep, client clock from the intended send, ms. */
