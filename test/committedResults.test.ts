@@ -1,5 +1,5 @@
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runDirsUnder } from "../analysis/contract/runDirContract";
 import { verifyRunDir } from "../analysis/contract/verify";
@@ -27,5 +27,21 @@ describe("the committed results", () => {
       expect(plain, `${dir}: run npm run compress-results`).toEqual([]);
     }
     expect(bytesUnder(ROOT)).toBeLessThan(60e6);
+  });
+});
+
+describe("results/README.md", () => {
+  const page = readFileSync(join(ROOT, "README.md"), "utf8");
+  it("lists every committed run with the machine, preset and groups its manifest records", () => {
+    for (const { dir, manifest } of runDirsUnder(ROOT).map((r) => ({ dir: r.dir, manifest: verifyRunDir(r.dir) }))) {
+      const id = `\`${relative(ROOT, dir)}\``;
+      const row = page.split("\n").find((l) => l.startsWith(`| ${id} |`));
+      expect(row, `${id} is not in results/README.md`).toBeDefined();
+      const [, machine, preset, groups] = row!.split(" | ");
+      const mach = manifest.machine as { cpus: number; cpuModel: string };
+      expect(machine).toBe(`${mach.cpus} x ${mach.cpuModel.startsWith("AMD") ? "AMD EPYC" : "Intel Xeon"}`);
+      expect(preset).toBe(manifest.preset);
+      expect(groups).toBe((manifest.config.groups as string[]).join(", "));
+    }
   });
 });
