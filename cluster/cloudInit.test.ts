@@ -101,7 +101,7 @@ describe("Engine VM user data", () => {
       expect(`${r.stdout}${r.stderr}`).toMatch(/configuration file .* is valid/);
       expect(r.status).toBe(0);
       expect(readFileSync(file, "utf8").match(new RegExp(`nats://route:${CREDS.natsRoutePassword}@10\\.40\\.1\\.\\d+:6222`, "g"))).toHaveLength(2);
-      expect(readFileSync(file, "utf8")).toMatch(/authorization \{\n  user: rivet\n  password: "n{40}"\n\}/);
+      expect(readFileSync(file, "utf8")).toMatch(/authorization \{\n {2}user: rivet\n {2}password: "n{40}"\n\}/);
     }
   });
 });

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { remote, types } from "@pulumi/command";
+import { remote, type types } from "@pulumi/command";
 import { delegatingProvider, withOutputs } from "./delegatingProvider";
 import type { RunSummaryOut } from "./benchmarkRun";
 import { runCommand } from "../workloads/runner/commands";

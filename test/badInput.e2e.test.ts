@@ -51,7 +51,7 @@ function changedCopy(root: string, run: string, name: string, edit: (m: Record<s
   cpSync(run, dir, { recursive: true });
   const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
   edit(m);
-  writeFileSync(join(dir, "manifest.json"), JSON.stringify(m, null, 2) + "\n");
+  writeFileSync(join(dir, "manifest.json"), `${JSON.stringify(m, null, 2)}\n`);
   return dir;
 }
 

@@ -15,7 +15,7 @@ import { startLocalWorker, type LocalWorker } from "../workloads/sides/cloudflar
 import { WorkerClient, type WorkerResult } from "../workloads/sides/cloudflare/workerClient";
 import { RunDir } from "../workloads/experiment/runDir";
 import { createProgress } from "../workloads/experiment/progress";
-import { GROUPS, metricsOf, defaultGroups } from "../analysis/contract/catalog";
+import { metricsOf, defaultGroups } from "../analysis/contract/catalog";
 import { measureRuntimes } from "../workloads/run/run";
 import { suiteTasks } from "../workloads/experiment/passPlan";
 import { parseRunArgs } from "../workloads/run/runConfig";

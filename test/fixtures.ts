@@ -72,7 +72,7 @@ export function makeHostile(dir: string, kind: Hostile): string {
     writeFileSync(join(dir, name), body);
   }
   m.files[name] = { sha256: createHash("sha256").update(body).digest("hex"), lines: 1 };
-  writeFileSync(join(dir, "manifest.json"), JSON.stringify(m, null, 2) + "\n");
+  writeFileSync(join(dir, "manifest.json"), `${JSON.stringify(m, null, 2)}\n`);
   return name;
 }
 

@@ -47,7 +47,7 @@ describe("a fourth side, added by its folder and one registry line", () => {
     expect(Object.keys(m.stages).sort()).toEqual(want.sort());
     expect(m.stages["echo.open.r20"]).toBeDefined();
     expect(m.sideProfiles?.map((p) => p.id)).toEqual(["rivet", "cloudflare", "floor", "echo"]);
-    expect((m.settings?.echo as { caveats: string[] }).caveats).toEqual(["The echo side is a test fixture: it stores nothing."]);
+    expect((m.settings?.echo as { caveats: string[] } | undefined)?.caveats).toEqual(["The echo side is a test fixture: it stores nothing."]);
     // Creates and wakes are proven cold by the echo server's own flag.
     const wake = out.rows.find((r) => r.metric === "wake.ping")!;
     expect(wake.n).toBeGreaterThan(0);

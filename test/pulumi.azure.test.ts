@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { RIVET_PROFILE } from "../workloads/sides/rivet/profile";
 import { CLOUDFLARE_PROFILE } from "../workloads/sides/cloudflare/profile";
 import { parse } from "yaml";
-import { runProgram, stackConfigFromFiles, valueOf, type Registered } from "./pulumiProgram";
+import { runProgram, stackConfigFromFiles, outputValue, type Registered } from "./pulumiProgram";
 import { CLOUD_NETWORK } from "../cluster/topology";
 import { GROUPS } from "../analysis/contract/catalog";
 import { passRunName, planPass } from "../workloads/experiment/passPlan";
@@ -93,7 +93,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     try {
       const { exports } = await runProgram("eastus2", { ...cfg, "actor-bench:runTimeLimitMinutes": "20" }, true, ["actor-bench:cloudflareApiToken"], undefined, seen);
       // The full preset's idle ladder (to 20 minutes) and the Durable Objects' 10-minute wakes cannot fit in 20 minutes.
-      await expect(valueOf(exports.schedule)).rejects.toThrow(/^config actor-bench:runTimeLimitMinutes: 20 is shorter than the planned run cloudflare\.\S+ \(about (2\d|[3-9]\d|\d{3,}) min\); raise it to at least \d+/);
+      await expect(outputValue(exports.schedule)).rejects.toThrow(/^config actor-bench:runTimeLimitMinutes: 20 is shorter than the planned run cloudflare\.\S+ \(about (2\d|[3-9]\d|\d{3,}) min\); raise it to at least \d+/);
     } finally {
       process.off("unhandledRejection", onReject);
     }
@@ -248,7 +248,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
       expect(JSON.stringify(vm.inputs.osProfile)).toContain(SIG_KEY); // customData is sent as a secret
     }
     for (const [name, value] of Object.entries(programExports)) {
-      const text = JSON.stringify((await valueOf(value)) ?? null);
+      const text = JSON.stringify((await outputValue(value)) ?? null);
       for (const secret of ["mock-private-key", "mockpgpassword", "mock-sas-signature", "mock-account-key", API_TOKEN, "mock-token"]) expect(text, `export ${name}`).not.toContain(secret);
     }
   });
@@ -340,7 +340,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(labels.slice(0, 2)).toEqual(["cloudflare wake + rivet create + rivet wake + rivet warm", `${PLANNED[0]} analytics`]);
     expect(labels).toHaveLength(2 * PLANNED.length);
     // The planned schedule is a stack output, printed by preview.
-    const schedule = await valueOf<string>(programExports.schedule);
+    const schedule = await outputValue<string>(programExports.schedule);
     expect(schedule).toMatch(/^Planned pass: 9 runs on the runner/);
     expect(schedule).toMatch(/\n1 +cloudflare wake +\S+ +\S+ +\S+ to \S+ +rivet create, rivet wake/);
   });

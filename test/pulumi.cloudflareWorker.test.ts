@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runProgram, valueOf, type Registered } from "./pulumiProgram";
+import { runProgram, outputValue, type Registered } from "./pulumiProgram";
 import { COMPATIBILITY_DATE } from "../workloads/sides/cloudflare/compatibility";
 import { workerScriptInputs, workerScriptName } from "../components/cloudflare/worker";
 
@@ -45,7 +45,7 @@ describe("CloudflareWorker under setMocks", () => {
     const { worker, registered } = await declare();
     const [password] = registered.filter((r) => r.type === "random:index/randomPassword:RandomPassword");
     expect(password.additionalSecretOutputs).toContain("result");
-    expect(await valueOf(worker.url)).toBe(`https://${workerScriptName("eastus2", bundle)}.bench-account.workers.dev`);
+    expect(await outputValue(worker.url)).toBe(`https://${workerScriptName("eastus2", bundle)}.bench-account.workers.dev`);
     const tokenOutput = worker.token as { isSecret: Promise<boolean> };
     expect(await tokenOutput.isSecret).toBe(true);
   });

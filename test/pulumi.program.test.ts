@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync } from "node:fs";
-import { isKnown, runProgram, stackConfigFromFiles, valueOf, type Registered } from "./pulumiProgram";
+import { isKnown, runProgram, stackConfigFromFiles, outputValue, type Registered } from "./pulumiProgram";
 import { defaultGroups } from "../analysis/contract/catalog";
 
 const cloudSecrets = {
@@ -45,12 +45,12 @@ describe("index.ts under setMocks: the local stack", () => {
     expect(worker[0].additionalSecretOutputs).toContain("token");
     for (const r of runs.filter((x) => x.inputs.side === "cloudflare")) expect(r.secretInputs).toContain("token");
     for (const [name, value] of Object.entries(exports)) {
-      expect(JSON.stringify((await valueOf(value)) ?? null), `export ${name}`).not.toContain("mock-token");
+      expect(JSON.stringify((await outputValue(value)) ?? null), `export ${name}`).not.toContain("mock-token");
     }
 
-    expect(await valueOf(exports.report)).toBe("# mocked report");
-    expect(await valueOf(exports.runDir)).toBe("/mock/run");
-    expect(await valueOf(exports.stack)).toBe("local");
+    expect(await outputValue(exports.report)).toBe("# mocked report");
+    expect(await outputValue(exports.runDir)).toBe("/mock/run");
+    expect(await outputValue(exports.stack)).toBe("local");
   });
 
   it("preview runs nothing and leaves report, runDir, summary and site unknown", async () => {

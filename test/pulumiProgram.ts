@@ -103,7 +103,7 @@ export async function runProgram(
   entry: (load: NodeRequire) => Record<string, unknown> = (load) => load(join(DIST, "index.js")) as Record<string, unknown>,
   registered: Registered[] = [],
 ) {
-  for (const k of Object.keys(requireNative.cache)) if (k.startsWith(DIST + "/")) delete requireNative.cache[k];
+  for (const k of Object.keys(requireNative.cache)) if (k.startsWith(`${DIST}/`)) delete requireNative.cache[k];
   pulumi.runtime.setAllConfig(config, secretKeys);
   const invoked: string[] = [];
   await pulumi.runtime.setMocks(
@@ -156,6 +156,6 @@ export async function isKnown(o: unknown): Promise<boolean> {
 }
 
 /** An Output's value (plain values are returned as they are). */
-export async function valueOf<T>(o: unknown): Promise<T> {
+export async function outputValue<T>(o: unknown): Promise<T> {
   return pulumi.Output.isInstance(o) ? (o as unknown as { promise(): Promise<T> }).promise() : (o as T);
 }

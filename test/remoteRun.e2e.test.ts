@@ -12,7 +12,7 @@ import { engineBinaryPath, healthy } from "../workloads/sides/rivet/localRivet";
 import { writeBundleArchive } from "../workloads/runner/bundle";
 import { BUNDLE_FILE, credentialsCommand, installCommand, PARTS_DIR, probeCommand, RUN_LOCK, runCommand, TIME_LIMIT_EXIT } from "../workloads/runner/commands";
 import { parseProbe, type RemoteRunRequest, type RunnerCredentials } from "../workloads/runner/runner";
-import { downloadRunDir, getBlob, putBlob } from "../workloads/runner/blobStore";
+import { downloadRunDir, getBlob, } from "../workloads/runner/blobStore";
 import { RESULT_GRANTS } from "../workloads/runner/resultAccess";
 import { verifyRunDir } from "../analysis/contract/verify";
 import type { Group } from "../analysis/contract/catalog";
@@ -38,7 +38,7 @@ let gatewayUrl: string;
 let sshd: Sshd;
 let azurite: Azurite;
 let appDir: string;
-let deployOuts: Record<string, unknown>;
+let _deployOuts: Record<string, unknown>;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "remote-run-"));

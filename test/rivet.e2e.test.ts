@@ -14,7 +14,7 @@ import { GatewayClient, type CallResult, type Target } from "../workloads/sides/
 import { DEFAULT_ENGINE_SETTINGS } from "../cluster/engineConfig";
 import { RunDir } from "../workloads/experiment/runDir";
 import { createProgress } from "../workloads/experiment/progress";
-import { GROUPS, metricsOf, defaultGroups } from "../analysis/contract/catalog";
+import { metricsOf, defaultGroups } from "../analysis/contract/catalog";
 import { ACTORS_PER_QUERY, sleepAndConfirm } from "../workloads/sides/rivet/adapter";
 import { measure } from "../workloads/experiment/measure";
 import { measureRuntimes } from "../workloads/run/run";

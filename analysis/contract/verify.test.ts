@@ -19,7 +19,7 @@ function rewrite(dir: string, file: string, edit: (text: string) => string): voi
   writeFileSync(join(dir, file), text);
   const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
   m.files[file] = { sha256: createHash("sha256").update(text).digest("hex"), lines: text.split("\n").length - 1 };
-  writeFileSync(join(dir, "manifest.json"), JSON.stringify(m, null, 2) + "\n");
+  writeFileSync(join(dir, "manifest.json"), `${JSON.stringify(m, null, 2)}\n`);
 }
 
 function threeRepetitions(): string {
@@ -120,7 +120,7 @@ describe("a run that never finished (its driver killed) or was interrupted", () 
     const run = await killedMidStage();
     run.finish("complete");
     const path = join(run.dir, "raw/rivet.warm.ping.jsonl");
-    writeFileSync(path, readFileSync(path, "utf8") + readFileSync(path, "utf8").split("\n")[0] + "\n");
+    writeFileSync(path, `${readFileSync(path, "utf8") + readFileSync(path, "utf8").split("\n")[0]}\n`);
     expect(() => verifyRunDir(run.dir)).toThrow(/sha256 [0-9a-f]+ does not match/);
   });
 });

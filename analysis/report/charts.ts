@@ -4,7 +4,7 @@ import * as vega from "vega";
 import * as vl from "vega-lite";
 import { Resvg } from "@resvg/resvg-js";
 import type { ManifestLike } from "../contract/verify";
-import { clientPercentiles, msIsClientClock, msTick, profileIn, stageStatistics, statsOf, type RawSample, type RunSamples, type RunSummary } from "../stats/summary";
+import { clientPercentiles, msIsClientClock, msTick, profileIn, stageStatistics, statsOf, type RunSamples, type RunSummary } from "../stats/summary";
 import { linearInterval, type Interval } from "../stats/repetitions";
 import { CATALOG, CLIENT_TICK_MS, chartMetric, GROUPS, metricEntry, sideMeasures } from "../contract/catalog";
 import type { SideBook } from "../contract/sideProfile";

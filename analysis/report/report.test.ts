@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LEGACY_BOOK } from "../contract/sideProfile";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, appendFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, writeFileSync, appendFileSync, rmSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fixture, makeHostile, tree, type S } from "../../test/fixtures";
@@ -123,7 +122,7 @@ describe("generateReport", () => {
 
 describe("what the report refuses, by name", () => {
   const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
-  const saveManifest = (dir: string, m: unknown) => writeFileSync(join(dir, "manifest.json"), JSON.stringify(m, null, 2) + "\n");
+  const saveManifest = (dir: string, m: unknown) => writeFileSync(join(dir, "manifest.json"), `${JSON.stringify(m, null, 2)}\n`);
 
   for (const field of ["attempts", "errors", "wallMs"] as const) {
     it(`a stage's ${field} edited in the manifest`, async () => {
@@ -141,7 +140,7 @@ describe("what the report refuses, by name", () => {
     const m = manifestOf(dir);
     m.stages["rivet.burst.c8"].wallMs = 1;
     saveManifest(dir, m);
-    writeFileSync(join(dir, "stages/rivet.burst.c8.json"), JSON.stringify(m.stages["rivet.burst.c8"], null, 2) + "\n");
+    writeFileSync(join(dir, "stages/rivet.burst.c8.json"), `${JSON.stringify(m.stages["rivet.burst.c8"], null, 2)}\n`);
     await expect(generateReport(dir)).rejects.toThrow(/stages\/rivet\.burst\.c8\.json: sha256 [0-9a-f]{64} does not match/);
   });
 
@@ -151,7 +150,7 @@ describe("what the report refuses, by name", () => {
     m.stages["rivet.warm.ping"].errors = 3;
     saveManifest(dir, m);
     const stageFile = join(dir, "stages/rivet.warm.ping.json");
-    writeFileSync(stageFile, JSON.stringify(m.stages["rivet.warm.ping"], null, 2) + "\n");
+    writeFileSync(stageFile, `${JSON.stringify(m.stages["rivet.warm.ping"], null, 2)}\n`);
     m.files["stages/rivet.warm.ping.json"] = fileDigest(stageFile);
     saveManifest(dir, m);
     await expect(generateReport(dir)).rejects.toThrow(/stage rivet\.warm\.ping: records 50 attempts and 3 errors, but raw\/rivet\.warm\.ping\.jsonl holds 50 samples with 0 failures/);
@@ -208,14 +207,14 @@ describe("text from a run is Markdown-escaped", () => {
     m.status = "failed";
     m.failure = "boom | injected | cell\n# Heading\n<script>alert(1)</script> [link](http://x) ```";
     m.machine.cpuModel = "EPYC | <b>bold</b> ```";
-    writeFileSync(join(dir, "manifest.json"), JSON.stringify(m, null, 2) + "\n");
+    writeFileSync(join(dir, "manifest.json"), `${JSON.stringify(m, null, 2)}\n`);
     const { markdown } = await generateReport(dir);
     expect(markdown).toContain("Why: boom \\| injected \\| cell; # Heading; \\<script\\>alert(1)\\</script\\> \\[link\\](http://x) \\`\\`\\`");
     expect(markdown).toContain("EPYC \\| \\<b\\>bold\\</b\\> \\`\\`\\`");
     const outsideFences = markdown.replace(/^(`{3,})json\n[\s\S]*?\n\1$/gm, "");
     expect(outsideFences).not.toMatch(/<script>|<b>/);
     // The machine's JSON holds three backticks, so its fence is four: they cannot close it.
-    expect(markdown).toMatch(/^````json\n\{\n  "cpus"/m);
+    expect(markdown).toMatch(/^````json\n\{\n {2}"cpus"/m);
   });
 });
 
@@ -243,7 +242,7 @@ describe("where Cloudflare ran", () => {
     writeFileSync(raw, '{"seq":0,"at":1,"ok":true,"ms":1,"cold":false,"colo":"<b>x</b>"}\n');
     const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
     m.files["raw/cloudflare.warm.ping.jsonl"] = fileDigest(raw);
-    writeFileSync(join(dir, "manifest.json"), JSON.stringify(m, null, 2) + "\n");
+    writeFileSync(join(dir, "manifest.json"), `${JSON.stringify(m, null, 2)}\n`);
     await expect(generateReport(dir)).rejects.toThrow('raw/cloudflare.warm.ping.jsonl:1: not a sample ("colo" must be a data center code such as IAD)');
   });
 });

@@ -615,7 +615,7 @@ export function placementLine(samples: RunSamples, platform: readonly PlatformBl
 /** Which code made the run, from the manifest. */
 export function codeLine(m: ManifestLike): string {
   const c = m.code;
-  if (!c || !c.commit) return `Code: commit not recorded${c ? ` (${escapeMd(c.source)})` : ""}.`;
+  if (!c?.commit) return `Code: commit not recorded${c ? ` (${escapeMd(c.source)})` : ""}.`;
   const commit = /^[0-9a-f]{7,64}$/.test(String(c.commit)) ? `\`${String(c.commit).slice(0, 12)}\`` : escapeMd(c.commit);
   return `Code: commit ${commit}${c.dirty ? " with uncommitted changes" : ""} (${escapeMd(c.source)}).`;
 }
@@ -692,7 +692,7 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
     `## Config\n\n${json(m.config)}`,
     m.settings ? `## Settings\n\n${json(m.settings)}` : "",
   ];
-  return parts.filter(Boolean).join("\n\n") + "\n";
+  return `${parts.filter(Boolean).join("\n\n")}\n`;
 }
 
 /** A capacity curve in summary.json: the rate held per repetition, the range, the objective, and every step. */
@@ -723,7 +723,7 @@ export async function generateReport(dir: string, prices?: PriceTable): Promise<
       : undefined;
     const capacity = l.model.capacity.length ? { capacity: l.model.capacity.map(capacitySummary) } : {};
     const idle = l.model.idle.length ? { idle: l.model.idle.map(idleSummary) } : {};
-    writeFileSync(join(tmp, "summary.json"), JSON.stringify({ rows: l.summary.rows, throughput: l.summary.throughput, ...(cost ? { cost } : {}), ...memory, ...capacity, ...idle }, null, 2) + "\n");
+    writeFileSync(join(tmp, "summary.json"), `${JSON.stringify({ rows: l.summary.rows, throughput: l.summary.throughput, ...(cost ? { cost } : {}), ...memory, ...capacity, ...idle }, null, 2)}\n`);
   } catch (err) {
     // Whatever failed, no half-written report is left beside the old one.
     rmSync(tmp, { recursive: true, force: true });

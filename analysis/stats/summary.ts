@@ -1,4 +1,4 @@
-import { join } from "node:path";
+
 import { mean, nearestRank } from "./percentiles";
 import { CLIENT_TICK_MS, isColdMetric, metricEntry, metricRank } from "../contract/catalog";
 import { LEGACY_BOOK, sideBookOf, type SideBook, type SideProfile } from "../contract/sideProfile";

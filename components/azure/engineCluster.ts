@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import * as compute from "@pulumi/azure-native/compute";
+import type * as compute from "@pulumi/azure-native/compute";
 import * as dbforpostgresql from "@pulumi/azure-native/dbforpostgresql";
 import * as privatedns from "@pulumi/azure-native/privatedns";
 import * as random from "@pulumi/random";

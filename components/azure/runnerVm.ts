@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import * as compute from "@pulumi/azure-native/compute";
+import type * as compute from "@pulumi/azure-native/compute";
 import * as network from "@pulumi/azure-native/network";
 import * as tls from "@pulumi/tls";
 import { remote } from "@pulumi/command";

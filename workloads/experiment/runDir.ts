@@ -192,7 +192,7 @@ export class RunDir {
   recordStage(part: StageRecord): void {
     const rec = this.rep === undefined ? part : this.withRepetition(part, this.rep);
     // Round-tripped through JSON so the manifest's copy equals the hashed file's, undefined fields and all.
-    const text = JSON.stringify(rec, null, 2) + "\n";
+    const text = `${JSON.stringify(rec, null, 2)}\n`;
     this.write(join(this.dir, stageFileName(rec.side, rec.metric)), text);
     this.manifest.stages[stageKey(rec.side, rec.metric)] = JSON.parse(text) as StageRecord;
     this.rehash();
@@ -249,7 +249,7 @@ export class RunDir {
   }
 
   save(): void {
-    this.write(join(this.dir, "manifest.json"), JSON.stringify(this.manifest, null, 2) + "\n");
+    this.write(join(this.dir, "manifest.json"), `${JSON.stringify(this.manifest, null, 2)}\n`);
   }
 }
 

@@ -237,7 +237,7 @@ describe("start states with groups overlapping (a wake group idles while the nex
     // The overlap happened: the warm group started before the wake group ended.
     expect(order.indexOf("start warm")).toBeLessThan(order.indexOf("end wake"));
     for (const st of Object.values(s.run.manifest.stages)) {
-      expect((st.notes?.startState as GroupStart).group, st.metric).toBe(catalogEntry(st.metric).group);
+      expect((st.notes?.startState as GroupStart | undefined)?.group, st.metric).toBe(catalogEntry(st.metric).group);
     }
   });
 });

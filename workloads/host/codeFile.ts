@@ -5,4 +5,4 @@ import { repoRoot } from "./paths";
 import { CODE_FILE, codeProvenance } from "./versions";
 
 const { commit, dirty } = codeProvenance();
-writeFileSync(join(repoRoot(), "dist", CODE_FILE), JSON.stringify({ commit, dirty }) + "\n");
+writeFileSync(join(repoRoot(), "dist", CODE_FILE), `${JSON.stringify({ commit, dirty })}\n`);

@@ -37,7 +37,7 @@ describe("a start under a unit's restart policy", () => {
   it("gives up when the time runs out, naming the restarts", async () => {
     const dir = mkdtempSync(join(tmpdir(), "restart-"));
     const f = flaky(dir, 100);
-    await expect(startWithRestarts("flaky", f.spawn, { restartSec: 0.2, preventExitStatus: [] }, f.ready, join(dir, "log"), 1_000)).rejects.toThrow(/flaky failed \d+ starts within 1000 ms[^]*lost the race/);
+    await expect(startWithRestarts("flaky", f.spawn, { restartSec: 0.2, preventExitStatus: [] }, f.ready, join(dir, "log"), 1_000)).rejects.toThrow(/flaky failed \d+ starts within 1000 ms[\s\S]*lost the race/);
   });
 
   it("the unit lines say the same policy, with no start limit", () => {

@@ -4,7 +4,7 @@ import { enterNetns, runEntry } from "./entry";
 import { failureLine } from "../../analysis/contract/cliError";
 
 async function main(): Promise<number> {
-  let cfg;
+  let cfg: ReturnType<typeof parseAbArgs>;
   try {
     const argv = process.argv.slice(2);
     if (argv[0] === "--recompare") {

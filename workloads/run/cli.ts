@@ -5,7 +5,7 @@ import { headlineTable } from "../../analysis/stats/summary";
 import { generateReport } from "../../analysis/report/report";
 import { enterNetns, runEntry } from "./entry";
 import { failureLine } from "../../analysis/contract/cliError";
-import { sideSettingsOf } from "./runConfig";
+import { sideSettingsOf, type RunConfig } from "./runConfig";
 import { SIDE_REGISTRY, sideOf } from "../sides/registry";
 
 /** Why run directories cannot be written under `dir` (made if absent), or null. */
@@ -21,7 +21,7 @@ function resultsDirProblem(dir: string): string | null {
 }
 
 async function main(): Promise<number> {
-  let cfg;
+  let cfg: RunConfig;
   try {
     cfg = parseRunArgs(process.argv.slice(2));
   } catch (err) {

@@ -28,7 +28,7 @@ export interface DaemonOptions {
 
 function writeReady(stateDir: string, ready: Record<string, unknown>): void {
   const path = join(stateDir, "ready.json");
-  writeFileSync(`${path}.tmp`, JSON.stringify({ ...ready, daemonPid: process.pid }, null, 2) + "\n");
+  writeFileSync(`${path}.tmp`, `${JSON.stringify({ ...ready, daemonPid: process.pid }, null, 2)}\n`);
   renameSync(`${path}.tmp`, path);
 }
 

@@ -40,7 +40,7 @@ describe("the runner's commands", () => {
     expect(run).toContain("exec 9>>run.lock");
     expect(run).toMatch(/kill -TERM "\$old"/);
     expect(run).toContain("flock -w 60 9");
-    expect(run).toMatch(/setsid sh -c '[^]*' run "\$id" <\/dev\/null >>"\$d\/log" 2>&1 &/);
+    expect(run).toMatch(/setsid sh -c '[\s\S]*' run "\$id" <\/dev\/null >>"\$d\/log" 2>&1 &/);
     expect(rendered.detached).toContain(`timeout --kill-after=30 7200 '${NODE}' dist/workloads/runner/runner.js run "$d" &`);
     // A stopped attempt goes to the store before the lock is let go.
     expect(rendered.detached.indexOf("runner.js salvage")).toBeGreaterThan(rendered.detached.indexOf("wait $!"));

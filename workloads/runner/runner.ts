@@ -77,7 +77,7 @@ export function parseProbe(stdout: string | undefined): ProbeResult {
     throw new Error(`the runner's probe printed ${JSON.stringify((stdout ?? "").slice(0, 200))}, not its JSON line`);
   }
   const p = r as ProbeResult;
-  if (!p || p.ok !== true || typeof p.ms !== "number" || typeof p.actorId !== "string") throw new Error(`the runner's probe did not succeed: ${JSON.stringify(r).slice(0, 300)}`);
+  if (p?.ok !== true || typeof p.ms !== "number" || typeof p.actorId !== "string") throw new Error(`the runner's probe did not succeed: ${JSON.stringify(r).slice(0, 300)}`);
   return { ok: true, ms: p.ms, actorId: p.actorId };
 }
 

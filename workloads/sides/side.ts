@@ -87,6 +87,7 @@ export interface SideDescriptor<T, S = unknown> {
 
 /** Any side's descriptor, as the registry holds them. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds descriptors of every settings type; each side reads its own through its descriptor.
 export type AnySide = SideDescriptor<any, any>;
 
 /** A process started by this run, as the runtime watch sees it. */

@@ -11,7 +11,7 @@ const root = process.argv[2] ?? "results";
 let before = 0;
 let after = 0;
 for (const { dir } of runDirsUnder(root)) {
-  let m;
+  let m: ReturnType<typeof verifyRunDir>;
   try {
     m = verifyRunDir(dir);
   } catch (err) {

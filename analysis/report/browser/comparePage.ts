@@ -57,7 +57,7 @@ function draw(): void {
   const head = `<tr><th>stage</th><th>q</th><th>${escapeHtml(base.id)} ms (n)</th>${others.map((o) => `<th>${escapeHtml(o.run.id)} ms (n)</th><th>ratio to base</th><th>95% interval</th><th>detectable at ${POWER * 100}% power</th><th>verdict</th>`).join("")}</tr>`;
   const body = others[0].c.rows
     .map((row) => {
-      const cells = `<td>${escapeHtml(row.key)}</td><td>${row.q}</td><td>${ms(row.a)} (${row.nA}, ${row.kA} rep.)</td>` + others.map((o) => otherCells(o.c.rows.find((x) => x.key === row.key && x.q === row.q))).join("");
+      const cells = `<td>${escapeHtml(row.key)}</td><td>${row.q}</td><td>${ms(row.a)} (${row.nA}, ${row.kA} rep.)</td>${others.map((o) => otherCells(o.c.rows.find((x) => x.key === row.key && x.q === row.q))).join("")}`;
       return `<tr data-key='${escapeHtml(`${row.key} ${row.q}`)}'>${cells}</tr>`;
     })
     .join("\n");

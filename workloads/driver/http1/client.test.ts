@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../host/ports";
-import { CONNECT_TIMEOUT_MS, headerOf, Http1Client, Http1Error, requestText, type Http1Request } from "./client";
+import { CONNECT_TIMEOUT_MS, headerOf, Http1Client, type Http1Error, requestText, type Http1Request } from "./client";
 import { timedRequest } from "../timedRequest";
 import { GatewayClient } from "../../sides/rivet/gateway";
 import { WorkerClient } from "../../sides/cloudflare/workerClient";

@@ -271,7 +271,10 @@ export class Http1Client {
     }
     const now = Date.now();
     for (let c = this.idle.pop(); c; c = this.idle.pop()) {
-      if (now - c.idleSince < c.idleLimitMs) return c.send(text, handler);
+      if (now - c.idleSince < c.idleLimitMs) {
+        c.send(text, handler);
+        return;
+      }
       c.socket.destroy();
     }
     if (this.open < this.connections) this.connect(text, handler);
@@ -290,7 +293,10 @@ export class Http1Client {
       return;
     }
     const next = this.nextWaiting();
-    if (next) return c.send(next.text, next.handler);
+    if (next) {
+      c.send(next.text, next.handler);
+      return;
+    }
     c.idleSince = Date.now();
     c.socket.unref();
     this.idle.push(c);

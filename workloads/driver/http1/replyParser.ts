@@ -72,7 +72,7 @@ const HEAD_END = Buffer.from("\r\n\r\n");
 const STATUS_LINE = /^HTTP\/1\.[01] \d{3}(?: |\r|$)/;
 const CHUNK_SIZE = /^[0-9a-fA-F]{1,12}$/;
 
-const enum State {
+enum State {
   Head,
   Length,
   ChunkSize,

@@ -67,7 +67,7 @@ interface FieldInfo { name: string; description: string | null; type: TypeRef; a
 
 const namedType = (t: TypeRef): string | null => (t.name ?? (t.ofType ? namedType(t.ofType) : null));
 
-async function post(src: AnalyticsSource, label: string, query: string, variables: Record<string, unknown>, extra: Partial<AnalyticsLine> = {}): Promise<any> {
+async function post(src: AnalyticsSource, label: string, query: string, variables: Record<string, unknown>, extra: Partial<AnalyticsLine> = {}): Promise<unknown> {
   const res = await fetch(src.endpoint ?? GRAPHQL_ENDPOINT, {
     method: "POST",
     headers: { authorization: `Bearer ${src.apiToken}`, "content-type": "application/json", accept: "application/json" },
@@ -101,7 +101,7 @@ const TYPE_QUERY = `query($name: String!) { __type(name: $name) { name fields { 
 
 async function typeOf(src: AnalyticsSource, typeName: string, label: string): Promise<{ fields: FieldInfo[] | null; inputFields: Array<{ name: string }> | null }> {
   const data = await post(src, label, TYPE_QUERY, { name: typeName });
-  const t = data?.__type as { fields: FieldInfo[] | null; inputFields: Array<{ name: string }> | null } | null;
+  const t = (data as { __type?: unknown } | null)?.__type as { fields: FieldInfo[] | null; inputFields: Array<{ name: string }> | null } | null;
   if (!t) throw new AnalyticsError(`the analytics schema has no type ${typeName}`);
   return t;
 }
@@ -154,8 +154,8 @@ export async function queryBlock(src: AnalyticsSource, block: Block): Promise<Pl
     window: { from: block.from, to: block.to },
     calls: block.calls,
   });
-  if (!data?.viewer?.accounts?.length) throw new AnalyticsError(`no account ${src.accountId} is visible to this API token`);
-  const groups = blockGroups(data);
+  if (!(data as { viewer?: { accounts?: unknown[] } } | null)?.viewer?.accounts?.length) throw new AnalyticsError(`no account ${src.accountId} is visible to this API token`);
+  const groups = blockGroups(data as Parameters<typeof blockGroups>[0]);
   if (groups.length >= GROUP_LIMIT) throw new AnalyticsError(`${block.key}: ${groups.length} colo groups, the query's limit: the answer may be cut`);
   return { block: block.key, window: { from: block.from, to: block.to }, calls: block.calls, groups };
 }

@@ -52,7 +52,7 @@ export async function runAnalytics(req: AnalyticsRunRequest): Promise<AnalyticsR
   const file = join(run.dir, "raw", `cloudflare.analytics.${groups[0]}.jsonl`);
   writeFileSync(file, "");
   let seq = 0;
-  const record: AnalyticsSource["record"] = (line) => appendFileSync(file, JSON.stringify({ seq: seq++, ...line }) + "\n");
+  const record: AnalyticsSource["record"] = (line) => appendFileSync(file, `${JSON.stringify({ seq: seq++, ...line })}\n`);
   try {
     const blocks = await collectAnalytics({ ...req.source, record }, blocksOf(m), req.collect);
     run.finish("complete");

@@ -3,7 +3,7 @@ import { cloudflareSide } from "./side";
 
 /** The full preset as the Durable Object side counts it. */
 const FULL = cloudflareSide.presetCounts!.full!;
-import { PRESETS, PRESET_SCALE_LEVELS, GROUPS } from "../../../analysis/contract/catalog";
+import { PRESET_SCALE_LEVELS, GROUPS } from "../../../analysis/contract/catalog";
 import { LIVE_DO_CEILING, liveDoLimit, liveDosNeeded, openFileProblem, openFilesFor } from "./openFiles";
 
 describe("local workerd's live DOs", () => {

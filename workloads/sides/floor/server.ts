@@ -137,11 +137,20 @@ function reply(res: ServerResponse, status: number, body: string): void {
 
 /** Answers one request; the body has already been read. The plant is spun in the actions it names before their reply (a planted change). */
 export function handle(store: FloorStore, req: IncomingMessage, body: string, res: ServerResponse, plant: Plant = {}): void {
-  if (req.method === "GET" && req.url === "/floor/state") return reply(res, 200, JSON.stringify(store.state()));
+  if (req.method === "GET" && req.url === "/floor/state") {
+    reply(res, 200, JSON.stringify(store.state()));
+    return;
+  }
   const call = readActorCall(req.method, req.url, body);
-  if (!call.ok) return reply(res, call.status, JSON.stringify({ error: call.error }));
+  if (!call.ok) {
+    reply(res, call.status, JSON.stringify({ error: call.error }));
+    return;
+  }
   const a = "id" in call.ref ? store.get(call.ref.id) : store.byKey(call.ref.key, call.ref.actor);
-  if (!a) return reply(res, 404, JSON.stringify({ error: `no actor ${"id" in call.ref ? call.ref.id : ""}` }));
+  if (!a) {
+    reply(res, 404, JSON.stringify({ error: `no actor ${"id" in call.ref ? call.ref.id : ""}` }));
+    return;
+  }
   let status = 200;
   let text: string;
   try {

@@ -86,7 +86,7 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     // The cluster authenticates: an admin token for the Engines' API, passwords for NATS clients and routes, new each run.
     const secret = () => randomBytes(24).toString("hex");
     const creds: ClusterCredentials = { adminToken: secret(), natsPassword: secret(), natsRoutePassword: secret() };
-    const nats = plan.nodes.map((node, i) => {
+    const nats = plan.nodes.map((_node, i) => {
       const conf = join(w, `nats-${i + 1}.conf`);
       // Holds the NATS passwords: the owner only.
       writeFileSync(conf, renderNatsConfig(plan, i, creds), { mode: 0o600 });

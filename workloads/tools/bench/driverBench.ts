@@ -165,7 +165,7 @@ async function main(): Promise<void> {
     const a = per("autocannon");
     const w = wrk ? wrkFigures[`c${c}`] : null;
     const rounds = (pick: (x: { p50: number; p99: number; perSecond: number }) => number) => ({
-      driver: d.map(pick), undici: u.map(pick), autocannon: a.map(pick), wrk: w && w.map((x) => pick({ p50: x.p50, p99: x.p99, perSecond: (x.requests * 1000) / x.durationMs })),
+      driver: d.map(pick), undici: u.map(pick), autocannon: a.map(pick), wrk: w ? w.map((x) => pick({ p50: x.p50, p99: x.p99, perSecond: (x.requests * 1000) / x.durationMs })) : null,
     });
     if (c === 1) {
       figures.push({ name: "c1 round trip p50 (ms)", lowerIsBetter: true, rounds: rounds((x) => x.p50) });
