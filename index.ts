@@ -24,7 +24,11 @@ const stackConfig = validateStackConfig(pulumi.getStack(), raw, {
 
 const bench =
   stackConfig.target === "azure"
-    ? new AzureBenchmark(stackSlug(stackConfig.stack), { config: stackConfig, projectDir: process.cwd(), cloudflareApiToken: config.getSecret("cloudflareApiToken") })
+    ? new AzureBenchmark(stackSlug(stackConfig.stack), {
+        config: stackConfig,
+        projectDir: process.cwd(),
+        cloudflareApiToken: config.getSecret("cloudflareApiToken"),
+      })
     : new LocalBenchmark(stackConfig.stack, { config: stackConfig, projectDir: process.cwd() });
 const local = bench instanceof LocalBenchmark ? bench : undefined;
 const cloud = bench instanceof AzureBenchmark ? bench : undefined;

@@ -28,9 +28,15 @@ export default defineConfig({
     hookTimeout: 120_000,
     projects: [
       // Pure code first, on every core, and beside it the files that mostly wait.
-      { extends: true, test: { name: "unit", maxWorkers: 2, include: ["**/*.test.ts"], exclude: [...EXCLUDE, ...SEQUENTIAL], sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: { name: "unit", maxWorkers: 2, include: ["**/*.test.ts"], exclude: [...EXCLUDE, ...SEQUENTIAL], sequence: { groupOrder: 0 } },
+      },
       { extends: true, test: { name: "waiting", maxWorkers: 2, include: WAITING, exclude: EXCLUDE, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: "e2e", include: SEQUENTIAL, exclude: [...EXCLUDE, ...WAITING], fileParallelism: false, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: { name: "e2e", include: SEQUENTIAL, exclude: [...EXCLUDE, ...WAITING], fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
     ],
   },
 });

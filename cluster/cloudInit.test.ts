@@ -7,7 +7,16 @@ import { parse } from "yaml";
 import { engineBinaryPath } from "../workloads/sides/rivet/localRivet";
 import { engineRelease } from "./engineRelease";
 import { DEFAULT_ENGINE_SETTINGS, ENGINE_CAPS, renderEngineConfig } from "./engineConfig";
-import { engineVmFiles, renderEngineCloudInit, renderRunnerCloudInit, runnerVmFiles, scriptsOf, ENGINE_PATHS, SERVICE_USERS, RUNNER_PATHS } from "./cloudInit";
+import {
+  engineVmFiles,
+  renderEngineCloudInit,
+  renderRunnerCloudInit,
+  runnerVmFiles,
+  scriptsOf,
+  ENGINE_PATHS,
+  SERVICE_USERS,
+  RUNNER_PATHS,
+} from "./cloudInit";
 import { cloudClusterPlan, CLOUD_NETWORK } from "./topology";
 
 // cloud-init, shellcheck and nats-server come from Debian (.ci/run installs them).
@@ -37,7 +46,10 @@ describe("Engine VM user data", () => {
   });
 
   it("decodes to the files the boot needs, the secret config root-only, and one boot command", () => {
-    const doc = parse(renderEngineCloudInit(plan, 1, release, PG_URL, CREDS)) as { write_files: Array<{ path: string; permissions: string; content: string }>; runcmd: string[][] };
+    const doc = parse(renderEngineCloudInit(plan, 1, release, PG_URL, CREDS)) as {
+      write_files: Array<{ path: string; permissions: string; content: string }>;
+      runcmd: string[][];
+    };
     const byPath = new Map(doc.write_files.map((f) => [f.path, f]));
     expect(byPath.get(ENGINE_PATHS.engineConfig)!.permissions).toBe("0600");
     const config = JSON.parse(byPath.get(ENGINE_PATHS.engineConfig)!.content);
@@ -51,9 +63,14 @@ describe("Engine VM user data", () => {
     // A VM of its own: the Engine keeps its load shedding.
     expect(config.runtime).toBeUndefined();
     // The node's own gateway and api_peer, never the internal load balancer it is a backend of (Azure drops a flow mapped back to itself).
-    expect(config.topology.datacenters.default).toMatchObject({ public_url: `http://${CLOUD_NETWORK.engineAddresses[1]}:6420`, peer_url: `http://${CLOUD_NETWORK.engineAddresses[1]}:6421` });
+    expect(config.topology.datacenters.default).toMatchObject({
+      public_url: `http://${CLOUD_NETWORK.engineAddresses[1]}:6420`,
+      peer_url: `http://${CLOUD_NETWORK.engineAddresses[1]}:6421`,
+    });
     expect(JSON.stringify(config)).not.toContain(CLOUD_NETWORK.loadBalancerAddress);
-    expect(byPath.get("/etc/systemd/system/rivet-engine.service")!.content).toContain(`ExecStartPre=${ENGINE_PATHS.installScript} --verify`);
+    expect(byPath.get("/etc/systemd/system/rivet-engine.service")!.content).toContain(
+      `ExecStartPre=${ENGINE_PATHS.installScript} --verify`,
+    );
     expect(doc.runcmd).toEqual([[ENGINE_PATHS.bootScript]]);
   });
 
@@ -61,9 +78,14 @@ describe("Engine VM user data", () => {
     const file = join(dir, "engine.json");
     writeFileSync(file, engineVmFiles(plan, 0, release, PG_URL, CREDS).find((f) => f.path === ENGINE_PATHS.engineConfig)!.content);
     // `config show` ignores unknown keys silently, so check that every block we wrote was understood.
-    const shown = execFileSync(engineBinaryPath(), ["config", "show", "--config", file], { encoding: "utf8", env: { ...process.env, RUST_LOG: "error" } });
+    const shown = execFileSync(engineBinaryPath(), ["config", "show", "--config", file], {
+      encoding: "utf8",
+      env: { ...process.env, RUST_LOG: "error" },
+    });
     expect(shown).toMatch(/database: Some\(\s*Postgres\(/);
-    expect(shown).toMatch(/url: Secret,\s*ssl: Some\(\s*PostgresSsl \{\s*root_cert_path: Some\(\s*"\/etc\/ssl\/certs\/ca-certificates.crt"/);
+    expect(shown).toMatch(
+      /url: Secret,\s*ssl: Some\(\s*PostgresSsl \{\s*root_cert_path: Some\(\s*"\/etc\/ssl\/certs\/ca-certificates.crt"/,
+    );
     for (const a of CLOUD_NETWORK.engineAddresses) expect(shown).toContain(`"${a}:4222"`);
     expect(shown).toMatch(/pubsub: Some\(\s*Nats\(/);
     expect(shown).toMatch(/username: Some\(\s*"rivet"/);
@@ -81,7 +103,10 @@ describe("Engine VM user data", () => {
     // The local config's runtime section is understood too (the cluster VMs leave it out).
     const local = join(dir, "engine-local.json");
     writeFileSync(local, JSON.stringify(renderEngineConfig("/tmp/x", { gateway: 1, apiPeer: 2, metrics: 3 }, DEFAULT_ENGINE_SETTINGS)));
-    const localShown = execFileSync(engineBinaryPath(), ["config", "show", "--config", local], { encoding: "utf8", env: { ...process.env, RUST_LOG: "error" } });
+    const localShown = execFileSync(engineBinaryPath(), ["config", "show", "--config", local], {
+      encoding: "utf8",
+      env: { ...process.env, RUST_LOG: "error" },
+    });
     expect(localShown).toMatch(/worker_load_shedding_curve: Some\(\s*\[\s*\(\s*1000,\s*1000,\s*\),\s*\(\s*1001,\s*999,/);
   });
 
@@ -100,7 +125,9 @@ describe("Engine VM user data", () => {
       const r = spawnSync(tool("nats-server"), ["-t", "-c", file], { encoding: "utf8" });
       expect(`${r.stdout}${r.stderr}`).toMatch(/configuration file .* is valid/);
       expect(r.status).toBe(0);
-      expect(readFileSync(file, "utf8").match(new RegExp(`nats://route:${CREDS.natsRoutePassword}@10\\.40\\.1\\.\\d+:6222`, "g"))).toHaveLength(2);
+      expect(
+        readFileSync(file, "utf8").match(new RegExp(`nats://route:${CREDS.natsRoutePassword}@10\\.40\\.1\\.\\d+:6222`, "g")),
+      ).toHaveLength(2);
       expect(readFileSync(file, "utf8")).toMatch(/authorization \{\n {2}user: rivet\n {2}password: "n{40}"\n\}/);
     }
   });
@@ -120,8 +147,14 @@ describe("runner VM user data", () => {
     validate("runner.yaml", userData);
     // sshd gets the stack's host key and no other: the image's are deleted, none generated.
     const doc = parse(userData) as Record<string, unknown>;
-    expect(doc).toMatchObject({ ssh_deletekeys: true, ssh_genkeytypes: ["ed25519"], ssh_keys: { ed25519_private: hostKey.privateKey, ed25519_public: hostKey.publicKey.trim() } });
-    expect(() => renderRunnerCloudInit("v20.20.2", plan.gatewayUrl, "bench", CREDS.adminToken, { ...hostKey, publicKey: "ssh-rsa AAAA" })).toThrow(/must be an ed25519 public key/);
+    expect(doc).toMatchObject({
+      ssh_deletekeys: true,
+      ssh_genkeytypes: ["ed25519"],
+      ssh_keys: { ed25519_private: hostKey.privateKey, ed25519_public: hostKey.publicKey.trim() },
+    });
+    expect(() =>
+      renderRunnerCloudInit("v20.20.2", plan.gatewayUrl, "bench", CREDS.adminToken, { ...hostKey, publicKey: "ssh-rsa AAAA" }),
+    ).toThrow(/must be an ed25519 public key/);
     const env = runnerVmFiles("v20.20.2", plan.gatewayUrl, "bench", CREDS.adminToken).find((f) => f.path.endsWith("app.env"))!;
     expect(env.content).toContain(`RIVET_ENDPOINT=http://${CLOUD_NETWORK.loadBalancerAddress}:6420`);
     expect(env.content).toContain(`RIVET_TOKEN=${CREDS.adminToken}`);
@@ -129,7 +162,9 @@ describe("runner VM user data", () => {
     // One boot script that stops at its first failure (runcmd reports only its last command's status);
     // the app's own system user exists before systemd reads the unit that names it.
     expect((doc as { runcmd: string[][] }).runcmd).toEqual([[RUNNER_PATHS.bootScript]]);
-    const boot = runnerVmFiles("v20.20.2", plan.gatewayUrl, "bench", CREDS.adminToken).find((f) => f.path === RUNNER_PATHS.bootScript)!.content.split("\n");
+    const boot = runnerVmFiles("v20.20.2", plan.gatewayUrl, "bench", CREDS.adminToken)
+      .find((f) => f.path === RUNNER_PATHS.bootScript)!
+      .content.split("\n");
     expect(boot).toContain("set -euo pipefail");
     const useradd = boot.findIndex((c) => c.includes("useradd --system") && c.endsWith(` ${SERVICE_USERS.app}`));
     expect(useradd).toBeGreaterThan(boot.indexOf(RUNNER_PATHS.nodeScript));
@@ -139,10 +174,17 @@ describe("runner VM user data", () => {
 
 describe("every rendered script", () => {
   it("passes shellcheck", () => {
-    const scripts = [...scriptsOf(engineVmFiles(plan, 0, release, PG_URL, CREDS)), ...scriptsOf(runnerVmFiles("v20.20.2", plan.gatewayUrl, "bench", CREDS.adminToken))];
-    expect(scripts.map((s) => s.path).sort()).toEqual(
-      ["/opt/actor-bench/boot.sh", "/opt/actor-bench/install-engine.sh", "/opt/actor-bench/install-node.sh", "/opt/actor-bench/nvme-mount.sh", "/opt/actor-bench/runner-boot.sh"],
-    );
+    const scripts = [
+      ...scriptsOf(engineVmFiles(plan, 0, release, PG_URL, CREDS)),
+      ...scriptsOf(runnerVmFiles("v20.20.2", plan.gatewayUrl, "bench", CREDS.adminToken)),
+    ];
+    expect(scripts.map((s) => s.path).sort()).toEqual([
+      "/opt/actor-bench/boot.sh",
+      "/opt/actor-bench/install-engine.sh",
+      "/opt/actor-bench/install-node.sh",
+      "/opt/actor-bench/nvme-mount.sh",
+      "/opt/actor-bench/runner-boot.sh",
+    ]);
     for (const s of scripts) {
       const file = join(dir, s.path.split("/").pop()!);
       writeFileSync(file, s.content);

@@ -8,7 +8,13 @@ import { DEDICATED_ENGINE_SETTINGS } from "./engineConfig";
 import type { EngineRelease } from "./engineRelease";
 import { nodeRelease } from "./nodeRelease";
 import { renderClusterEngineConfig, renderNatsConfig, type ClusterCredentials, type ClusterPlan } from "./topology";
-import { renderEngineBootScript, renderEngineInstallScript, renderNodeInstallScript, renderNvmeMountScript, renderRunnerBootScript } from "./scripts";
+import {
+  renderEngineBootScript,
+  renderEngineInstallScript,
+  renderNodeInstallScript,
+  renderNvmeMountScript,
+  renderRunnerBootScript,
+} from "./scripts";
 import { restartLines, type RestartPolicy } from "./restartPolicy";
 
 export const ENGINE_PATHS = {
@@ -116,10 +122,23 @@ function cloudConfig(packages: string[], files: WrittenFile[], runcmd: string[][
 export const ENGINE_RESTART: RestartPolicy = { restartSec: 2, preventExitStatus: [3] };
 export const NATS_RESTART: RestartPolicy = { restartSec: 2, preventExitStatus: [] };
 
-export function engineVmFiles(plan: ClusterPlan, index: number, release: EngineRelease, postgresUrl: string, creds: ClusterCredentials): WrittenFile[] {
+export function engineVmFiles(
+  plan: ClusterPlan,
+  index: number,
+  release: EngineRelease,
+  postgresUrl: string,
+  creds: ClusterCredentials,
+): WrittenFile[] {
   const p = ENGINE_PATHS;
   // Azure's Flexible Server requires TLS; Debian's CA bundle holds its root.
-  const config = renderClusterEngineConfig(plan, index, postgresUrl, DEDICATED_ENGINE_SETTINGS, creds, "/etc/ssl/certs/ca-certificates.crt");
+  const config = renderClusterEngineConfig(
+    plan,
+    index,
+    postgresUrl,
+    DEDICATED_ENGINE_SETTINGS,
+    creds,
+    "/etc/ssl/certs/ca-certificates.crt",
+  );
   const engineRestart = restartLines(ENGINE_RESTART);
   const natsRestart = restartLines(NATS_RESTART);
   const engineUnit = `[Unit]
@@ -169,7 +188,11 @@ WantedBy=multi-user.target
   return [
     { path: p.nvmeScript, permissions: "0755", content: renderNvmeMountScript(p.dataDir) },
     { path: p.installScript, permissions: "0755", content: renderEngineInstallScript(release, p.binDir) },
-    { path: p.bootScript, permissions: "0755", content: renderEngineBootScript({ nvme: p.nvmeScript, install: p.installScript, user: SERVICE_USERS.engine, dataDir: p.dataDir }) },
+    {
+      path: p.bootScript,
+      permissions: "0755",
+      content: renderEngineBootScript({ nvme: p.nvmeScript, install: p.installScript, user: SERVICE_USERS.engine, dataDir: p.dataDir }),
+    },
     // Holds the Postgres password and the admin token: root only.
     { path: p.engineConfig, permissions: "0600", content: `${JSON.stringify(config, null, 2)}\n` },
     // Holds the NATS passwords: root only.
@@ -180,7 +203,13 @@ WantedBy=multi-user.target
 }
 
 /** User data of Engine VM `index`; it holds the Postgres URL with its password and the cluster's credentials, so it is a secret. */
-export function renderEngineCloudInit(plan: ClusterPlan, index: number, release: EngineRelease, postgresUrl: string, creds: ClusterCredentials): string {
+export function renderEngineCloudInit(
+  plan: ClusterPlan,
+  index: number,
+  release: EngineRelease,
+  postgresUrl: string,
+  creds: ClusterCredentials,
+): string {
   const files = engineVmFiles(plan, index, release, postgresUrl, creds);
   return cloudConfig(["nats-server", "curl", "ca-certificates", "e2fsprogs"], files, [[ENGINE_PATHS.bootScript]]);
 }
@@ -209,10 +238,22 @@ SystemCallErrorNumber=EPERM
 WantedBy=multi-user.target
 `;
   // The app registers with the Engine's admin token (RIVET_TOKEN).
-  const env = [`RIVET_ENDPOINT=${gatewayUrl}`, `RIVET_TOKEN=${adminToken}`, "RIVET_NAMESPACE=default", "RIVET_RUN_SERVICES=0", "RIVET_LOG_LEVEL=warn", "RUST_LIB_BACKTRACE=0", ""].join("\n");
+  const env = [
+    `RIVET_ENDPOINT=${gatewayUrl}`,
+    `RIVET_TOKEN=${adminToken}`,
+    "RIVET_NAMESPACE=default",
+    "RIVET_RUN_SERVICES=0",
+    "RIVET_LOG_LEVEL=warn",
+    "RUST_LIB_BACKTRACE=0",
+    "",
+  ].join("\n");
   return [
     { path: p.nodeScript, permissions: "0755", content: renderNodeInstallScript(nodeRelease(nodeVersion), p.nodeDir) },
-    { path: p.bootScript, permissions: "0755", content: renderRunnerBootScript({ node: p.nodeScript, appDir: p.appDir, adminUser, appUser: SERVICE_USERS.app }) },
+    {
+      path: p.bootScript,
+      permissions: "0755",
+      content: renderRunnerBootScript({ node: p.nodeScript, appDir: p.appDir, adminUser, appUser: SERVICE_USERS.app }),
+    },
     // Holds the admin token: root only (systemd reads it for the unit).
     { path: p.appEnv, permissions: "0600", content: env },
     { path: "/etc/systemd/system/rivetkit-app.service", permissions: "0644", content: appUnit },
@@ -242,8 +283,15 @@ export function renderRunnerSudoers(adminUser: string): string {
  * the only one sshd can present.
  */
 export function hostKeyConfig(hostKey: HostKey): Record<string, unknown> {
-  if (!hostKey.publicKey.startsWith("ssh-ed25519 ")) throw new Error(`the runner's host key must be an ed25519 public key in authorized_keys form, got ${JSON.stringify(hostKey.publicKey.slice(0, 20))}`);
-  return { ssh_deletekeys: true, ssh_genkeytypes: ["ed25519"], ssh_keys: { ed25519_private: hostKey.privateKey, ed25519_public: hostKey.publicKey.trim() } };
+  if (!hostKey.publicKey.startsWith("ssh-ed25519 "))
+    throw new Error(
+      `the runner's host key must be an ed25519 public key in authorized_keys form, got ${JSON.stringify(hostKey.publicKey.slice(0, 20))}`,
+    );
+  return {
+    ssh_deletekeys: true,
+    ssh_genkeytypes: ["ed25519"],
+    ssh_keys: { ed25519_private: hostKey.privateKey, ed25519_public: hostKey.publicKey.trim() },
+  };
 }
 
 /**
@@ -251,7 +299,13 @@ export function hostKeyConfig(hostKey: HostKey): Record<string, unknown> {
  * (with the admin token and the host's private key, so it is a secret); the
  * app itself is deployed over SSH by RunnerVm.
  */
-export function renderRunnerCloudInit(nodeVersion: string, gatewayUrl: string, adminUser: string, adminToken: string, hostKey: HostKey): string {
+export function renderRunnerCloudInit(
+  nodeVersion: string,
+  gatewayUrl: string,
+  adminUser: string,
+  adminToken: string,
+  hostKey: HostKey,
+): string {
   const files = runnerVmFiles(nodeVersion, gatewayUrl, adminUser, adminToken);
   return cloudConfig(
     ["curl", "ca-certificates", "xz-utils", "tar", "util-linux"],

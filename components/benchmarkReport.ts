@@ -44,7 +44,12 @@ export function passReport(
 ): BenchmarkReport {
   return new BenchmarkReport(
     name,
-    { stack, resultsRoot: join(projectDir, "results"), parts: runs.map(({ run, label }) => ({ label, runDir: run.blob, sha256: run.sha256 })), ...(prices ? { prices } : {}) },
+    {
+      stack,
+      resultsRoot: join(projectDir, "results"),
+      parts: runs.map(({ run, label }) => ({ label, runDir: run.blob, sha256: run.sha256 })),
+      ...(prices ? { prices } : {}),
+    },
     { parent, dependsOn: runs.map((r) => r.run) },
   );
 }

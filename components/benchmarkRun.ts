@@ -17,7 +17,12 @@ export interface GroupRunArgs {
 
 export interface BenchmarkRunArgs extends GroupRunArgs {
   /** The running Engine (gatewayUrl) or Worker (url, versions), with its daemon. */
-  target: pulumi.Input<{ daemon: pulumi.Input<DaemonOut>; gatewayUrl?: pulumi.Input<string>; url?: pulumi.Input<string>; versions?: pulumi.Input<Record<string, string>> }>;
+  target: pulumi.Input<{
+    daemon: pulumi.Input<DaemonOut>;
+    gatewayUrl?: pulumi.Input<string>;
+    url?: pulumi.Input<string>;
+    versions?: pulumi.Input<Record<string, string>>;
+  }>;
   /** The Worker's bench token (a secret); Cloudflare runs only. */
   token?: pulumi.Input<string>;
 }

@@ -13,9 +13,15 @@ export function delegatingProvider(name: string): pulumi.dynamic.ResourceProvide
   const load = () => {
     const path = require("node:path");
     const fs = require("node:fs");
-    const candidates = [path.join(process.cwd(), "dist", "components", "providers", `${name}.js`), path.join(builtDir, "providers", `${name}.js`)];
+    const candidates = [
+      path.join(process.cwd(), "dist", "components", "providers", `${name}.js`),
+      path.join(builtDir, "providers", `${name}.js`),
+    ];
     const found = candidates.find((p: string) => fs.existsSync(p));
-    if (!found) throw new Error(`the ${name} provider is not built (looked for ${candidates.join(", ")}): run \`npm run build\` in the project directory`);
+    if (!found)
+      throw new Error(
+        `the ${name} provider is not built (looked for ${candidates.join(", ")}): run \`npm run build\` in the project directory`,
+      );
     return require(found);
   };
   return {

@@ -53,7 +53,14 @@ export class RemoteRunFetch extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: Record<string, pulumi.Input<unknown>>, opts?: pulumi.CustomResourceOptions) {
     const outputs = ["runId", "blob", "sha256", "remoteBlob", "status", "failures", "summary"];
-    super(delegatingProvider("remoteRunFetch"), name, withOutputs(args, outputs), { ...opts, additionalSecretOutputs: ["downloadSas"] }, "actor-bench", "RemoteRunFetch");
+    super(
+      delegatingProvider("remoteRunFetch"),
+      name,
+      withOutputs(args, outputs),
+      { ...opts, additionalSecretOutputs: ["downloadSas"] },
+      "actor-bench",
+      "RemoteRunFetch",
+    );
   }
 }
 

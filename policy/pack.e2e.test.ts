@@ -35,7 +35,10 @@ describe("the policy pack, as the Pulumi engine runs it", () => {
     const seen = new Set<string>();
     for (const rule of RULES) {
       const found = await diagnose(asInput(BREAKS[rule.name](planned(eastus2))));
-      expect(found.map((d) => d.policy), rule.name).toContain(rule.name);
+      expect(
+        found.map((d) => d.policy),
+        rule.name,
+      ).toContain(rule.name);
       for (const d of found) expect(d.enforcement, d.policy).toBe(MANDATORY);
       found.forEach((d) => seen.add(d.policy));
     }
@@ -46,7 +49,9 @@ describe("the policy pack, as the Pulumi engine runs it", () => {
     expect(await diagnose(wire(eastus2))).toEqual([]);
     const broken = BREAKS["no-engine-behind-own-load-balancer"](BREAKS["nsg-wildcard-not-in-list"](planned(eastus2)));
     const got = (await diagnose(asInput(broken))).map((d) => [d.policy, d.message, d.urn]).sort();
-    const want = violationsOf(broken).map((v) => [v.rule, v.message, v.urn]).sort();
+    const want = violationsOf(broken)
+      .map((v) => [v.rule, v.message, v.urn])
+      .sort();
     expect(got).toEqual(want);
     expect(want).toHaveLength(2);
   });

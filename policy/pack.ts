@@ -10,11 +10,18 @@ function policyOf(rule: Rule): ResourceValidationPolicy | StackValidationPolicy 
   const base = { name: rule.name, description: `${rule.description} Source: ${rule.source}`, enforcementLevel: "mandatory" as const };
   const check = rule.check;
   if ("resource" in check) {
-    return { ...base, validateResource: (args, report) => check.resource({ type: args.type, name: args.name, urn: args.urn, props: args.props }).forEach((m) => report(m)) };
+    return {
+      ...base,
+      validateResource: (args, report) =>
+        check.resource({ type: args.type, name: args.name, urn: args.urn, props: args.props }).forEach((m) => report(m)),
+    };
   }
   return {
     ...base,
-    validateStack: (args, report) => check.stack(args.resources.map((r) => ({ type: r.type, name: r.name, urn: r.urn, props: r.props }))).forEach((v) => report(v.message, v.urn)),
+    validateStack: (args, report) =>
+      check
+        .stack(args.resources.map((r) => ({ type: r.type, name: r.name, urn: r.urn, props: r.props })))
+        .forEach((v) => report(v.message, v.urn)),
   };
 }
 

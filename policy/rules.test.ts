@@ -51,7 +51,9 @@ describe("the program as three stacks users make, under mocks", () => {
     for (const r of runs) {
       const target = JSON.parse(r.props.stdin).request.targets.rivet;
       expect(target.engineVersion).toBe("2.3.18");
-      expect(target.engineConfig.rivetkit.pairing).toMatch(/^RivetKit 2\.3\.19 \(this checkout's lock\) with Engine 2\.3\.18: .* this stack measures the mixed pair$/);
+      expect(target.engineConfig.rivetkit.pairing).toMatch(
+        /^RivetKit 2\.3\.19 \(this checkout's lock\) with Engine 2\.3\.18: .* this stack measures the mixed pair$/,
+      );
     }
   });
 
@@ -80,11 +82,15 @@ describe("every rule fires on what it forbids", () => {
     const broken = edit(
       "azure-native:compute:VirtualMachine",
       (r) => {
-        const text = Buffer.from(r.props.osProfile.customData, "base64").toString("utf8").replace(`http://${CLOUD_NETWORK.engineAddresses[0]}:6421`, `http://${CLOUD_NETWORK.loadBalancerAddress}:6421`);
+        const text = Buffer.from(r.props.osProfile.customData, "base64")
+          .toString("utf8")
+          .replace(`http://${CLOUD_NETWORK.engineAddresses[0]}:6421`, `http://${CLOUD_NETWORK.loadBalancerAddress}:6421`);
         r.props.osProfile.customData = Buffer.from(text).toString("base64");
       },
       (r) => r.name.endsWith("engine-1"),
     )(byStack.eastus2);
-    expect(violationsOf(broken).map((v) => v.message)).toEqual([expect.stringMatching(/engine-1 gives http:\/\/10\.40\.1\.100:6421, the internal load balancer it sits behind/)]);
+    expect(violationsOf(broken).map((v) => v.message)).toEqual([
+      expect.stringMatching(/engine-1 gives http:\/\/10\.40\.1\.100:6421, the internal load balancer it sits behind/),
+    ]);
   });
 });

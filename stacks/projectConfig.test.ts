@@ -18,7 +18,8 @@ const project = parse(readFileSync("Pulumi.yaml", "utf8")) as { config: Record<s
 /** What the Pulumi CLI accepts for a typed key: integers (or strings Go's Atoi reads), booleans (or "true"/"false"), strings. */
 export function cliAccepts(type: string, value: unknown): boolean {
   if (type === "string") return typeof value === "string";
-  if (type === "integer") return (typeof value === "number" && Number.isInteger(value)) || (typeof value === "string" && /^[+-]?\d+$/.test(value));
+  if (type === "integer")
+    return (typeof value === "number" && Number.isInteger(value)) || (typeof value === "string" && /^[+-]?\d+$/.test(value));
   if (type === "boolean") return typeof value === "boolean" || value === "true" || value === "false";
   return false;
 }
@@ -29,7 +30,11 @@ describe("Pulumi.yaml's config schema", () => {
   });
 
   it("types the whole-number keys integer, the switches boolean and the rest string", () => {
-    const typed = (t: string) => Object.entries(project.config).filter(([, s]) => s.type === t).map(([k]) => k).sort();
+    const typed = (t: string) =>
+      Object.entries(project.config)
+        .filter(([, s]) => s.type === t)
+        .map(([k]) => k)
+        .sort();
     expect(typed("integer")).toEqual([...INTEGER_KEYS].sort());
     expect(typed("boolean")).toEqual([...BOOLEAN_KEYS].sort());
     expect(typed("string").length + INTEGER_KEYS.length + BOOLEAN_KEYS.length).toBe(Object.keys(project.config).length);
@@ -40,7 +45,8 @@ describe("Pulumi.yaml's config schema", () => {
   });
 
   it("has defaults of their own type, and committed stack files whose values the CLI accepts", () => {
-    for (const [k, s] of Object.entries(project.config)) if (s.default !== undefined) expect(cliAccepts(s.type!, s.default), `default of ${k}`).toBe(true);
+    for (const [k, s] of Object.entries(project.config))
+      if (s.default !== undefined) expect(cliAccepts(s.type!, s.default), `default of ${k}`).toBe(true);
     const stacks = readdirSync(".").filter((f) => /^Pulumi\.[\w-]+\.yaml$/.test(f));
     expect(stacks.length).toBeGreaterThanOrEqual(2);
     for (const f of stacks) {
@@ -65,7 +71,9 @@ describe("Pulumi.yaml's config schema", () => {
   it("a value the CLI lets through as an integer still gets the parser's one-line error naming the key", () => {
     // "+5" is an integer to the CLI; the parser wants plain whole minutes from 5 to 720.
     const facts = { installedEngineVersion: "2.3.19", hasCloudflareApiToken: false };
-    expect(() => validateStackConfig("local", { runTimeLimitMinutes: "4" }, facts)).toThrow(/^config actor-bench:runTimeLimitMinutes: "4" is not allowed/);
+    expect(() => validateStackConfig("local", { runTimeLimitMinutes: "4" }, facts)).toThrow(
+      /^config actor-bench:runTimeLimitMinutes: "4" is not allowed/,
+    );
     expect(() => validateStackConfig("local", { wakeIdleMs: "+5" }, facts)).toThrow(/actor-bench:wakeIdleMs/);
   });
 });

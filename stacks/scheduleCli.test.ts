@@ -16,19 +16,32 @@ const CLOUD = `config:\n  actor-bench:target: azure\n  actor-bench:region: eastu
 describe("npm run schedule", () => {
   it("prints a stack's planned pass from its file, each stage's cost from the newest run that verifies and measured it", async () => {
     const dir = project(CLOUD);
-    const older = fixture({ "rivet.create.ping": { samples: Array(10).fill({ ms: 50, cold: true }), wallMs: 600 } }, { root: join(dir, "results"), at: new Date(Date.UTC(2026, 11, 1)) });
-    const newer = fixture({ "rivet.create.ping": { samples: Array(10).fill({ ms: 50, cold: true }), wallMs: 900 } }, { root: join(dir, "results"), at: new Date(Date.UTC(2026, 11, 2)) });
+    const older = fixture(
+      { "rivet.create.ping": { samples: Array(10).fill({ ms: 50, cold: true }), wallMs: 600 } },
+      { root: join(dir, "results"), at: new Date(Date.UTC(2026, 11, 1)) },
+    );
+    const newer = fixture(
+      { "rivet.create.ping": { samples: Array(10).fill({ ms: 50, cold: true }), wallMs: 900 } },
+      { root: join(dir, "results"), at: new Date(Date.UTC(2026, 11, 2)) },
+    );
     // A newer run of other stages only adds them; create.ping still comes from the newest run that has it.
-    const other = fixture({ "rivet.warm.ping": { samples: Array(10).fill({ ms: 5 }), wallMs: 50 } }, { root: join(dir, "results"), at: new Date(Date.UTC(2026, 11, 3)) });
+    const other = fixture(
+      { "rivet.warm.ping": { samples: Array(10).fill({ ms: 5 }), wallMs: 50 } },
+      { root: join(dir, "results"), at: new Date(Date.UTC(2026, 11, 3)) },
+    );
     const text = await main(["cloud"], dir);
-    expect(text).toContain(`per-request wall times of each stage in the newest of results/local/${other.split("/").pop()}, results/local/${newer.split("/").pop()} that measured it`);
+    expect(text).toContain(
+      `per-request wall times of each stage in the newest of results/local/${other.split("/").pop()}, results/local/${newer.split("/").pop()} that measured it`,
+    );
     // 1,500 full-preset creates at 90 ms (the newer run's 900 ms over 10), and 1,200 reads and 1,200 writes, unmeasured, at that cost too (said so).
     expect(text).toMatch(/\n +rivet create +0:00:00 +0:05:51\n/);
     expect(text).toContain("No measured cost for cloudflare wake.ping");
     expect(text).toMatch(/\n1 +cloudflare wake +0:00:00 .* rivet create, rivet wake\n/);
     // A tampered newest run is passed over for the older one, which still verifies.
     appendFileSync(join(newer, "raw/rivet.create.ping.jsonl"), "{}\n");
-    expect(await main(["cloud"], dir)).toContain(`in the newest of results/local/${other.split("/").pop()}, results/local/${older.split("/").pop()} that measured it`);
+    expect(await main(["cloud"], dir)).toContain(
+      `in the newest of results/local/${other.split("/").pop()}, results/local/${older.split("/").pop()} that measured it`,
+    );
     // --from names the run; one that does not verify is refused, naming the file.
     await expect(main(["cloud", "--from", newer], dir)).rejects.toThrow(/does not match the manifest/);
   });

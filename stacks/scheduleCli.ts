@@ -17,14 +17,19 @@ export function stackFileConfig(path: string): Partial<Record<StackKey, string>>
   } catch (err) {
     throw new UsageError(`${path}: not a stack file Pulumi could read (${failureLine(err)})`);
   }
-  if (typeof doc !== "object" || Array.isArray(doc) || (doc.config !== undefined && (typeof doc.config !== "object" || doc.config === null || Array.isArray(doc.config)))) {
+  if (
+    typeof doc !== "object" ||
+    Array.isArray(doc) ||
+    (doc.config !== undefined && (typeof doc.config !== "object" || doc.config === null || Array.isArray(doc.config)))
+  ) {
     throw new UsageError(`${path}: its top level must be a mapping with a "config:" mapping in it`);
   }
   const raw: Partial<Record<StackKey, string>> = {};
   for (const [full, value] of Object.entries(doc.config ?? {})) {
     if (!full.startsWith("actor-bench:") || typeof value === "object") continue;
     const key = full.slice("actor-bench:".length);
-    if (!(STACK_KEYS as readonly string[]).includes(key)) throw new UsageError(`${path}: unknown config key actor-bench:${key}; known keys: ${STACK_KEYS.join(", ")}`);
+    if (!(STACK_KEYS as readonly string[]).includes(key))
+      throw new UsageError(`${path}: unknown config key actor-bench:${key}; known keys: ${STACK_KEYS.join(", ")}`);
     raw[key as StackKey] = String(value);
   }
   return raw;
@@ -37,7 +42,10 @@ export async function main(argv: string[], projectDir = process.cwd()): Promise<
   const file = join(projectDir, `Pulumi.${stack}.yaml`);
   if (!existsSync(file)) throw new UsageError(`${file}: no such stack file; name a stack of this project (Pulumi.<stack>.yaml)`);
   const raw = stackFileConfig(file);
-  if ((raw.target ?? DEFAULTS.target) !== "azure") throw new UsageError(`stack ${stack}: its target is local, whose pass runs each group alone on this machine; the schedule is a cloud pass's (a stack with actor-bench:target azure)`);
+  if ((raw.target ?? DEFAULTS.target) !== "azure")
+    throw new UsageError(
+      `stack ${stack}: its target is local, whose pass runs each group alone on this machine; the schedule is a cloud pass's (a stack with actor-bench:target azure)`,
+    );
   const { run } = stackRunConfig(stack, raw);
   const overlap = overlapIdleOf(raw);
   const source = rest.length ? costsFromRun(resolve(rest[1])) : newestCosts(join(projectDir, "results"), stack);
@@ -48,7 +56,9 @@ if (require.main === module) {
   main(process.argv.slice(2)).then(
     (text) => process.stdout.write(`${text}\n`),
     (err: unknown) => {
-      console.error(err instanceof UsageError || err instanceof RunDirError ? `schedule: ${failureLine(err)}` : `schedule failed: ${failureLine(err)}`);
+      console.error(
+        err instanceof UsageError || err instanceof RunDirError ? `schedule: ${failureLine(err)}` : `schedule failed: ${failureLine(err)}`,
+      );
       process.exit(err instanceof UsageError ? 2 : 1);
     },
   );

@@ -3,7 +3,14 @@ import { runtimeIds, SIDE_REGISTRY } from "../workloads/sides/registry";
 import { PINNED_NODE_VERSIONS, REFERENCE_NODE_VERSION } from "../cluster/nodeRelease";
 import { LOCAL_NVME_SIZE, NVME_ONLY_SIZE, isNvmeImage, ZONE_REGIONS } from "../components/azure/azureFacts";
 import { VM_IMAGE } from "../components/azure/linuxVm";
-import { GATEWAY_PATHS, validateSshSource, type AzureConfig, type GatewayPath, type StackConfig, type Target } from "../components/benchmarkConfig";
+import {
+  GATEWAY_PATHS,
+  validateSshSource,
+  type AzureConfig,
+  type GatewayPath,
+  type StackConfig,
+  type Target,
+} from "../components/benchmarkConfig";
 
 export { validateSshSource, type AzureConfig, type StackConfig, type Target } from "../components/benchmarkConfig";
 
@@ -16,13 +23,49 @@ export { validateSshSource, type AzureConfig, type StackConfig, type Target } fr
  */
 export const RUN_KEYS = STACK_RUN_OPTIONS.map((o) => o.key);
 
-export const CLOUD_KEYS = ["region", "resourceGroup", "zones", "engineVmSize", "runnerVmSize", "sshSourceAddress", "sshSourceWide", "gatewayPath", "runnerNodeVersion", "runTimeLimitMinutes", "overlapIdle", "cloudflareAccountId", "cloudflareWorkersSubdomain"] as const;
-type RunKey = "preset" | "side" | "groups" | "samples" | "wakeIdleMs" | "cfWakeIdleMs" | "requestTimeoutMs" | "actorSleepTimeoutMs" | "loopback" | "engineTopology" | "capacityP99Ms" | "prices" | "stageDeadlineMs" | "idleLadder";
+export const CLOUD_KEYS = [
+  "region",
+  "resourceGroup",
+  "zones",
+  "engineVmSize",
+  "runnerVmSize",
+  "sshSourceAddress",
+  "sshSourceWide",
+  "gatewayPath",
+  "runnerNodeVersion",
+  "runTimeLimitMinutes",
+  "overlapIdle",
+  "cloudflareAccountId",
+  "cloudflareWorkersSubdomain",
+] as const;
+type RunKey =
+  | "preset"
+  | "side"
+  | "groups"
+  | "samples"
+  | "wakeIdleMs"
+  | "cfWakeIdleMs"
+  | "requestTimeoutMs"
+  | "actorSleepTimeoutMs"
+  | "loopback"
+  | "engineTopology"
+  | "capacityP99Ms"
+  | "prices"
+  | "stageDeadlineMs"
+  | "idleLadder";
 export const STACK_KEYS = [...(RUN_KEYS as RunKey[]), "target", "engineVersion", "runId", ...CLOUD_KEYS] as const;
 export type StackKey = RunKey | "target" | "engineVersion" | "runId" | (typeof CLOUD_KEYS)[number];
 
 /** The keys whose values are whole numbers and switches: typed integer and boolean in Pulumi.yaml, so the CLI refuses another kind first. */
-export const INTEGER_KEYS = ["wakeIdleMs", "cfWakeIdleMs", "requestTimeoutMs", "actorSleepTimeoutMs", "capacityP99Ms", "stageDeadlineMs", "runTimeLimitMinutes"] as const satisfies readonly StackKey[];
+export const INTEGER_KEYS = [
+  "wakeIdleMs",
+  "cfWakeIdleMs",
+  "requestTimeoutMs",
+  "actorSleepTimeoutMs",
+  "capacityP99Ms",
+  "stageDeadlineMs",
+  "runTimeLimitMinutes",
+] as const satisfies readonly StackKey[];
 export const BOOLEAN_KEYS = ["overlapIdle", "sshSourceWide"] as const satisfies readonly StackKey[];
 
 export const TARGETS = ["local", "azure"] as const;
@@ -63,12 +106,18 @@ export function stackRunConfig(stack: string, raw: Partial<Record<StackKey, stri
   const runArgs = parsed.runArgs;
   // The floor is a local reading beside the runtimes (npm start); a stack provisions and measures the runtimes only.
   if (raw.side === undefined) run.sides = runtimeIds(SIDE_REGISTRY);
-  else if (run.sides.includes("floor")) fail("side", raw.side, "rivet, cloudflare or both: a stack measures the two runtimes; the floor runs with `npm start` on one machine");
+  else if (run.sides.includes("floor"))
+    fail("side", raw.side, "rivet, cloudflare or both: a stack measures the two runtimes; the floor runs with `npm start` on one machine");
   return { run, runArgs };
 }
 
 /** A true/false key, its default when unset; anything else is refused naming what each value means. */
-function booleanKey(raw: Partial<Record<StackKey, string>>, key: "sshSourceWide" | "overlapIdle", fallback: string, allowed: string): boolean {
+function booleanKey(
+  raw: Partial<Record<StackKey, string>>,
+  key: "sshSourceWide" | "overlapIdle",
+  fallback: string,
+  allowed: string,
+): boolean {
   const v = raw[key] ?? fallback;
   if (v !== "true" && v !== "false") fail(key, v, allowed);
   return v === "true";
@@ -76,7 +125,12 @@ function booleanKey(raw: Partial<Record<StackKey, string>>, key: "sshSourceWide"
 
 /** Whether Rivet's groups measure during the Durable Object groups' idle waits (actor-bench:overlapIdle). */
 export const overlapIdleOf = (raw: Partial<Record<StackKey, string>>): boolean =>
-  booleanKey(raw, "overlapIdle", DEFAULTS.overlapIdle, "true (Rivet groups measure during the Durable Object groups' idle waits) or false (every group in a run of its own)");
+  booleanKey(
+    raw,
+    "overlapIdle",
+    DEFAULTS.overlapIdle,
+    "true (Rivet groups measure during the Durable Object groups' idle waits) or false (every group in a run of its own)",
+  );
 
 /** Three distinct Azure logical zones. Azure numbers them 1 to 3. */
 export function validateZones(v: string): number[] {
@@ -84,7 +138,11 @@ export function validateZones(v: string): number[] {
   const zones = items.map(Number);
   const bad = items.find((s, i) => !/^\d+$/.test(s) || zones[i] < 1 || zones[i] > 3);
   if (bad !== undefined) {
-    fail("zones", v, `Azure's logical zones are 1, 2 and 3 (zone ${bad} does not exist there; the reference's zone 4 maps to none of them)`);
+    fail(
+      "zones",
+      v,
+      `Azure's logical zones are 1, 2 and 3 (zone ${bad} does not exist there; the reference's zone 4 maps to none of them)`,
+    );
   }
   if (zones.length !== 3 || new Set(zones).size !== 3) fail("zones", v, "the Engine cluster needs three distinct zones, e.g. 1,2,3");
   return zones;
@@ -108,15 +166,21 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
   const engineVersion = raw.engineVersion ?? facts.installedEngineVersion;
   if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(engineVersion)) fail("engineVersion", engineVersion, "a release version such as 2.3.19");
   if (target === "local" && engineVersion !== facts.installedEngineVersion) {
-    fail("engineVersion", engineVersion, `a local stack runs the Engine installed from npm, ${facts.installedEngineVersion}; install another with \`npm install @rivetkit/engine-cli@${engineVersion}\` or remove the key`);
+    fail(
+      "engineVersion",
+      engineVersion,
+      `a local stack runs the Engine installed from npm, ${facts.installedEngineVersion}; install another with \`npm install @rivetkit/engine-cli@${engineVersion}\` or remove the key`,
+    );
   }
 
   const runTrigger = raw.runId ?? null;
-  if (runTrigger !== null && !/^[A-Za-z0-9._-]{1,64}$/.test(runTrigger)) fail("runId", runTrigger, "1 to 64 letters, digits, dots, dashes or underscores");
+  if (runTrigger !== null && !/^[A-Za-z0-9._-]{1,64}$/.test(runTrigger))
+    fail("runId", runTrigger, "1 to 64 letters, digits, dots, dashes or underscores");
 
   if (target === "local") {
     const cloudOnly = CLOUD_KEYS.find((k) => raw[k] !== undefined);
-    if (cloudOnly) fail(cloudOnly, raw[cloudOnly]!, "it applies to actor-bench:target azure only; remove it from this stack or set the target");
+    if (cloudOnly)
+      fail(cloudOnly, raw[cloudOnly]!, "it applies to actor-bench:target azure only; remove it from this stack or set the target");
     return { stack, target, run, runArgs, engineVersion, runTrigger, azure: null, cloudflare: null };
   }
 
@@ -124,24 +188,39 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
   if (region === undefined) fail("region", "", "an azure stack needs its Azure region, e.g. eastus2");
   if (!/^[a-z][a-z0-9]{2,30}$/.test(region!)) fail("region", region!, "an Azure region name in lower case, e.g. eastus2");
   if (!ZONE_REGIONS.value.includes(region!)) {
-    fail("region", region!, `the Engine cluster needs a region with availability zones (${ZONE_REGIONS.source}, read ${ZONE_REGIONS.read}); add a newer one to components/azure/azureFacts.ts`);
+    fail(
+      "region",
+      region!,
+      `the Engine cluster needs a region with availability zones (${ZONE_REGIONS.source}, read ${ZONE_REGIONS.read}); add a newer one to components/azure/azureFacts.ts`,
+    );
   }
   const size = (key: "engineVmSize" | "runnerVmSize") => {
     const v = raw[key] ?? DEFAULTS[key];
     if (!/^Standard_[A-Za-z0-9_]+$/.test(v)) fail(key, v, "an Azure VM size such as Standard_L8as_v5");
-    if (NVME_ONLY_SIZE.value.test(v) && !isNvmeImage(VM_IMAGE)) fail(key, v, `a size that attaches disks over NVMe only needs an NVMe-tagged Gen2 image (${NVME_ONLY_SIZE.source})`);
+    if (NVME_ONLY_SIZE.value.test(v) && !isNvmeImage(VM_IMAGE))
+      fail(key, v, `a size that attaches disks over NVMe only needs an NVMe-tagged Gen2 image (${NVME_ONLY_SIZE.source})`);
     return v;
   };
   const engineSize = size("engineVmSize");
-  if (!LOCAL_NVME_SIZE.value.test(engineSize)) fail("engineVmSize", engineSize, `an L-series size (e.g. Standard_L8as_v5): the Engine keeps its data on the local NVMe disk only they have (${LOCAL_NVME_SIZE.source})`);
+  if (!LOCAL_NVME_SIZE.value.test(engineSize))
+    fail(
+      "engineVmSize",
+      engineSize,
+      `an L-series size (e.g. Standard_L8as_v5): the Engine keeps its data on the local NVMe disk only they have (${LOCAL_NVME_SIZE.source})`,
+    );
   if (raw.sshSourceAddress === undefined) fail("sshSourceAddress", "", "an azure stack needs the address SSH is open to, e.g. 203.0.113.7");
   const wide = booleanKey(raw, "sshSourceWide", "false", "true or false");
   const gatewayPath = raw.gatewayPath ?? "zone";
   if (!(GATEWAY_PATHS as readonly string[]).includes(gatewayPath)) {
-    fail("gatewayPath", gatewayPath, "zone (the Engine in the runner's zone, the reference's path) or balanced (the internal load balancer across the zones)");
+    fail(
+      "gatewayPath",
+      gatewayPath,
+      "zone (the Engine in the runner's zone, the reference's path) or balanced (the internal load balancer across the zones)",
+    );
   }
   const limit = raw.runTimeLimitMinutes ?? DEFAULTS.runTimeLimitMinutes;
-  if (!/^\d+$/.test(limit) || Number(limit) < 5 || Number(limit) > 720) fail("runTimeLimitMinutes", limit, "whole minutes from 5 to 720: how long one group's run may take on the runner before it is stopped");
+  if (!/^\d+$/.test(limit) || Number(limit) < 5 || Number(limit) > 720)
+    fail("runTimeLimitMinutes", limit, "whole minutes from 5 to 720: how long one group's run may take on the runner before it is stopped");
   const overlapIdle = overlapIdleOf(raw);
   const azure: AzureConfig = {
     region: region!,
@@ -157,7 +236,11 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
     resourceGroup: raw.resourceGroup ?? null,
   };
   if (!PINNED_NODE_VERSIONS.includes(azure.runnerNodeVersion)) {
-    fail("runnerNodeVersion", azure.runnerNodeVersion, `a Node release whose registry hash is pinned in cluster/nodeRelease.ts: ${PINNED_NODE_VERSIONS.join(", ")}`);
+    fail(
+      "runnerNodeVersion",
+      azure.runnerNodeVersion,
+      `a Node release whose registry hash is pinned in cluster/nodeRelease.ts: ${PINNED_NODE_VERSIONS.join(", ")}`,
+    );
   }
   if (azure.resourceGroup !== null && !/^[-\w._()]{1,89}[-\w_()]$/.test(azure.resourceGroup)) {
     fail("resourceGroup", azure.resourceGroup, "an Azure resource group name: letters, digits, - _ . ( ), not ending in a dot");
@@ -167,14 +250,24 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
   if (run.sides.includes("cloudflare")) {
     const accountId = raw.cloudflareAccountId;
     if (accountId === undefined || !/^[0-9a-f]{32}$/.test(accountId)) {
-      fail("cloudflareAccountId", accountId ?? "", "the 32-character hex account id from the Cloudflare dashboard (or set actor-bench:side rivet)");
+      fail(
+        "cloudflareAccountId",
+        accountId ?? "",
+        "the 32-character hex account id from the Cloudflare dashboard (or set actor-bench:side rivet)",
+      );
     }
     if (!facts.hasCloudflareApiToken) {
-      throw new UsageError("config actor-bench:cloudflareApiToken: not set; set it as a secret: `pulumi config set --secret actor-bench:cloudflareApiToken <token>`");
+      throw new UsageError(
+        "config actor-bench:cloudflareApiToken: not set; set it as a secret: `pulumi config set --secret actor-bench:cloudflareApiToken <token>`",
+      );
     }
     const sub = raw.cloudflareWorkersSubdomain;
     if (sub === undefined || !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(sub)) {
-      fail("cloudflareWorkersSubdomain", sub ?? "", "the account's workers.dev subdomain, the <name> in <name>.workers.dev (dashboard: Workers & Pages, Account details); lower-case letters, digits and dashes");
+      fail(
+        "cloudflareWorkersSubdomain",
+        sub ?? "",
+        "the account's workers.dev subdomain, the <name> in <name>.workers.dev (dashboard: Workers & Pages, Account details); lower-case letters, digits and dashes",
+      );
     }
     cloudflare = { accountId: accountId!, workersSubdomain: sub! };
   }

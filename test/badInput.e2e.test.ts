@@ -37,7 +37,12 @@ export function badInputRows(doc: string): Row[] {
     .filter((l) => l.startsWith("| ") && !l.startsWith("| command") && !l.startsWith("|---"))
     .map((l) => {
       const cells = l.slice(1, -1).split(" | ");
-      return { command: cells[0].trim(), args: cells[1].trim() === "(none)" ? "" : code(cells[1]), exit: Number(cells[2]), says: code(cells[3]) };
+      return {
+        command: cells[0].trim(),
+        args: cells[1].trim() === "(none)" ? "" : code(cells[1]),
+        exit: Number(cells[2]),
+        says: code(cells[3]),
+      };
     });
 }
 
@@ -59,7 +64,17 @@ beforeAll(() => {
   const root = mkdtempSync(join(tmpdir(), "ab-bad-"));
   cwd = root;
   const results = join(root, "results");
-  const run = fixture({ "rivet.create.ping": { samples: [{ ms: 40, cold: true }, { ms: 41, cold: true }] } }, { root: results });
+  const run = fixture(
+    {
+      "rivet.create.ping": {
+        samples: [
+          { ms: 40, cold: true },
+          { ms: 41, cold: true },
+        ],
+      },
+    },
+    { root: results },
+  );
   writeFileSync(join(root, "a-file"), "not a folder\n");
   mkdirSync(join(root, "empty"));
   const linked = join(root, "bad", "linkedraw");
@@ -67,14 +82,22 @@ beforeAll(() => {
   renameSync(join(linked, "raw"), join(root, "raw-elsewhere"));
   symlinkSync(join(root, "raw-elsewhere"), join(linked, "raw"));
   Object.assign(places, {
-    run, results, file: join(root, "a-file"), empty: join(root, "empty"), missing: join(root, "missing"), linkedraw: linked,
+    run,
+    results,
+    file: join(root, "a-file"),
+    empty: join(root, "empty"),
+    missing: join(root, "missing"),
+    linkedraw: linked,
     nullfiles: changedCopy(root, run, "nullfiles", (m) => ((m.files as Record<string, unknown>)["raw/rivet.create.ping.jsonl"] = null)),
     nullversions: changedCopy(root, run, "nullversions", (m) => (m.versions = null)),
     nullstage: changedCopy(root, run, "nullstage", (m) => ((m.stages as Record<string, unknown>)["rivet.create.ping"] = null)),
     badfailure: changedCopy(root, run, "badfailure", (m) => (m.failure = 5)),
   });
   writeFileSync(join(root, "Pulumi.broken.yaml"), "config:\n  actor-bench:preset: [quick\n");
-  writeFileSync(join(root, "prices-free.json"), JSON.stringify({ asOf: "a test", prices: {}, assumptions: { doBilledGb: 0.125, selfHostedUtilisation: 0.5 } }));
+  writeFileSync(
+    join(root, "prices-free.json"),
+    JSON.stringify({ asOf: "a test", prices: {}, assumptions: { doBilledGb: 0.125, selfHostedUtilisation: 0.5 } }),
+  );
   places.freeprices = join(root, "prices-free.json");
   writeFileSync(join(root, "Pulumi.list.yaml"), "- config\n- preset\n");
 });

@@ -9,9 +9,6 @@ import { join, resolve } from "node:path";
 import { netnsAvailable } from "../workloads/host/netns";
 import { stageReps, type StageRecord } from "../analysis/contract/runDirContract";
 
-
-
-
 function onlyRunDir(root: string): string {
   const stackDir = join(root, "local");
   const runs = readdirSync(stackDir);
@@ -22,7 +19,18 @@ function onlyRunDir(root: string): string {
 describe("npm start", () => {
   it("a workerd open-file limit too small for the run's DOs is refused before anything starts, in one line naming the value to raise it to", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cli-limit-"));
-    const cli = startCli(["--preset", "quick", "--side", "cloudflare", "--groups", "create", "--workerd-open-files", "48", "--results-dir", dir]);
+    const cli = startCli([
+      "--preset",
+      "quick",
+      "--side",
+      "cloudflare",
+      "--groups",
+      "create",
+      "--workerd-open-files",
+      "48",
+      "--results-dir",
+      dir,
+    ]);
     const { code } = await cli.exited;
     expect(code).toBe(2);
     expect(cli.output().trim()).toBe(
@@ -34,7 +42,11 @@ describe("npm start", () => {
   // One side is enough: every side's idle waits and preparations speak through the same progress steps.
   it("piped, it prints a progress line at least every 10 s through every long step, a 15 s idle wait included", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cli-progress-"));
-    const child = spawn(process.execPath, [CLI, "--preset", "quick", "--side", "rivet", "--groups", "wake", "--wake-idle-ms", "15000", "--results-dir", dir], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [CLI, "--preset", "quick", "--side", "rivet", "--groups", "wake", "--wake-idle-ms", "15000", "--results-dir", dir],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
     const lines: Array<{ at: number; text: string }> = [];
     let buf = "";
     child.stdout.on("data", (d: Buffer) => {
@@ -68,7 +80,20 @@ describe("npm start", () => {
     const root = mkdtempSync(join(tmpdir(), "ab-cli-"));
     // A short wake idle on the sides that confirm sleep (the DO still waits out its eviction): this test is about the CLI, not the wake.
     // A 3 s actor sleep timeout: the ladder's 12 s step is past every side's own idle sleep (the DO's 10 s eviction), its 2 s step below.
-    const cli = startCli(["--preset", "quick", "--groups", "warm,seqwrite,idle", "--idle-ladder", "2s,12s", "--actor-sleep-timeout-ms", "3000", "--wake-idle-ms", "1000", "--results-dir", root]);
+    const cli = startCli([
+      "--preset",
+      "quick",
+      "--groups",
+      "warm,seqwrite,idle",
+      "--idle-ladder",
+      "2s,12s",
+      "--actor-sleep-timeout-ms",
+      "3000",
+      "--wake-idle-ms",
+      "1000",
+      "--results-dir",
+      root,
+    ]);
     // Every process the run starts, whenever it starts: the tree is sampled until the CLI exits.
     const seen = new Map<number, string>();
     const sampler = setInterval(() => {
@@ -93,7 +118,17 @@ describe("npm start", () => {
     const netns = netnsAvailable().ok;
     expect(m.settings.rivet.loopback).toMatchObject({ privateNetns: netns, ...(netns ? { quickack: true } : {}) });
     const ladder = ["cloudflare", "floor", "rivet"].flatMap((side) => [`${side}.wake.idle.12s`, `${side}.wake.idle.2s`]);
-    const stages = ["cloudflare.baseline.noop", "cloudflare.seqwrite", "cloudflare.warm.ping", ...ladder, "floor.seqwrite", "floor.warm.ping", "rivet.seqwrite", "rivet.warm.getOrCreate", "rivet.warm.ping"].sort();
+    const stages = [
+      "cloudflare.baseline.noop",
+      "cloudflare.seqwrite",
+      "cloudflare.warm.ping",
+      ...ladder,
+      "floor.seqwrite",
+      "floor.warm.ping",
+      "rivet.seqwrite",
+      "rivet.warm.getOrCreate",
+      "rivet.warm.ping",
+    ].sort();
     expect(Object.keys(m.files).sort()).toEqual([...stages.map((st) => `raw/${st}.jsonl`), ...stages.map((st) => `stages/${st}.json`)]);
     expect(m.code).toMatchObject({ commit: expect.stringMatching(/^[0-9a-f]{40}$/), dirty: expect.any(Boolean) });
     // never at once: the Cloudflare side starts after the Rivet side's last stage ended, the floor after the Cloudflare side's
@@ -104,28 +139,46 @@ describe("npm start", () => {
     expect(start("cloudflare")).toBeGreaterThanOrEqual(end("rivet") - 1);
     expect(start("floor")).toBeGreaterThanOrEqual(end("cloudflare") - 1);
     // The ladder after them all, the three runtimes up at once, and still no two stages at once.
-    const spans = all.map((st) => ({ k: `${st.side}.${st.metric}`, from: Date.parse(st.startedAt), to: Date.parse(st.startedAt) + st.wallMs })).sort((a, b) => a.from - b.from);
-    for (let i = 1; i < spans.length; i++) expect(spans[i].from, `${spans[i - 1].k} then ${spans[i].k}`).toBeGreaterThanOrEqual(spans[i - 1].to - 1);
-    for (const st of all.filter((x) => x.metric.startsWith("wake.idle."))) expect(Date.parse(st.startedAt)).toBeGreaterThanOrEqual(end("floor") - 1);
+    const spans = all
+      .map((st) => ({ k: `${st.side}.${st.metric}`, from: Date.parse(st.startedAt), to: Date.parse(st.startedAt) + st.wallMs }))
+      .sort((a, b) => a.from - b.from);
+    for (let i = 1; i < spans.length; i++)
+      expect(spans[i].from, `${spans[i - 1].k} then ${spans[i].k}`).toBeGreaterThanOrEqual(spans[i - 1].to - 1);
+    for (const st of all.filter((x) => x.metric.startsWith("wake.idle.")))
+      expect(Date.parse(st.startedAt)).toBeGreaterThanOrEqual(end("floor") - 1);
     // Each step waited at least its length; the 12 s step is past every side's own idle sleep and proved every wake cold.
     for (const side of ["rivet", "cloudflare", "floor"]) {
-      const notes = (ms: string) => stageReps(m.stages[`${side}.wake.idle.${ms}`] as StageRecord)[0].notes as { idle: unknown; idleActualMs: { min: number } };
+      const notes = (ms: string) =>
+        stageReps(m.stages[`${side}.wake.idle.${ms}`] as StageRecord)[0].notes as { idle: unknown; idleActualMs: { min: number } };
       expect(notes("12s").idle, side).toMatchObject({ ms: 12_000, coldRequired: true });
       expect(notes("12s").idleActualMs.min, side).toBeGreaterThanOrEqual(12_000);
-      const wakes = readFileSync(join(dir, `raw/${side}.wake.idle.12s.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { ok: boolean; cold: boolean });
+      const wakes = readFileSync(join(dir, `raw/${side}.wake.idle.12s.jsonl`), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { ok: boolean; cold: boolean });
       expect(wakes.length, side).toBe(5);
-      expect(wakes.every((w) => w.ok && w.cold), side).toBe(true);
+      expect(
+        wakes.every((w) => w.ok && w.cold),
+        side,
+      ).toBe(true);
       expect(notes("2s").idle, side).toMatchObject({ ms: 2_000, coldRequired: false });
     }
     // Rivet's 2 s step is below its 3 s sleep timeout: its actors were still running.
-    const short = readFileSync(join(dir, "raw/rivet.wake.idle.2s.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { cold: boolean });
+    const short = readFileSync(join(dir, "raw/rivet.wake.idle.2s.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { cold: boolean });
     expect(short.every((w) => w.cold === false)).toBe(true);
     const report = readFileSync(join(dir, "report", "results.md"), "utf8");
     expect(report).toContain("## Wake against idle length");
     expect(existsSync(join(dir, "report", "charts", "idle.svg"))).toBe(true);
     expect(m.versions["better-sqlite3"]).toMatch(/^12\./);
     expect(m.settings.floor.storage).toMatch(/synchronous = FULL/);
-    expect(m.versions).toMatchObject({ workerd: expect.stringMatching(/^1\.\d+/), miniflare: expect.stringMatching(/^4\./), wrangler: "4.86.0" });
+    expect(m.versions).toMatchObject({
+      workerd: expect.stringMatching(/^1\.\d+/),
+      miniflare: expect.stringMatching(/^4\./),
+      wrangler: "4.86.0",
+    });
     expect(m.settings.cloudflare.workerClock).toMatch(/does not freeze timers and steps in whole ms/);
     expect(JSON.stringify({ ...m, files: undefined })).not.toMatch(/Bearer|[0-9a-f]{48}/); // the per-run token is 48 hex chars
     expect(cli.output()).toMatch(/cloudflare\s+seqwrite\s+[\d.]+\/s\s+littles-law/);
@@ -134,7 +187,11 @@ describe("npm start", () => {
     expect(cli.output()).toMatch(/rivet\s+seqwrite\s+[\d.]+\/s\s+measured/);
   });
 
-  for (const [side, signal] of [["rivet", "SIGINT"], ["rivet", "SIGKILL"], ["cloudflare", "SIGKILL"]] as const) {
+  for (const [side, signal] of [
+    ["rivet", "SIGINT"],
+    ["rivet", "SIGKILL"],
+    ["cloudflare", "SIGKILL"],
+  ] as const) {
     it(`${signal} in the middle of a ${side} stage leaves no process behind and keeps the samples`, async () => {
       const root = mkdtempSync(join(tmpdir(), "ab-sig-"));
       const raw = `raw/${side}.warm.ping.jsonl`;

@@ -10,7 +10,9 @@ export function startCli(args: string[]) {
   let output = "";
   child.stdout.on("data", (d) => (output += d));
   child.stderr.on("data", (d) => (output += d));
-  const exited = new Promise<{ code: number | null; signal: string | null }>((r) => child.on("exit", (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((r) =>
+    child.on("exit", (code, signal) => r({ code, signal })),
+  );
   return { child, exited, output: () => output };
 }
 

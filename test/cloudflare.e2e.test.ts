@@ -31,7 +31,11 @@ const ok = (r: WorkerResult) => {
   if (!r.ok) throw new Error(r.error);
   return r;
 };
-const samplesOf = (path: string): Sample[] => readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Sample);
+const samplesOf = (path: string): Sample[] =>
+  readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Sample);
 
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), "ab-cf-"));
@@ -116,7 +120,14 @@ describe("the Cloudflare driver stages (the stage plan through measureRuntimes)"
   beforeAll(async () => {
     run = new RunDir(mkdtempSync(join(tmpdir(), "ab-cfrun-")), "local", "test", {});
     const cfg = parseRunArgs(["--preset", "quick", "--samples", TINY_SAMPLES, "--side", "cloudflare"]);
-    await measureRuntimes(cfg, run, createProgress(process.stdout, true), failures, { cloudflare: { url: worker.url, token: worker.token, versions: worker.versions, startedBy: "e2e test" } }, suiteTasks(["cloudflare"], cfg.groups));
+    await measureRuntimes(
+      cfg,
+      run,
+      createProgress(process.stdout, true),
+      failures,
+      { cloudflare: { url: worker.url, token: worker.token, versions: worker.versions, startedBy: "e2e test" } },
+      suiteTasks(["cloudflare"], cfg.groups),
+    );
     run.finish(failures.length ? "failed" : "complete");
   }, 180_000);
 
@@ -157,7 +168,8 @@ describe("the Cloudflare driver stages (the stage plan through measureRuntimes)"
   });
 
   it("counts the SQLite rows each DO call read and wrote, as its own cursors did: what a DO's storage is billed by", () => {
-    const rowsOf = (metric: string) => samplesOf(join(run.dir, run.manifest.stages[`cloudflare.${metric}`].file)).map((s) => [s.rowsRead, s.rowsWritten]);
+    const rowsOf = (metric: string) =>
+      samplesOf(join(run.dir, run.manifest.stages[`cloudflare.${metric}`].file)).map((s) => [s.rowsRead, s.rowsWritten]);
     // A warm ping runs no SQL; a point read reads one row; a durable write writes one (the table has only its primary key); a scan reads the 1,000 seeded rows.
     for (const r of rowsOf("warm.ping")) expect(r).toEqual([0, 0]);
     for (const r of rowsOf("sqlite.read")) expect(r).toEqual([1, 0]);
@@ -167,16 +179,26 @@ describe("the Cloudflare driver stages (the stage plan through measureRuntimes)"
     for (const r of rowsOf("baseline.noop")) expect(r).toEqual([undefined, undefined]);
     // The summary carries the mean per operation.
     const rows = summarizeRun(run.dir, run.manifest).rows;
-    expect(rows.find((r) => r.metric === "sqlite.scan")!.rowsPerOp).toEqual({ read: 1000, written: 0, n: run.manifest.stages["cloudflare.sqlite.scan"].attempts });
+    expect(rows.find((r) => r.metric === "sqlite.scan")!.rowsPerOp).toEqual({
+      read: 1000,
+      written: 0,
+      n: run.manifest.stages["cloudflare.sqlite.scan"].attempts,
+    });
   });
 
   it("creates, wakes and bursts are proven cold by the DO; warm rows keep their (false) cold flag", () => {
     for (const [metric, st] of Object.entries(run.manifest.stages)) {
       const samples = samplesOf(join(run.dir, st.file));
       if (/\.(create|wake|burst|open)\./.test(`.${metric.split(".").slice(1).join(".")}`)) {
-        expect(samples.every((s) => s.cold === true), metric).toBe(true);
+        expect(
+          samples.every((s) => s.cold === true),
+          metric,
+        ).toBe(true);
       } else {
-        expect(samples.every((s) => s.cold === false), metric).toBe(true);
+        expect(
+          samples.every((s) => s.cold === false),
+          metric,
+        ).toBe(true);
       }
     }
     expect(run.manifest.stages["cloudflare.wake.read"].notes?.idleAtLeastMs).toBe(12_000);
@@ -188,12 +210,20 @@ describe("wrangler", () => {
     const { spawnSync } = await import("node:child_process");
     const out = mkdtempSync(join(tmpdir(), "ab-wrangler-"));
     const root = join(__dirname, "..");
-    const r = spawnSync(join(root, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--outdir", out, "-c", "workloads/sides/cloudflare/wrangler.jsonc"], {
-      cwd: root, encoding: "utf8", timeout: 60_000, env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
-    });
+    const r = spawnSync(
+      join(root, "node_modules/.bin/wrangler"),
+      ["deploy", "--dry-run", "--outdir", out, "-c", "workloads/sides/cloudflare/wrangler.jsonc"],
+      {
+        cwd: root,
+        encoding: "utf8",
+        timeout: 60_000,
+        env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+      },
+    );
     expect(r.status, r.stderr + r.stdout).toBe(0);
     // The bindings the stack uploads (upload.ts), as wrangler reads them from wrangler.jsonc.
-    for (const b of WORKER_UPLOAD.bindings.filter((x) => x.type === "durable_object_namespace")) expect(r.stdout).toMatch(new RegExp(`env\\.${b.name} \\(${b.className}\\)\\s+Durable Object`));
+    for (const b of WORKER_UPLOAD.bindings.filter((x) => x.type === "durable_object_namespace"))
+      expect(r.stdout).toMatch(new RegExp(`env\\.${b.name} \\(${b.className}\\)\\s+Durable Object`));
     expect(readFileSync(join(out, "index.js"), "utf8")).toMatch(/(class BenchObject|BenchObject = class) extends DurableObject/);
     rmSync(out, { recursive: true, force: true });
   });
@@ -209,20 +239,43 @@ describe("a machine limit met on real workerd (the stage plan driven directly; n
     const failures: string[] = [];
     try {
       const cfg = parseRunArgs(["--preset", "quick", "--side", "cloudflare", "--groups", "create"]);
-      await measureRuntimes(cfg, run, progress, failures, { cloudflare: { url: tiny.url, token: tiny.token, versions: tiny.versions, startedBy: "e2e test", logFile: tiny.logFile, limits: tiny.limits, processes: [tiny.process] } }, suiteTasks(["cloudflare"], cfg.groups));
+      await measureRuntimes(
+        cfg,
+        run,
+        progress,
+        failures,
+        {
+          cloudflare: {
+            url: tiny.url,
+            token: tiny.token,
+            versions: tiny.versions,
+            startedBy: "e2e test",
+            logFile: tiny.logFile,
+            limits: tiny.limits,
+            processes: [tiny.process],
+          },
+        },
+        suiteTasks(["cloudflare"], cfg.groups),
+      );
     } finally {
       await tiny.stop();
     }
     run.finish(failures.length ? "failed" : "complete", failures.join("\n") || undefined);
-    expect(notes.join("\n")).toMatch(/cloudflare create\.\w+: failures from a limit of this machine, not the runtime's behaviour: open files \(\d+ workerd log lines\)/);
-    const limited = Object.values(run.manifest.stages).flatMap(stageReps).filter((part) => part.notes?.machineLimit);
+    expect(notes.join("\n")).toMatch(
+      /cloudflare create\.\w+: failures from a limit of this machine, not the runtime's behaviour: open files \(\d+ workerd log lines\)/,
+    );
+    const limited = Object.values(run.manifest.stages)
+      .flatMap(stageReps)
+      .filter((part) => part.notes?.machineLimit);
     expect(limited.length).toBeGreaterThan(0);
     for (const part of limited) expect(part.errors).toBeGreaterThan(0);
     // the live-DO limit the open files allow is in the manifest: 0 here
     expect((run.manifest.settings.cloudflare as { limits: unknown }).limits).toEqual({ openFiles: 48, liveDos: 0 });
     await generateReport(run.dir);
     const report = readFileSync(join(run.dir, "report", "results.md"), "utf8");
-    expect(report).toMatch(/A local artifact, not either runtime's behaviour: these stages failed on a limit of the machine the run was on/);
+    expect(report).toMatch(
+      /A local artifact, not either runtime's behaviour: these stages failed on a limit of the machine the run was on/,
+    );
     expect(report).toMatch(/cloudflare create\.\w+: \d+ of \d+ failed; open files \(\d+ workerd log lines\)/);
     expect(report).toContain("⚠");
   }, 120_000);

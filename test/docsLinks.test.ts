@@ -4,11 +4,27 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 const ROOT = resolve(__dirname, "..");
-const pages = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const pages = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 /** GitHub's anchor for a heading: lower case, punctuation but hyphens dropped, spaces as hyphens. */
-const slug = (heading: string) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, "").replace(/\s/g, "-");
-const anchorsOf = (text: string) => new Set(text.split("\n").filter((l) => /^#{1,6} /.test(l)).map((l) => slug(l.replace(/^#+ /, ""))));
+const slug = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s-]/gu, "")
+    .replace(/\s/g, "-");
+const anchorsOf = (text: string) =>
+  new Set(
+    text
+      .split("\n")
+      .filter((l) => /^#{1,6} /.test(l))
+      .map((l) => slug(l.replace(/^#+ /, ""))),
+  );
 /** Links outside code blocks and code spans. */
 function linksOf(text: string): string[] {
   const prose = text.replace(/^```[\s\S]*?^```/gm, "").replace(/`[^`\n]*`/g, "");
@@ -23,7 +39,8 @@ describe("the README and docs/", () => {
     expect(top).toContain("npm start");
     expect(top).toContain("pulumi up");
     expect(top).toMatch(/^\| Metric \|/m);
-    for (const head of readme.split("\n").filter((l, i, all) => l.startsWith("|") && all[i + 1]?.startsWith("|---"))) expect(head.split("|").length - 2, head).toBeLessThanOrEqual(6);
+    for (const head of readme.split("\n").filter((l, i, all) => l.startsWith("|") && all[i + 1]?.startsWith("|---")))
+      expect(head.split("|").length - 2, head).toBeLessThanOrEqual(6);
   });
 
   it("every source path the README and docs/ name in a code span exists (a moved file leaves no stale name)", () => {
@@ -46,7 +63,8 @@ describe("the README and docs/", () => {
         const [path, anchor] = link.split("#");
         const target = path ? resolve(dirname(join(ROOT, page)), path) : join(ROOT, page);
         expect(existsSync(target), `${page}: ${link}`).toBe(true);
-        if (anchor && statSync(target).isFile() && target.endsWith(".md")) expect(anchorsOf(readFileSync(target, "utf8")).has(anchor), `${page}: ${link}`).toBe(true);
+        if (anchor && statSync(target).isFile() && target.endsWith(".md"))
+          expect(anchorsOf(readFileSync(target, "utf8")).has(anchor), `${page}: ${link}`).toBe(true);
       }
     });
   }

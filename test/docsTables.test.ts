@@ -16,7 +16,10 @@ const page = readFileSync(resolve(__dirname, "../docs/local-runs.md"), "utf8");
 const rowOf = (start: string) => {
   const line = page.split("\n").find((l) => l.startsWith(`| ${start}`));
   if (!line) throw new Error(`docs/local-runs.md has no row starting "${start}"`);
-  return line.split(" | ").slice(1).map((c) => c.replace(/ \|$/, "").trim());
+  return line
+    .split(" | ")
+    .slice(1)
+    .map((c) => c.replace(/ \|$/, "").trim());
 };
 
 describe("docs/local-runs.md's presets table", () => {
@@ -24,7 +27,9 @@ describe("docs/local-runs.md's presets table", () => {
   const columns: SampleCounts[] = [PRESETS.quick, PRESETS.local, PRESETS.large, PRESETS.full, cloudflareSide.presetCounts!.full!];
   const cells = (f: (c: SampleCounts) => string) => columns.map(f);
   it("gives each preset's counts and repetitions as analysis/contract/catalog.ts and the DO's package have them", () => {
-    expect(rowOf("repetitions")).toEqual([PRESET_REPEAT.quick, PRESET_REPEAT.local, PRESET_REPEAT.large, PRESET_REPEAT.full, PRESET_REPEAT.full].map(String));
+    expect(rowOf("repetitions")).toEqual(
+      [PRESET_REPEAT.quick, PRESET_REPEAT.local, PRESET_REPEAT.large, PRESET_REPEAT.full, PRESET_REPEAT.full].map(String),
+    );
     expect(rowOf("create.ping")).toEqual(cells((c) => `${c.createPing} / ${c.createRead} / ${c.createWrite}`));
     expect(rowOf("wake.ping")).toEqual(cells((c) => String(c.wake)));
     expect(rowOf("warm.ping")).toEqual(cells((c) => String(c.warm)));
@@ -35,7 +40,11 @@ describe("docs/local-runs.md's presets table", () => {
     expect(rowOf("scale.wake")).toEqual(cells((c) => `${c.scaleWake} / ${c.scaleCreate} / ${c.scaleBurst}`));
     expect(rowOf("wake.idle.*")).toEqual(cells((c) => String(c.idleWake)));
     const ladder = (l: readonly number[]) => l.map(idleLabel).join(",");
-    expect(rowOf("idle group: ladder").slice(2)).toEqual([ladder(IDLE_LADDERS.local), ladder(IDLE_LADDERS.long), ladder(IDLE_LADDERS.long)]);
+    expect(rowOf("idle group: ladder").slice(2)).toEqual([
+      ladder(IDLE_LADDERS.local),
+      ladder(IDLE_LADDERS.long),
+      ladder(IDLE_LADDERS.long),
+    ]);
     const levels = (p: keyof typeof PRESET_SCALE_LEVELS) => PRESET_SCALE_LEVELS[p].map((l) => l.toLocaleString("en-US")).join(", ");
     expect(rowOf("scaling group: levels").slice(2)).toEqual([levels("large"), levels("full"), levels("full")]);
   });
@@ -53,7 +62,12 @@ describe("docs/local-runs.md's flags table", () => {
     } catch (err) {
       usage = (err as Error).message;
     }
-    const listed = new Set(block.split("\n").filter((l) => l.startsWith("| `--")).map((l) => /--[a-z-]+/.exec(l)![0]));
+    const listed = new Set(
+      block
+        .split("\n")
+        .filter((l) => l.startsWith("| `--"))
+        .map((l) => /--[a-z-]+/.exec(l)![0]),
+    );
     expect(listed.size).toBeGreaterThan(15);
     expect([...listed].sort()).toEqual([...new Set(usage.match(/--[a-z-]+/g))].filter((f) => f !== "--help").sort());
   });
@@ -80,13 +94,18 @@ describe("docs/local-runs.md's flags table", () => {
 describe("docs/methodology.md's table of what each Rivet stage measures", () => {
   const text = readFileSync(resolve(__dirname, "../docs/methodology.md"), "utf8");
   const start = text.indexOf("| metric | what happens |");
-  const rows = text.slice(start).split("\n").slice(2).filter((l) => l.startsWith("| `"));
+  const rows = text
+    .slice(start)
+    .split("\n")
+    .slice(2)
+    .filter((l) => l.startsWith("| `"));
   /** The metric ids a row's first cell names: `a.b` / `.c` is a.b and a.c; `x.c1` ... `x.c128` every catalog id between. */
   const named = (cell: string): string[] => {
     const ids = [...cell.matchAll(/`([a-z.0-9A-Z]+)`/g)].map((m) => m[1]);
     const base = ids[0].split(".")[0];
     const full = ids.map((id) => (id.startsWith(".") ? `${base}${id}` : id));
-    if (cell.includes("...")) return CATALOG.filter((e) => e.id.startsWith(`${base}.`) && sideMeasures(RIVET_PROFILE, e.id)).map((e) => e.id);
+    if (cell.includes("..."))
+      return CATALOG.filter((e) => e.id.startsWith(`${base}.`) && sideMeasures(RIVET_PROFILE, e.id)).map((e) => e.id);
     return full;
   };
   it("names every metric the Rivet side measures outside the scaling group, and only those", () => {
@@ -95,7 +114,10 @@ describe("docs/methodology.md's table of what each Rivet stage measures", () => 
     const patterns = rows.filter((r) => r.startsWith("| `capacity.") || r.startsWith("| `wake.idle."));
     expect(patterns).toHaveLength(2);
     const listed = rows.filter((r) => !patterns.includes(r)).flatMap((r) => named(r.split(" | ")[0]));
-    const measured = [...CATALOG.filter((e) => sideMeasures(RIVET_PROFILE, e.id) && e.group !== "scale").map((e) => e.id), ...RIVET_PROFILE.openRates.map((r) => `open.r${r}`)];
+    const measured = [
+      ...CATALOG.filter((e) => sideMeasures(RIVET_PROFILE, e.id) && e.group !== "scale").map((e) => e.id),
+      ...RIVET_PROFILE.openRates.map((r) => `open.r${r}`),
+    ];
     expect([...new Set(listed)].sort()).toEqual([...new Set(measured)].sort());
   });
   it("gives the Rivet side's open-model rates as the catalog has them", () => {

@@ -18,8 +18,6 @@ import type { StageRecord } from "../analysis/contract/runDirContract";
 
 const REPORT_CLI = resolve(__dirname, "../dist/analysis/report/cli.js");
 
-
-
 const runDirOf = (root: string) => {
   const stack = join(root, "local");
   const runs = existsSync(stack) ? readdirSync(stack) : [];
@@ -30,7 +28,11 @@ const linesOf = (path: string) => (existsSync(path) ? readFileSync(path, "utf8")
 /** The process below `root` whose command line matches, once it is there. */
 async function processOf(root: number, command: RegExp): Promise<number> {
   let pid: number | undefined;
-  await waitFor(() => (pid = descendants(root).find((p) => command.test(commandOf(p)))) !== undefined, 60_000, `a process matching ${command}`);
+  await waitFor(
+    () => (pid = descendants(root).find((p) => command.test(commandOf(p)))) !== undefined,
+    60_000,
+    `a process matching ${command}`,
+  );
   return pid!;
 }
 
@@ -73,7 +75,11 @@ async function midStage(f: Fault, fault: (pid: number) => void | Promise<void>, 
   const { code } = await cli.exited;
   const tookMs = Date.now() - at;
   await waitFor(() => kids.every((k) => !alive(k)), 10_000, "every process of the run gone");
-  const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as { status: string; failure?: string; stages: Record<string, StageRecord> };
+  const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as {
+    status: string;
+    failure?: string;
+    stages: Record<string, StageRecord>;
+  };
   return { dir, code, tookMs, pid, m, output: cli.output(), raw, root };
 }
 
@@ -122,7 +128,11 @@ describe("the fault matrix", () => {
     process.kill(pid, "SIGCONT");
   };
   const failedSamples = (r: Awaited<ReturnType<typeof midStage>>) =>
-    readFileSync(join(r.dir, r.raw), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { ok: boolean; error?: string }).filter((s) => !s.ok);
+    readFileSync(join(r.dir, r.raw), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { ok: boolean; error?: string })
+      .filter((s) => !s.ok);
 
   it("the floor server stopped (SIGSTOP) for 10 s and continued: the stalled calls are failures with their error text, and the run goes on to complete", async () => {
     const r = await midStage({ ...FLOOR }, pause(10_000), ["--request-timeout-ms", "4000", "--samples", "warm=600"]);
@@ -142,8 +152,12 @@ describe("the fault matrix", () => {
     expect(r.code, r.output).toBe(1);
     const st = r.m.stages["rivet.warm.ping"];
     expect(st.status).toBe("failed");
-    expect(st.repetitions![0].failure).toMatch(/^rivet warm\.ping: no call succeeded for 3\d s \(\d+ failed in a row, the first: timeout after 4000 ms: no complete reply within 4000 ms\): the runtime stalled at 20/);
-    expect(r.m.failure).toMatch(/^rivet: runtime lost: rivet warm\.ping: no call succeeded for 3\d s .*the runtime stalled at \S+, during the warm group/);
+    expect(st.repetitions![0].failure).toMatch(
+      /^rivet warm\.ping: no call succeeded for 3\d s \(\d+ failed in a row, the first: timeout after 4000 ms: no complete reply within 4000 ms\): the runtime stalled at 20/,
+    );
+    expect(r.m.failure).toMatch(
+      /^rivet: runtime lost: rivet warm\.ping: no call succeeded for 3\d s .*the runtime stalled at \S+, during the warm group/,
+    );
     for (const s of failedSamples(r)) expect(s.error).toMatch(/^timeout after 4000 ms/);
     expect(() => verifyRunDir(r.dir)).not.toThrow();
     expect(readFileSync(join(r.dir, "report", "results.md"), "utf8")).toContain("the runtime stalled");
@@ -155,50 +169,62 @@ describe("the results disk full mid-stage (a small tmpfs)", () => {
     if (process.getuid?.() !== 0) return "mounting a tmpfs needs root (CI runs as root)";
     return null;
   })();
-  it.skipIf(why !== null)(`ENOSPC: the stage stops with no half line, the run fails naming the full disk, every sample before it verifies, and the report builds once space is freed${why ? ` (skipped: ${why})` : ""}`, async () => {
-    const mnt = mkdtempSync(join(tmpdir(), "ab-tmpfs-"));
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", mnt]);
-    try {
-      const root = join(mnt, "results");
-      mkdirSync(root);
-      const cli = startCli(["--preset", "full", "--side", "floor", "--groups", "warm", "--repeat", "1", "--results-dir", root]);
-      const raw = "raw/floor.warm.ping.jsonl";
-      await waitFor(() => runDirOf(root) !== null && linesOf(join(runDirOf(root)!, raw)) >= 20, 60_000, "20 samples of floor warm.ping");
-      const dir = runDirOf(root)!;
-      const kids = descendants(cli.child.pid!);
-      // Fill what is left of the disk.
+  it.skipIf(why !== null)(
+    `ENOSPC: the stage stops with no half line, the run fails naming the full disk, every sample before it verifies, and the report builds once space is freed${why ? ` (skipped: ${why})` : ""}`,
+    async () => {
+      const mnt = mkdtempSync(join(tmpdir(), "ab-tmpfs-"));
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", mnt]);
       try {
-        execFileSync("dd", ["if=/dev/zero", `of=${join(mnt, "filler")}`, "bs=64k"], { stdio: "ignore" });
-      } catch {
-        // dd ends with ENOSPC: that is the point
+        const root = join(mnt, "results");
+        mkdirSync(root);
+        const cli = startCli(["--preset", "full", "--side", "floor", "--groups", "warm", "--repeat", "1", "--results-dir", root]);
+        const raw = "raw/floor.warm.ping.jsonl";
+        await waitFor(() => runDirOf(root) !== null && linesOf(join(runDirOf(root)!, raw)) >= 20, 60_000, "20 samples of floor warm.ping");
+        const dir = runDirOf(root)!;
+        const kids = descendants(cli.child.pid!);
+        // Fill what is left of the disk.
+        try {
+          execFileSync("dd", ["if=/dev/zero", `of=${join(mnt, "filler")}`, "bs=64k"], { stdio: "ignore" });
+        } catch {
+          // dd ends with ENOSPC: that is the point
+        }
+        const { code } = await cli.exited;
+        await waitFor(() => kids.every((k) => !alive(k)), 10_000, "every process of the run gone");
+        expect(code, cli.output()).toBe(1);
+        const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as {
+          status: string;
+          failure: string;
+          stages: Record<string, StageRecord>;
+        };
+        expect(m.status).toBe("failed");
+        expect(m.failure).toMatch(/^the results disk ran out of space, during floor warm \(ENOSPC/);
+        const st = m.stages["floor.warm.ping"];
+        expect(st.status).toBe("failed");
+        expect(st.repetitions![0].failure).toMatch(/^ENOSPC: .*the \d+ samples before it are kept$/);
+        expect(st.attempts).toBeGreaterThanOrEqual(20);
+        // no half line: every line is a sample, as many as the record says
+        const lines = readFileSync(join(dir, raw), "utf8");
+        expect(lines.endsWith("\n")).toBe(true);
+        expect(
+          lines
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => JSON.parse(l)),
+        ).toHaveLength(st.attempts);
+        expect(() => verifyRunDir(dir)).not.toThrow();
+        // the reserve was spent on the ending
+        expect(existsSync(join(dir, ".space-reserve"))).toBe(false);
+        rmSync(join(mnt, "filler"));
+        const rep = report(dir);
+        expect(rep.code, rep.output).toBe(0);
+        const text = readFileSync(join(dir, "report", "results.md"), "utf8");
+        expect(text).toContain("**Partial run.**");
+        expect(text).toContain("the results disk ran out of space");
+      } finally {
+        execFileSync("umount", [mnt]);
+        rmSync(mnt, { recursive: true, force: true });
       }
-      const { code } = await cli.exited;
-      await waitFor(() => kids.every((k) => !alive(k)), 10_000, "every process of the run gone");
-      expect(code, cli.output()).toBe(1);
-      const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as { status: string; failure: string; stages: Record<string, StageRecord> };
-      expect(m.status).toBe("failed");
-      expect(m.failure).toMatch(/^the results disk ran out of space, during floor warm \(ENOSPC/);
-      const st = m.stages["floor.warm.ping"];
-      expect(st.status).toBe("failed");
-      expect(st.repetitions![0].failure).toMatch(/^ENOSPC: .*the \d+ samples before it are kept$/);
-      expect(st.attempts).toBeGreaterThanOrEqual(20);
-      // no half line: every line is a sample, as many as the record says
-      const lines = readFileSync(join(dir, raw), "utf8");
-      expect(lines.endsWith("\n")).toBe(true);
-      expect(lines.split("\n").filter(Boolean).map((l) => JSON.parse(l))).toHaveLength(st.attempts);
-      expect(() => verifyRunDir(dir)).not.toThrow();
-      // the reserve was spent on the ending
-      expect(existsSync(join(dir, ".space-reserve"))).toBe(false);
-      rmSync(join(mnt, "filler"));
-      const rep = report(dir);
-      expect(rep.code, rep.output).toBe(0);
-      const text = readFileSync(join(dir, "report", "results.md"), "utf8");
-      expect(text).toContain("**Partial run.**");
-      expect(text).toContain("the results disk ran out of space");
-    } finally {
-      execFileSync("umount", [mnt]);
-      rmSync(mnt, { recursive: true, force: true });
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });
-

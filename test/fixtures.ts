@@ -5,9 +5,19 @@ import { join } from "node:path";
 import { RESERVE_FILE, RunDir } from "../workloads/experiment/runDir";
 
 /** Small counts (`--samples`), the same for every e2e run of the stage plan. */
-export const TINY_SAMPLES = "createPing=3,createRead=3,createWrite=3,wake=2,warm=10,sqliteRead=5,sqliteWrite=5,sqliteScan=3,burstAttempts=8,seqWrite=10,openSeconds=1";
+export const TINY_SAMPLES =
+  "createPing=3,createRead=3,createWrite=3,wake=2,warm=10,sqliteRead=5,sqliteWrite=5,sqliteScan=3,burstAttempts=8,seqWrite=10,openSeconds=1";
 
-export type S = { ms: number; ok?: boolean; cold?: boolean | null; clientMs?: number; actorMs?: number; sqlMs?: number; colo?: string; rep?: number };
+export type S = {
+  ms: number;
+  ok?: boolean;
+  cold?: boolean | null;
+  clientMs?: number;
+  actorMs?: number;
+  sqlMs?: number;
+  colo?: string;
+  rep?: number;
+};
 
 /**
  * A run directory written through the same RunDir/SampleFile code the driver
@@ -16,7 +26,14 @@ export type S = { ms: number; ok?: boolean; cold?: boolean | null; clientMs?: nu
  */
 export function fixture(
   stages: Record<string, { samples: S[]; concurrency?: number; wallMs?: number }>,
-  o: { root?: string; preset?: string; at?: Date; config?: Record<string, unknown>; settings?: Record<string, unknown>; repetitions?: number } = {},
+  o: {
+    root?: string;
+    preset?: string;
+    at?: Date;
+    config?: Record<string, unknown>;
+    settings?: Record<string, unknown>;
+    repetitions?: number;
+  } = {},
 ): string {
   const root = o.root ?? mkdtempSync(join(tmpdir(), "ab-report-"));
   const preset = o.preset ?? "quick";
@@ -29,9 +46,31 @@ export function fixture(
       const metric = rest.join(".");
       const own = st.samples.filter((s) => (s.rep ?? 0) === rep);
       const f = run.rawFile(side, metric);
-      own.forEach((s, i) => f.write({ seq: i, at: 1_796_000_000_000 + i, ok: s.ok ?? true, ms: s.ms, cold: s.ok === false ? null : (s.cold ?? false), clientMs: s.clientMs, actorMs: s.actorMs, sqlMs: s.sqlMs, ...(s.colo ? { colo: s.colo } : {}), ...(s.ok === false ? { error: "HTTP 504" } : {}) }));
+      own.forEach((s, i) =>
+        f.write({
+          seq: i,
+          at: 1_796_000_000_000 + i,
+          ok: s.ok ?? true,
+          ms: s.ms,
+          cold: s.ok === false ? null : (s.cold ?? false),
+          clientMs: s.clientMs,
+          actorMs: s.actorMs,
+          sqlMs: s.sqlMs,
+          ...(s.colo ? { colo: s.colo } : {}),
+          ...(s.ok === false ? { error: "HTTP 504" } : {}),
+        }),
+      );
       f.close();
-      run.recordStage({ side, metric, file: `raw/${side}.${metric}.jsonl`, attempts: own.length, errors: own.filter((s) => s.ok === false).length, wallMs: st.wallMs ?? 1000, concurrency: st.concurrency ?? 1, startedAt: "2026-12-02T13:05:00.000Z" });
+      run.recordStage({
+        side,
+        metric,
+        file: `raw/${side}.${metric}.jsonl`,
+        attempts: own.length,
+        errors: own.filter((s) => s.ok === false).length,
+        wallMs: st.wallMs ?? 1000,
+        concurrency: st.concurrency ?? 1,
+        startedAt: "2026-12-02T13:05:00.000Z",
+      });
     }
     if (o.repetitions !== undefined) run.endRepetition();
   }
@@ -82,7 +121,8 @@ export function tree(root: string): string[] {
 }
 
 /** Text a compromised runner could put in every string field a report prints: HTML, a script, backticks, pipes, a newline and a heading. */
-export const HOSTILE_TEXT = "x`</td><script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\">\n# forged heading | cell | ``code`` [link](javascript:alert(1))";
+export const HOSTILE_TEXT =
+  'x`</td><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">\n# forged heading | cell | ``code`` [link](javascript:alert(1))';
 
 /**
  * A run directory whose hashes all match but whose every printed string is
@@ -96,11 +136,33 @@ export function hostileRun(root: string, at = new Date(Date.UTC(2026, 10, 28, 9,
   f.write({ seq: 1, at: 1_796_000_000_001, ok: false, ms: 30000, cold: null, error: HOSTILE_TEXT });
   f.close();
   run.recordStage({
-    side: "rivet", metric: "wake.ping", file: "raw/rivet.wake.ping.jsonl", attempts: 2, errors: 1, wallMs: 100, concurrency: 1, startedAt: HOSTILE_TEXT,
-    notes: { machineLimit: { samples: { [HOSTILE_TEXT]: 1 }, runtimeLog: {} }, setupRetries: [HOSTILE_TEXT], preparationFailures: 1, preparationErrors: [HOSTILE_TEXT], startState: { group: HOSTILE_TEXT, before: { existing: 1, awake: 1 }, atStart: { existing: 1, awake: 0 }, settleMs: 1, sleepFailures: 0 } },
+    side: "rivet",
+    metric: "wake.ping",
+    file: "raw/rivet.wake.ping.jsonl",
+    attempts: 2,
+    errors: 1,
+    wallMs: 100,
+    concurrency: 1,
+    startedAt: HOSTILE_TEXT,
+    notes: {
+      machineLimit: { samples: { [HOSTILE_TEXT]: 1 }, runtimeLog: {} },
+      setupRetries: [HOSTILE_TEXT],
+      preparationFailures: 1,
+      preparationErrors: [HOSTILE_TEXT],
+      startState: {
+        group: HOSTILE_TEXT,
+        before: { existing: 1, awake: 1 },
+        atStart: { existing: 1, awake: 0 },
+        settleMs: 1,
+        sleepFailures: 0,
+      },
+    },
   });
   Object.assign(run.manifest, {
-    startedAt: HOSTILE_TEXT, finishedAt: HOSTILE_TEXT, preset: HOSTILE_TEXT, failure: HOSTILE_TEXT,
+    startedAt: HOSTILE_TEXT,
+    finishedAt: HOSTILE_TEXT,
+    preset: HOSTILE_TEXT,
+    failure: HOSTILE_TEXT,
     versions: { ...run.manifest.versions, [HOSTILE_TEXT]: HOSTILE_TEXT },
     machine: { cpus: HOSTILE_TEXT, cpuModel: HOSTILE_TEXT, memory: 1, os: HOSTILE_TEXT },
     code: { commit: HOSTILE_TEXT, dirty: true, source: HOSTILE_TEXT },

@@ -28,7 +28,10 @@ describe("a fourth side, added by its folder and one registry line", () => {
   let out: RunOutcome;
   let report: Report;
   beforeAll(async () => {
-    const cfg = { ...parseRunArgs(["--preset", "quick", "--side", "echo", "--wake-idle-ms", "300", "--results-dir", root], registry), quiet: true };
+    const cfg = {
+      ...parseRunArgs(["--preset", "quick", "--side", "echo", "--wake-idle-ms", "300", "--results-dir", root], registry),
+      quiet: true,
+    };
     out = await runLocalSuite(cfg, createProgress(process.stdout, true), registry);
     report = await generateReport(out.runDir);
   }, 120_000);
@@ -43,11 +46,15 @@ describe("a fourth side, added by its folder and one registry line", () => {
   it("runs every group of the quick preset into a run directory that verifies, its profile recorded", () => {
     expect(out.failures).toEqual([]);
     const m = verifyRunDir(out.runDir);
-    const want = ["create", "wake", "warm", "sqlite", "seqwrite", "burst"].flatMap((g) => metricsOf(ECHO_PROFILE, g as never)).map((id) => `echo.${id}`);
+    const want = ["create", "wake", "warm", "sqlite", "seqwrite", "burst"]
+      .flatMap((g) => metricsOf(ECHO_PROFILE, g as never))
+      .map((id) => `echo.${id}`);
     expect(Object.keys(m.stages).sort()).toEqual(want.sort());
     expect(m.stages["echo.open.r20"]).toBeDefined();
     expect(m.sideProfiles?.map((p) => p.id)).toEqual(["rivet", "cloudflare", "floor", "echo"]);
-    expect((m.settings?.echo as { caveats: string[] } | undefined)?.caveats).toEqual(["The echo side is a test fixture: it stores nothing."]);
+    expect((m.settings?.echo as { caveats: string[] } | undefined)?.caveats).toEqual([
+      "The echo side is a test fixture: it stores nothing.",
+    ]);
     // Creates and wakes are proven cold by the echo server's own flag.
     const wake = out.rows.find((r) => r.metric === "wake.ping")!;
     expect(wake.n).toBeGreaterThan(0);
@@ -56,13 +63,17 @@ describe("a fourth side, added by its folder and one registry line", () => {
 
   it("has its columns in the report, the README's headline and the throughput table, in its own words", () => {
     const md = readFileSync(join(out.runDir, "report", "results.md"), "utf8");
-    expect(md).toContain("| Metric | Rivet Actor: client round trip through the Engine gateway (driver hrtime) | n | errors / cold flag wrong | Durable Object: Worker's Date.now() around the awaited DO call | n | errors / cold flag wrong | Echo server (test fixture): client round trip to the echo server (driver hrtime) |");
+    expect(md).toContain(
+      "| Metric | Rivet Actor: client round trip through the Engine gateway (driver hrtime) | n | errors / cold flag wrong | Durable Object: Worker's Date.now() around the awaited DO call | n | errors / cold flag wrong | Echo server (test fixture): client round trip to the echo server (driver hrtime) |",
+    );
     expect(md).toMatch(/\| Burst creates at concurrency 8 \| - \| - \| [\d.,]+\/s \(0 errors of \d+\) \|/);
     expect(md).toContain("### Echo server (test fixture)");
     expect(md).toContain("- The echo side is a test fixture: it stores nothing.");
     expect(md).toMatch(/\| Echo server \(test fixture\) \| 20\.0\/s \| [\d.]+\/s \| 0 of 60 \|/);
     const head = report.readmeHeadline.split("\n").find((l) => l.startsWith("| Metric"));
-    expect(head).toBe("| Metric | Rivet Actor (client) | Durable Object (client, via the Worker) | Durable Object (Worker's clock) | Floor (client) | Echo (client) | n |");
+    expect(head).toBe(
+      "| Metric | Rivet Actor (client) | Durable Object (client, via the Worker) | Durable Object (Worker's clock) | Floor (client) | Echo (client) | n |",
+    );
     expect(report.readmeHeadline).toMatch(/\| Warm request \(no storage\) \| - \| - \| - \| - \| [\d.]+ \/ [\d.]+ \|/);
     const summary = JSON.parse(readFileSync(join(out.runDir, "report", "summary.json"), "utf8")) as { rows: Array<{ side: string }> };
     expect(new Set(summary.rows.map((r) => r.side))).toEqual(new Set(["echo"]));

@@ -26,7 +26,7 @@ describe("a hostile run directory in results.md (every hash matches, every print
   });
 
   it("the site's renderer shows raw HTML as text even where it reaches the Markdown", () => {
-    const html = siteMarkdown("a <script>window.x=1</script> b\n\n<div onclick=\"y()\">block</div>\n");
+    const html = siteMarkdown('a <script>window.x=1</script> b\n\n<div onclick="y()">block</div>\n');
     expect(html).not.toMatch(/<script|<div/);
     expect(html).toContain("&lt;script&gt;window.x=1&lt;/script&gt;");
   });

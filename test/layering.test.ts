@@ -38,7 +38,11 @@ function sources(dir: string): string[] {
 /** Relative module names a file imports: static imports and exports, import(), require(). */
 export function importsOf(text: string): string[] {
   const out: string[] = [];
-  for (const re of [/\bfrom\s+"(\.{1,2}\/[^"]+)"/g, /\bimport\s+"(\.{1,2}\/[^"]+)"/g, /\b(?:require|import)\(\s*"(\.{1,2}\/[^"]+)"\s*\)/g]) {
+  for (const re of [
+    /\bfrom\s+"(\.{1,2}\/[^"]+)"/g,
+    /\bimport\s+"(\.{1,2}\/[^"]+)"/g,
+    /\b(?:require|import)\(\s*"(\.{1,2}\/[^"]+)"\s*\)/g,
+  ]) {
     for (const m of text.matchAll(re)) out.push(m[1]);
   }
   return out;
@@ -67,14 +71,19 @@ export function violations(files: string[]): string[] {
   return out;
 }
 
-const production = () => ["index.ts", "stacks", "components", "workloads", "cluster", "analysis"].flatMap((d) => (d.endsWith(".ts") ? [join(ROOT, d)] : sources(join(ROOT, d))));
+const production = () =>
+  ["index.ts", "stacks", "components", "workloads", "cluster", "analysis"].flatMap((d) =>
+    d.endsWith(".ts") ? [join(ROOT, d)] : sources(join(ROOT, d)),
+  );
 
 describe("the house by role", () => {
   it("no file imports a role above its own (the order of ROLES), nor test/", () => {
     expect(violations(production())).toEqual([]);
   });
   it("every source file under workloads/ and analysis/ is in a role folder", () => {
-    const loose = production().map((f) => relative(ROOT, f)).filter((f) => roleOf(f) < 0);
+    const loose = production()
+      .map((f) => relative(ROOT, f))
+      .filter((f) => roleOf(f) < 0);
     expect(loose).toEqual([]);
   });
   it("each role folder exists and holds code", () => {
@@ -88,6 +97,10 @@ describe("the house by role", () => {
     expect(roleOf("workloads/sides")).toBeGreaterThan(roleOf("workloads/run"));
   });
   it("the check sees static, type, dynamic and require imports", () => {
-    expect(importsOf('import { a } from "../x";\nimport type { B } from "./y";\nconst c = require("../../z");\nawait import("./w");\nimport "./side";')).toEqual(["../x", "./y", "./side", "../../z", "./w"]);
+    expect(
+      importsOf(
+        'import { a } from "../x";\nimport type { B } from "./y";\nconst c = require("../../z");\nawait import("./w");\nimport "./side";',
+      ),
+    ).toEqual(["../x", "./y", "./side", "../../z", "./w"]);
   });
 });

@@ -20,7 +20,8 @@ function plain(v: unknown): any {
   }
   return v;
 }
-export const planned = (rs: Registered[]): Planned[] => rs.filter((r) => r.custom).map((r) => ({ type: r.type, name: r.name, urn: r.urn, props: plain(r.inputs) }));
+export const planned = (rs: Registered[]): Planned[] =>
+  rs.filter((r) => r.custom).map((r) => ({ type: r.type, name: r.name, urn: r.urn, props: plain(r.inputs) }));
 
 const USER = {
   "actor-bench:sshSourceAddress": "203.0.113.7",
@@ -37,13 +38,15 @@ export async function registrationsOf(stack: string, preview = false): Promise<R
 
 /** One broken copy of a stack's resources per rule: each must make its rule, and only its rule, fire. */
 type Break = (rs: Planned[]) => Planned[];
-export const edit = (type: string, f: (r: Planned) => void, pick: (r: Planned) => boolean = () => true): Break => (rs) =>
-  rs.map((r) => {
-    if (r.type !== type || !pick(r)) return r;
-    const copy = structuredClone(r);
-    f(copy);
-    return copy;
-  });
+export const edit =
+  (type: string, f: (r: Planned) => void, pick: (r: Planned) => boolean = () => true): Break =>
+  (rs) =>
+    rs.map((r) => {
+      if (r.type !== type || !pick(r)) return r;
+      const copy = structuredClone(r);
+      f(copy);
+      return copy;
+    });
 const engineVm = (r: Planned) => r.props.tags?.["actor-bench-role"] === "engine";
 
 export const BREAKS: Record<string, Break> = {
@@ -61,9 +64,16 @@ export const BREAKS: Record<string, Break> = {
   "storage-account-name": edit("azure-native:storage:StorageAccount", (r) => delete r.props.accountName),
   "autoname-valid": edit("azure-native:dbforpostgresql:Server", (r) => (r.name = "NorthEurope_Prod-engines-pg")),
   "fixed-names-per-stack": edit("azure-native:network:LoadBalancer", (r) => (r.props.loadBalancerName = "actor-bench-engines")),
-  "vm-size-image-controller": edit("azure-native:compute:VirtualMachine", (r) => delete r.props.storageProfile.diskControllerType, engineVm),
+  "vm-size-image-controller": edit(
+    "azure-native:compute:VirtualMachine",
+    (r) => delete r.props.storageProfile.diskControllerType,
+    engineVm,
+  ),
   "zones-offered": edit("azure-native:compute:VirtualMachine", (r) => (r.props.zones = ["4"]), engineVm),
-  "postgres-zone-redundant-ha": edit("azure-native:dbforpostgresql:Server", (r) => (r.props.sku = { name: "Standard_B2s", tier: "Burstable" })),
+  "postgres-zone-redundant-ha": edit(
+    "azure-native:dbforpostgresql:Server",
+    (r) => (r.props.sku = { name: "Standard_B2s", tier: "Burstable" }),
+  ),
   "no-engine-behind-own-load-balancer": edit(
     "azure-native:compute:VirtualMachine",
     (r) => (r.props.tags["actor-bench-peer-url"] = `http://${CLOUD_NETWORK.loadBalancerAddress}:6421`),
@@ -71,4 +81,3 @@ export const BREAKS: Record<string, Break> = {
   ),
   "worker-durable-object-upload": edit("cloudflare:index/workersScript:WorkersScript", (r) => delete r.props.force),
 };
-

@@ -39,8 +39,15 @@ export interface PolicyHost {
 export async function startPolicyPack(dir = resolve("policy")): Promise<PolicyHost> {
   const { child, port } = await spawnPlugin(["index.js"], dir);
   const client = new rpc.AnalyzerClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-  const call = <T>(method: string, req: unknown): Promise<T> => new Promise((res, rej) => client[method](req, (e: Error | null, r: T) => (e ? rej(e) : res(r))));
-  type Message = { setType(t: string): void; setName(n: string): void; setUrn(u: string): void; setProperties(s: unknown): void; setOptions(o: unknown): void };
+  const call = <T>(method: string, req: unknown): Promise<T> =>
+    new Promise((res, rej) => client[method](req, (e: Error | null, r: T) => (e ? rej(e) : res(r))));
+  type Message = {
+    setType(t: string): void;
+    setName(n: string): void;
+    setUrn(u: string): void;
+    setProperties(s: unknown): void;
+    setOptions(o: unknown): void;
+  };
   const fill = <M extends Message>(m: M, r: AnalyzerInput): M => {
     m.setType(r.type);
     m.setName(r.name);
@@ -52,7 +59,9 @@ export async function startPolicyPack(dir = resolve("policy")): Promise<PolicyHo
     return m;
   };
   const diagnostics = (resp: any): Diagnostic[] =>
-    resp.getDiagnosticsList().map((d: any) => ({ policy: d.getPolicyname(), message: d.getMessage(), urn: d.getUrn(), enforcement: d.getEnforcementlevel() }));
+    resp
+      .getDiagnosticsList()
+      .map((d: any) => ({ policy: d.getPolicyname(), message: d.getMessage(), urn: d.getUrn(), enforcement: d.getEnforcementlevel() }));
   return {
     child,
     analyze: async (r) => diagnostics(await call("analyze", fill(new proto.AnalyzeRequest(), r))),

@@ -45,7 +45,10 @@ export async function startProviderHost(cwd = process.cwd()): Promise<ProviderHo
       req.setOlds(struct(olds));
       req.setNews(struct(news));
       const r = await call<any>("check", req);
-      return { inputs: r.getInputs().toJavaScript(), failures: r.getFailuresList().map((f: any) => ({ property: f.getProperty(), reason: f.getReason() })) };
+      return {
+        inputs: r.getInputs().toJavaScript(),
+        failures: r.getFailuresList().map((f: any) => ({ property: f.getProperty(), reason: f.getReason() })),
+      };
     },
     async diff(urn, id, olds, news) {
       const req = new provproto.DiffRequest();

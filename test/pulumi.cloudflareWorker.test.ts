@@ -14,8 +14,16 @@ const bundle = readFileSync(resolve("dist/worker/index.js"), "utf8");
 async function declare(code = bundle) {
   let worker: Record<string, unknown> = {};
   const { registered } = await runProgram("eastus2", {}, false, [], (load) => {
-    const { CloudflareWorker } = load(join(resolve("dist"), "components", "cloudflare", "worker.js")) as typeof import("../components/cloudflare/worker");
-    const w = new CloudflareWorker("cf", { stack: "eastus2", accountId: ACCOUNT, apiToken: "cf-api-token-mock", bundle: code, workersDevSubdomain: "bench-account" });
+    const { CloudflareWorker } = load(
+      join(resolve("dist"), "components", "cloudflare", "worker.js"),
+    ) as typeof import("../components/cloudflare/worker");
+    const w = new CloudflareWorker("cf", {
+      stack: "eastus2",
+      accountId: ACCOUNT,
+      apiToken: "cf-api-token-mock",
+      bundle: code,
+      workersDevSubdomain: "bench-account",
+    });
     worker = { url: w.url, token: w.token, scriptName: w.scriptName };
     return worker;
   });
@@ -26,7 +34,12 @@ describe("CloudflareWorker under setMocks", () => {
   it("deploys the bundle with the DO binding, the SQLite migration, the token as a secret binding and the compatibility date", async () => {
     const { registered } = await declare();
     const [script] = registered.filter((r: Registered) => r.type === "cloudflare:index/workersScript:WorkersScript");
-    expect(script.inputs).toMatchObject({ accountId: ACCOUNT, scriptName: workerScriptName("eastus2", bundle), mainModule: "index.js", compatibilityDate: COMPATIBILITY_DATE });
+    expect(script.inputs).toMatchObject({
+      accountId: ACCOUNT,
+      scriptName: workerScriptName("eastus2", bundle),
+      mainModule: "index.js",
+      compatibilityDate: COMPATIBILITY_DATE,
+    });
     expect(script.inputs.content).toBe(bundle);
     const bindings = script.inputs.bindings as Array<Record<string, unknown>>;
     expect(bindings[0]).toEqual({ name: "BENCH", type: "durable_object_namespace", className: "BenchObject" });
@@ -66,6 +79,8 @@ describe("CloudflareWorker under setMocks", () => {
   });
 
   it("refuses an account id that is not 32 hex characters", async () => {
-    expect(() => workerScriptInputs("my-account", "actor-bench-x", bundle, "t")).toThrow(/cloudflareAccountId: "my-account" is not a 32-character hex account id/);
+    expect(() => workerScriptInputs("my-account", "actor-bench-x", bundle, "t")).toThrow(
+      /cloudflareAccountId: "my-account" is not a 32-character hex account id/,
+    );
   });
 });

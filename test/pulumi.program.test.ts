@@ -33,7 +33,10 @@ describe("index.ts under setMocks: the local stack", () => {
     expect(String(engine[0].inputs.__provider)).toContain("localEngine");
 
     // Cloudflare's groups first, then Rivet's; each run waits for the one before.
-    expect(runs.map((r) => `${r.inputs.side}.${r.inputs.group}`)).toEqual([...groups.map((g) => `cloudflare.${g}`), ...groups.map((g) => `rivet.${g}`)]);
+    expect(runs.map((r) => `${r.inputs.side}.${r.inputs.group}`)).toEqual([
+      ...groups.map((g) => `cloudflare.${g}`),
+      ...groups.map((g) => `rivet.${g}`),
+    ]);
     for (let i = 1; i < runs.length; i++) expect(runs[i].dependencies).toContain(runs[i - 1].urn);
     for (const r of runs) {
       expect(r.inputs.runArgs).toEqual(expect.arrayContaining(["--preset", "local"]));
@@ -66,7 +69,12 @@ describe("index.ts under setMocks: the local stack", () => {
   });
 
   it("a subset config declares only its side's runtime and runs", async () => {
-    const cfg = { ...stackConfigFromFiles("local"), "actor-bench:side": "rivet", "actor-bench:groups": "wake,create", "actor-bench:runId": "again-1" };
+    const cfg = {
+      ...stackConfigFromFiles("local"),
+      "actor-bench:side": "rivet",
+      "actor-bench:groups": "wake,create",
+      "actor-bench:runId": "again-1",
+    };
     const { registered } = await runProgram("local", cfg, false);
     expect(registered.some((r) => r.type.endsWith(":LocalWorker"))).toBe(false);
     const runs = registered.filter((r) => r.type.endsWith(":BenchmarkRun"));
@@ -80,13 +88,23 @@ describe("index.ts under setMocks: config errors fail before anything is declare
     ["an unknown key", { "actor-bench:presets": "quick" }, /unknown config key actor-bench:presets/],
     ["a bad preset", { "actor-bench:preset": "huge" }, /config actor-bench:preset: must be one of quick, local, large, full, got "huge"/],
     ["a bad group", { "actor-bench:groups": "nap" }, /config actor-bench:groups: .*unknown: nap/],
-    ["another Engine version on a local stack", { "actor-bench:engineVersion": "9.9.9" }, /config actor-bench:engineVersion: "9.9.9" is not allowed; a local stack runs the Engine installed from npm/],
-    ["a cloud key on a local stack", { "actor-bench:region": "westus" }, /config actor-bench:region: "westus" is not allowed; it applies to actor-bench:target azure only/],
+    [
+      "another Engine version on a local stack",
+      { "actor-bench:engineVersion": "9.9.9" },
+      /config actor-bench:engineVersion: "9.9.9" is not allowed; a local stack runs the Engine installed from npm/,
+    ],
+    [
+      "a cloud key on a local stack",
+      { "actor-bench:region": "westus" },
+      /config actor-bench:region: "westus" is not allowed; it applies to actor-bench:target azure only/,
+    ],
   ];
   for (const [what, extra, message] of cases) {
     it(what, async () => {
       const registered: Registered[] = [];
-      await expect(runProgram("local", { ...stackConfigFromFiles("local"), ...extra }, true, [], undefined, registered)).rejects.toThrow(message);
+      await expect(runProgram("local", { ...stackConfigFromFiles("local"), ...extra }, true, [], undefined, registered)).rejects.toThrow(
+        message,
+      );
       // A resource declared before the error would reach the monitor within this time.
       await new Promise((r) => setTimeout(r, 300));
       expect(registered).toEqual([]);
@@ -96,11 +114,15 @@ describe("index.ts under setMocks: config errors fail before anything is declare
 
 describe("index.ts under setMocks: the eastus2 stack", () => {
   it("without the user's own SSH address the preview fails naming the key", async () => {
-    await expect(runProgram("eastus2", stackConfigFromFiles("eastus2"), true)).rejects.toThrow(/config actor-bench:sshSourceAddress: "" is not allowed; an azure stack needs the address SSH is open to/);
+    await expect(runProgram("eastus2", stackConfigFromFiles("eastus2"), true)).rejects.toThrow(
+      /config actor-bench:sshSourceAddress: "" is not allowed; an azure stack needs the address SSH is open to/,
+    );
   });
   it("zone 4 (the reference's) is refused", async () => {
     const cfg = { ...stackConfigFromFiles("eastus2"), ...cloudSecrets, "actor-bench:zones": "1,2,4" };
-    await expect(runProgram("eastus2", cfg, true, ["actor-bench:cloudflareApiToken"])).rejects.toThrow(/zones: "1,2,4" is not allowed; Azure's logical zones are 1, 2 and 3/);
+    await expect(runProgram("eastus2", cfg, true, ["actor-bench:cloudflareApiToken"])).rejects.toThrow(
+      /zones: "1,2,4" is not allowed; Azure's logical zones are 1, 2 and 3/,
+    );
   });
   it("without the Cloudflare account's workers.dev subdomain the preview fails naming the key, nothing is declared", async () => {
     const { "actor-bench:cloudflareWorkersSubdomain": _omitted, ...withoutSubdomain } = cloudSecrets;

@@ -39,10 +39,34 @@ describe("dynamic providers in the real provider host", () => {
   const withProvider = (type: string, p: Props) => ({ ...p, __provider: providers[type] });
 
   it("Check refuses bad inputs with the property and the reason", async () => {
-    const bad = await host.check(urnOf(T("LocalEngine"), "e"), {}, withProvider("LocalEngine", { stack: "t", stateDir: "relative", loopback: "fast", engineVersion: "0.0.1", settings: {}, actorSleepTimeoutMs: 0, topology: "ring" }));
-    expect(bad.failures.map((f) => f.property).sort()).toEqual(["actorSleepTimeoutMs", "engineVersion", "loopback", "stateDir", "topology"]);
-    expect(bad.failures.find((f) => f.property === "engineVersion")!.reason).toMatch(/the local Engine is the one installed from npm, 2\.3\.19/);
-    const run = await host.check(urnOf(T("BenchmarkRun"), "r"), {}, withProvider("BenchmarkRun", { stack: "t", side: "rivet", group: "nap", runArgs: ["--preset", "huge"], blobRoot: "/x", target: {} }));
+    const bad = await host.check(
+      urnOf(T("LocalEngine"), "e"),
+      {},
+      withProvider("LocalEngine", {
+        stack: "t",
+        stateDir: "relative",
+        loopback: "fast",
+        engineVersion: "0.0.1",
+        settings: {},
+        actorSleepTimeoutMs: 0,
+        topology: "ring",
+      }),
+    );
+    expect(bad.failures.map((f) => f.property).sort()).toEqual([
+      "actorSleepTimeoutMs",
+      "engineVersion",
+      "loopback",
+      "stateDir",
+      "topology",
+    ]);
+    expect(bad.failures.find((f) => f.property === "engineVersion")!.reason).toMatch(
+      /the local Engine is the one installed from npm, 2\.3\.19/,
+    );
+    const run = await host.check(
+      urnOf(T("BenchmarkRun"), "r"),
+      {},
+      withProvider("BenchmarkRun", { stack: "t", side: "rivet", group: "nap", runArgs: ["--preset", "huge"], blobRoot: "/x", target: {} }),
+    );
     expect(run.failures.map((f) => f.property).sort()).toEqual(["group", "runArgs", "target"]);
   });
 
@@ -50,15 +74,22 @@ describe("dynamic providers in the real provider host", () => {
     // Start both runtimes.
     const engineUrn = urnOf(T("LocalEngine"), "local-engine");
     const engineIn = withProvider("LocalEngine", {
-      stack: "t", stateDir: join(work, "engine"), loopback, engineVersion: "2.3.19",
-      settings: { tcpNodelay: true, keepRustBacktrace: false, loadShedding: false }, actorSleepTimeoutMs: 30000, topology: "single",
+      stack: "t",
+      stateDir: join(work, "engine"),
+      loopback,
+      engineVersion: "2.3.19",
+      settings: { tcpNodelay: true, keepRustBacktrace: false, loadShedding: false },
+      actorSleepTimeoutMs: 30000,
+      topology: "single",
     });
     const checked = await host.check(engineUrn, {}, engineIn);
     expect(checked.failures).toEqual([]);
     const engine = await host.create(engineUrn, checked.inputs);
     const engineDaemon = engine.props.daemon as { pid: number; ready: { pids: number[]; target: { enginePid: number; appPid: number } } };
     // The daemon names the Engine's and the app's processes, as the Rivet side's launch started them.
-    expect(engineDaemon.ready.pids).toEqual(expect.arrayContaining([engineDaemon.ready.target.enginePid, engineDaemon.ready.target.appPid]));
+    expect(engineDaemon.ready.pids).toEqual(
+      expect.arrayContaining([engineDaemon.ready.target.enginePid, engineDaemon.ready.target.appPid]),
+    );
     expect(alive(engineDaemon.pid) && engineDaemon.ready.pids.every(alive)).toBe(true);
     expect(engine.props.gatewayUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
@@ -72,19 +103,28 @@ describe("dynamic providers in the real provider host", () => {
 
     // Unchanged inputs: no diff; a changed input replaces.
     expect(await host.diff(engineUrn, engine.id, engine.props, engineIn)).toEqual({ changes: "none", replaces: [] });
-    expect((await host.diff(engineUrn, engine.id, engine.props, { ...engineIn, actorSleepTimeoutMs: 2000 })).replaces).toEqual(["actorSleepTimeoutMs"]);
+    expect((await host.diff(engineUrn, engine.id, engine.props, { ...engineIn, actorSleepTimeoutMs: 2000 })).replaces).toEqual([
+      "actorSleepTimeoutMs",
+    ]);
     expect((await host.read(engineUrn, engine.id, engine.props)).id).toBe(engine.id);
 
     // One group of each side, quick preset.
     const runUrn = (side: string) => urnOf(T("BenchmarkRun"), `local-${side}-create`);
     const runs: Array<{ id: string; props: Props }> = [];
     for (const side of ["cloudflare", "rivet"]) {
-      const target = side === "rivet"
-        ? { daemon: engine.props.daemon, gatewayUrl: engine.props.gatewayUrl }
-        : { daemon: worker.props.daemon, url: worker.props.url, versions: worker.props.versions };
+      const target =
+        side === "rivet"
+          ? { daemon: engine.props.daemon, gatewayUrl: engine.props.gatewayUrl }
+          : { daemon: worker.props.daemon, url: worker.props.url, versions: worker.props.versions };
       const input = withProvider("BenchmarkRun", {
-        stack: "t", side, group: "create", runArgs: ["--preset", "quick", "--request-timeout-ms", "30000"], trigger: null,
-        blobRoot: join(work, "blobs", `${side}.create`), target, ...(side === "cloudflare" ? { token: worker.props.token } : {}),
+        stack: "t",
+        side,
+        group: "create",
+        runArgs: ["--preset", "quick", "--request-timeout-ms", "30000"],
+        trigger: null,
+        blobRoot: join(work, "blobs", `${side}.create`),
+        target,
+        ...(side === "cloudflare" ? { token: worker.props.token } : {}),
       });
       const c = await host.check(runUrn(side), {}, input);
       expect(c.failures).toEqual([]);
@@ -93,7 +133,11 @@ describe("dynamic providers in the real provider host", () => {
       const blob = run.props.blob as string;
       expect(run.props.status).toBe("complete");
       // The blob's digest is the manifest's sha256; the manifest pins every raw file.
-      expect(run.props.sha256).toBe(createHash("sha256").update(readFileSync(join(blob, "manifest.json"))).digest("hex"));
+      expect(run.props.sha256).toBe(
+        createHash("sha256")
+          .update(readFileSync(join(blob, "manifest.json")))
+          .digest("hex"),
+      );
       const m = verifyRunDir(blob);
       expect(Object.keys(m.files).length).toBeGreaterThanOrEqual(3);
       expect(JSON.stringify(m)).not.toContain(String(worker.props.token));
@@ -111,8 +155,12 @@ describe("dynamic providers in the real provider host", () => {
     const reportUrn = urnOf(T("BenchmarkReport"), "local-report");
     const resultsRoot = join(work, "results");
     const parts = runs.map((r) => ({ label: `${r.props.side} create`, runDir: r.props.blob, sha256: r.props.sha256 }));
-    const tampered = await host.create(reportUrn, withProvider("BenchmarkReport", { stack: "t", resultsRoot, parts: [{ ...parts[0], sha256: "0".repeat(64) }] })).catch((e: Error) => e);
-    expect(String(tampered)).toMatch(/cloudflare create: .*manifest.json has sha256 [0-9a-f]{64}, the stack recorded 0{64}; the result was changed after the run/);
+    const tampered = await host
+      .create(reportUrn, withProvider("BenchmarkReport", { stack: "t", resultsRoot, parts: [{ ...parts[0], sha256: "0".repeat(64) }] }))
+      .catch((e: Error) => e);
+    expect(String(tampered)).toMatch(
+      /cloudflare create: .*manifest.json has sha256 [0-9a-f]{64}, the stack recorded 0{64}; the result was changed after the run/,
+    );
     const report = await host.create(reportUrn, withProvider("BenchmarkReport", { stack: "t", resultsRoot, parts }));
     const runDir = report.props.runDir as string;
     expect(runDir.startsWith(join(resultsRoot, "t"))).toBe(true);

@@ -47,28 +47,75 @@ function mockState(type: string, name: string, inputs: Record<string, unknown>, 
   const daemon = { kind: "mock", pid: 1, startTime: "0", netns: false, stateDir: "/mock", log: "/mock/log", ready: {} };
   if (type.endsWith(":LocalEngine")) return { ...inputs, gatewayUrl: "http://127.0.0.1:1", runningEngineVersion: "mock", daemon };
   if (type.endsWith(":LocalWorker")) return { ...inputs, url: "http://127.0.0.1:2", token: "mock-token", versions: {}, daemon };
-  if (type === "tls:index/privateKey:PrivateKey") return { ...inputs, privateKeyOpenssh: `-----BEGIN OPENSSH PRIVATE KEY-----\nmock-private-key-${name}\n-----END OPENSSH PRIVATE KEY-----\n`, publicKeyOpenssh: `ssh-ed25519 AAAAmock-${name}\n` };
+  if (type === "tls:index/privateKey:PrivateKey")
+    return {
+      ...inputs,
+      privateKeyOpenssh: `-----BEGIN OPENSSH PRIVATE KEY-----\nmock-private-key-${name}\n-----END OPENSSH PRIVATE KEY-----\n`,
+      publicKeyOpenssh: `ssh-ed25519 AAAAmock-${name}\n`,
+    };
   // What the runner's commands print: the probe's line, a run's line (run id, blob prefix, manifest sha256).
-  if (type === "command:remote:Command" && name.endsWith("-probe")) return { ...inputs, stdout: '{"ok":true,"ms":1,"actorId":"mock"}', stderr: "" };
+  if (type === "command:remote:Command" && name.endsWith("-probe"))
+    return { ...inputs, stdout: '{"ok":true,"ms":1,"actorId":"mock"}', stderr: "" };
   if (type === "command:remote:Command" && name.endsWith("-run")) {
     const stdin = inputs.stdin as string | { value: string };
     const prefix = (JSON.parse(typeof stdin === "string" ? stdin : stdin.value) as { prefix: string }).prefix;
-    return { ...inputs, stdout: JSON.stringify({ runId: "20261203T1530Z", blobPrefix: `${prefix}/20261203T1530Z`, sha256: "0".repeat(64) }), stderr: "progress" };
+    return {
+      ...inputs,
+      stdout: JSON.stringify({ runId: "20261203T1530Z", blobPrefix: `${prefix}/20261203T1530Z`, sha256: "0".repeat(64) }),
+      stderr: "progress",
+    };
   }
   if (type === "random:index/randomPassword:RandomPassword") return { ...inputs, result: "mockpgpassword0123456789abcdefgh" };
   if (type === "random:index/randomString:RandomString") return { ...inputs, result: "k3j9x0q2".slice(0, Number(inputs.length)) };
   if (type === "azure-native:network:PublicIPAddress") return { ...inputs, ipAddress: "198.51.100.10" };
-  if (type === "azure-native:dbforpostgresql:Server") return { ...inputs, name: inputs.serverName ?? "pg", fullyQualifiedDomainName: "pg.actor-bench.private.postgres.database.azure.com" };
+  if (type === "azure-native:dbforpostgresql:Server")
+    return { ...inputs, name: inputs.serverName ?? "pg", fullyQualifiedDomainName: "pg.actor-bench.private.postgres.database.azure.com" };
   if (type === "azure-native:storage:StorageAccount") return { ...inputs, name: inputs.accountName ?? "actorbenchsa" };
   if (type === "cloudflare:index/workersScriptSubdomain:WorkersScriptSubdomain") return { ...inputs };
-  if (/:(BenchmarkRun|RemoteRunFetch)$/.test(type)) return { ...inputs, runId: "mock", blob: `/mock/${inputs.part ?? `${inputs.side}.${inputs.group}`}`, sha256: "0".repeat(64), status: "complete", failures: [], summary: { rows: [], throughput: [] } };
-  if (type.endsWith(":DoAnalytics")) return { ...inputs, runId: "mock", blob: `/mock/analytics.${String(inputs.forRunDir).split("/").pop()}`, sha256: "1".repeat(64), blocks: 1, invocations: 1 };
+  if (/:(BenchmarkRun|RemoteRunFetch)$/.test(type))
+    return {
+      ...inputs,
+      runId: "mock",
+      blob: `/mock/${inputs.part ?? `${inputs.side}.${inputs.group}`}`,
+      sha256: "0".repeat(64),
+      status: "complete",
+      failures: [],
+      summary: { rows: [], throughput: [] },
+    };
+  if (type.endsWith(":DoAnalytics"))
+    return {
+      ...inputs,
+      runId: "mock",
+      blob: `/mock/analytics.${String(inputs.forRunDir).split("/").pop()}`,
+      sha256: "1".repeat(64),
+      blocks: 1,
+      invocations: 1,
+    };
   // What the provider signs (workloads/runner/resultAccess.ts): one user delegation SAS per holder, with its letters.
   if (type.endsWith(":ResultAccess")) {
     const grants = inputs.grants as Record<string, string>;
-    return { ...inputs, expiresOn: "2026-12-07T10:00:00Z", sas: Object.fromEntries(Object.entries(grants).map(([h, sp]) => [h, `sv=2023-11-03&spr=https&se=2026-12-07T10%3A00%3A00Z&skoid=o&sktid=t&sks=b&skv=2023-11-03&sr=c&sp=${sp}&sig=mock-${h}`])) };
+    return {
+      ...inputs,
+      expiresOn: "2026-12-07T10:00:00Z",
+      sas: Object.fromEntries(
+        Object.entries(grants).map(([h, sp]) => [
+          h,
+          `sv=2023-11-03&spr=https&se=2026-12-07T10%3A00%3A00Z&skoid=o&sktid=t&sks=b&skv=2023-11-03&sr=c&sp=${sp}&sig=mock-${h}`,
+        ]),
+      ),
+    };
   }
-  if (type.endsWith(":BenchmarkReport")) return { ...inputs, runId: "mock", runDir: "/mock/run", status: "complete", failure: null, report: "# mocked report", summary: { rows: [], throughput: [] }, site: "/mock/site/index.html" };
+  if (type.endsWith(":BenchmarkReport"))
+    return {
+      ...inputs,
+      runId: "mock",
+      runDir: "/mock/run",
+      status: "complete",
+      failure: null,
+      report: "# mocked report",
+      summary: { rows: [], throughput: [] },
+      site: "/mock/site/index.html",
+    };
   return inputs;
 }
 
@@ -76,7 +123,8 @@ const SUBSCRIPTION = "00000000-0000-0000-0000-000000000000";
 
 /** Invokes: Azure's client config and a token of the identity `pulumi up` runs as. Anything else is a call the program should not make. */
 function mockCall(token: string, inputs: Record<string, unknown>): Record<string, unknown> {
-  if (token === "azure-native:authorization:getClientConfig") return { subscriptionId: SUBSCRIPTION, tenantId: "t", clientId: "c", objectId: "o" };
+  if (token === "azure-native:authorization:getClientConfig")
+    return { subscriptionId: SUBSCRIPTION, tenantId: "t", clientId: "c", objectId: "o" };
   if (token === "azure-native:authorization:getClientToken") return { token: `mock-entra-token-for-${String(inputs.endpoint)}` };
   return inputs;
 }
@@ -108,7 +156,10 @@ export async function runProgram(
   const invoked: string[] = [];
   await pulumi.runtime.setMocks(
     {
-      newResource: (args) => ({ id: args.custom ? mockId(args.type, args.name, args.inputs) : undefined, state: mockState(args.type, args.name, args.inputs, preview) }),
+      newResource: (args) => ({
+        id: args.custom ? mockId(args.type, args.name, args.inputs) : undefined,
+        state: mockState(args.type, args.name, args.inputs, preview),
+      }),
       call: (args) => {
         invoked.push(args.token);
         return mockCall(args.token, args.inputs);
@@ -133,7 +184,9 @@ export async function runProgram(
       dependencies: req.getDependenciesList(),
       additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
       provider: req.getProvider(),
-      secretInputs: Object.entries(obj).filter(([, v]) => (v as { [k: string]: unknown } | null)?.[SIG_KEY] === SECRET_SIG).map(([k]) => k),
+      secretInputs: Object.entries(obj)
+        .filter(([, v]) => (v as { [k: string]: unknown } | null)?.[SIG_KEY] === SECRET_SIG)
+        .map(([k]) => k),
     });
     original(req, (err: unknown, resp: { getUrn(): string } | undefined) => {
       if (resp) registered.find((r) => r.name === req.getName() && r.type === req.getType())!.urn = resp.getUrn();

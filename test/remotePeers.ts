@@ -48,9 +48,21 @@ export async function startSshd(dir: string): Promise<Sshd> {
     ].join("\n"),
   );
   const log = join(dir, "sshd.log");
-  const proc = spawnManaged({ name: "sshd", command: "/usr/sbin/sshd", args: ["-D", "-e", "-f", join(dir, "sshd_config")], env: process.env, logFile: log });
+  const proc = spawnManaged({
+    name: "sshd",
+    command: "/usr/sbin/sshd",
+    args: ["-D", "-e", "-f", join(dir, "sshd_config")],
+    env: process.env,
+    logFile: log,
+  });
   await waitUntil("listening", proc, log, 10_000, () => readFileSync(log, "utf8").includes("Server listening"));
-  return { port, user: userInfo().username, privateKey: readFileSync(join(dir, "client"), "utf8"), hostKey: readFileSync(join(dir, "host_ed25519.pub"), "utf8").trim(), proc };
+  return {
+    port,
+    user: userInfo().username,
+    privateKey: readFileSync(join(dir, "client"), "utf8"),
+    hostKey: readFileSync(join(dir, "host_ed25519.pub"), "utf8").trim(),
+    proc,
+  };
 }
 
 // Azurite's documented development account.
@@ -85,7 +97,17 @@ export async function startAzurite(dir: string, containerName: string, opts: { e
   const proc = spawnManaged({
     name: "azurite-blob",
     command: entry,
-    args: ["--blobHost", "127.0.0.1", "--blobPort", String(port), "--location", dir, "--skipApiVersionCheck", "--disableTelemetry", ...(tls ? ["--cert", tls.cert, "--key", tls.key, "--oauth", "basic"] : [])],
+    args: [
+      "--blobHost",
+      "127.0.0.1",
+      "--blobPort",
+      String(port),
+      "--location",
+      dir,
+      "--skipApiVersionCheck",
+      "--disableTelemetry",
+      ...(tls ? ["--cert", tls.cert, "--key", tls.key, "--oauth", "basic"] : []),
+    ],
     env: process.env,
     logFile: log,
   });
@@ -94,8 +116,12 @@ export async function startAzurite(dir: string, containerName: string, opts: { e
   const containerUrl = `${tls ? "https" : "http"}://127.0.0.1:${port}/${ACCOUNT}/${containerName}`;
   const container = new ContainerClient(containerUrl, cred);
   const grantSas = (permissions: string) =>
-    generateBlobSASQueryParameters({ containerName, permissions: ContainerSASPermissions.parse(permissions), expiresOn: new Date(Date.now() + 3600_000) }, cred).toString();
-  if (tls) return { proc, containerUrl, sas: "", container, accountName: ACCOUNT, accountKey: KEY, grantSas, ca: readFileSync(tls.cert, "utf8") };
+    generateBlobSASQueryParameters(
+      { containerName, permissions: ContainerSASPermissions.parse(permissions), expiresOn: new Date(Date.now() + 3600_000) },
+      cred,
+    ).toString();
+  if (tls)
+    return { proc, containerUrl, sas: "", container, accountName: ACCOUNT, accountKey: KEY, grantSas, ca: readFileSync(tls.cert, "utf8") };
   await container.create();
   return { proc, containerUrl, sas: grantSas("rwlc"), container, accountName: ACCOUNT, accountKey: KEY, grantSas };
 }
@@ -104,7 +130,27 @@ export async function startAzurite(dir: string, containerName: string, opts: { e
 function selfSignedCert(dir: string): { cert: string; key: string } {
   const cert = join(dir, "cert.pem");
   const key = join(dir, "key.pem");
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+    ],
+    { stdio: "ignore" },
+  );
   return { cert, key };
 }
 
@@ -117,7 +163,16 @@ export function storageToken(claims: Record<string, unknown> = {}): string {
   const now = Math.floor(Date.now() / 1000);
   const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
   const tid = "72f988bf-86f1-41af-91ab-2d7cd011db47";
-  const body = { aud: "https://storage.azure.com", iss: `https://sts.windows.net/${tid}/`, iat: now - 60, nbf: now - 60, exp: now + 3600, oid: "6b3c5f8e-8c4e-4b1e-9d55-0a1f2e3d4c5b", tid, ...claims };
+  const body = {
+    aud: "https://storage.azure.com",
+    iss: `https://sts.windows.net/${tid}/`,
+    iat: now - 60,
+    nbf: now - 60,
+    exp: now + 3600,
+    oid: "6b3c5f8e-8c4e-4b1e-9d55-0a1f2e3d4c5b",
+    tid,
+    ...claims,
+  };
   return `${b64({ alg: "RS256", typ: "JWT" })}.${b64(body)}.${Buffer.from("unsigned").toString("base64url")}`;
 }
 
@@ -130,4 +185,3 @@ export function detachedAppCommand(appDir: string, nodeBin: string, gatewayUrl: 
     `setsid '${nodeBin}' dist/workloads/sides/rivet/app.js < /dev/null > app.log 2>&1 & echo $! > '${appDir}/app.pid'`
   );
 }
-

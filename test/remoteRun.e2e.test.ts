@@ -10,9 +10,18 @@ import { waitUntil } from "../workloads/host/waitFor";
 import { DEFAULT_ENGINE_SETTINGS, engineEnv, renderEngineConfig } from "../cluster/engineConfig";
 import { engineBinaryPath, healthy } from "../workloads/sides/rivet/localRivet";
 import { writeBundleArchive } from "../workloads/runner/bundle";
-import { BUNDLE_FILE, credentialsCommand, installCommand, PARTS_DIR, probeCommand, RUN_LOCK, runCommand, TIME_LIMIT_EXIT } from "../workloads/runner/commands";
+import {
+  BUNDLE_FILE,
+  credentialsCommand,
+  installCommand,
+  PARTS_DIR,
+  probeCommand,
+  RUN_LOCK,
+  runCommand,
+  TIME_LIMIT_EXIT,
+} from "../workloads/runner/commands";
 import { parseProbe, type RemoteRunRequest, type RunnerCredentials } from "../workloads/runner/runner";
-import { downloadRunDir, getBlob, } from "../workloads/runner/blobStore";
+import { downloadRunDir, getBlob } from "../workloads/runner/blobStore";
 import { RESULT_GRANTS } from "../workloads/runner/resultAccess";
 import { verifyRunDir } from "../analysis/contract/verify";
 import type { Group } from "../analysis/contract/catalog";
@@ -49,7 +58,13 @@ beforeAll(async () => {
   const conf = join(dir, "engine.json");
   writeFileSync(conf, JSON.stringify(renderEngineConfig(join(dir, "engine-data"), { gateway, apiPeer, metrics }, DEFAULT_ENGINE_SETTINGS)));
   gatewayUrl = `http://127.0.0.1:${gateway}`;
-  engine = spawnManaged({ name: "rivet-engine", command: engineBinaryPath(), args: ["start", "--config", conf], env: engineEnv(process.env, DEFAULT_ENGINE_SETTINGS), logFile: join(dir, "engine.log") });
+  engine = spawnManaged({
+    name: "rivet-engine",
+    command: engineBinaryPath(),
+    args: ["start", "--config", conf],
+    env: engineEnv(process.env, DEFAULT_ENGINE_SETTINGS),
+    logFile: join(dir, "engine.log"),
+  });
   await waitUntil("answering /health", engine, join(dir, "engine.log"), 60_000, async () => (await healthy(gatewayUrl)) !== null);
   sshd = await startSshd(join(dir, "sshd"));
   // Plain HTTP and the emulator's key sign the SAS here; the stack's own (user delegation) SAS are
@@ -73,20 +88,43 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const conn = (hostKey = sshd.hostKey): SshTarget => ({ host: "127.0.0.1", port: sshd.port, user: sshd.user, privateKey: sshd.privateKey, hostKey });
+const conn = (hostKey = sshd.hostKey): SshTarget => ({
+  host: "127.0.0.1",
+  port: sshd.port,
+  user: sshd.user,
+  privateKey: sshd.privateKey,
+  hostKey,
+});
 const NODE = process.execPath;
 const UPLOAD_SAS = () => azurite.grantSas(RESULT_GRANTS.upload);
 
 /** What the stack's run command gets on stdin: the request, no credential. */
-function runRequest(side: "rivet" | "cloudflare", group: string, runArgs: string[], target: Record<string, unknown>, prefix = `eastus2-test/${side}.${group}`): RemoteRunRequest {
+function runRequest(
+  side: "rivet" | "cloudflare",
+  group: string,
+  runArgs: string[],
+  target: Record<string, unknown>,
+  prefix = `eastus2-test/${side}.${group}`,
+): RemoteRunRequest {
   return {
-    request: { side, runArgs: [...runArgs, "--side", side, "--groups", group], stack: "eastus2-test", blobRoot: `${appDir}/runs`, targets: { [side]: target } },
+    request: {
+      side,
+      runArgs: [...runArgs, "--side", side, "--groups", group],
+      stack: "eastus2-test",
+      blobRoot: `${appDir}/runs`,
+      targets: { [side]: target },
+    },
     containerUrl: azurite.containerUrl,
     prefix,
   };
 }
 
-const rivetTarget = () => ({ gatewayUrl, engineVersion: "2.3.19", engineConfig: { topology: "single (test)" }, startedBy: "remote-run test: one local Engine" });
+const rivetTarget = () => ({
+  gatewayUrl,
+  engineVersion: "2.3.19",
+  engineConfig: { topology: "single (test)" },
+  startedBy: "remote-run test: one local Engine",
+});
 
 /** The fetch resource's create, fed with a remote run's stdout and stderr as RemoteGroupRun feeds it. */
 async function fetchRun(part: string, r: { stdout: string; stderr: string }, blobRoot: string, prefix = `eastus2-test/${part}`) {
@@ -149,7 +187,9 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
   }, 480_000);
 
   it("runs a group there, prints one JSON line, uploads it, and the fetch brings home a checked copy", async () => {
-    const r = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(runRequest("rivet", "create", ["--preset", "quick"], rivetTarget())) });
+    const r = await sshExec(conn(), runCommand(appDir, NODE, 600), {
+      stdin: JSON.stringify(runRequest("rivet", "create", ["--preset", "quick"], rivetTarget())),
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim().split("\n")).toHaveLength(1);
     expect(Object.keys(JSON.parse(r.stdout)).sort()).toEqual(["blobPrefix", "runId", "sha256"]);
@@ -164,7 +204,8 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
 
     // The container holds the run; the driver's progress came home as a log.
     const names: string[] = [];
-    for await (const b of azurite.container.listBlobsFlat({ prefix: `eastus2-test/rivet.create/${outs.runId as string}/` })) names.push(b.name);
+    for await (const b of azurite.container.listBlobsFlat({ prefix: `eastus2-test/rivet.create/${outs.runId as string}/` }))
+      names.push(b.name);
     expect(names.length).toBe(Object.keys(m.files).length + 1);
     expect(readFileSync(join(dir, "blobs", "rivet.create.driver.log"), "utf8")).toContain("create.ping");
 
@@ -172,8 +213,12 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
     const prefix = `eastus2-test/rivet.create/${outs.runId as string}`;
     const raw = Object.keys(m.files)[0];
     await azurite.container.getBlockBlobClient(`${prefix}/${raw}`).upload("tampered\n", 9);
-    await expect(downloadRunDir({ url: azurite.containerUrl, sas: azurite.sas }, prefix, join(dir, "tampered"), outs.sha256 as string)).rejects.toThrow(/sha256 .* does not match the manifest/);
-    await expect(downloadRunDir({ url: azurite.containerUrl, sas: azurite.sas }, prefix, join(dir, "tampered2"), "0".repeat(64))).rejects.toThrow(/the runner reported 0{64}/);
+    await expect(
+      downloadRunDir({ url: azurite.containerUrl, sas: azurite.sas }, prefix, join(dir, "tampered"), outs.sha256 as string),
+    ).rejects.toThrow(/sha256 .* does not match the manifest/);
+    await expect(
+      downloadRunDir({ url: azurite.containerUrl, sas: azurite.sas }, prefix, join(dir, "tampered2"), "0".repeat(64)),
+    ).rejects.toThrow(/the runner reported 0{64}/);
 
     // An unchanged run fetches nothing again; a changed SAS (a credential) neither; another reported run does.
     expect((await remoteRunFetch.diff("x", outs, { ...inputs, downloadSas: "sv=other" })).changes).toBe(false);
@@ -182,10 +227,16 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
 
   it("a run started again stops the earlier one first: two drivers never load the Engine at once", async () => {
     // A long warm group, then the same command again, as a re-run after a dropped connection would.
-    const long = sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(runRequest("rivet", "warm", ["--preset", "quick", "--samples", "warm=100000"], rivetTarget(), "eastus2-test/long")) });
+    const long = sshExec(conn(), runCommand(appDir, NODE, 600), {
+      stdin: JSON.stringify(
+        runRequest("rivet", "warm", ["--preset", "quick", "--samples", "warm=100000"], rivetTarget(), "eastus2-test/long"),
+      ),
+    });
     await waitFor(() => existsSync(join(appDir, RUN_LOCK.pid)) && alive(Number(readFileSync(join(appDir, RUN_LOCK.pid), "utf8"))), 30_000);
     const firstPid = Number(readFileSync(join(appDir, RUN_LOCK.pid), "utf8"));
-    const again = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(runRequest("rivet", "create", ["--preset", "quick"], rivetTarget(), "eastus2-test/again")) });
+    const again = await sshExec(conn(), runCommand(appDir, NODE, 600), {
+      stdin: JSON.stringify(runRequest("rivet", "create", ["--preset", "quick"], rivetTarget(), "eastus2-test/again")),
+    });
     const stopped = await long;
     expect(stopped.code).not.toBe(0);
     expect(stopped.stdout).toBe("");
@@ -198,7 +249,11 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
 
   it("a run past its time limit is stopped by timeout(1), and the lock is free for the next", async () => {
     const t0 = Date.now();
-    const r = await sshExec(conn(), runCommand(appDir, NODE, 3), { stdin: JSON.stringify(runRequest("rivet", "warm", ["--preset", "quick", "--samples", "warm=100000"], rivetTarget(), "eastus2-test/limit3")) });
+    const r = await sshExec(conn(), runCommand(appDir, NODE, 3), {
+      stdin: JSON.stringify(
+        runRequest("rivet", "warm", ["--preset", "quick", "--samples", "warm=100000"], rivetTarget(), "eastus2-test/limit3"),
+      ),
+    });
     expect(r.code).toBe(TIME_LIMIT_EXIT);
     expect(Date.now() - t0).toBeLessThan(60_000);
     expect(r.stdout).toBe("");
@@ -208,7 +263,14 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
 
   /** A request for several groups in one run, as a cloud pass's overlapped run asks. */
   const tasksRequest = (tasks: Group[], runArgs: string[], prefix: string): RemoteRunRequest => ({
-    request: { side: "rivet", tasks: tasks.map((group) => ({ side: "rivet", group })), runArgs, stack: "eastus2-test", blobRoot: `${appDir}/runs`, targets: { rivet: rivetTarget() } },
+    request: {
+      side: "rivet",
+      tasks: tasks.map((group) => ({ side: "rivet", group })),
+      runArgs,
+      stack: "eastus2-test",
+      blobRoot: `${appDir}/runs`,
+      targets: { rivet: rivetTarget() },
+    },
     containerUrl: azurite.containerUrl,
     prefix,
   });
@@ -217,13 +279,20 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
   const storedManifests = async (prefix: string) => {
     const out: Array<{ status: string; tasksDone?: string[]; stages: Record<string, unknown> }> = [];
     for await (const b of azurite.container.listBlobsFlat({ prefix: `${prefix}/` })) {
-      if (b.name.endsWith("/manifest.json")) out.push(JSON.parse((await getBlob({ url: azurite.containerUrl, sas: azurite.sas }, b.name)).toString()));
+      if (b.name.endsWith("/manifest.json"))
+        out.push(JSON.parse((await getBlob({ url: azurite.containerUrl, sas: azurite.sas }, b.name)).toString()));
     }
     return out;
   };
 
   it("a run whose connection is cut goes on; asking again follows it, and the result holds every group, measured once", async () => {
-    const stdin = JSON.stringify(tasksRequest(["create", "warm"], ["--preset", "quick", "--samples", `${TINY_SAMPLES},warm=100000`, "--stage-deadline-ms", "5000"], "eastus2-test/cut"));
+    const stdin = JSON.stringify(
+      tasksRequest(
+        ["create", "warm"],
+        ["--preset", "quick", "--samples", `${TINY_SAMPLES},warm=100000`, "--stage-deadline-ms", "5000"],
+        "eastus2-test/cut",
+      ),
+    );
     const cut = new AbortController();
     const first = await sshExec(conn(), runCommand(appDir, NODE, 600), {
       stdin,
@@ -253,7 +322,13 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
 
   it("a run killed by its time limit keeps every finished group in the store; asked again, it measures only the rest", async () => {
     const prefix = "eastus2-test/limit";
-    const stdin = JSON.stringify(tasksRequest(["create", "warm"], ["--preset", "quick", "--samples", `${TINY_SAMPLES},warm=100000`, "--stage-deadline-ms", "8000"], prefix));
+    const stdin = JSON.stringify(
+      tasksRequest(
+        ["create", "warm"],
+        ["--preset", "quick", "--samples", `${TINY_SAMPLES},warm=100000`, "--stage-deadline-ms", "8000"],
+        prefix,
+      ),
+    );
     // The create group takes a few seconds; the warm group's two stages 8 s each: the 9 s limit falls inside the warm group.
     const killed = await sshExec(conn(), runCommand(appDir, NODE, 9), { stdin });
     expect(killed.code, killed.stderr).toBe(TIME_LIMIT_EXIT);
@@ -270,7 +345,10 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
     expect(rest.stderr).toContain("resuming; finished by earlier attempts: rivet create; measuring: rivet warm");
     const { outs } = await fetchRun("rivet.create+rivet.warm", rest, join(dir, "blobs-limit"), prefix);
     expect(outs.status).toBe("complete");
-    const m = verifyRunDir(outs.blob as string) as unknown as { stages: Record<string, { attempts: number }>; settings: { parts: Array<{ status: string }> } };
+    const m = verifyRunDir(outs.blob as string) as unknown as {
+      stages: Record<string, { attempts: number }>;
+      settings: { parts: Array<{ status: string }> };
+    };
     // The create group from the first attempt, the warm group from the second, each stage once.
     expect(m.settings.parts.map((p) => p.status)).toEqual(["complete", "complete"]);
     expect(m.stages["rivet.create.ping"].attempts).toBe(3);
@@ -285,7 +363,10 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
     const c = { url: azurite.containerUrl, sas: azurite.sas };
     // A symlink cannot come through a blob (the download writes regular files): the other kinds can.
     for (const kind of HOSTILE.filter((k) => k !== "symlink")) {
-      const src = fixture({ "cloudflare.warm.ping": { samples: [{ ms: 1 }] } }, { root: join(dir, "hostile-src", kind.replace(/ /g, "-")) });
+      const src = fixture(
+        { "cloudflare.warm.ping": { samples: [{ ms: 1 }] } },
+        { root: join(dir, "hostile-src", kind.replace(/ /g, "-")) },
+      );
       const name = makeHostile(src, kind);
       const manifest = readFileSync(join(src, "manifest.json"));
       const prefix = `eastus2-test/hostile/${kind.replace(/ /g, "-")}`;
@@ -293,7 +374,9 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
       const home = join(dir, "hostile-home", kind.replace(/ /g, "-"));
       mkdirSync(home, { recursive: true });
       const sha = createHash("sha256").update(manifest).digest("hex");
-      await expect(downloadRunDir(c, prefix, join(home, "run"), sha), kind).rejects.toThrow(`lists "${name}", which a benchmark run may not hold`);
+      await expect(downloadRunDir(c, prefix, join(home, "run"), sha), kind).rejects.toThrow(
+        `lists "${name}", which a benchmark run may not hold`,
+      );
       expect(tree(home), kind).toEqual([]);
     }
   });
@@ -301,9 +384,20 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
   it("runs a Cloudflare group there against a Worker (local workerd playing the deployed one), with its token kept out of every file but the credentials", async () => {
     const worker = await startLocalWorker({ workDir: join(dir, "worker") });
     try {
-      await sshRun(conn(), "credentials", credentialsCommand(appDir), { stdin: JSON.stringify({ uploadSas: UPLOAD_SAS(), workerToken: worker.token } satisfies RunnerCredentials) });
-      const runtime = { runtime: "local workerd (playing the deployed Worker)", workerClock: "Date.now() around the awaited DO call", eviction: "about 10 s" };
-      const req = runRequest("cloudflare", "warm", ["--preset", "quick"], { url: worker.url, versions: { cloudflareCompatibilityDate: "test" }, runtime, startedBy: "remote-run test: local workerd" });
+      await sshRun(conn(), "credentials", credentialsCommand(appDir), {
+        stdin: JSON.stringify({ uploadSas: UPLOAD_SAS(), workerToken: worker.token } satisfies RunnerCredentials),
+      });
+      const runtime = {
+        runtime: "local workerd (playing the deployed Worker)",
+        workerClock: "Date.now() around the awaited DO call",
+        eviction: "about 10 s",
+      };
+      const req = runRequest("cloudflare", "warm", ["--preset", "quick"], {
+        url: worker.url,
+        versions: { cloudflareCompatibilityDate: "test" },
+        runtime,
+        startedBy: "remote-run test: local workerd",
+      });
       expect(JSON.stringify(req)).not.toContain(worker.token);
       const r = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify(req) });
       expect(r.code, r.stderr).toBe(0);
@@ -313,23 +407,36 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
       expect(Object.keys(m.stages).sort()).toEqual(["cloudflare.baseline.noop", "cloudflare.warm.ping"]);
       expect(m.stages["cloudflare.warm.ping"]).toMatchObject({ errors: 0 });
       expect((m.settings as { cloudflare: { runtime: string } }).cloudflare.runtime).toBe(runtime.runtime);
-      const samples = readFileSync(join(outs.blob as string, "raw/cloudflare.warm.ping.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { clientMs: number; colo?: string });
+      const samples = readFileSync(join(outs.blob as string, "raw/cloudflare.warm.ping.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { clientMs: number; colo?: string });
       expect(samples.every((x) => typeof x.clientMs === "number")).toBe(true);
       // A deployed Worker's colo is kept on each sample (here the stand-in's, a data center code all the same).
       expect(samples.every((x) => typeof x.colo === "string" && /^[A-Z]{3,4}$/.test(x.colo))).toBe(true);
-      for (const f of [...Object.keys(m.files), "manifest.json"]) expect(readFileSync(join(outs.blob as string, f), "utf8"), f).not.toContain(worker.token);
+      for (const f of [...Object.keys(m.files), "manifest.json"])
+        expect(readFileSync(join(outs.blob as string, f), "utf8"), f).not.toContain(worker.token);
       expect(readFileSync(join(dir, "blobs-cf", "cloudflare.warm.driver.log"), "utf8")).not.toContain(worker.token);
       // A shared run, as a cloud pass plans one: the DO wake group's idle wait hosts Rivet groups, under one lock.
       const shared: RemoteRunRequest = {
         request: {
           side: "cloudflare",
-          tasks: [{ side: "cloudflare", group: "wake" }, { side: "rivet", group: "create" }, { side: "rivet", group: "warm" }],
+          tasks: [
+            { side: "cloudflare", group: "wake" },
+            { side: "rivet", group: "create" },
+            { side: "rivet", group: "warm" },
+          ],
           runArgs: ["--preset", "quick", "--samples", TINY_SAMPLES, "--cf-wake-idle-ms", "15000"],
           stack: "eastus2-test",
           blobRoot: `${appDir}/runs`,
           targets: {
             rivet: rivetTarget(),
-            cloudflare: { url: worker.url, versions: { cloudflareCompatibilityDate: "test" }, runtime, startedBy: "remote-run test: local workerd" },
+            cloudflare: {
+              url: worker.url,
+              versions: { cloudflareCompatibilityDate: "test" },
+              runtime,
+              startedBy: "remote-run test: local workerd",
+            },
           },
         },
         containerUrl: azurite.containerUrl,
@@ -346,9 +453,12 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
         const start = Date.parse(st.startedAt);
         return { k, start, end: start + st.wallMs };
       };
-      const spans = Object.keys(sm.stages).map(span).sort((a, b) => a.start - b.start);
+      const spans = Object.keys(sm.stages)
+        .map(span)
+        .sort((a, b) => a.start - b.start);
       // One lock: no two stages of either side ever measure at the same time (startedAt is whole ms).
-      for (let i = 1; i < spans.length; i++) expect(spans[i].start, `${spans[i - 1].k} then ${spans[i].k}`).toBeGreaterThanOrEqual(spans[i - 1].end - 1);
+      for (let i = 1; i < spans.length; i++)
+        expect(spans[i].start, `${spans[i - 1].k} then ${spans[i].k}`).toBeGreaterThanOrEqual(spans[i - 1].end - 1);
       // Rivet's stages ran inside the DO wake group's idle wait, which still lasted at least its 15 s.
       const wake = sm.stages["cloudflare.wake.ping"];
       const notes = wake.notes as { asleepAt: string; idleBeforeFirstWakeMs: number };
@@ -356,18 +466,27 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
       const idleFrom = Date.parse(notes.asleepAt);
       const idleTo = idleFrom + notes.idleBeforeFirstWakeMs;
       const rivetSpans = spans.filter((x) => x.k.startsWith("rivet."));
-      expect(rivetSpans.map((x) => x.k).sort()).toEqual(["rivet.create.ping", "rivet.create.read", "rivet.create.write", "rivet.warm.getOrCreate", "rivet.warm.ping"]);
+      expect(rivetSpans.map((x) => x.k).sort()).toEqual([
+        "rivet.create.ping",
+        "rivet.create.read",
+        "rivet.create.write",
+        "rivet.warm.getOrCreate",
+        "rivet.warm.ping",
+      ]);
       for (const x of rivetSpans) {
         expect(x.start, x.k).toBeGreaterThanOrEqual(idleFrom);
         expect(x.end, x.k).toBeLessThanOrEqual(idleTo + 1);
       }
       // The wakes still proved fresh instances.
       const rows = (sharedOuts.summary as { rows: Array<{ side: string; metric: string; n: number; notCold: number }> }).rows;
-      for (const m of ["wake.ping", "wake.read", "wake.write"]) expect(rows.find((x) => x.side === "cloudflare" && x.metric === m)).toMatchObject({ n: 2, notCold: 0 });
+      for (const m of ["wake.ping", "wake.read", "wake.write"])
+        expect(rows.find((x) => x.side === "cloudflare" && x.metric === m)).toMatchObject({ n: 2, notCold: 0 });
 
       // Without the token in the credentials file, a Cloudflare run refuses to start and says why.
       await sshRun(conn(), "credentials", credentialsCommand(appDir), { stdin: JSON.stringify({ uploadSas: UPLOAD_SAS() }) });
-      const refused = await sshExec(conn(), runCommand(appDir, NODE, 600), { stdin: JSON.stringify({ ...req, prefix: "eastus2-test/no-token" }) });
+      const refused = await sshExec(conn(), runCommand(appDir, NODE, 600), {
+        stdin: JSON.stringify({ ...req, prefix: "eastus2-test/no-token" }),
+      });
       expect(refused.code).not.toBe(0);
       expect(refused.stderr).toContain("credentials.json has no workerToken, which a Cloudflare run needs");
     } finally {

@@ -32,7 +32,10 @@ const ok = (r: CallResult) => {
   return r;
 };
 const samplesOf = (path: string): Sample[] =>
-  readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Sample);
+  readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Sample);
 const alive = (pid: number | undefined) => {
   try {
     process.kill(pid!, 0);
@@ -55,7 +58,6 @@ afterAll(async () => {
   for (const pid of pids) expect(alive(pid)).toBe(false);
   rmSync(workDir, { recursive: true, force: true });
 });
-
 
 describe("the Engine launcher", () => {
   it("binds only loopback and answers /health", async () => {
@@ -122,9 +124,21 @@ describe("the Rivet driver stages (the stage plan through measureRuntimes)", () 
   beforeAll(async () => {
     run = new RunDir(mkdtempSync(join(tmpdir(), "ab-run-")), "local", "test", {});
     const cfg = parseRunArgs(["--preset", "quick", "--samples", TINY_SAMPLES, "--wake-idle-ms", "500", "--side", "rivet"]);
-    await measureRuntimes(cfg, run, createProgress(process.stdout, true), failures, { rivet: {
-      gatewayUrl: rivet.gatewayUrl, engineVersion: rivet.engineVersion, engineConfig: rivet.engineConfig, startedBy: "e2e test",
-    } }, suiteTasks(["rivet"], cfg.groups));
+    await measureRuntimes(
+      cfg,
+      run,
+      createProgress(process.stdout, true),
+      failures,
+      {
+        rivet: {
+          gatewayUrl: rivet.gatewayUrl,
+          engineVersion: rivet.engineVersion,
+          engineConfig: rivet.engineConfig,
+          startedBy: "e2e test",
+        },
+      },
+      suiteTasks(["rivet"], cfg.groups),
+    );
     run.finish(failures.length ? "failed" : "complete");
   }, 300_000);
 
@@ -143,7 +157,10 @@ describe("the Rivet driver stages (the stage plan through measureRuntimes)", () 
       const st = run.manifest.stages[`rivet.${m}`];
       const samples = samplesOf(join(run.dir, st.file));
       expect(samples.length, m).toBe(st.attempts);
-      expect(samples.map((s) => s.seq).sort((a, b) => a - b), m).toEqual(samples.map((_, i) => i));
+      expect(
+        samples.map((s) => s.seq).sort((a, b) => a - b),
+        m,
+      ).toEqual(samples.map((_, i) => i));
       expect(samples.filter((s) => !s.ok).length, m).toBe(st.errors);
       // Serial stages must not fail. Concurrent creates on a loaded 2-core machine can hit the
       // Engine's 15 s route timeout (docs/engine-latency.md): those are counted, with their text.
@@ -161,9 +178,15 @@ describe("the Rivet driver stages (the stage plan through measureRuntimes)", () 
       const samples = samplesOf(join(run.dir, st.file));
       const m = metric.slice("rivet.".length);
       if (/^(create|wake|burst|open)\./.test(m)) {
-        expect(samples.every((s) => (s.ok ? s.cold === true : s.cold === null)), metric).toBe(true);
+        expect(
+          samples.every((s) => (s.ok ? s.cold === true : s.cold === null)),
+          metric,
+        ).toBe(true);
       } else {
-        expect(samples.every((s) => s.cold === false), metric).toBe(true);
+        expect(
+          samples.every((s) => s.cold === false),
+          metric,
+        ).toBe(true);
       }
     }
     // The series the reference runs on an actor woken once ran on one.
@@ -173,7 +196,10 @@ describe("the Rivet driver stages (the stage plan through measureRuntimes)", () 
   it("records SQL intervals on SQLite rows and the wake idle time", () => {
     for (const m of ["sqlite.read", "sqlite.write", "sqlite.scan", "create.write", "wake.read"]) {
       const samples = samplesOf(join(run.dir, `raw/rivet.${m}.jsonl`));
-      expect(samples.every((s) => typeof s.sqlMs === "number" && s.sqlMs > 0), m).toBe(true);
+      expect(
+        samples.every((s) => typeof s.sqlMs === "number" && s.sqlMs > 0),
+        m,
+      ).toBe(true);
     }
     expect(run.manifest.stages["rivet.wake.ping"].notes?.idleAtLeastMs).toBe(500);
     expect(run.manifest.stages["rivet.burst.c8"].concurrency).toBe(8);
@@ -212,7 +238,11 @@ describe("the Engine's caps", () => {
 
   it("the create cap is a real setting: at 5 tokens the same burst gets 429 creation_rate_limit at once", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ab-caps-"));
-    const low = await startLocalRivet({ workDir: dir, settings: DEFAULT_ENGINE_SETTINGS, configOverride: { pegboard: { actor_create_rate_limit_requests: 5, actor_create_rate_limit_drip_rate_ms: 60_000 } } });
+    const low = await startLocalRivet({
+      workDir: dir,
+      settings: DEFAULT_ENGINE_SETTINGS,
+      configOverride: { pegboard: { actor_create_rate_limit_requests: 5, actor_create_rate_limit_drip_rate_ms: 60_000 } },
+    });
     const c = new GatewayClient(low.gatewayUrl, 20_000);
     try {
       const results = await burst(c, 64, "low");
@@ -258,7 +288,11 @@ describe("failures", () => {
     const ctx = { run, progress: createProgress(process.stdout, true) };
     let killed = false;
     await measure({
-      ctx, side: "rivet", metric: "warm.ping", n, concurrency: 1,
+      ctx,
+      side: "rivet",
+      metric: "warm.ping",
+      n,
+      concurrency: 1,
       call: async (i) => {
         if (i === 10 && !killed) {
           killed = true;

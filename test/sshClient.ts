@@ -37,16 +37,26 @@ function sshOptions(t: Omit<SshTarget, "privateKey">, dir: string, keyFile: stri
   const known = join(dir, "known_hosts");
   writeFileSync(known, knownHostsLine(t.host, t.port, t.hostKey));
   return [
-    "-i", keyFile,
-    "-o", "BatchMode=yes",
-    "-o", "IdentitiesOnly=yes",
-    "-o", "StrictHostKeyChecking=yes",
-    "-o", `UserKnownHostsFile=${known}`,
-    "-o", "GlobalKnownHostsFile=/dev/null",
-    "-o", "ConnectTimeout=15",
-    "-o", "ServerAliveInterval=15",
-    "-o", "ServerAliveCountMax=8",
-    "-o", "LogLevel=ERROR",
+    "-i",
+    keyFile,
+    "-o",
+    "BatchMode=yes",
+    "-o",
+    "IdentitiesOnly=yes",
+    "-o",
+    "StrictHostKeyChecking=yes",
+    "-o",
+    `UserKnownHostsFile=${known}`,
+    "-o",
+    "GlobalKnownHostsFile=/dev/null",
+    "-o",
+    "ConnectTimeout=15",
+    "-o",
+    "ServerAliveInterval=15",
+    "-o",
+    "ServerAliveCountMax=8",
+    "-o",
+    "LogLevel=ERROR",
   ];
 }
 
@@ -70,7 +80,11 @@ export async function withKeyFile<T>(privateKey: string, fn: (keyFile: string, d
  * Runs `command` on the target, `stdin` sent in as remote.Command's stdin is.
  * Resolves with the exit code and output; rejects only when ssh itself cannot start.
  */
-export function sshExec(t: SshTarget, command: string, opts: { stdin?: string; timeoutMs?: number; onStderr?: (chunk: string) => void; cut?: AbortSignal } = {}): Promise<SshResult> {
+export function sshExec(
+  t: SshTarget,
+  command: string,
+  opts: { stdin?: string; timeoutMs?: number; onStderr?: (chunk: string) => void; cut?: AbortSignal } = {},
+): Promise<SshResult> {
   return withKeyFile(t.privateKey, (keyFile, dir) => {
     const [cmd, ...args] = sshArgv(t, dir, keyFile, command);
     const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "pipe"] });
@@ -107,7 +121,9 @@ export async function sshRun(t: SshTarget, what: string, command: string, opts: 
 /** Copies one file over SFTP, the protocol remote.CopyToRemote uses, with the same host key pinning. */
 export function sftpPut(t: SshTarget, localFile: string, remotePath: string): Promise<SshResult> {
   return withKeyFile(t.privateKey, (keyFile, dir) => {
-    const child = spawn("sftp", [...sshOptions(t, dir, keyFile), "-P", String(t.port), "-b", "-", `${t.user}@${t.host}`], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn("sftp", [...sshOptions(t, dir, keyFile), "-P", String(t.port), "-b", "-", `${t.user}@${t.host}`], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     child.stdin.end(`put "${localFile}" "${remotePath}"\n`);
     let stdout = "";
     let stderr = "";

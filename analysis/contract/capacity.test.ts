@@ -1,5 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { CAPACITY, CAPACITY_OPS, capacityMetric, kneeOf, maxSteps, nextRate, parseCapacityMetric, searchBounds, stepAllowance, stepVerdict, stepWatch, type SearchBounds } from "./capacity";
+import {
+  CAPACITY,
+  CAPACITY_OPS,
+  capacityMetric,
+  kneeOf,
+  maxSteps,
+  nextRate,
+  parseCapacityMetric,
+  searchBounds,
+  stepAllowance,
+  stepVerdict,
+  stepWatch,
+  type SearchBounds,
+} from "./capacity";
 import { prng } from "../stats/prng";
 
 const objective = { p99Ms: 100, maxFailureShare: 0.001 };
@@ -14,17 +27,30 @@ describe("a step's verdict", () => {
     const ten = [...fast.slice(10), ...Array.from({ length: 10 }, () => ok(500))];
     expect(stepVerdict(1000, ten, objective, false).held).toBe(true);
     const eleven = [...fast.slice(11), ...Array.from({ length: 11 }, () => ok(500))];
-    expect(stepVerdict(1000, eleven, objective, false)).toMatchObject({ held: false, why: expect.stringMatching(/^p99 500\.0 ms over 100 ms/) });
+    expect(stepVerdict(1000, eleven, objective, false)).toMatchObject({
+      held: false,
+      why: expect.stringMatching(/^p99 500\.0 ms over 100 ms/),
+    });
     // One failure of 1,000 is allowed, two are not.
     expect(stepVerdict(1000, [...fast.slice(1), fail], objective, false).held).toBe(true);
-    expect(stepVerdict(1000, [...fast.slice(2), fail, fail], objective, false)).toMatchObject({ held: false, why: "2 of 1000 failed (at most 1 allowed)" });
+    expect(stepVerdict(1000, [...fast.slice(2), fail, fail], objective, false)).toMatchObject({
+      held: false,
+      why: "2 of 1000 failed (at most 1 allowed)",
+    });
   });
 
   it("counts a create not proven cold as a failure, and a step that sent fewer than it planned as missed", () => {
     const notCold = [...Array.from({ length: 98 }, () => ok(10)), { ok: true, ms: 10, cold: false }, { ok: true, ms: 10, cold: false }];
     expect(stepVerdict(100, notCold, objective, true).held).toBe(false);
     expect(stepVerdict(100, notCold, objective, false).held).toBe(true);
-    expect(stepVerdict(100, Array.from({ length: 60 }, () => ok(10)), objective, false)).toMatchObject({ held: false, why: "stopped after 60 of 100 arrivals" });
+    expect(
+      stepVerdict(
+        100,
+        Array.from({ length: 60 }, () => ok(10)),
+        objective,
+        false,
+      ),
+    ).toMatchObject({ held: false, why: "stopped after 60 of 100 arrivals" });
   });
 
   it("the watch stops a step only when its verdict must be a miss, whatever the rest would do", () => {
@@ -89,7 +115,15 @@ describe("the search for the knee", () => {
   });
 
   it("reads the knee below the lowest miss even when a higher rate happened to hold", () => {
-    expect(kneeOf([{ rate: 100, held: true }, { rate: 200, held: false }, { rate: 141, held: true }, { rate: 168, held: false }, { rate: 400, held: true }])).toEqual({ held: 141, missed: 168 });
+    expect(
+      kneeOf([
+        { rate: 100, held: true },
+        { rate: 200, held: false },
+        { rate: 141, held: true },
+        { rate: 168, held: false },
+        { rate: 400, held: true },
+      ]),
+    ).toEqual({ held: 141, missed: 168 });
   });
 });
 

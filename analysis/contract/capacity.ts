@@ -71,7 +71,10 @@ const succeeded = (s: StepSample, mustBeCold: boolean) => s.ok && (!mustBeCold |
  * the p99 of the successes, nearest rank, is within p99Ms.
  */
 export function stepVerdict(planned: number, samples: ReadonlyArray<StepSample>, o: CapacityObjective, mustBeCold: boolean): StepVerdict {
-  const good = samples.filter((s) => succeeded(s, mustBeCold)).map((s) => s.ms).sort((a, b) => a - b);
+  const good = samples
+    .filter((s) => succeeded(s, mustBeCold))
+    .map((s) => s.ms)
+    .sort((a, b) => a - b);
   const failed = samples.length - good.length;
   const allowed = stepAllowance(planned, o, failed);
   const miss = (why: string): StepVerdict => ({ held: false, why, succeeded: good });
@@ -95,8 +98,10 @@ export function stepWatch(planned: number, o: CapacityObjective, mustBeCold: boo
     if (!succeeded(s, mustBeCold)) failed++;
     else if (s.ms > o.p99Ms) slow++;
     const allowed = stepAllowance(planned, o, failed);
-    if (failed > allowed.failures) return `${failed} failures, more than the ${allowed.failures} the objective allows in ${planned} arrivals`;
-    if (slow > allowed.slow) return `${slow} successes over ${o.p99Ms} ms, more than the ${allowed.slow} a p99 within it allows in ${planned} arrivals`;
+    if (failed > allowed.failures)
+      return `${failed} failures, more than the ${allowed.failures} the objective allows in ${planned} arrivals`;
+    if (slow > allowed.slow)
+      return `${slow} successes over ${o.p99Ms} ms, more than the ${allowed.slow} a p99 within it allows in ${planned} arrivals`;
     return undefined;
   };
 }
@@ -150,5 +155,9 @@ export function maxSteps(b: SearchBounds): number {
 }
 
 export const searchBounds = (op: CapacityOp): SearchBounds => ({
-  start: CAPACITY.startRate[op], stepFactor: CAPACITY.stepFactor, resolution: CAPACITY.resolution, ceiling: CAPACITY.ceiling, floor: CAPACITY.floor,
+  start: CAPACITY.startRate[op],
+  stepFactor: CAPACITY.stepFactor,
+  resolution: CAPACITY.resolution,
+  ceiling: CAPACITY.ceiling,
+  floor: CAPACITY.floor,
 });

@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { CATALOG, chartMetric, GROUPS, isColdMetric, METRIC_ORDER, metricEntry, metricRank, metricsOf, sideEntries, sideMeasures, catalogEntry } from "./catalog";
+import {
+  CATALOG,
+  chartMetric,
+  GROUPS,
+  isColdMetric,
+  METRIC_ORDER,
+  metricEntry,
+  metricRank,
+  metricsOf,
+  sideEntries,
+  sideMeasures,
+  catalogEntry,
+} from "./catalog";
 
 // Two profiles of the catalog's own fields, written here: one side with optional metrics and open rates, one with none.
 const withExtras = { optionalMetrics: ["create.unique", "baseline.noop"], openRates: [50, 5] };
@@ -8,12 +20,35 @@ const plain = { optionalMetrics: [], openRates: [] };
 describe("metric catalog", () => {
   it("every design metric id is in the catalog, once, in the design's order of groups", () => {
     expect(new Set(METRIC_ORDER).size).toBe(METRIC_ORDER.length);
-    for (const id of ["create.ping", "create.unique", "wake.write", "warm.getOrCreate", "baseline.noop", "sqlite.scan", "seqwrite", "burst.c128", "scale.burst.e16000"]) expect(METRIC_ORDER).toContain(id);
+    for (const id of [
+      "create.ping",
+      "create.unique",
+      "wake.write",
+      "warm.getOrCreate",
+      "baseline.noop",
+      "sqlite.scan",
+      "seqwrite",
+      "burst.c128",
+      "scale.burst.e16000",
+    ])
+      expect(METRIC_ORDER).toContain(id);
     for (const e of CATALOG) expect(GROUPS).toContain(e.group);
   });
   it("coldness follows the kind: creates, wakes and bursts need a proven fresh start; nothing else does", () => {
-    expect(["create.ping", "create.unique", "wake.write", "burst.c128", "open.r5"].map(isColdMetric)).toEqual([true, true, true, true, true]);
-    expect(["warm.ping", "sqlite.read", "seqwrite", "baseline.noop", "rtt.c1.r1"].map(isColdMetric)).toEqual([false, false, false, false, false]);
+    expect(["create.ping", "create.unique", "wake.write", "burst.c128", "open.r5"].map(isColdMetric)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(["warm.ping", "sqlite.read", "seqwrite", "baseline.noop", "rtt.c1.r1"].map(isColdMetric)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
   it("an open-model stage at any rate is a metric, ranked after the bursts and before the scaling group", () => {
     expect(metricEntry("open.r400")?.throughput).toEqual({ mode: "open", ratePerSecond: 400 });

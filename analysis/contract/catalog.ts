@@ -52,8 +52,22 @@ export type MetricKind = "cold" | "warm" | "idle" | "baseline";
 
 /** Sample count names; a preset gives each side its own count for each. */
 export const COUNT_KEYS = [
-  "createPing", "createRead", "createWrite", "wake", "warm", "sqliteRead", "sqliteWrite", "sqliteScan", "burstAttempts", "seqWrite", "openSeconds",
-  "scaleCreate", "scaleWake", "scaleBurst", "capacitySeconds", "idleWake",
+  "createPing",
+  "createRead",
+  "createWrite",
+  "wake",
+  "warm",
+  "sqliteRead",
+  "sqliteWrite",
+  "sqliteScan",
+  "burstAttempts",
+  "seqWrite",
+  "openSeconds",
+  "scaleCreate",
+  "scaleWake",
+  "scaleBurst",
+  "capacitySeconds",
+  "idleWake",
 ] as const;
 export type CountKey = (typeof COUNT_KEYS)[number];
 export type SampleCounts = Record<CountKey, number>;
@@ -104,31 +118,115 @@ export const OPEN_MAX_IN_FLIGHT = 256;
 /** How a throughput method reads, in a side's adapter properties and in a column head. */
 export const THROUGHPUT_TEXT: Record<SideProfile["throughputMethod"], { text: string; head: string }> = {
   measured: { text: "measured: completions / stage wall time", head: "measured: completions / wall time" },
-  "littles-law": { text: "Little's law on the Worker-timed mean (the reference's), with the driver's measured rate beside it", head: "Little's law on Worker-timed ms" },
+  "littles-law": {
+    text: "Little's law on the Worker-timed mean (the reference's), with the driver's measured rate beside it",
+    head: "Little's law on Worker-timed ms",
+  },
 };
 
 export const CATALOG: readonly MetricEntry[] = [
-  { id: "create.ping", group: "create", kind: "cold", firstRequest: "ping", count: "createPing", label: "Actor create, first request answered (no storage)", chart: "create" },
-  { id: "create.unique", group: "create", optional: true, kind: "cold", firstRequest: "ping", count: "createPing", label: "Actor create, unique id (DO only)", chart: "create", chartWords: "the unique-id create" },
-  { id: "create.read", group: "create", kind: "cold", firstRequest: "read", count: "createRead", label: "Create, first request is a SQLite read" },
-  { id: "create.write", group: "create", kind: "cold", firstRequest: "write", count: "createWrite", label: "Create, first request is a durable SQLite write" },
+  {
+    id: "create.ping",
+    group: "create",
+    kind: "cold",
+    firstRequest: "ping",
+    count: "createPing",
+    label: "Actor create, first request answered (no storage)",
+    chart: "create",
+  },
+  {
+    id: "create.unique",
+    group: "create",
+    optional: true,
+    kind: "cold",
+    firstRequest: "ping",
+    count: "createPing",
+    label: "Actor create, unique id (DO only)",
+    chart: "create",
+    chartWords: "the unique-id create",
+  },
+  {
+    id: "create.read",
+    group: "create",
+    kind: "cold",
+    firstRequest: "read",
+    count: "createRead",
+    label: "Create, first request is a SQLite read",
+  },
+  {
+    id: "create.write",
+    group: "create",
+    kind: "cold",
+    firstRequest: "write",
+    count: "createWrite",
+    label: "Create, first request is a durable SQLite write",
+  },
   { id: "wake.ping", group: "wake", kind: "cold", firstRequest: "ping", count: "wake", label: "Actor wake, first request answered" },
   { id: "wake.read", group: "wake", kind: "cold", firstRequest: "read", count: "wake", label: "Wake, first request is a SQLite read" },
-  { id: "wake.write", group: "wake", kind: "cold", firstRequest: "write", count: "wake", label: "Wake, first request is a durable SQLite write" },
+  {
+    id: "wake.write",
+    group: "wake",
+    kind: "cold",
+    firstRequest: "write",
+    count: "wake",
+    label: "Wake, first request is a durable SQLite write",
+  },
   { id: "warm.ping", group: "warm", kind: "warm", count: "warm", label: "Warm request (no storage)", chart: "request" },
   { id: "warm.getOrCreate", group: "warm", optional: true, kind: "warm", count: "warm", label: "Warm request, getOrCreate (Rivet only)" },
   { id: "baseline.noop", group: "warm", optional: true, kind: "baseline", count: "warm", label: "Client to Worker, no DO call (/noop)" },
-  { id: "sqlite.read", group: "sqlite", kind: "warm", count: "sqliteRead", label: "SQLite point read, warm, round trip",
-    inActor: { label: "SQLite point read, warm, in the actor (its SQL interval, performance.now())", field: "sqlMs" } },
-  { id: "sqlite.write", group: "sqlite", kind: "warm", count: "sqliteWrite", label: "SQLite durable write (1 row), round trip", chart: "write",
-    inActor: { label: "SQLite durable write (1 row), in the actor (its SQL interval, performance.now())", field: "sqlMs" } },
-  { id: "sqlite.scan", group: "sqlite", kind: "warm", count: "sqliteScan", label: `SQLite scan of ${WORKLOAD.scanRows.toLocaleString("en-US")} rows, round trip` },
-  { id: "seqwrite", group: "seqwrite", kind: "warm", count: "seqWrite", throughput: { mode: "sequential" }, throughputLabel: "Sequential durable writes on one actor (woken once)" },
-  ...BURST_CONCURRENCY.map((c): MetricEntry => ({ id: `burst.c${c}`, group: "burst", kind: "cold", count: "burstAttempts", throughput: { mode: "burst", concurrency: c }, throughputLabel: `Burst creates at concurrency ${c}` })),
+  {
+    id: "sqlite.read",
+    group: "sqlite",
+    kind: "warm",
+    count: "sqliteRead",
+    label: "SQLite point read, warm, round trip",
+    inActor: { label: "SQLite point read, warm, in the actor (its SQL interval, performance.now())", field: "sqlMs" },
+  },
+  {
+    id: "sqlite.write",
+    group: "sqlite",
+    kind: "warm",
+    count: "sqliteWrite",
+    label: "SQLite durable write (1 row), round trip",
+    chart: "write",
+    inActor: { label: "SQLite durable write (1 row), in the actor (its SQL interval, performance.now())", field: "sqlMs" },
+  },
+  {
+    id: "sqlite.scan",
+    group: "sqlite",
+    kind: "warm",
+    count: "sqliteScan",
+    label: `SQLite scan of ${WORKLOAD.scanRows.toLocaleString("en-US")} rows, round trip`,
+  },
+  {
+    id: "seqwrite",
+    group: "seqwrite",
+    kind: "warm",
+    count: "seqWrite",
+    throughput: { mode: "sequential" },
+    throughputLabel: "Sequential durable writes on one actor (woken once)",
+  },
+  ...BURST_CONCURRENCY.map(
+    (c): MetricEntry => ({
+      id: `burst.c${c}`,
+      group: "burst",
+      kind: "cold",
+      count: "burstAttempts",
+      throughput: { mode: "burst", concurrency: c },
+      throughputLabel: `Burst creates at concurrency ${c}`,
+    }),
+  ),
   ...SCALE_LEVELS.flatMap((level): MetricEntry[] => [
     { id: `scale.wake.e${level}`, group: "scale", kind: "cold", count: "scaleWake", scale: { level, op: "wake" } },
     { id: `scale.create.e${level}`, group: "scale", kind: "cold", count: "scaleCreate", scale: { level, op: "create" } },
-    { id: `scale.burst.e${level}`, group: "scale", kind: "cold", count: "scaleBurst", scale: { level, op: "burst" }, throughput: { mode: "burst", concurrency: SCALE_BURST_CONCURRENCY } },
+    {
+      id: `scale.burst.e${level}`,
+      group: "scale",
+      kind: "cold",
+      count: "scaleBurst",
+      scale: { level, op: "burst" },
+      throughput: { mode: "burst", concurrency: SCALE_BURST_CONCURRENCY },
+    },
   ]),
 ];
 
@@ -141,7 +239,13 @@ export function openModelEntry(rate: number): MetricEntry {
 const OPEN_ID = /^open\.r([1-9]\d{0,5})$/;
 /** A capacity step at `rate` of `op`: which steps a run takes, its search decides (analysis/contract/capacity.ts). */
 export function capacityEntry(op: CapacityOp, rate: number): MetricEntry {
-  return { id: `capacity.${op}.r${rate}`, group: "capacity", kind: op === "create" ? "cold" : "warm", count: "capacitySeconds", capacity: { op, ratePerSecond: rate } };
+  return {
+    id: `capacity.${op}.r${rate}`,
+    group: "capacity",
+    kind: op === "create" ? "cold" : "warm",
+    count: "capacitySeconds",
+    capacity: { op, ratePerSecond: rate },
+  };
 }
 /** An idle ladder step of `idleMs`: which lengths a run takes, its ladder says (--idle-ladder). */
 export function idleEntry(idleMs: number): MetricEntry {
@@ -162,7 +266,9 @@ export const METRIC_ORDER: readonly string[] = (() => {
 
 /** A metric's rank in METRIC_ORDER (idle steps, open-model stages and capacity steps share a slot each; the caller orders them by name), or -1. */
 export function metricRank(id: string): number {
-  return METRIC_ORDER.indexOf(OPEN_ID.test(id) ? OPEN_SLOT : parseCapacityMetric(id) ? CAPACITY_SLOT : parseIdleMetric(id) ? IDLE_SLOT : id);
+  return METRIC_ORDER.indexOf(
+    OPEN_ID.test(id) ? OPEN_SLOT : parseCapacityMetric(id) ? CAPACITY_SLOT : parseIdleMetric(id) ? IDLE_SLOT : id,
+  );
 }
 
 /** The entry of a catalog metric, or undefined for anything else (e.g. the driver benchmark's own series). */
@@ -200,7 +306,10 @@ export function sideMeasures(p: Pick<SideProfile, "optionalMetrics" | "openRates
  * side's own optional entry with that role where it has one (the DO's
  * unique-id create, as the reference draws it), else the shared one.
  */
-export function chartMetric(p: Pick<SideProfile, "optionalMetrics" | "openRates">, role: NonNullable<MetricEntry["chart"]>): string | undefined {
+export function chartMetric(
+  p: Pick<SideProfile, "optionalMetrics" | "openRates">,
+  role: NonNullable<MetricEntry["chart"]>,
+): string | undefined {
   const withRole = CATALOG.filter((e) => e.chart === role && sideMeasures(p, e.id));
   return (withRole.find((e) => e.optional) ?? withRole[0])?.id;
 }
@@ -215,7 +324,9 @@ export function sideEntries(p: Pick<SideProfile, "optionalMetrics" | "openRates"
 
 /** Metric ids one side writes for one group, in metric order. */
 export function metricsOf(p: Pick<SideProfile, "optionalMetrics" | "openRates">, group: Group): string[] {
-  return sideEntries(p).filter((e) => e.group === group).map((e) => e.id);
+  return sideEntries(p)
+    .filter((e) => e.group === group)
+    .map((e) => e.id);
 }
 
 /** Samples a side takes for a metric under the given counts. */
@@ -236,24 +347,76 @@ export function sampleCount(e: MetricEntry, counts: SampleCounts): number {
  */
 export const PRESETS = {
   quick: {
-    createPing: 20, createRead: 20, createWrite: 20, wake: 10, warm: 100,
-    sqliteRead: 50, sqliteWrite: 50, sqliteScan: 20, burstAttempts: 128, seqWrite: 100, openSeconds: 3,
-    scaleCreate: 10, scaleWake: 10, scaleBurst: 32, capacitySeconds: 1, idleWake: 5,
+    createPing: 20,
+    createRead: 20,
+    createWrite: 20,
+    wake: 10,
+    warm: 100,
+    sqliteRead: 50,
+    sqliteWrite: 50,
+    sqliteScan: 20,
+    burstAttempts: 128,
+    seqWrite: 100,
+    openSeconds: 3,
+    scaleCreate: 10,
+    scaleWake: 10,
+    scaleBurst: 32,
+    capacitySeconds: 1,
+    idleWake: 5,
   },
   local: {
-    createPing: 40, createRead: 30, createWrite: 30, wake: 15, warm: 200,
-    sqliteRead: 150, sqliteWrite: 150, sqliteScan: 60, burstAttempts: 128, seqWrite: 200, openSeconds: 3,
-    scaleCreate: 20, scaleWake: 20, scaleBurst: 64, capacitySeconds: 2, idleWake: 10,
+    createPing: 40,
+    createRead: 30,
+    createWrite: 30,
+    wake: 15,
+    warm: 200,
+    sqliteRead: 150,
+    sqliteWrite: 150,
+    sqliteScan: 60,
+    burstAttempts: 128,
+    seqWrite: 200,
+    openSeconds: 3,
+    scaleCreate: 20,
+    scaleWake: 20,
+    scaleBurst: 64,
+    capacitySeconds: 2,
+    idleWake: 10,
   },
   large: {
-    createPing: 300, createRead: 240, createWrite: 240, wake: 120, warm: 500,
-    sqliteRead: 300, sqliteWrite: 300, sqliteScan: 200, burstAttempts: 256, seqWrite: 1000, openSeconds: 5,
-    scaleCreate: 100, scaleWake: 100, scaleBurst: 128, capacitySeconds: 3, idleWake: 30,
+    createPing: 300,
+    createRead: 240,
+    createWrite: 240,
+    wake: 120,
+    warm: 500,
+    sqliteRead: 300,
+    sqliteWrite: 300,
+    sqliteScan: 200,
+    burstAttempts: 256,
+    seqWrite: 1000,
+    openSeconds: 5,
+    scaleCreate: 100,
+    scaleWake: 100,
+    scaleBurst: 128,
+    capacitySeconds: 3,
+    idleWake: 30,
   },
   full: {
-    createPing: 1500, createRead: 1200, createWrite: 1200, wake: 1200, warm: 2000,
-    sqliteRead: 1200, sqliteWrite: 1200, sqliteScan: 1000, burstAttempts: 500, seqWrite: 5000, openSeconds: 10,
-    scaleCreate: 200, scaleWake: 200, scaleBurst: 256, capacitySeconds: 5, idleWake: 100,
+    createPing: 1500,
+    createRead: 1200,
+    createWrite: 1200,
+    wake: 1200,
+    warm: 2000,
+    sqliteRead: 1200,
+    sqliteWrite: 1200,
+    sqliteScan: 1000,
+    burstAttempts: 500,
+    seqWrite: 5000,
+    openSeconds: 10,
+    scaleCreate: 200,
+    scaleWake: 200,
+    scaleBurst: 256,
+    capacitySeconds: 5,
+    idleWake: 100,
   },
 } as const satisfies Record<string, SampleCounts>;
 export type PresetName = keyof typeof PRESETS;
@@ -273,7 +436,12 @@ export const PRESET_REPEAT: Record<PresetName, number> = { quick: 1, local: 3, l
  * may stop keeping up; full doubles on to 16,000. A side's curve ends at the
  * first level it could not keep up with (stagePlan.ts, scaleGroup).
  */
-export const PRESET_SCALE_LEVELS: Record<PresetName, readonly number[]> = { quick: [0, 100], local: [0, 100], large: [0, 1000, 4000], full: [0, 1000, 2000, 4000, 8000, 16000] };
+export const PRESET_SCALE_LEVELS: Record<PresetName, readonly number[]> = {
+  quick: [0, 100],
+  local: [0, 100],
+  large: [0, 1000, 4000],
+  full: [0, 1000, 2000, 4000, 8000, 16000],
+};
 /** Groups only large and full run by default: the idle ladder (minutes of waiting), capacity and scaling (they load the runtime far past the headline's stages). */
 export const LONG_GROUPS: readonly Group[] = ["idle", "capacity", "scale"];
 /** The groups a preset runs when --groups is not given. */

@@ -4,7 +4,16 @@ import { catalogEntry, defaultGroups, isColdMetric, metricRank, sampleCount, PRE
 
 describe("the idle ladder's lengths and metric ids", () => {
   it("writes each length in its shortest exact unit and reads it back", () => {
-    expect([10_000, 30_000, 60_000, 90_000, 120_000, 300_000, 3_600_000, 5_400_000].map(idleLabel)).toEqual(["10s", "30s", "1m", "90s", "2m", "5m", "1h", "90m"]);
+    expect([10_000, 30_000, 60_000, 90_000, 120_000, 300_000, 3_600_000, 5_400_000].map(idleLabel)).toEqual([
+      "10s",
+      "30s",
+      "1m",
+      "90s",
+      "2m",
+      "5m",
+      "1h",
+      "90m",
+    ]);
     for (const ms of [...IDLE_LADDERS.local, ...IDLE_LADDERS.long, 90_000]) expect(parseIdleLength(idleLabel(ms))).toBe(ms);
     expect(parseIdleMetric(idleMetric(120_000))).toEqual({ idleMs: 120_000 });
     // One id per length: a longer spelling of the same length is not a metric.

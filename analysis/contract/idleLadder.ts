@@ -33,12 +33,16 @@ export function parseIdleLength(text: string): number | null {
 
 /** A ladder as written (`10s,30s,1m`): its lengths ascending, or the reason it is not one. */
 export function parseIdleLadder(text: string): { lengths: number[] } | { error: string } {
-  const items = text.split(",").map((x) => x.trim()).filter(Boolean);
+  const items = text
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
   const lengths: number[] = [];
   for (const item of items) {
     const ms = parseIdleLength(item);
     if (ms === null) return { error: `"${item}" is not a length such as 30s, 2m or 1h` };
-    if (ms < IDLE_BOUNDS.minMs || ms > IDLE_BOUNDS.maxMs) return { error: `${item} is outside ${idleLabel(IDLE_BOUNDS.minMs)} to ${idleLabel(IDLE_BOUNDS.maxMs)}` };
+    if (ms < IDLE_BOUNDS.minMs || ms > IDLE_BOUNDS.maxMs)
+      return { error: `${item} is outside ${idleLabel(IDLE_BOUNDS.minMs)} to ${idleLabel(IDLE_BOUNDS.maxMs)}` };
     if (lengths.includes(ms)) return { error: `${item} is given twice` };
     lengths.push(ms);
   }

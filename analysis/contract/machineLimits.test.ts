@@ -4,7 +4,11 @@ import { describeMachineLimit, flagged, machineLimitLines, machineLimitOf } from
 describe("machine limits", () => {
   it("names the limit a failure's text gives, and nothing else", () => {
     expect(machineLimitOf("connect EMFILE 127.0.0.1:8787 - Local (undefined:undefined)")).toBe("open files");
-    expect(machineLimitOf("workerd/util/sqlite.c++:612: failed: expected _ec == SQLITE_OK [14 == 0]; unable to open database file: SQLITE_CANTOPEN")).toBe("open files");
+    expect(
+      machineLimitOf(
+        "workerd/util/sqlite.c++:612: failed: expected _ec == SQLITE_OK [14 == 0]; unable to open database file: SQLITE_CANTOPEN",
+      ),
+    ).toBe("open files");
     expect(machineLimitOf('HTTP 502: {"error":"DO call failed: out of memory: SQLITE_NOMEM"}')).toBe("memory");
     expect(machineLimitOf("connect EADDRNOTAVAIL 127.0.0.1:6420")).toBe("ports");
     expect(machineLimitOf('HTTP 502: {"error":"DO call failed: internal error; reference = 4f4mjki7748faul7fipokuc2"}')).toBeNull();
@@ -30,6 +34,8 @@ describe("machine limits", () => {
   });
 
   it("describes what it found in one line", () => {
-    expect(describeMachineLimit({ samples: { memory: 2 }, runtimeLog: { "open files": 87 } }, "workerd")).toBe("memory (2 failed samples say so), open files (87 workerd log lines)");
+    expect(describeMachineLimit({ samples: { memory: 2 }, runtimeLog: { "open files": 87 } }, "workerd")).toBe(
+      "memory (2 failed samples say so), open files (87 workerd log lines)",
+    );
   });
 });

@@ -47,12 +47,16 @@ export interface MachineLimitNote {
 /** One line for the run's output and the report: "open files (87 workerd log lines), memory (2 samples)". */
 export function describeMachineLimit(note: MachineLimitNote, runtime: string): string {
   // A note from another machine may be of another shape: read only the counts it holds as objects.
-  const asCounts = (x: unknown) => (typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Partial<Record<MachineLimit, number>>) : {});
+  const asCounts = (x: unknown) =>
+    typeof x === "object" && x !== null && !Array.isArray(x) ? (x as Partial<Record<MachineLimit, number>>) : {};
   const n = { samples: asCounts(note?.samples), runtimeLog: asCounts(note?.runtimeLog) };
   const kinds = new Set([...Object.keys(n.samples), ...Object.keys(n.runtimeLog)]) as Set<MachineLimit>;
   return [...kinds]
     .map((k) => {
-      const parts = [n.samples[k] ? `${n.samples[k]} failed samples say so` : "", n.runtimeLog[k] ? `${n.runtimeLog[k]} ${runtime} log lines` : ""].filter(Boolean);
+      const parts = [
+        n.samples[k] ? `${n.samples[k]} failed samples say so` : "",
+        n.runtimeLog[k] ? `${n.runtimeLog[k]} ${runtime} log lines` : "",
+      ].filter(Boolean);
       return `${k} (${parts.join(", ")})`;
     })
     .join(", ");

@@ -10,15 +10,18 @@ import { profileProblem } from "./sideProfile";
 type Check = (x: unknown) => string | null;
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
-const describe = (x: unknown) => (x === null ? "null" : Array.isArray(x) ? "a list" : typeof x === "string" ? JSON.stringify(x.slice(0, 40)) : typeof x);
+const describe = (x: unknown) =>
+  x === null ? "null" : Array.isArray(x) ? "a list" : typeof x === "string" ? JSON.stringify(x.slice(0, 40)) : typeof x;
 
 const str: Check = (x) => (typeof x === "string" ? null : `must be text, got ${describe(x)}`);
 const strOrNull: Check = (x) => (x === null || typeof x === "string" ? null : `must be text or null, got ${describe(x)}`);
 const count: Check = (x) => (Number.isInteger(x) && (x as number) >= 0 ? null : `must be a whole number from 0, got ${describe(x)}`);
-const duration: Check = (x) => (typeof x === "number" && Number.isFinite(x) && x >= 0 ? null : `must be a number of ms from 0, got ${describe(x)}`);
+const duration: Check = (x) =>
+  typeof x === "number" && Number.isFinite(x) && x >= 0 ? null : `must be a number of ms from 0, got ${describe(x)}`;
 const boolOrNull: Check = (x) => (x === null || typeof x === "boolean" ? null : `must be true, false or null, got ${describe(x)}`);
 const object: Check = (x) => (isObject(x) ? null : `must be an object, got ${describe(x)}`);
-const sha256: Check = (x) => (typeof x === "string" && /^[0-9a-f]{64}$/.test(x) ? null : `must be 64 lowercase hex digits, got ${describe(x)}`);
+const sha256: Check = (x) =>
+  typeof x === "string" && /^[0-9a-f]{64}$/.test(x) ? null : `must be 64 lowercase hex digits, got ${describe(x)}`;
 
 /** An object with these fields (optional ones may be absent), and no check on other fields. */
 function fields(spec: Record<string, Check>, optional: Record<string, Check> = {}): (x: unknown, path: string) => string | null {
@@ -37,7 +40,10 @@ function fields(spec: Record<string, Check>, optional: Record<string, Check> = {
   };
 }
 
-const repStage = fields({ rep: count, attempts: count, errors: count, wallMs: duration, startedAt: str }, { notes: object, status: str, failure: str });
+const repStage = fields(
+  { rep: count, attempts: count, errors: count, wallMs: duration, startedAt: str },
+  { notes: object, status: str, failure: str },
+);
 const stage = fields(
   { side: str, metric: str, file: str, attempts: count, errors: count, wallMs: duration, concurrency: count, startedAt: str },
   { notes: object, status: str, failure: str },
@@ -49,7 +55,18 @@ const code = fields({ commit: strOrNull, dirty: boolOrNull, source: str });
 export function manifestShapeProblem(m: unknown): string | null {
   if (!isObject(m)) return `the manifest must be a JSON object, got ${describe(m)}`;
   const top = fields(
-    { stack: str, runId: str, startedAt: str, finishedAt: strOrNull, preset: str, versions: object, machine: object, config: object, stages: object, files: object },
+    {
+      stack: str,
+      runId: str,
+      startedAt: str,
+      finishedAt: strOrNull,
+      preset: str,
+      versions: object,
+      machine: object,
+      config: object,
+      stages: object,
+      files: object,
+    },
     { status: str, failure: str, settings: object, code: object },
   )(m, "manifest");
   if (top) return top;
@@ -60,7 +77,8 @@ export function manifestShapeProblem(m: unknown): string | null {
       if (q) return q;
     }
   }
-  for (const [k, v] of Object.entries(m.versions as Record<string, unknown>)) if (typeof v !== "string") return `manifest.versions.${k} must be text, got ${describe(v)}`;
+  for (const [k, v] of Object.entries(m.versions as Record<string, unknown>))
+    if (typeof v !== "string") return `manifest.versions.${k} must be text, got ${describe(v)}`;
   const c = m.code === undefined ? null : code(m.code, "manifest.code");
   if (c) return c;
   for (const [k, v] of Object.entries(m.files as Record<string, unknown>)) {

@@ -40,7 +40,8 @@ export interface PriceTable {
   };
 }
 
-const CLOUDFLARE = "Cloudflare docs, Durable Objects and Workers pricing (Workers Standard usage model since 2024-03-01; SQLite storage billing since 2026-01-07)";
+const CLOUDFLARE =
+  "Cloudflare docs, Durable Objects and Workers pricing (Workers Standard usage model since 2024-03-01; SQLite storage billing since 2026-01-07)";
 const RIVET = "Rivet pricing page, 2026-06-14";
 
 export const DEFAULT_PRICES: PriceTable = {
@@ -66,10 +67,12 @@ export function priceTableProblem(t: unknown): string | null {
   if (typeof o.asOf !== "string" || !o.asOf) return "asOf must say when and where the prices were read";
   for (const k of Object.keys(DEFAULT_PRICES.prices) as Array<keyof PriceTable["prices"]>) {
     const p = o.prices?.[k];
-    if (!p || typeof p.usd !== "number" || !(p.usd >= 0) || typeof p.per !== "string" || typeof p.source !== "string" || !p.source) return `prices.${k} needs usd (a number from 0), per and source (the page and its date)`;
+    if (!p || typeof p.usd !== "number" || !(p.usd >= 0) || typeof p.per !== "string" || typeof p.source !== "string" || !p.source)
+      return `prices.${k} needs usd (a number from 0), per and source (the page and its date)`;
   }
   const a = o.assumptions;
   if (!a || !(a.doBilledGb > 0)) return "assumptions.doBilledGb must be a number above 0";
-  if (!(a.selfHostedUtilisation > 0 && a.selfHostedUtilisation <= 1)) return "assumptions.selfHostedUtilisation must be above 0 and at most 1";
+  if (!(a.selfHostedUtilisation > 0 && a.selfHostedUtilisation <= 1))
+    return "assumptions.selfHostedUtilisation must be above 0 and at most 1";
   return null;
 }

@@ -79,7 +79,18 @@ export interface StageRecord {
 /** A stage's parts, one per repetition: its `repetitions`, or the record itself as repetition 0. */
 export function stageReps(st: StageRecord): RepStage[] {
   if (st.repetitions) return st.repetitions;
-  return [{ rep: 0, attempts: st.attempts, errors: st.errors, wallMs: st.wallMs, startedAt: st.startedAt, ...(st.notes ? { notes: st.notes } : {}), ...(st.status ? { status: st.status } : {}), ...(st.failure ? { failure: st.failure } : {}) }];
+  return [
+    {
+      rep: 0,
+      attempts: st.attempts,
+      errors: st.errors,
+      wallMs: st.wallMs,
+      startedAt: st.startedAt,
+      ...(st.notes ? { notes: st.notes } : {}),
+      ...(st.status ? { status: st.status } : {}),
+      ...(st.failure ? { failure: st.failure } : {}),
+    },
+  ];
 }
 
 /** One repetition of a run's plan: every side's runtime started afresh, the sides in `order`. */
@@ -152,7 +163,8 @@ export function benchmarkFileProblem(name: string, sides: SideBook): string | nu
   const side = m[1] ?? m[3];
   const metric = m[2] ?? m[4];
   if (!sides.order.includes(side)) return `"${side}" is not a side of the run (${sides.order.join(", ")})`;
-  if (!sideMeasures(sides.get(side), metric)) return `"${metric}" is not a metric the ${side} side measures (analysis/contract/catalog.ts and its profile)`;
+  if (!sideMeasures(sides.get(side), metric))
+    return `"${metric}" is not a metric the ${side} side measures (analysis/contract/catalog.ts and its profile)`;
   return null;
 }
 
@@ -191,8 +203,10 @@ export function sampleProblem(s: unknown): string | null {
   if (x.cold !== undefined && x.cold !== null && typeof x.cold !== "boolean") return '"cold" must be true, false or null';
   for (const k of ["actorMs", "sqlMs", "clientMs"]) if (!optNumber(x[k])) return `"${k}" must be a number or null`;
   if (x.rep !== undefined && !(Number.isInteger(x.rep) && (x.rep as number) >= 0)) return '"rep" must be a whole number from 0';
-  if (x.colo !== undefined && (typeof x.colo !== "string" || !/^[A-Z]{3,4}$/.test(x.colo))) return '"colo" must be a data center code such as IAD';
-  for (const k of ["rowsRead", "rowsWritten"]) if (x[k] !== undefined && !(Number.isInteger(x[k]) && (x[k] as number) >= 0)) return `"${k}" must be a whole number from 0`;
+  if (x.colo !== undefined && (typeof x.colo !== "string" || !/^[A-Z]{3,4}$/.test(x.colo)))
+    return '"colo" must be a data center code such as IAD';
+  for (const k of ["rowsRead", "rowsWritten"])
+    if (x[k] !== undefined && !(Number.isInteger(x[k]) && (x[k] as number) >= 0)) return `"${k}" must be a whole number from 0`;
   return null;
 }
 

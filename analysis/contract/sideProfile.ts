@@ -77,15 +77,34 @@ export interface SideBook {
 /** The words of a side no profile describes (a run directory from elsewhere): its id, the driver's clock. */
 function unknownProfile(id: string): SideProfile {
   return {
-    id, name: id, short: id, clock: "client round trip (driver hrtime)", clockShort: "client round trip", clientColumn: `${id} (client)`, ownColumn: `${id} (client)`,
-    route: `to ${id}`, runtimeProcess: id, sleep: `${id}'s own sleep`, about: id, colour: "#888888", role: "runtime", sleepsByIdleOnly: false, msIsClientClock: true, msTick: 0.000001,
-    throughputMethod: "measured", openRates: [], optionalMetrics: [],
+    id,
+    name: id,
+    short: id,
+    clock: "client round trip (driver hrtime)",
+    clockShort: "client round trip",
+    clientColumn: `${id} (client)`,
+    ownColumn: `${id} (client)`,
+    route: `to ${id}`,
+    runtimeProcess: id,
+    sleep: `${id}'s own sleep`,
+    about: id,
+    colour: "#888888",
+    role: "runtime",
+    sleepsByIdleOnly: false,
+    msIsClientClock: true,
+    msTick: 0.000001,
+    throughputMethod: "measured",
+    openRates: [],
+    optionalMetrics: [],
   };
 }
 
 export function bookOf(profiles: readonly SideProfile[]): SideBook {
   const byId = new Map(profiles.map((p) => [p.id, p]));
-  return { order: profiles.map((p) => p.id), get: (side) => byId.get(side) ?? LEGACY_PROFILES.find((p) => p.id === side) ?? unknownProfile(side) };
+  return {
+    order: profiles.map((p) => p.id),
+    get: (side) => byId.get(side) ?? LEGACY_PROFILES.find((p) => p.id === side) ?? unknownProfile(side),
+  };
 }
 
 /** The sides of runs made before manifests recorded their profiles. */
@@ -105,7 +124,20 @@ export const controlsOf = (book: SideBook): string[] => book.order.filter((s) =>
 export function profileProblem(p: unknown, path: string): string | null {
   if (typeof p !== "object" || p === null || Array.isArray(p)) return `${path} must be an object`;
   const o = p as Record<string, unknown>;
-  for (const k of ["id", "name", "short", "clock", "clockShort", "clientColumn", "ownColumn", "route", "runtimeProcess", "sleep", "about", "colour"]) {
+  for (const k of [
+    "id",
+    "name",
+    "short",
+    "clock",
+    "clockShort",
+    "clientColumn",
+    "ownColumn",
+    "route",
+    "runtimeProcess",
+    "sleep",
+    "about",
+    "colour",
+  ]) {
     if (typeof o[k] !== "string") return `${path}.${k} must be text`;
   }
   if (!/^[a-z]+$/.test(o.id as string)) return `${path}.id must be lower-case letters, got ${JSON.stringify(o.id)}`;
@@ -113,16 +145,35 @@ export function profileProblem(p: unknown, path: string): string | null {
   if (typeof o.sleepsByIdleOnly !== "boolean") return `${path}.sleepsByIdleOnly must be true or false`;
   if (typeof o.msIsClientClock !== "boolean") return `${path}.msIsClientClock must be true or false`;
   if (typeof o.msTick !== "number" || !(o.msTick > 0)) return `${path}.msTick must be a number above 0`;
-  if (o.throughputMethod !== "measured" && o.throughputMethod !== "littles-law") return `${path}.throughputMethod must be "measured" or "littles-law"`;
-  if (!Array.isArray(o.openRates) || !o.openRates.every((r) => Number.isInteger(r) && r > 0)) return `${path}.openRates must be a list of whole rates per second`;
-  if (!Array.isArray(o.optionalMetrics) || !o.optionalMetrics.every((x) => typeof x === "string")) return `${path}.optionalMetrics must be a list of metric ids`;
-  for (const k of ["controlAbout", "ownClockNote"] as const) if (o[k] !== undefined && typeof o[k] !== "string") return `${path}.${k} must be text`;
+  if (o.throughputMethod !== "measured" && o.throughputMethod !== "littles-law")
+    return `${path}.throughputMethod must be "measured" or "littles-law"`;
+  if (!Array.isArray(o.openRates) || !o.openRates.every((r) => Number.isInteger(r) && r > 0))
+    return `${path}.openRates must be a list of whole rates per second`;
+  if (!Array.isArray(o.optionalMetrics) || !o.optionalMetrics.every((x) => typeof x === "string"))
+    return `${path}.optionalMetrics must be a list of metric ids`;
+  for (const k of ["controlAbout", "ownClockNote"] as const)
+    if (o[k] !== undefined && typeof o[k] !== "string") return `${path}.${k} must be text`;
   const iv = o.intervals as Record<string, unknown> | undefined;
-  if (iv !== undefined && (typeof iv !== "object" || iv === null || Object.entries(iv).some(([k, v]) => !["actorMs", "sqlMs"].includes(k) || typeof v !== "string"))) return `${path}.intervals must name actorMs and sqlMs in words`;
-  if (o.pricing !== undefined && !(Array.isArray(o.pricing) && o.pricing.every((x) => typeof x?.name === "string" && ["usage", "cpu", "units"].includes(x?.kind)))) return `${path}.pricing must list ways each with a name and a kind (usage, cpu or units)`;
+  if (
+    iv !== undefined &&
+    (typeof iv !== "object" ||
+      iv === null ||
+      Object.entries(iv).some(([k, v]) => !["actorMs", "sqlMs"].includes(k) || typeof v !== "string"))
+  )
+    return `${path}.intervals must name actorMs and sqlMs in words`;
+  if (
+    o.pricing !== undefined &&
+    !(Array.isArray(o.pricing) && o.pricing.every((x) => typeof x?.name === "string" && ["usage", "cpu", "units"].includes(x?.kind)))
+  )
+    return `${path}.pricing must list ways each with a name and a kind (usage, cpu or units)`;
   const w = o.platform as Record<string, unknown> | undefined;
-  if (w !== undefined && (typeof w !== "object" || w === null || ["name", "actor", "actors", "front"].some((k) => typeof w[k] !== "string"))) return `${path}.platform must have name, actor, actors and front in words`;
+  if (
+    w !== undefined &&
+    (typeof w !== "object" || w === null || ["name", "actor", "actors", "front"].some((k) => typeof w[k] !== "string"))
+  )
+    return `${path}.platform must have name, actor, actors and front in words`;
   const b = o.baseline as Record<string, unknown> | undefined;
-  if (b !== undefined && (typeof b !== "object" || b === null || ["what", "missing", "column"].some((k) => typeof b[k] !== "string"))) return `${path}.baseline must have what, missing and column in words`;
+  if (b !== undefined && (typeof b !== "object" || b === null || ["what", "missing", "column"].some((k) => typeof b[k] !== "string")))
+    return `${path}.baseline must have what, missing and column in words`;
   return null;
 }

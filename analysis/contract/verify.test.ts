@@ -23,14 +23,21 @@ function rewrite(dir: string, file: string, edit: (text: string) => string): voi
 }
 
 function threeRepetitions(): string {
-  return fixture({ "rivet.create.ping": { samples: [cold(40, 0), cold(41, 0), cold(50, 1), cold(52, 1), cold(45, 2), cold(44, 2)] } }, { repetitions: 3 });
+  return fixture(
+    { "rivet.create.ping": { samples: [cold(40, 0), cold(41, 0), cold(50, 1), cold(52, 1), cold(45, 2), cold(44, 2)] } },
+    { repetitions: 3 },
+  );
 }
 
 describe("a run directory with repetitions", () => {
   it("verifies, with each sample in its repetition and each repetition's part of the stage record", () => {
     const dir = threeRepetitions();
     const m = verifyRunDir(dir);
-    expect(m.repetitions!.map((r) => [r.rep, r.order])).toEqual([[0, ["rivet"]], [1, ["rivet"]], [2, ["rivet"]]]);
+    expect(m.repetitions!.map((r) => [r.rep, r.order])).toEqual([
+      [0, ["rivet"]],
+      [1, ["rivet"]],
+      [2, ["rivet"]],
+    ]);
     const st = m.stages["rivet.create.ping"];
     expect([st.attempts, st.repetitions!.map((r) => r.attempts)]).toEqual([6, [2, 2, 2]]);
     const row = summarizeRun(dir, m).rows[0];
@@ -41,13 +48,17 @@ describe("a run directory with repetitions", () => {
   it("refuses a sample whose repetition the manifest does not list, naming the file, line and repetition", () => {
     const dir = threeRepetitions();
     rewrite(dir, "raw/rivet.create.ping.jsonl", (t) => t.replace('"rep":1,', '"rep":7,'));
-    expect(() => verifyRunDir(dir)).toThrow(/raw\/rivet\.create\.ping\.jsonl line 3: names repetition 7, which the manifest does not list \(repetitions 0, 1, 2\)/);
+    expect(() => verifyRunDir(dir)).toThrow(
+      /raw\/rivet\.create\.ping\.jsonl line 3: names repetition 7, which the manifest does not list \(repetitions 0, 1, 2\)/,
+    );
   });
 
   it("refuses a sample moved to another listed repetition: the parts' counts no longer match", () => {
     const dir = threeRepetitions();
     rewrite(dir, "raw/rivet.create.ping.jsonl", (t) => t.replace('"rep":1,', '"rep":2,'));
-    expect(() => verifyRunDir(dir)).toThrow(/stage rivet\.create\.ping: repetition 1 records 2 attempts and 0 errors, but raw\/rivet\.create\.ping\.jsonl holds 1 samples with 0 failures for it/);
+    expect(() => verifyRunDir(dir)).toThrow(
+      /stage rivet\.create\.ping: repetition 1 records 2 attempts and 0 errors, but raw\/rivet\.create\.ping\.jsonl holds 1 samples with 0 failures for it/,
+    );
   });
 
   it("refuses a sample with no repetition in a run that has them, and one with a repetition in a run that has none", () => {
@@ -56,16 +67,33 @@ describe("a run directory with repetitions", () => {
     expect(() => verifyRunDir(dir)).toThrow(/line 1: names no repetition, which the manifest does not list/);
     const single = fixture({ "rivet.create.ping": { samples: [{ ms: 40, cold: true }] } });
     rewrite(single, "raw/rivet.create.ping.jsonl", (t) => t.replace('"seq":0,', '"seq":0,"rep":0,'));
-    expect(() => verifyRunDir(single)).toThrow(/line 1: names repetition 0, which the manifest does not list \(a run without repetitions\)/);
+    expect(() => verifyRunDir(single)).toThrow(
+      /line 1: names repetition 0, which the manifest does not list \(a run without repetitions\)/,
+    );
   });
 
   it("the report shows each repetition's p50, their CV and the level that dominates; a one-repetition run prints no interval and says why", async () => {
     const md = (await generateReport(threeRepetitions())).markdown;
-    expect(md).toContain("This run repeated its plan 3 times, every side's runtime started afresh each time, in these orders: rivet; rivet; rivet.");
+    expect(md).toContain(
+      "This run repeated its plan 3 times, every side's runtime started afresh each time, in these orders: rivet; rivet; rivet.",
+    );
     // p50s 40, 50 and 44 (nearest rank of two samples each): CV = SD / mean of them, 5.03 / 44.67; the interval is
     // exp(mean log ± t(2) s / √3) of those three; the p90 and p99 of two samples a repetition are each one's maximum.
-    expect(md).toMatch(/\| create\.ping \| 6 \| 0 \| 0 \| 44\.00 \[33\.68, 58\.74\] \| [\d.]+ \(no interval: each repetition's p90 is its maximum\) \|.*\| 40\.00, 50\.00, 44\.00 \| 11\.3% \| between repetitions \|/);
-    const one = (await generateReport(fixture({ "rivet.create.ping": { samples: [{ ms: 40, cold: true }, { ms: 41, cold: true }] } }))).markdown;
+    expect(md).toMatch(
+      /\| create\.ping \| 6 \| 0 \| 0 \| 44\.00 \[33\.68, 58\.74\] \| [\d.]+ \(no interval: each repetition's p90 is its maximum\) \|.*\| 40\.00, 50\.00, 44\.00 \| 11\.3% \| between repetitions \|/,
+    );
+    const one = (
+      await generateReport(
+        fixture({
+          "rivet.create.ping": {
+            samples: [
+              { ms: 40, cold: true },
+              { ms: 41, cold: true },
+            ],
+          },
+        }),
+      )
+    ).markdown;
     expect(one).toContain("The run made one repetition, so no interval is printed");
     expect(one).toContain("(no interval: one repetition)");
   });
@@ -84,7 +112,16 @@ describe("a run that never finished (its driver killed) or was interrupted", () 
     run.beginRepetition(0, ["rivet"]);
     const a = write("warm.ping", 4);
     a.close();
-    run.recordStage({ side: "rivet", metric: "warm.ping", file: "raw/rivet.warm.ping.jsonl", attempts: 4, errors: 0, wallMs: 1, concurrency: 1, startedAt: "x" });
+    run.recordStage({
+      side: "rivet",
+      metric: "warm.ping",
+      file: "raw/rivet.warm.ping.jsonl",
+      attempts: 4,
+      errors: 0,
+      wallMs: 1,
+      concurrency: 1,
+      startedAt: "x",
+    });
     run.endRepetition();
     run.beginRepetition(1, ["rivet"]);
     const b = write("warm.ping", 3);
@@ -106,7 +143,9 @@ describe("a run that never finished (its driver killed) or was interrupted", () 
     expect(text).toContain("This run is partial: it never finished");
     expect(text).toContain("`raw/rivet.warm.ping.jsonl` (repetition 2)");
     await generateReport(run.dir);
-    expect(readFileSync(join(run.dir, "report", "results.md"), "utf8")).toContain("**Partial run.** This run is partial: it never finished");
+    expect(readFileSync(join(run.dir, "report", "results.md"), "utf8")).toContain(
+      "**Partial run.** This run is partial: it never finished",
+    );
   });
 
   it("still refuses a hashed line changed after the run, in one line naming the file", async () => {

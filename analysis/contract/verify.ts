@@ -3,7 +3,20 @@ import { isAbsolute, join, normalize } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { manifestShapeProblem } from "./manifestShape";
 import {
-  COMPRESSED_SUFFIX, digestBytes, listedFilePath, listedNameProblem, MANIFEST_SCHEMA, parseSamples, readListed, RunDirError, stageFileName, stageKey, unendedRepetition, type ManifestLike, type Sample, type StageRecord,
+  COMPRESSED_SUFFIX,
+  digestBytes,
+  listedFilePath,
+  listedNameProblem,
+  MANIFEST_SCHEMA,
+  parseSamples,
+  readListed,
+  RunDirError,
+  stageFileName,
+  stageKey,
+  unendedRepetition,
+  type ManifestLike,
+  type Sample,
+  type StageRecord,
 } from "./runDirContract";
 
 export { RunDirError, type ManifestLike, type StageRecord } from "./runDirContract";
@@ -39,23 +52,30 @@ export function verifyRunDir(dir: string): ManifestLike {
   } catch (err) {
     throw new RunDirError(`${mPath}: not valid JSON (${(err as Error).message})`);
   }
-  if (m.schema !== MANIFEST_SCHEMA) throw new RunDirError(`${mPath}: schema ${String(m.schema)} is not supported (this report reads schema ${MANIFEST_SCHEMA})`);
-  if (!m.files || typeof m.files !== "object" || !m.stages || typeof m.stages !== "object") throw new RunDirError(`${mPath}: has no "files" or "stages"`);
+  if (m.schema !== MANIFEST_SCHEMA)
+    throw new RunDirError(`${mPath}: schema ${String(m.schema)} is not supported (this report reads schema ${MANIFEST_SCHEMA})`);
+  if (!m.files || typeof m.files !== "object" || !m.stages || typeof m.stages !== "object")
+    throw new RunDirError(`${mPath}: has no "files" or "stages"`);
   const shape = manifestShapeProblem(m);
   if (shape) throw new RunDirError(`${mPath}: ${shape}; this is not a manifest the driver writes, so nothing of the run is read`);
   for (const folder of ["raw", "stages"]) {
     const p = join(dir, folder);
-    if (existsSync(p) && !lstatSync(p).isDirectory()) throw new RunDirError(`${p}: not a plain folder (a link or a file); a run directory holds its files itself`);
+    if (existsSync(p) && !lstatSync(p).isDirectory())
+      throw new RunDirError(`${p}: not a plain folder (a link or a file); a run directory holds its files itself`);
   }
   const reps = repetitionsOf(m, mPath);
   const bytes = new Map<string, Buffer>();
   for (const [file, want] of Object.entries(m.files)) {
-    if (!plainRelativePath(file)) throw new RunDirError(`${mPath}: lists "${file}", which is not a plain relative path inside the run directory`);
+    if (!plainRelativePath(file))
+      throw new RunDirError(`${mPath}: lists "${file}", which is not a plain relative path inside the run directory`);
     const problem = listedNameProblem(file);
     if (problem) throw new RunDirError(`${mPath}: lists "${file}", which a run directory does not hold (${problem})`);
     const at = listedFilePath(dir, file);
     if (!at) throw new RunDirError(`${file}: listed in the manifest but missing from ${dir}; the run directory is incomplete`);
-    if (!lstatSync(at.path).isFile()) throw new RunDirError(`${file}${at.compressed ? COMPRESSED_SUFFIX : ""}: not a regular file (a link or a folder); a run directory holds plain files only`);
+    if (!lstatSync(at.path).isFile())
+      throw new RunDirError(
+        `${file}${at.compressed ? COMPRESSED_SUFFIX : ""}: not a regular file (a link or a folder); a run directory holds plain files only`,
+      );
     let buf = readListed(dir, file);
     let got = digestBytes(buf);
     // A run whose driver was killed: its last stage's samples went on after the last checkpoint. The hashed lines stand; the rest are not read.
@@ -68,7 +88,9 @@ export function verifyRunDir(dir: string): ManifestLike {
       }
     }
     if (got.sha256 !== want.sha256) {
-      throw new RunDirError(`${file}: sha256 ${got.sha256} does not match the manifest's ${want.sha256}; the file was changed after the run. Restore it (e.g. git checkout) instead of editing it`);
+      throw new RunDirError(
+        `${file}: sha256 ${got.sha256} does not match the manifest's ${want.sha256}; the file was changed after the run. Restore it (e.g. git checkout) instead of editing it`,
+      );
     }
     if (got.lines !== want.lines) throw new RunDirError(`${file}: ${got.lines} lines, the manifest says ${want.lines}`);
     bytes.set(file, buf);
@@ -77,7 +99,10 @@ export function verifyRunDir(dir: string): ManifestLike {
     const recFile = stageFileName(st.side, st.metric);
     if (key !== stageKey(st.side, st.metric)) throw new RunDirError(`stage ${key}: its record names ${st.side}.${st.metric}`);
     const rec = bytes.get(recFile);
-    if (!rec) throw new RunDirError(`stage ${key}: its record ${recFile} is not listed (with a hash) in the manifest's files; a run made before stage records were hashed cannot be reported, measure it again`);
+    if (!rec)
+      throw new RunDirError(
+        `stage ${key}: its record ${recFile} is not listed (with a hash) in the manifest's files; a run made before stage records were hashed cannot be reported, measure it again`,
+      );
     let hashed: StageRecord;
     try {
       hashed = JSON.parse(rec.toString("utf8")) as StageRecord;
@@ -85,17 +110,22 @@ export function verifyRunDir(dir: string): ManifestLike {
       throw new RunDirError(`${recFile}: not valid JSON`);
     }
     if (!isDeepStrictEqual(st, hashed)) {
-      throw new RunDirError(`stage ${key}: the manifest's record differs from the hashed ${recFile} (${firstDifference(st, hashed)}); restore manifest.json instead of editing it`);
+      throw new RunDirError(
+        `stage ${key}: the manifest's record differs from the hashed ${recFile} (${firstDifference(st, hashed)}); restore manifest.json instead of editing it`,
+      );
     }
     const raw = bytes.get(st.file);
     if (!raw) throw new RunDirError(`stage ${key}: its file ${st.file} is not listed (with a hash) in the manifest's files`);
     const all = parseSamples(raw.toString("utf8"), st.file);
     const unended = unendedRepetition(m);
     // Samples of the repetition a run ended in, for which the stage has no part yet: a stage that never ended; not counted.
-    const samples = unended === null || !st.repetitions ? all : all.filter((s) => s.rep !== unended || st.repetitions!.some((r) => r.rep === unended));
+    const samples =
+      unended === null || !st.repetitions ? all : all.filter((s) => s.rep !== unended || st.repetitions!.some((r) => r.rep === unended));
     const errors = samples.filter((s) => !s.ok).length;
     if (samples.length !== st.attempts || errors !== st.errors) {
-      throw new RunDirError(`stage ${key}: records ${st.attempts} attempts and ${st.errors} errors, but ${st.file} holds ${samples.length} samples with ${errors} failures`);
+      throw new RunDirError(
+        `stage ${key}: records ${st.attempts} attempts and ${st.errors} errors, but ${st.file} holds ${samples.length} samples with ${errors} failures`,
+      );
     }
     checkRepetitions(key, st, samples, reps);
   }
@@ -118,7 +148,14 @@ function repetitionsOf(m: ManifestLike, mPath: string): Set<number> | null {
   if (m.repetitions === undefined) return null;
   if (!Array.isArray(m.repetitions)) throw new RunDirError(`${mPath}: "repetitions" must be a list`);
   m.repetitions.forEach((r, i) => {
-    if (typeof r !== "object" || r === null || r.rep !== i || typeof r.startedAt !== "string" || !Array.isArray(r.order) || !r.order.every((x) => typeof x === "string")) {
+    if (
+      typeof r !== "object" ||
+      r === null ||
+      r.rep !== i ||
+      typeof r.startedAt !== "string" ||
+      !Array.isArray(r.order) ||
+      !r.order.every((x) => typeof x === "string")
+    ) {
       throw new RunDirError(`${mPath}: repetitions[${i}] must be {rep: ${i}, startedAt, finishedAt, order: [sides]}`);
     }
   });
@@ -142,17 +179,24 @@ function checkRepetitions(key: string, st: StageRecord, samples: readonly Sample
     if (reps !== null) throw new RunDirError(`stage ${key}: has no per-repetition parts, but the run has repetitions`);
     return;
   }
-  if (reps === null || !Array.isArray(st.repetitions)) throw new RunDirError(`stage ${key}: has per-repetition parts, but the manifest lists no repetitions`);
+  if (reps === null || !Array.isArray(st.repetitions))
+    throw new RunDirError(`stage ${key}: has per-repetition parts, but the manifest lists no repetitions`);
   const seen = new Set<number>();
   for (const part of st.repetitions) {
-    if (!reps.has(part.rep) || seen.has(part.rep)) throw new RunDirError(`stage ${key}: a part for repetition ${String(part.rep)}, which the manifest does not list or the record lists twice`);
+    if (!reps.has(part.rep) || seen.has(part.rep))
+      throw new RunDirError(
+        `stage ${key}: a part for repetition ${String(part.rep)}, which the manifest does not list or the record lists twice`,
+      );
     seen.add(part.rep);
     const own = samples.filter((s) => s.rep === part.rep);
     const errors = own.filter((s) => !s.ok).length;
     if (own.length !== part.attempts || errors !== part.errors) {
-      throw new RunDirError(`stage ${key}: repetition ${part.rep} records ${part.attempts} attempts and ${part.errors} errors, but ${st.file} holds ${own.length} samples with ${errors} failures for it`);
+      throw new RunDirError(
+        `stage ${key}: repetition ${part.rep} records ${part.attempts} attempts and ${part.errors} errors, but ${st.file} holds ${own.length} samples with ${errors} failures for it`,
+      );
     }
   }
   const without = samples.find((s) => !seen.has(s.rep!));
-  if (without) throw new RunDirError(`stage ${key}: ${st.file} holds samples of repetition ${without.rep}, which its record has no part for`);
+  if (without)
+    throw new RunDirError(`stage ${key}: ${st.file} holds samples of repetition ${without.rep}, which its record has no part for`);
 }

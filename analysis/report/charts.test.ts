@@ -34,7 +34,10 @@ function colours(spec: Record<string, unknown>): Array<{ field?: string; scale?:
 }
 
 /** The drawn scene's items of one mark type (rect for bars, text for labels), in data order. */
-async function drawn(spec: vl.TopLevelSpec, marktype: string): Promise<Array<{ y: number; height?: number; text?: string; bounds: { x1: number; x2: number; y1: number; y2: number } }>> {
+async function drawn(
+  spec: vl.TopLevelSpec,
+  marktype: string,
+): Promise<Array<{ y: number; height?: number; text?: string; bounds: { x1: number; x2: number; y1: number; y2: number } }>> {
   const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: "none" });
   await view.runAsync();
   const out: Awaited<ReturnType<typeof drawn>> = [];
@@ -81,7 +84,9 @@ describe("the charts' specs", () => {
     // Every side on the same values, the DO's client clock included: three bars of one height side by side.
     const same = (ms: number, cold = false): S[] => run(20, ms, cold).map((x) => ({ ...x, clientMs: x.ms }));
     // Every headline row, so the bars are as narrow as in a full run.
-    for (const e of CATALOG.filter((x) => x.label && !x.throughput)) for (const side of SIDES.filter((x) => sideMeasures(LEGACY_BOOK.get(x), e.id))) stages[`${side}.${e.id}`] = { samples: same(1.23, e.kind === "cold") };
+    for (const e of CATALOG.filter((x) => x.label && !x.throughput))
+      for (const side of SIDES.filter((x) => sideMeasures(LEGACY_BOOK.get(x), e.id)))
+        stages[`${side}.${e.id}`] = { samples: same(1.23, e.kind === "cold") };
     const l = loadRun(fixture(stages));
     const spec = chartSpecs(l.m, l.samples, l.summary).find((s) => s.name === "same-clock")!.spec;
     const labels = await drawn(spec, "text");
@@ -90,7 +95,8 @@ describe("the charts' specs", () => {
     const clash: string[] = [];
     labels.forEach((a, i) =>
       labels.slice(i + 1).forEach((b) => {
-        if (a.bounds.x1 < b.bounds.x2 && b.bounds.x1 < a.bounds.x2 && a.bounds.y1 < b.bounds.y2 && b.bounds.y1 < a.bounds.y2) clash.push(`${a.text} / ${b.text}`);
+        if (a.bounds.x1 < b.bounds.x2 && b.bounds.x1 < a.bounds.x2 && a.bounds.y1 < b.bounds.y2 && b.bounds.y1 < a.bounds.y2)
+          clash.push(`${a.text} / ${b.text}`);
       }),
     );
     expect(clash).toEqual([]);
@@ -98,11 +104,17 @@ describe("the charts' specs", () => {
 
   it("draw each bar's 95% interval over repetitions as a rule, its label above the rule; none from one repetition", async () => {
     // Three repetitions whose p50s differ (10, 12, 14 ms on Rivet's warm ping), the DO's client clock beside its Worker's.
-    const reps = (base: number, cold = false): S[] => [0, 1, 2].flatMap((rep) => run(21, base * (1 + 0.2 * rep), cold).map((x) => ({ ...x, rep, clientMs: x.ms + 0.3 })));
-    const stages = { "rivet.warm.ping": { samples: reps(10) }, "cloudflare.warm.ping": { samples: reps(10) }, "rivet.create.ping": { samples: reps(50, true) } };
+    const reps = (base: number, cold = false): S[] =>
+      [0, 1, 2].flatMap((rep) => run(21, base * (1 + 0.2 * rep), cold).map((x) => ({ ...x, rep, clientMs: x.ms + 0.3 })));
+    const stages = {
+      "rivet.warm.ping": { samples: reps(10) },
+      "cloudflare.warm.ping": { samples: reps(10) },
+      "rivet.create.ping": { samples: reps(50, true) },
+    };
     const l = loadRun(fixture(stages, { repetitions: 3 }));
     const spec = chartSpecs(l.m, l.samples, l.summary).find((c) => c.name === "same-clock")!.spec;
-    const values = (spec.data as { values: Array<{ metric: string; sideShort: string; ms: number; lo: number | null; hi: number | null }> }).values;
+    const values = (spec.data as { values: Array<{ metric: string; sideShort: string; ms: number; lo: number | null; hi: number | null }> })
+      .values;
     const warm = values.find((v) => v.metric === "warm.ping" && v.sideShort === "Rivet")!;
     expect(warm.lo!).toBeLessThan(12);
     expect(warm.hi!).toBeGreaterThan(12);
@@ -113,7 +125,9 @@ describe("the charts' specs", () => {
     const labels = await drawn(spec, "text");
     // Screen y grows downwards: every label's foot is at or above its rule's top, so none crosses a rule.
     for (const r of rules) {
-      const over = labels.filter((t) => t.bounds.x1 < r.bounds.x2 + 6 && r.bounds.x1 - 6 < t.bounds.x2 && t.bounds.y2 > r.bounds.y1 + 1 && t.bounds.y1 < r.bounds.y2);
+      const over = labels.filter(
+        (t) => t.bounds.x1 < r.bounds.x2 + 6 && r.bounds.x1 - 6 < t.bounds.x2 && t.bounds.y2 > r.bounds.y1 + 1 && t.bounds.y1 < r.bounds.y2,
+      );
       expect(over.map((t) => t.text)).toEqual([]);
     }
     const one = loadRun(fixture({ "rivet.warm.ping": { samples: run(20, 5) } }));

@@ -7,7 +7,8 @@ import { failureLine } from "../contract/cliError";
 import { readPriceTable } from "../contract/priceFile";
 import type { PriceTable } from "../contract/prices";
 
-const USAGE = "usage: npm run report -- <runDir> [--readme] [--prices FILE]   (runDir: results/<stack>/<runId>; FILE: a price table as JSON, the shape of analysis/contract/prices.ts)";
+const USAGE =
+  "usage: npm run report -- <runDir> [--readme] [--prices FILE]   (runDir: results/<stack>/<runId>; FILE: a price table as JSON, the shape of analysis/contract/prices.ts)";
 
 /** The price table a `--prices FILE` names, checked; or the one the run recorded (`npm start -- --prices`), or the repository's. */
 const pricesFrom = (file: string | undefined): PriceTable | undefined => (file === undefined ? undefined : readPriceTable(file));

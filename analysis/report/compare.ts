@@ -14,7 +14,12 @@ import type { RepSpread } from "../stats/repetitions";
 export const ownClockKey = (key: string) => `${key} (own clock)`;
 
 const asStats = (r: { n: number }, s: RepSpread, tick: number, clock: string, descriptive = false): StageStats => ({
-  n: r.n, reps: s.perRep, perRepN: s.perRepN, tick, clock, ...(descriptive ? { descriptive } : {}),
+  n: r.n,
+  reps: s.perRep,
+  perRepN: s.perRepN,
+  tick,
+  clock,
+  ...(descriptive ? { descriptive } : {}),
 });
 
 /**
@@ -47,7 +52,13 @@ export function runStats(dir: string): ComparedRun {
 export function verdictCounts(rows: readonly CompareRow[], q: CompareRow["q"]) {
   const of = rows.filter((r) => r.q === q);
   const n = (v: CompareRow["verdict"]) => of.filter((r) => r.verdict === v).length;
-  return { rows: of.length, different: n("different"), "not detected": n("not detected"), "cannot tell": n("cannot tell"), descriptive: n("descriptive") };
+  return {
+    rows: of.length,
+    different: n("different"),
+    "not detected": n("not detected"),
+    "cannot tell": n("cannot tell"),
+    descriptive: n("descriptive"),
+  };
 }
 
 const ratio = (x: number | null) => (x === null ? "-" : x.toFixed(2));
@@ -56,7 +67,17 @@ const ratio = (x: number | null) => (x === null ? "-" : x.toFixed(2));
 export function comparisonMarkdown(dirA: string, dirB: string, a: ComparedRun, b: ComparedRun): { markdown: string; rows: CompareRow[] } {
   const c = comparison(a, b);
   const { paired, rows, warnings } = c;
-  const lines = rows.map((r) => [r.key, r.q, ms(r.a), ms(r.b), ratio(r.ratio), bracket(r.ratioCi) || "-", r.detectable === null ? "-" : `${ratio(r.detectable)} or ${ratio(1 / r.detectable)}`, `${r.kA} / ${r.kB}`, verdictText(r)]);
+  const lines = rows.map((r) => [
+    r.key,
+    r.q,
+    ms(r.a),
+    ms(r.b),
+    ratio(r.ratio),
+    bracket(r.ratioCi) || "-",
+    r.detectable === null ? "-" : `${ratio(r.detectable)} or ${ratio(1 / r.detectable)}`,
+    `${r.kA} / ${r.kB}`,
+    verdictText(r),
+  ]);
   const counts = (["p50", "p90", "p99"] as const).map((q) => {
     const n = verdictCounts(rows, q);
     return `${q}${q === "p50" ? " (the primary family)" : ""}: ${n.different} of ${n.rows - n.descriptive} rows a real difference, ${n["not detected"]} not detected, ${n["cannot tell"]} cannot tell`;
@@ -89,7 +110,10 @@ export function runCapacity(dir: string, m: ManifestLike): CapacityCurve[] {
 export function capacityComparison(a: readonly CapacityHeld[], b: readonly CapacityHeld[]): string {
   const rows = capacityRows(a, b);
   if (rows.length === 0) return "";
-  return `\nCapacity: the rate held [95% interval] in each run, and whether the intervals overlap (an overlap is agreement within the stated intervals, not a test):\n\n${table(["side and operation", "A", "B", "verdict"], rows.map((r) => [r.key, r.a ? rateHeld(r.a) : "-", r.b ? rateHeld(r.b) : "-", r.verdict]))}\n`;
+  return `\nCapacity: the rate held [95% interval] in each run, and whether the intervals overlap (an overlap is agreement within the stated intervals, not a test):\n\n${table(
+    ["side and operation", "A", "B", "verdict"],
+    rows.map((r) => [r.key, r.a ? rateHeld(r.a) : "-", r.b ? rateHeld(r.b) : "-", r.verdict]),
+  )}\n`;
 }
 
 /** Markdown: the comparison of two run directories. */

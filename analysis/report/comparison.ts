@@ -21,7 +21,6 @@ export interface ManifestLike {
   settings?: unknown;
 }
 
-
 /** What `npm run ab` writes into each arm's manifest (settings.ab): which comparison, which arm, and its partner. */
 export interface AbSettings {
   id: string;
@@ -66,7 +65,8 @@ export function machineDifferences(a: ManifestLike, b: ManifestLike): string[] {
   const x = mach(a);
   const y = mach(b);
   const out: string[] = [];
-  if (x.cpuModel !== y.cpuModel) out.push(`the machine differs: CPU model A ${String(x.cpuModel ?? "unrecorded")}, B ${String(y.cpuModel ?? "unrecorded")}`);
+  if (x.cpuModel !== y.cpuModel)
+    out.push(`the machine differs: CPU model A ${String(x.cpuModel ?? "unrecorded")}, B ${String(y.cpuModel ?? "unrecorded")}`);
   if (x.cpus !== y.cpus) out.push(`the machine differs: cores A ${String(x.cpus ?? "unrecorded")}, B ${String(y.cpus ?? "unrecorded")}`);
   return out;
 }
@@ -74,11 +74,16 @@ export function machineDifferences(a: ManifestLike, b: ManifestLike): string[] {
 /** What differs between the two runs besides what was meant to: each a line the reader must weigh. */
 export function comparisonWarnings(a: ManifestLike, b: ManifestLike): string[] {
   const out: string[] = [];
-  if (a.runId === b.runId && a.startedAt === b.startedAt) out.push("A and B are the same run: every ratio is 1, and only the detectable column says anything (what a second run with the same spread could show)");
+  if (a.runId === b.runId && a.startedAt === b.startedAt)
+    out.push(
+      "A and B are the same run: every ratio is 1, and only the detectable column says anything (what a second run with the same spread could show)",
+    );
   const cfg = (m: ManifestLike) => (m.config ?? {}) as Record<string, unknown>;
   if (a.preset !== b.preset) out.push(`the presets differ (A ${a.preset}, B ${b.preset}): rows of different sample counts are compared`);
-  else if (JSON.stringify(cfg(a).counts) !== JSON.stringify(cfg(b).counts)) out.push("the sample counts differ (--samples): a percentile of fewer samples sits lower in its tail");
-  if (repeatsOf(a) !== repeatsOf(b)) out.push(`the repetitions differ (A ${repeatsOf(a)}, B ${repeatsOf(b)}): Welch's test, each run's spread its own`);
+  else if (JSON.stringify(cfg(a).counts) !== JSON.stringify(cfg(b).counts))
+    out.push("the sample counts differ (--samples): a percentile of fewer samples sits lower in its tail");
+  if (repeatsOf(a) !== repeatsOf(b))
+    out.push(`the repetitions differ (A ${repeatsOf(a)}, B ${repeatsOf(b)}): Welch's test, each run's spread its own`);
   out.push(...machineDifferences(a, b));
   const ca = readCalibration((a as { calibration?: unknown }).calibration);
   const cb = readCalibration((b as { calibration?: unknown }).calibration);
@@ -106,8 +111,19 @@ export function capacityRows(a: readonly CapacityHeld[], b: readonly CapacityHel
   return keys.map((key) => {
     const [ca, cb] = [a, b].map((x) => x.find((c) => `${c.side} ${c.op}` === key));
     const overlap = ca && cb ? intervalsOverlap(ca.held, cb.held) : null;
-    const objective = ca && cb && (ca.objective.p99Ms !== cb.objective.p99Ms || ca.objective.maxFailureShare !== cb.objective.maxFailureShare) ? "different objectives: not comparable" : null;
-    const verdict = objective ?? (!ca || !cb ? "in one run only" : overlap === null ? "cannot tell (an interval is missing)" : overlap ? "agree: the intervals overlap" : "differ: the intervals are apart");
+    const objective =
+      ca && cb && (ca.objective.p99Ms !== cb.objective.p99Ms || ca.objective.maxFailureShare !== cb.objective.maxFailureShare)
+        ? "different objectives: not comparable"
+        : null;
+    const verdict =
+      objective ??
+      (!ca || !cb
+        ? "in one run only"
+        : overlap === null
+          ? "cannot tell (an interval is missing)"
+          : overlap
+            ? "agree: the intervals overlap"
+            : "differ: the intervals are apart");
     return { key, a: ca?.held ?? null, b: cb?.held ?? null, verdict };
   });
 }
@@ -125,8 +141,17 @@ export interface Comparison {
 export function comparison(a: ComparedRun, b: ComparedRun): Comparison {
   const paired = interleaved(a.m, b.m);
   const warnings = comparisonWarnings(a.m, b.m);
-  if (!paired) warnings.push("A and B were measured in separate sessions: whatever differs between sessions (time of day, the machine's state) is in neither run's spread; `npm run ab` interleaves them and pairs their repetitions");
-  return { paired, order: paired ? abOf(a.m)!.order : null, warnings, rows: compareRows(a.stats, b.stats, { paired }), capacity: capacityRows(a.capacity, b.capacity) };
+  if (!paired)
+    warnings.push(
+      "A and B were measured in separate sessions: whatever differs between sessions (time of day, the machine's state) is in neither run's spread; `npm run ab` interleaves them and pairs their repetitions",
+    );
+  return {
+    paired,
+    order: paired ? abOf(a.m)!.order : null,
+    warnings,
+    rows: compareRows(a.stats, b.stats, { paired }),
+    capacity: capacityRows(a.capacity, b.capacity),
+  };
 }
 
 /**

@@ -18,12 +18,21 @@ const samples = new Map<string, RawSample[]>([
   ["cloudflare.baseline.noop", [warm(0.5), warm(0.5), warm(0.5)]],
   ["floor.warm.ping", [warm(0.5), warm(0.5), warm(0.5)]],
 ]);
-const summary: RunSummary = { rows: [...samples].map(([k, xs]) => summarize(LEGACY_BOOK.get(k.split(".")[0]), k.split(".").slice(1).join("."), xs)), throughput: [], sides: LEGACY_BOOK };
+const summary: RunSummary = {
+  rows: [...samples].map(([k, xs]) => summarize(LEGACY_BOOK.get(k.split(".")[0]), k.split(".").slice(1).join("."), xs)),
+  throughput: [],
+  sides: LEGACY_BOOK,
+};
 
 describe("the run model: every table's figures, computed once", () => {
   it("the README's model: one client column per side, the DO's own clock beside its own, no baseline row", () => {
     const m = readmeModel(summary, samples);
-    expect(m.columns).toEqual([{ side: "rivet", clock: "client" }, { side: "cloudflare", clock: "client" }, { side: "cloudflare", clock: "own" }, { side: "floor", clock: "client" }]);
+    expect(m.columns).toEqual([
+      { side: "rivet", clock: "client" },
+      { side: "cloudflare", clock: "client" },
+      { side: "cloudflare", clock: "own" },
+      { side: "floor", clock: "client" },
+    ]);
     expect(m.rows.map((r) => r.label)).toEqual(["Warm request (no storage)"]);
     expect(m.rows[0].cells.map((c) => c?.p50)).toEqual([2, 1.5, 1, 0.5]);
     expect(m.totals).toEqual({ errors: 0, notCold: 0, restarts: 0 });
@@ -57,32 +66,52 @@ describe("cost per million operations", () => {
     const row = { ...base, mean: 20, rowsPerOp: { read: 1, written: 0, n: 9 } };
     const want = p.workersRequests.usd + p.doRequests.usd + 0.02 * 0.125 * p.doDurationGbS.usd + 1 * p.doRowsRead.usd;
     expect(costCell(row, "cloudflare", usage, t).usdPerMillion).toBeCloseTo(want, 12);
-    expect(costCell({ ...base, mean: 20 }, "cloudflare", usage, t)).toMatchObject({ usdPerMillion: null, missing: "rows read and written not measured in this run" });
+    expect(costCell({ ...base, mean: 20 }, "cloudflare", usage, t)).toMatchObject({
+      usdPerMillion: null,
+      missing: "rows read and written not measured in this run",
+    });
   });
   it("prices a self-hosted operation by its measured CPU over the stated utilisation; a service's own units are not priced", () => {
     const row = { ...base, cpu: { ownMsPerOp: 30, driverMsPerOp: 1, ops: 10, processes: {}, resolutionMs: 1 } };
     expect(costCell(row, "rivet", cpu, t).usdPerMillion).toBeCloseTo((1e6 * 0.03 * p.rivetComputeVcpuS.usd) / 0.5, 12);
-    expect(costCell(row, "rivet", units, t)).toMatchObject({ usdPerMillion: null, missing: "its reads and writes are not units this run counts" });
+    expect(costCell(row, "rivet", units, t)).toMatchObject({
+      usdPerMillion: null,
+      missing: "its reads and writes are not units this run counts",
+    });
   });
   it("one cell of each side of a committed run, from its hashed stage records and the price table", () => {
     const dir = resolve(__dirname, "../../results/local/20261205T0153Z");
     const m = verifyRunDir(dir);
     const model = costModel(summarizeRun(dir, m))!;
-    const cell = (metric: string, side: string, name: string) => model.rows.find((r) => r.metric === metric)!.cells.find((c) => c.side === side && c.pricing === name)!;
+    const cell = (metric: string, side: string, name: string) =>
+      model.rows.find((r) => r.metric === metric)!.cells.find((c) => c.side === side && c.pricing === name)!;
     // Rivet, self-hosted: the Engine's and the app's CPU over the successful creates, from the stage record.
     const st = JSON.parse(readFileSync(join(dir, "stages", "rivet.create.ping.json"), "utf8")) as StageRecord;
     const ops = st.repetitions!.reduce((n, r) => n + r.attempts - r.errors, 0);
-    const ownMs = st.repetitions!.reduce((n, r) => n + (r.notes!.cpuMs as Record<string, number>).engine + (r.notes!.cpuMs as Record<string, number>).app, 0);
-    expect(cell("create.ping", "rivet", cpu.name).usdPerMillion).toBeCloseTo((1e6 * (ownMs / ops / 1000) * p.rivetComputeVcpuS.usd) / t.assumptions.selfHostedUtilisation, 9);
+    const ownMs = st.repetitions!.reduce(
+      (n, r) => n + (r.notes!.cpuMs as Record<string, number>).engine + (r.notes!.cpuMs as Record<string, number>).app,
+      0,
+    );
+    expect(cell("create.ping", "rivet", cpu.name).usdPerMillion).toBeCloseTo(
+      (1e6 * (ownMs / ops / 1000) * p.rivetComputeVcpuS.usd) / t.assumptions.selfHostedUtilisation,
+      9,
+    );
     // The DO: this run predates the row counts, so its cell says so rather than guess them.
-    expect(cell("warm.ping", "cloudflare", usage.name)).toMatchObject({ usdPerMillion: null, missing: "rows read and written not measured in this run" });
+    expect(cell("warm.ping", "cloudflare", usage.name)).toMatchObject({
+      usdPerMillion: null,
+      missing: "rows read and written not measured in this run",
+    });
   });
 });
 
 describe("cost against sustained load", () => {
   const t = DEFAULT_PRICES;
   const vcpuS = t.prices.rivetComputeVcpuS.usd;
-  const row = (side: string, metric: string, extra: object) => ({ ...summarize(LEGACY_BOOK.get(side), metric, [warm(2)]), mean: 20, ...extra });
+  const row = (side: string, metric: string, extra: object) => ({
+    ...summarize(LEGACY_BOOK.get(side), metric, [warm(2)]),
+    mean: 20,
+    ...extra,
+  });
   const s: RunSummary = {
     rows: [
       row("rivet", "warm.ping", { cpu: { ownMsPerOp: 4, driverMsPerOp: 1, ops: 10, processes: {}, resolutionMs: 1 } }),
@@ -93,7 +122,15 @@ describe("cost against sustained load", () => {
     throughput: [],
     sides: LEGACY_BOOK,
   };
-  const held = (op: CapacityCurve["op"], low: number): CapacityCurve => ({ side: "rivet", op, objective: { p99Ms: 100, maxFailureShare: 0.001 }, reps: [], range: { low, high: low * 1.2 }, held: { estimate: null, lo: null, hi: null, none: "no repetition" }, steps: [] });
+  const held = (op: CapacityCurve["op"], low: number): CapacityCurve => ({
+    side: "rivet",
+    op,
+    objective: { p99Ms: 100, maxFailureShare: 0.001 },
+    reps: [],
+    range: { low, high: low * 1.2 },
+    held: { estimate: null, lo: null, hi: null, none: "no repetition" },
+    steps: [],
+  });
 
   it("a machine priced by CPU costs its price over the load, down to the rate it held; a price per operation is flat; the crossing is where they meet", () => {
     const cost = costModel(s, t)!;

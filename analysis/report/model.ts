@@ -167,7 +167,17 @@ export function tableSides(book: SideBook, measured: ReadonlySet<string>): strin
 }
 
 const stageCell = (r: SummaryRow | undefined): StageCell | null =>
-  r ? { p50: r.p50, p90: r.p90, p99: r.p99, n: r.n, errors: r.errors, wrongCold: isColdMetric(r.metric) ? r.notCold : r.restarts, flagged: flagged(r.n + r.errors + r.notCold, r.errors) } : null;
+  r
+    ? {
+        p50: r.p50,
+        p90: r.p90,
+        p99: r.p99,
+        n: r.n,
+        errors: r.errors,
+        wrongCold: isColdMetric(r.metric) ? r.notCold : r.restarts,
+        flagged: flagged(r.n + r.errors + r.notCold, r.errors),
+      }
+    : null;
 
 export function headlineModel(s: RunSummary, samples: RunSamples = new Map()): HeadlineModel {
   const sides = tableSides(s.sides, new Set(s.rows.map((r) => r.side)));
@@ -189,7 +199,12 @@ export function headlineModel(s: RunSummary, samples: RunSamples = new Map()): H
       const own = at(s.sides.get(side).throughputMethod);
       const measured = at("measured");
       if (!own) return null;
-      return { perSecond: own.perSecond, errors: own.errors, attempts: own.attempts, ...(own !== measured && measured ? { measuredPerSecond: measured.perSecond } : {}) };
+      return {
+        perSecond: own.perSecond,
+        errors: own.errors,
+        attempts: own.attempts,
+        ...(own !== measured && measured ? { measuredPerSecond: measured.perSecond } : {}),
+      };
     });
     if (cells.some((c) => c !== null)) throughput.push({ label: e.throughputLabel!, cells });
   }
@@ -197,14 +212,28 @@ export function headlineModel(s: RunSummary, samples: RunSamples = new Map()): H
     .filter((t) => t.method === "open-model")
     .map((t): OpenModelRow => {
       const r = rowOf(s, t.side, t.metric);
-      return { side: t.side, targetPerSecond: t.targetPerSecond ?? Number.NaN, perSecond: t.perSecond, errors: t.errors, attempts: t.attempts, latency: r ? { p50: r.p50, p90: r.p90, p99: r.p99, n: r.n } : null };
+      return {
+        side: t.side,
+        targetPerSecond: t.targetPerSecond ?? Number.NaN,
+        perSecond: t.perSecond,
+        errors: t.errors,
+        attempts: t.attempts,
+        latency: r ? { p50: r.p50, p90: r.p90, p99: r.p99, n: r.n } : null,
+      };
     });
   return { sides, rows, throughput, open };
 }
 
 export function readmeModel(s: RunSummary, samples: RunSamples): ReadmeModel {
   const measured = new Set(s.rows.map((r) => r.side));
-  const columns = s.sides.order.flatMap((side) => (s.sides.get(side).msIsClientClock ? [{ side, clock: "client" as const }] : [{ side, clock: "client" as const }, { side, clock: "own" as const }]));
+  const columns = s.sides.order.flatMap((side) =>
+    s.sides.get(side).msIsClientClock
+      ? [{ side, clock: "client" as const }]
+      : [
+          { side, clock: "client" as const },
+          { side, clock: "own" as const },
+        ],
+  );
   const cell = (c: ReadmeModel["columns"][number], id: string) => {
     if (c.clock === "own") return rowOf(s, c.side, id) ?? null;
     return measured.has(c.side) ? clientPercentiles(samples, c.side, id) : null;
@@ -267,7 +296,9 @@ export function cpuModel(s: RunSummary): CpuModel | null {
 }
 
 export function rowsModel(s: RunSummary): RowsModel | null {
-  const sides = tableSides(s.sides, new Set(s.rows.map((r) => r.side))).filter((side) => s.rows.some((r) => r.side === side && r.rowsPerOp));
+  const sides = tableSides(s.sides, new Set(s.rows.map((r) => r.side))).filter((side) =>
+    s.rows.some((r) => r.side === side && r.rowsPerOp),
+  );
   const rows: RowsModel["rows"] = [];
   for (const e of CATALOG) {
     if (!e.label && !e.throughputLabel) continue;
@@ -286,14 +317,24 @@ export function rowsModel(s: RunSummary): RowsModel | null {
  * utilisation; units: a service's units this run does not count, not priced.
  */
 export function costCell(row: SummaryRow | undefined, side: string, pricing: Pricing, t: PriceTable): CostCell {
-  const cell = (usdPerMillion: number | null, missing?: string): CostCell => ({ side, pricing: pricing.name, usdPerMillion, ...(missing ? { missing } : {}) });
+  const cell = (usdPerMillion: number | null, missing?: string): CostCell => ({
+    side,
+    pricing: pricing.name,
+    usdPerMillion,
+    ...(missing ? { missing } : {}),
+  });
   if (!row || row.n === 0) return cell(null, "not measured");
   const p = t.prices;
   if (pricing.kind === "usage") {
     if (!row.rowsPerOp) return cell(null, "rows read and written not measured in this run");
     const gbS = (row.mean / 1000) * t.assumptions.doBilledGb;
     const requests = pricing.requests.reduce((sum, k) => sum + p[k].usd, 0);
-    return cell(requests + gbS * p[pricing.durationGbS].usd + row.rowsPerOp.read * p[pricing.rowsRead].usd + row.rowsPerOp.written * p[pricing.rowsWritten].usd);
+    return cell(
+      requests +
+        gbS * p[pricing.durationGbS].usd +
+        row.rowsPerOp.read * p[pricing.rowsRead].usd +
+        row.rowsPerOp.written * p[pricing.rowsWritten].usd,
+    );
   }
   if (pricing.kind === "cpu") {
     if (!row.cpu || row.cpu.ownMsPerOp === null) return cell(null, "the side's own CPU not measured in this run");
@@ -303,7 +344,9 @@ export function costCell(row: SummaryRow | undefined, side: string, pricing: Pri
 }
 
 export function costModel(s: RunSummary, prices: PriceTable = DEFAULT_PRICES): CostModel | null {
-  const columns = s.sides.order.filter((side) => s.rows.some((r) => r.side === side)).flatMap((side) => (s.sides.get(side).pricing ?? []).map((pricing) => ({ side, pricing })));
+  const columns = s.sides.order
+    .filter((side) => s.rows.some((r) => r.side === side))
+    .flatMap((side) => (s.sides.get(side).pricing ?? []).map((pricing) => ({ side, pricing })));
   if (columns.length === 0) return null;
   const rows: CostModel["rows"] = [];
   for (const e of CATALOG) {
@@ -322,7 +365,12 @@ const POINTS_PER_DECADE = 4;
 /** Decades below the most load a machine curve reaches. */
 const DECADES = 4;
 
-export function costLoadModel(cost: CostModel | null, summary: RunSummary, capacity: readonly CapacityCurve[], vcpus: number): CostLoadModel | null {
+export function costLoadModel(
+  cost: CostModel | null,
+  summary: RunSummary,
+  capacity: readonly CapacityCurve[],
+  vcpus: number,
+): CostLoadModel | null {
   if (!cost || !(vcpus > 0)) return null;
   const cpuCols = cost.columns.flatMap((c) => (c.pricing.kind === "cpu" ? [{ side: c.side, pricing: c.pricing }] : []));
   if (cpuCols.length === 0) return null;
@@ -332,7 +380,11 @@ export function costLoadModel(cost: CostModel | null, summary: RunSummary, capac
     const metric = CAPACITY_METRIC[op];
     const row = cost.rows.find((r) => r.metric === metric);
     if (!row) continue;
-    const flat = row.cells.flatMap((c, i) => (cost.columns[i].pricing.kind !== "cpu" && c.usdPerMillion !== null ? [{ side: c.side, pricing: c.pricing, usdPerMillion: c.usdPerMillion }] : []));
+    const flat = row.cells.flatMap((c, i) =>
+      cost.columns[i].pricing.kind !== "cpu" && c.usdPerMillion !== null
+        ? [{ side: c.side, pricing: c.pricing, usdPerMillion: c.usdPerMillion }]
+        : [],
+    );
     const machine: CostLoadModel["ops"][number]["machine"] = [];
     for (const col of cpuCols) {
       const own = rowOf(summary, col.side, metric)?.cpu?.ownMsPerOp;
@@ -341,12 +393,22 @@ export function costLoadModel(cost: CostModel | null, summary: RunSummary, capac
       const perMillionSeconds = vcpus * cost.prices.prices[col.pricing.vcpuSecond].usd * 1e6;
       const held = capacity.find((c) => c.side === col.side && c.op === op)?.range.low ?? null;
       const maxLoad = held ?? (vcpus * 1000) / own;
-      const points = Array.from({ length: DECADES * POINTS_PER_DECADE + 1 }, (_, k) => maxLoad / 10 ** ((DECADES * POINTS_PER_DECADE - k) / POINTS_PER_DECADE)).map((load) => ({ load, usdPerMillion: perMillionSeconds / load }));
+      const points = Array.from(
+        { length: DECADES * POINTS_PER_DECADE + 1 },
+        (_, k) => maxLoad / 10 ** ((DECADES * POINTS_PER_DECADE - k) / POINTS_PER_DECADE),
+      ).map((load) => ({ load, usdPerMillion: perMillionSeconds / load }));
       const cheaperAbove = flat.map((f) => {
         const load = perMillionSeconds / f.usdPerMillion;
         return { side: f.side, pricing: f.pricing, load: load <= maxLoad ? load : null };
       });
-      machine.push({ side: col.side, pricing: col.pricing.name, maxLoad, maxFrom: held !== null ? "capacity" : "cpu", points, cheaperAbove });
+      machine.push({
+        side: col.side,
+        pricing: col.pricing.name,
+        maxLoad,
+        maxFrom: held !== null ? "capacity" : "cpu",
+        points,
+        cheaperAbove,
+      });
     }
     if (machine.length) ops.push({ op, metric, flat, machine });
   }
@@ -376,4 +438,5 @@ export function runModel(m: ManifestLike, summary: RunSummary, samples: RunSampl
 }
 
 /** A throughput method's column head, as the headline's throughput table names it. */
-export const throughputHead = (book: SideBook, side: string) => `${book.get(side).short} (${THROUGHPUT_TEXT[book.get(side).throughputMethod].head})`;
+export const throughputHead = (book: SideBook, side: string) =>
+  `${book.get(side).short} (${THROUGHPUT_TEXT[book.get(side).throughputMethod].head})`;

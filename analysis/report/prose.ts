@@ -9,7 +9,7 @@ export const headlineNote = (controls: readonly string[], flag: string, flagShar
   "Milliseconds, p50 / p90 / p99, nearest rank, no trimming. Each side on its own clock, as the reference measures it; the same-clock table in the report puts the client's round trip on both sides. " +
   controls.map((f) => `${f} `).join("") +
   `n is the samples the percentiles are taken over; failures are counted, never retried, and left out (${flag}: more than ${flagShare * 100}% of the stage's attempts failed; the caveats say why). ` +
-  "A create or wake counts only when the actor proves a fresh instance (the others are \"cold flag wrong\" and left out); on any other row \"cold flag wrong\" counts calls that hit a restarted instance, which stay in n.";
+  'A create or wake counts only when the actor proves a fresh instance (the others are "cold flag wrong" and left out); on any other row "cold flag wrong" counts calls that hit a restarted instance, which stay in n.';
 
 /** Under the open-model table. */
 export const OPEN_MODEL_NOTE =
@@ -105,5 +105,5 @@ export const CAPACITY_STEPS_NOTE =
 /** Heading the cost against load. */
 export const costLoadNote = (vcpus: number, price: string) =>
   `What a million operations cost at a sustained load. A side priced by CPU pays for its machine whatever the load: here this run's ${vcpus} vCPUs at ${price}, so a million operations cost the machine's price over the load, falling as the load rises up to the most the machine holds (the capacity group's lowest held rate where the run has it, else the load at which the side's measured CPU per operation fills every vCPU). ` +
-  "A side priced per operation costs the same at any load. \"Cheaper above\" is the load past which the machine costs less per operation than that side; a dash: not within what the machine holds. " +
+  'A side priced per operation costs the same at any load. "Cheaper above" is the load past which the machine costs less per operation than that side; a dash: not within what the machine holds. ' +
   "The machine is this run's, shared with the driver: a dedicated server holds more, and costs another price.";

@@ -31,6 +31,9 @@ export function referenceMarkdown(s: RunSummary): string {
 export function replaceReferenceBlock(text: string, label: string, block: string): string {
   const a = text.indexOf(REFERENCE_START);
   const b = text.indexOf(REFERENCE_END);
-  if (a < 0 || b < a) throw new Error(`docs/reference.md has no reference markers: add a line "${REFERENCE_START}" and a line "${REFERENCE_END}" where the table goes`);
+  if (a < 0 || b < a)
+    throw new Error(
+      `docs/reference.md has no reference markers: add a line "${REFERENCE_START}" and a line "${REFERENCE_END}" where the table goes`,
+    );
   return `${text.slice(0, a + REFERENCE_START.length)}\n${label}\n\n${block}\n${text.slice(b)}`;
 }

@@ -4,7 +4,17 @@ import { existsSync, readdirSync, readFileSync, writeFileSync, appendFileSync, r
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fixture, makeHostile, tree, type S } from "../../test/fixtures";
-import { caveats, differencesMarkdown, controlCostMarkdown, generateReport, headlineMarkdown, readmeHeadlineMarkdown, sameClockMarkdown, startStateMarkdown, tableSides } from "./report";
+import {
+  caveats,
+  differencesMarkdown,
+  controlCostMarkdown,
+  generateReport,
+  headlineMarkdown,
+  readmeHeadlineMarkdown,
+  sameClockMarkdown,
+  startStateMarkdown,
+  tableSides,
+} from "./report";
 import { summarize, summarizeRun, type RawSample } from "../stats/summary";
 import { verifyRunDir } from "../contract/verify";
 import { fileDigest, RunDirError } from "../contract/runDirContract";
@@ -16,7 +26,9 @@ const range = (n: number, f: (i: number) => S) => Array.from({ length: n }, (_, 
 
 function sampleRun(): string {
   return fixture({
-    "rivet.create.ping": { samples: [...range(30, (i) => ({ ms: 40 + i, cold: true, actorMs: 0.2 })), { ms: 5, cold: false }, { ms: 15000, ok: false }] },
+    "rivet.create.ping": {
+      samples: [...range(30, (i) => ({ ms: 40 + i, cold: true, actorMs: 0.2 })), { ms: 5, cold: false }, { ms: 15000, ok: false }],
+    },
     "rivet.warm.ping": { samples: range(50, (i) => ({ ms: 5 + (i % 10) / 10, actorMs: 0.05 })) },
     "rivet.sqlite.write": { samples: range(50, (i) => ({ ms: 9 + (i % 5), sqlMs: 1.3 })) },
     "rivet.burst.c8": { samples: range(16, () => ({ ms: 400, cold: true })), concurrency: 8, wallMs: 800 },
@@ -24,7 +36,13 @@ function sampleRun(): string {
     "cloudflare.warm.ping": { samples: range(50, (i) => ({ ms: i % 2, clientMs: 2 })) },
     "cloudflare.sqlite.write": { samples: range(50, () => ({ ms: 2, clientMs: 4 })) },
     "cloudflare.burst.c8": { samples: [10, 20, 30].map((ms) => ({ ms, cold: true, clientMs: ms + 3 })), concurrency: 8, wallMs: 100 },
-    "cloudflare.seqwrite": { samples: [{ ms: 4, clientMs: 6 }, { ms: 4, clientMs: 6 }], wallMs: 20 },
+    "cloudflare.seqwrite": {
+      samples: [
+        { ms: 4, clientMs: 6 },
+        { ms: 4, clientMs: 6 },
+      ],
+      wallMs: 20,
+    },
   });
 }
 
@@ -44,7 +62,8 @@ describe("throughput", () => {
   it("DO rates by Little's law on the Worker mean, Rivet rates measured, both labelled", () => {
     const dir = sampleRun();
     const { throughput, rows } = summarizeRun(dir, verifyRunDir(dir));
-    const find = (side: string, metric: string, method: string) => throughput.find((t) => t.side === side && t.metric === metric && t.method === method)!;
+    const find = (side: string, metric: string, method: string) =>
+      throughput.find((t) => t.side === side && t.metric === metric && t.method === method)!;
     expect(find("cloudflare", "burst.c8", "littles-law").perSecond).toBeCloseTo(400, 10); // 8 x 1000 / 20 ms
     expect(find("cloudflare", "burst.c8", "measured").perSecond).toBeCloseTo(30, 10); // 3 in 100 ms
     expect(find("cloudflare", "seqwrite", "littles-law").perSecond).toBeCloseTo(250, 10); // 1000 / 4 ms
@@ -63,26 +82,63 @@ describe("generateReport", () => {
     expect(Object.keys(summary)).toEqual(["rows", "throughput", "cost"]);
     // Priced where a price applies, with the table's date; a cell that cannot be priced says why.
     expect(summary.cost.asOf).toMatch(/not read by it/);
-    expect(summary.cost.cells.find((c: { side: string; metric: string; pricing: string }) => c.side === "rivet" && c.metric === "create.ping" && c.pricing === "Rivet Cloud")).toMatchObject({ usdPerMillion: null, missing: "its reads and writes are not units this run counts" });
-    expect(Object.keys(summary.rows[0])).toEqual(["side", "metric", "n", "errors", "notCold", "restarts", "p50", "p90", "p99", "mean", "repetitions"]);
+    expect(
+      summary.cost.cells.find(
+        (c: { side: string; metric: string; pricing: string }) =>
+          c.side === "rivet" && c.metric === "create.ping" && c.pricing === "Rivet Cloud",
+      ),
+    ).toMatchObject({ usdPerMillion: null, missing: "its reads and writes are not units this run counts" });
+    expect(Object.keys(summary.rows[0])).toEqual([
+      "side",
+      "metric",
+      "n",
+      "errors",
+      "notCold",
+      "restarts",
+      "p50",
+      "p90",
+      "p99",
+      "mean",
+      "repetitions",
+    ]);
     expect(Object.keys(summary.rows[0].repetitions)).toEqual(["k", "perRep", "perRepN", "cv", "ci", "dominant"]);
     expect(Object.keys(summary.throughput[0])).toEqual(["side", "metric", "concurrency", "perSecond", "errors", "attempts", "method"]);
     const md = readFileSync(join(dir, "report/results.md"), "utf8");
-    expect(md).toMatch(/\| Metric \| Rivet Actor: client round trip through the Engine gateway \(driver hrtime\) \| n \| errors \/ cold flag wrong \| Durable Object: Worker's Date\.now\(\) around the awaited DO call \| n \| errors \/ cold flag wrong \|/);
-    expect(md).toMatch(/\| Actor create, first request answered \(no storage\) \| 54\.00 \/ 66\.00 \/ 69\.00 \| 30 \| 1 ⚠ \/ 1 \| - \| - \| - \|/);
+    expect(md).toMatch(
+      /\| Metric \| Rivet Actor: client round trip through the Engine gateway \(driver hrtime\) \| n \| errors \/ cold flag wrong \| Durable Object: Worker's Date\.now\(\) around the awaited DO call \| n \| errors \/ cold flag wrong \|/,
+    );
+    expect(md).toMatch(
+      /\| Actor create, first request answered \(no storage\) \| 54\.00 \/ 66\.00 \/ 69\.00 \| 30 \| 1 ⚠ \/ 1 \| - \| - \| - \|/,
+    );
     // Same clock: the DO rows read clientMs, Rivet rows ms; the DO's warm ping is 0 or 1 on the Worker's clock but 2 on the client's.
     expect(md).toMatch(/## Same clock: the client's round trip on both sides/);
     expect(md).toMatch(/\| Warm request \(no storage\) \| 5\.40 \/ 5\.80 \/ 5\.90 \| 50 \| 2\.00 \/ 2\.00 \/ 2\.00 \| 50 \| - \|/);
     expect(md).toMatch(/Code: commit `[0-9a-f]{12}`/);
     // The reference's "in the actor" row: the SQL interval the Rivet actor reports; the DO reports none.
-    expect(md).toMatch(/\| SQLite durable write \(1 row\), round trip \| 11\.00 \/ 13\.00 \/ 13\.00 \| 50 \| 0 \/ 0 \| 2\.00 \/ 2\.00 \/ 2\.00 \| 50 \| 0 \/ 0 \|/);
-    expect(md).toMatch(/\| SQLite durable write \(1 row\), in the actor \(its SQL interval, performance\.now\(\)\) \| 1\.30 \/ 1\.30 \/ 1\.30 \| 50 \| - \| - \| - \| - \|/);
-    expect(md).toMatch(/\| Burst creates at concurrency 8 \| 20\.0\/s \(0 errors of 16\) \| 400\/s \(0 errors of 3\); measured by the driver: 30\.0\/s \|/);
+    expect(md).toMatch(
+      /\| SQLite durable write \(1 row\), round trip \| 11\.00 \/ 13\.00 \/ 13\.00 \| 50 \| 0 \/ 0 \| 2\.00 \/ 2\.00 \/ 2\.00 \| 50 \| 0 \/ 0 \|/,
+    );
+    expect(md).toMatch(
+      /\| SQLite durable write \(1 row\), in the actor \(its SQL interval, performance\.now\(\)\) \| 1\.30 \/ 1\.30 \/ 1\.30 \| 50 \| - \| - \| - \| - \|/,
+    );
+    expect(md).toMatch(
+      /\| Burst creates at concurrency 8 \| 20\.0\/s \(0 errors of 16\) \| 400\/s \(0 errors of 3\); measured by the driver: 30\.0\/s \|/,
+    );
     expect(md).toMatch(/p50 \[95% interval\]/);
     expect(md).toMatch(/does not freeze timers/);
     expect(md).toMatch(/Failures were counted, not retried, and left out of the percentiles: rivet create\.ping 1 of 32/);
     const charts = readdirSync(join(dir, "report/charts"));
-    expect(charts).toEqual(expect.arrayContaining(["headline.png", "headline.svg", "same-clock.png", "same-clock.svg", "cdf-create.png", "cdf-warm.png", "hist-create.png"]));
+    expect(charts).toEqual(
+      expect.arrayContaining([
+        "headline.png",
+        "headline.svg",
+        "same-clock.png",
+        "same-clock.svg",
+        "cdf-create.png",
+        "cdf-warm.png",
+        "hist-create.png",
+      ]),
+    );
     for (const c of charts.filter((f) => f.endsWith(".png"))) {
       const png = readFileSync(join(dir, "report/charts", c));
       expect(png.subarray(0, 8).toString("hex"), c).toBe("89504e470d0a1a0a");
@@ -130,7 +186,9 @@ describe("what the report refuses, by name", () => {
       const m = manifestOf(dir);
       m.stages["rivet.burst.c8"][field] += 1;
       saveManifest(dir, m);
-      await expect(generateReport(dir)).rejects.toThrow(new RegExp(`stage rivet\\.burst\\.c8: the manifest's record differs from the hashed stages/rivet\\.burst\\.c8\\.json \\(${field}:`));
+      await expect(generateReport(dir)).rejects.toThrow(
+        new RegExp(`stage rivet\\.burst\\.c8: the manifest's record differs from the hashed stages/rivet\\.burst\\.c8\\.json \\(${field}:`),
+      );
       expect(existsSync(join(dir, "report"))).toBe(false);
     });
   }
@@ -153,7 +211,9 @@ describe("what the report refuses, by name", () => {
     writeFileSync(stageFile, `${JSON.stringify(m.stages["rivet.warm.ping"], null, 2)}\n`);
     m.files["stages/rivet.warm.ping.json"] = fileDigest(stageFile);
     saveManifest(dir, m);
-    await expect(generateReport(dir)).rejects.toThrow(/stage rivet\.warm\.ping: records 50 attempts and 3 errors, but raw\/rivet\.warm\.ping\.jsonl holds 50 samples with 0 failures/);
+    await expect(generateReport(dir)).rejects.toThrow(
+      /stage rivet\.warm\.ping: records 50 attempts and 3 errors, but raw\/rivet\.warm\.ping\.jsonl holds 50 samples with 0 failures/,
+    );
   });
 
   it("a malformed sample line, even with a matching hash: one line naming the file and line", async () => {
@@ -196,7 +256,9 @@ describe("what the report refuses, by name", () => {
     const m = manifestOf(dir);
     m.files["../escape.jsonl"] = m.files["raw/rivet.warm.ping.jsonl"];
     saveManifest(dir, m);
-    await expect(generateReport(dir)).rejects.toThrow(/lists "\.\.\/escape\.jsonl", which is not a plain relative path inside the run directory/);
+    await expect(generateReport(dir)).rejects.toThrow(
+      /lists "\.\.\/escape\.jsonl", which is not a plain relative path inside the run directory/,
+    );
   });
 });
 
@@ -209,7 +271,9 @@ describe("text from a run is Markdown-escaped", () => {
     m.machine.cpuModel = "EPYC | <b>bold</b> ```";
     writeFileSync(join(dir, "manifest.json"), `${JSON.stringify(m, null, 2)}\n`);
     const { markdown } = await generateReport(dir);
-    expect(markdown).toContain("Why: boom \\| injected \\| cell; # Heading; \\<script\\>alert(1)\\</script\\> \\[link\\](http://x) \\`\\`\\`");
+    expect(markdown).toContain(
+      "Why: boom \\| injected \\| cell; # Heading; \\<script\\>alert(1)\\</script\\> \\[link\\](http://x) \\`\\`\\`",
+    );
     expect(markdown).toContain("EPYC \\| \\<b\\>bold\\</b\\> \\`\\`\\`");
     const outsideFences = markdown.replace(/^(`{3,})json\n[\s\S]*?\n\1$/gm, "");
     expect(outsideFences).not.toMatch(/<script>|<b>/);
@@ -243,7 +307,9 @@ describe("where Cloudflare ran", () => {
     const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
     m.files["raw/cloudflare.warm.ping.jsonl"] = fileDigest(raw);
     writeFileSync(join(dir, "manifest.json"), `${JSON.stringify(m, null, 2)}\n`);
-    await expect(generateReport(dir)).rejects.toThrow('raw/cloudflare.warm.ping.jsonl:1: not a sample ("colo" must be a data center code such as IAD)');
+    await expect(generateReport(dir)).rejects.toThrow(
+      'raw/cloudflare.warm.ping.jsonl:1: not a sample ("colo" must be a data center code such as IAD)',
+    );
   });
 });
 
@@ -253,7 +319,10 @@ describe("the differences between the sides", () => {
       rivet: { adapter: { clock: "client hrtime", sleep: "explicit c.sleep()" } },
       cloudflare: { adapter: { clock: "Worker Date.now()", sleep: "eviction by idle" } },
     };
-    const dir = fixture({ "rivet.warm.ping": { samples: [{ ms: 1 }] }, "cloudflare.warm.ping": { samples: [{ ms: 1, clientMs: 2 }] } }, { settings });
+    const dir = fixture(
+      { "rivet.warm.ping": { samples: [{ ms: 1 }] }, "cloudflare.warm.ping": { samples: [{ ms: 1, clientMs: 2 }] } },
+      { settings },
+    );
     const { markdown } = await generateReport(dir);
     expect(markdown).toMatch(/## How the sides differ/);
     expect(markdown).toMatch(/\| sleep \| explicit c\.sleep\(\) \| eviction by idle \|/);
@@ -266,7 +335,14 @@ describe("chart domains, ticks and bins (d3-array)", () => {
   });
   it("histogram bins hold every counted sample once, on a log scale, and only the counted ones", () => {
     const samples = new Map<string, RawSample[]>([
-      ["rivet.create.ping", [...[3, 4, 5, 40, 50, 5000].map((ms) => ({ ok: true, ms, cold: true })), { ok: true, ms: 9, cold: false }, { ok: false, ms: 15000, cold: null }]],
+      [
+        "rivet.create.ping",
+        [
+          ...[3, 4, 5, 40, 50, 5000].map((ms) => ({ ok: true, ms, cold: true })),
+          { ok: true, ms: 9, cold: false },
+          { ok: false, ms: 15000, cold: null },
+        ],
+      ],
       ["cloudflare.create.unique", [1, 1, 2].map((ms) => ({ ok: true, ms, cold: true }))],
     ]);
     const bins = histogramData(samples, "create");
@@ -289,11 +365,31 @@ describe("headline chart data", () => {
       ["cloudflare.create.unique", [111, 211].map((ms) => ({ ok: true, ms, cold: true }))],
       ["cloudflare.create.ping", [999].map((ms) => ({ ok: true, ms, cold: true }))],
     ]);
-    const summary = { rows: [...samples].map(([k, s]) => summarize(LEGACY_BOOK.get(k.split(".")[0]), k.split(".").slice(1).join("."), s)), throughput: [], sides: LEGACY_BOOK };
+    const summary = {
+      rows: [...samples].map(([k, s]) => summarize(LEGACY_BOOK.get(k.split(".")[0]), k.split(".").slice(1).join("."), s)),
+      throughput: [],
+      sides: LEGACY_BOOK,
+    };
     expect(headlineData(samples, summary)).toEqual([
-      { group: "Warm request (the baseline)", side: "Rivet Actor (client round trip)", sideShort: "Rivet", ms: 2, n: 3, lo: null, hi: null },
+      {
+        group: "Warm request (the baseline)",
+        side: "Rivet Actor (client round trip)",
+        sideShort: "Rivet",
+        ms: 2,
+        n: 3,
+        lo: null,
+        hi: null,
+      },
       { group: "Create minus baseline", side: "Rivet Actor (client round trip)", sideShort: "Rivet", ms: 20, n: 3, lo: null, hi: null },
-      { group: "Warm request (the baseline)", side: "Durable Object (Worker-timed DO call)", sideShort: "DO", ms: 11, n: 3, lo: null, hi: null },
+      {
+        group: "Warm request (the baseline)",
+        side: "Durable Object (Worker-timed DO call)",
+        sideShort: "DO",
+        ms: 11,
+        n: 3,
+        lo: null,
+        hi: null,
+      },
       { group: "Create minus baseline", side: "Durable Object (Worker-timed DO call)", sideShort: "DO", ms: 100, n: 2, lo: null, hi: null },
     ]);
   });
@@ -303,16 +399,37 @@ describe("the README's headline", () => {
   it("has six columns, the same clock first and the DO's Worker clock beside it, p50 / p99 from the samples, and the run's failures in one line", () => {
     const dir = fixture({
       "rivet.warm.ping": { samples: [4, 5, 6, 7].map((ms) => ({ ms })) },
-      "cloudflare.warm.ping": { samples: [{ ms: 0, clientMs: 0.5 }, { ms: 1, clientMs: 0.7 }, { ms: 0, clientMs: 0.6 }, { ms: 2, clientMs: 3 }] },
-      "cloudflare.create.ping": { samples: [{ ms: 2, cold: true, clientMs: 3 }, { ms: 9, ok: false }] },
+      "cloudflare.warm.ping": {
+        samples: [
+          { ms: 0, clientMs: 0.5 },
+          { ms: 1, clientMs: 0.7 },
+          { ms: 0, clientMs: 0.6 },
+          { ms: 2, clientMs: 3 },
+        ],
+      },
+      "cloudflare.create.ping": {
+        samples: [
+          { ms: 2, cold: true, clientMs: 3 },
+          { ms: 9, ok: false },
+        ],
+      },
     });
     const m = verifyRunDir(dir);
     const samples = new Map<string, RawSample[]>();
-    for (const st of Object.values(m.stages)) samples.set(`${st.side}.${st.metric}`, readFileSync(join(dir, st.file), "utf8").trim().split("\n").map((l) => JSON.parse(l) as RawSample));
+    for (const st of Object.values(m.stages))
+      samples.set(
+        `${st.side}.${st.metric}`,
+        readFileSync(join(dir, st.file), "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as RawSample),
+      );
     const md = readmeHeadlineMarkdown(summarizeRun(dir, m), samples);
     const lines = md.split("\n").filter((l) => l.startsWith("|"));
     for (const l of lines) expect(l.split("|").length - 2).toBeLessThanOrEqual(6);
-    expect(lines[0]).toBe("| Metric | Rivet Actor (client) | Durable Object (client, via the Worker) | Durable Object (Worker's clock) | Floor (client) | n |");
+    expect(lines[0]).toBe(
+      "| Metric | Rivet Actor (client) | Durable Object (client, via the Worker) | Durable Object (Worker's clock) | Floor (client) | n |",
+    );
     // nearest rank over 4 samples: p50 is the 2nd, p99 the 4th
     expect(lines).toContain("| Warm request (no storage) | 5.00 / 7.00 | 0.60 / 3.00 | 0.00 / 2.00 | - | 4 |");
     expect(lines).toContain("| Actor create, first request answered (no storage) | - | 3.00 / 3.00 | 2.00 / 2.00 | - | 1 |");
@@ -322,9 +439,20 @@ describe("the README's headline", () => {
 
 describe("the caveats of a changed run", () => {
   it("say first that a side had a planted delay, another Engine release, or was an A/B arm, as text", () => {
-    const dir = fixture({ "floor.warm.ping": { samples: [{ ms: 1 }] } }, { settings: { floor: { plantedDelay: "400 us planted [x](y)" }, rivet: { engineRelease: { version: "2.3.18", sha256: "a7754e8206e7dc183e16d724" } }, ab: { id: "ab-1", arm: "B", partnerRunId: "20261205T0100Z" } } });
+    const dir = fixture(
+      { "floor.warm.ping": { samples: [{ ms: 1 }] } },
+      {
+        settings: {
+          floor: { plantedDelay: "400 us planted [x](y)" },
+          rivet: { engineRelease: { version: "2.3.18", sha256: "a7754e8206e7dc183e16d724" } },
+          ab: { id: "ab-1", arm: "B", partnerRunId: "20261205T0100Z" },
+        },
+      },
+    );
     const c = caveats(verifyRunDir(dir));
-    expect(c[0]).toBe("**A planted change**, Floor (Node http + SQLite file): 400 us planted \\[x\\](y). Every figure of that side includes it.");
+    expect(c[0]).toBe(
+      "**A planted change**, Floor (Node http + SQLite file): 400 us planted \\[x\\](y). Every figure of that side includes it.",
+    );
     expect(c[1]).toMatch(/^The Rivet Engine is release 2\.3\.18 \(asked for with --engine-version; binary sha256 a7754e8206e7dc18\.\.\./);
     expect(c[2]).toMatch(/^Arm B of the A\/B session ab-1: its repetitions alternated with those of run 20261205T0100Z/);
   });
@@ -346,7 +474,9 @@ describe("caveats", () => {
     m.status = "failed";
     m.failure = "rivet burst: setup failed\nsecond line";
     const text = caveats(m).join("\n");
-    expect(text).toContain("Actors that could not be prepared were left out of their stage, not retried: rivet wake.read 1 (e.g. HTTP 504: route\\_resolve\\_query\\_timeout)");
+    expect(text).toContain(
+      "Actors that could not be prepared were left out of their stage, not retried: rivet wake.read 1 (e.g. HTTP 504: route\\_resolve\\_query\\_timeout)",
+    );
     expect(text).toContain('This run is partial: its status is "failed". Why: rivet burst: setup failed; second line');
   });
   it("say first that a run fell back from the quickack loopback, and why; nothing when it did not", () => {
@@ -354,20 +484,31 @@ describe("caveats", () => {
     const m = verifyRunDir(dir);
     expect(caveats(m).join("\n")).not.toContain("Host loopback");
     m.config = { ...m.config, loopback: "host", loopbackFallback: "unshare: user namespaces are off" };
-    expect(caveats(m)[0]).toMatch(/^\*\*Host loopback\.\*\* The run asked for `--loopback quickack` and could not make a private network namespace \(unshare: user namespaces are off\)/);
+    expect(caveats(m)[0]).toMatch(
+      /^\*\*Host loopback\.\*\* The run asked for `--loopback quickack` and could not make a private network namespace \(unshare: user namespaces are off\)/,
+    );
   });
   it("name a stage its deadline ended, with its outcome, and leave the run complete", () => {
     const dir = fixture({ "rivet.wake.ping": { samples: [{ ms: 30, cold: true }] } });
     const m = verifyRunDir(dir);
-    m.stages["rivet.wake.ping"].notes = { deadline: { ms: 600_000, done: 62, planned: 200, outcome: "deadline: 62 of 200 calls done in 600 s" } };
+    m.stages["rivet.wake.ping"].notes = {
+      deadline: { ms: 600_000, done: 62, planned: 200, outcome: "deadline: 62 of 200 calls done in 600 s" },
+    };
     const text = caveats(m).join("\n");
-    expect(text).toContain("Stages ended by their deadline, their samples kept (where a runtime stopped keeping up, this is the end of its curve, not a crash): rivet wake.ping: deadline: 62 of 200 calls done in 600 s.");
+    expect(text).toContain(
+      "Stages ended by their deadline, their samples kept (where a runtime stopped keeping up, this is the end of its curve, not a crash): rivet wake.ping: deadline: 62 of 200 calls done in 600 s.",
+    );
     expect(text).not.toContain("partial");
   });
 });
 
 describe("the floor beside the runtimes", () => {
-  const warm = (ms: number, clientMs?: number): RawSample => ({ ok: true, ms, cold: false, ...(clientMs === undefined ? {} : { clientMs }) });
+  const warm = (ms: number, clientMs?: number): RawSample => ({
+    ok: true,
+    ms,
+    cold: false,
+    ...(clientMs === undefined ? {} : { clientMs }),
+  });
   const samples = new Map<string, RawSample[]>([
     ["floor.warm.ping", Array.from({ length: 9 }, () => warm(0.5))],
     ["rivet.warm.ping", Array.from({ length: 9 }, () => warm(2))],
@@ -386,24 +527,67 @@ describe("the floor beside the runtimes", () => {
   it("the same-clock table gains a floor column, with a header for every cell", () => {
     const md = sameClockMarkdown(samples, LEGACY_BOOK);
     const lines = md.split("\n").filter((l) => l.startsWith("|"));
-    expect(lines[0]).toBe("| Metric | Rivet Actor (client) | n | Durable Object (client, via the Worker) | n | Floor (client) | n | DO client p50 minus /noop p50 |");
+    expect(lines[0]).toBe(
+      "| Metric | Rivet Actor (client) | n | Durable Object (client, via the Worker) | n | Floor (client) | n | DO client p50 minus /noop p50 |",
+    );
     for (const l of lines) expect(l.split("|").length, l).toBe(lines[0].split("|").length);
     expect(md).toContain("| Warm request (no storage) | 2.00 / 2.00 / 2.00 | 9 | 1.50 / 1.50 / 1.50 | 9 | 0.50 / 0.50 / 0.50 | 9 | - |");
-    expect(sameClockMarkdown(new Map([...samples].filter(([k]) => !k.startsWith("floor."))), LEGACY_BOOK).split("\n").find((l) => l.startsWith("| Metric"))).not.toContain("Floor");
+    expect(
+      sameClockMarkdown(new Map([...samples].filter(([k]) => !k.startsWith("floor."))), LEGACY_BOOK)
+        .split("\n")
+        .find((l) => l.startsWith("| Metric")),
+    ).not.toContain("Floor");
   });
   it("no floor samples, no section; the headline gains the floor's columns only when the run has it", () => {
     expect(controlCostMarkdown(new Map([...samples].filter(([k]) => !k.startsWith("floor."))), LEGACY_BOOK)).toBe("");
-    const row = (side: string, metric: string, p: number) => ({ side, metric, n: 9, errors: 0, notCold: 0, restarts: 0, p50: p, p90: p, p99: p, mean: p, repetitions: repSpread([[p]], 0.000001) });
-    const withFloor = headlineMarkdown({ rows: [row("rivet", "warm.ping", 2), row("floor", "warm.ping", 0.5)], throughput: [], sides: LEGACY_BOOK });
-    expect(withFloor).toContain("| Floor (Node http + SQLite file): client round trip to a plain Node server (driver hrtime) | n | errors / cold flag wrong |");
-    expect(withFloor).toContain("| Warm request (no storage) | 2.00 / 2.00 / 2.00 | 9 | 0 / 0 | - | - | - | 0.50 / 0.50 / 0.50 | 9 | 0 / 0 |");
+    const row = (side: string, metric: string, p: number) => ({
+      side,
+      metric,
+      n: 9,
+      errors: 0,
+      notCold: 0,
+      restarts: 0,
+      p50: p,
+      p90: p,
+      p99: p,
+      mean: p,
+      repetitions: repSpread([[p]], 0.000001),
+    });
+    const withFloor = headlineMarkdown({
+      rows: [row("rivet", "warm.ping", 2), row("floor", "warm.ping", 0.5)],
+      throughput: [],
+      sides: LEGACY_BOOK,
+    });
+    expect(withFloor).toContain(
+      "| Floor (Node http + SQLite file): client round trip to a plain Node server (driver hrtime) | n | errors / cold flag wrong |",
+    );
+    expect(withFloor).toContain(
+      "| Warm request (no storage) | 2.00 / 2.00 / 2.00 | 9 | 0 / 0 | - | - | - | 0.50 / 0.50 / 0.50 | 9 | 0 / 0 |",
+    );
     expect(headlineMarkdown({ rows: [row("rivet", "warm.ping", 2)], throughput: [], sides: LEGACY_BOOK })).not.toContain("Floor");
   });
 });
 
 describe("what each group started from", () => {
-  const stage = (side: string, metric: string, startState: unknown) => ({ side, metric, file: `raw/${side}.${metric}.jsonl`, attempts: 1, errors: 0, wallMs: 1, concurrency: 1, startedAt: "", notes: { startState } });
-  const st = (group: string, existing: number, awake: number) => ({ group, before: { existing, awake }, atStart: { existing, awake: 0 }, settleMs: 1500, sleepFailures: 0, atStage: { existing, awake: 0 } });
+  const stage = (side: string, metric: string, startState: unknown) => ({
+    side,
+    metric,
+    file: `raw/${side}.${metric}.jsonl`,
+    attempts: 1,
+    errors: 0,
+    wallMs: 1,
+    concurrency: 1,
+    startedAt: "",
+    notes: { startState },
+  });
+  const st = (group: string, existing: number, awake: number) => ({
+    group,
+    before: { existing, awake },
+    atStart: { existing, awake: 0 },
+    settleMs: 1500,
+    sleepFailures: 0,
+    atStage: { existing, awake: 0 },
+  });
   it("one row per side and group, from the group's first stage, in suite order", () => {
     const m = {
       stages: {
@@ -444,7 +628,9 @@ describe("how the sides differ", () => {
     };
     const md = differencesMarkdown(m as never);
     const lines = md.split("\n").filter((l) => l.startsWith("|"));
-    expect(lines[2]).toBe("| timed calls' client | the driver's own HTTP/1.1 client; at most 256 connections | the driver's own HTTP/1.1 client; at most 256 connections |");
+    expect(lines[2]).toBe(
+      "| timed calls' client | the driver's own HTTP/1.1 client; at most 256 connections | the driver's own HTTP/1.1 client; at most 256 connections |",
+    );
     expect(lines[3]).toContain("| clock | client rtt | Worker Date.now() |");
   });
   it("has no client row for a run whose manifest names none (runs made before the client was recorded per side)", () => {

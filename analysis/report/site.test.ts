@@ -30,7 +30,10 @@ describe("the site's pages without a browser", () => {
   it("the index shows the newest complete run's curves, each from the run it names", () => {
     const root = mkdtempSync(join(tmpdir(), "ab-site-c-"));
     const ladder = (idle: string, n: number) => Array.from({ length: n }, (_, i) => ({ ms: 10 + i, cold: idle === "1m" }));
-    const dir = fixture({ "rivet.wake.idle.10s": { samples: ladder("10s", 3) }, "rivet.wake.idle.1m": { samples: ladder("1m", 3) } }, { root: join(root, "results") });
+    const dir = fixture(
+      { "rivet.wake.idle.10s": { samples: ladder("10s", 3) }, "rivet.wake.idle.1m": { samples: ladder("1m", 3) } },
+      { root: join(root, "results") },
+    );
     const out = join(root, "site");
     buildSite(join(root, "results"), out, root);
     const html = readFileSync(join(out, "index.html"), "utf8");
@@ -47,33 +50,47 @@ describe("the site's pages without a browser", () => {
     const good = fixture({ "rivet.create.ping": { samples: [cold(40), cold(50), cold(60)] } }, { root: results });
     const bad = fixture({ "rivet.create.ping": { samples: [cold(40)] } }, { root: results, at: new Date(Date.UTC(2026, 10, 1)) });
     appendFileSync(join(bad, "raw", "rivet.create.ping.jsonl"), "\n");
-    const odd = fixture({ "rivet.create.ping": { samples: [cold(40)] } }, { root: join(root, "elsewhere"), at: new Date(Date.UTC(2026, 9, 1)) });
+    const odd = fixture(
+      { "rivet.create.ping": { samples: [cold(40)] } },
+      { root: join(root, "elsewhere"), at: new Date(Date.UTC(2026, 9, 1)) },
+    );
     cpSync(odd, join(results, "no stack!", odd.split("/").pop()!), { recursive: true });
     const out = join(root, "site");
     buildSite(results, out, root);
     writeFileSync(join(out, "stale.html"), "from an older build");
     const site = buildSite(results, out, root);
     expect(site.runs.map((r) => r.runId)).toEqual([good.split("/").pop()]);
-    expect(site.refused.map((r) => r.dir)).toEqual(expect.arrayContaining([`results/local/${bad.split("/").pop()}`, `results/no stack!/${odd.split("/").pop()}`]));
+    expect(site.refused.map((r) => r.dir)).toEqual(
+      expect.arrayContaining([`results/local/${bad.split("/").pop()}`, `results/no stack!/${odd.split("/").pop()}`]),
+    );
     expect(site.refused).toHaveLength(2);
     expect(site.refused.find((r) => r.dir.includes("no stack!"))!.reason).toMatch(/is not a stack name/);
     expect(existsSync(join(out, "stale.html"))).toBe(false);
     const page = readFileSync(join(out, site.runs[0].page), "utf8");
     // The run's numbers come from its samples: 40 / 50 / 60 ms, nearest rank.
     expect(page).toMatch(/<td>50.00 \/ 60.00 \/ 60.00<\/td>\s*<td>3<\/td>/);
-    for (const asset of ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "compare.js", "run.js", "site.css"]) expect(existsSync(join(out, "assets", asset)), asset).toBe(true);
+    for (const asset of ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "compare.js", "run.js", "site.css"])
+      expect(existsSync(join(out, "assets", asset)), asset).toBe(true);
   });
 
   it("leads the index with the newest complete run's one-clock headline and says what every run covers", () => {
     const root = mkdtempSync(join(tmpdir(), "ab-site-lead-"));
     const results = join(root, "results");
-    fixture({ "rivet.create.ping": { samples: [cold(40), cold(50)] }, "rivet.warm.ping": { samples: [{ ms: 5 }] } }, { root: results, at: new Date(Date.UTC(2026, 10, 1)), repetitions: 2 });
-    const newer = fixture({ "floor.create.ping": { samples: [cold(2), cold(3), cold(4)] } }, { root: results, at: new Date(Date.UTC(2026, 11, 1)) });
+    fixture(
+      { "rivet.create.ping": { samples: [cold(40), cold(50)] }, "rivet.warm.ping": { samples: [{ ms: 5 }] } },
+      { root: results, at: new Date(Date.UTC(2026, 10, 1)), repetitions: 2 },
+    );
+    const newer = fixture(
+      { "floor.create.ping": { samples: [cold(2), cold(3), cold(4)] } },
+      { root: results, at: new Date(Date.UTC(2026, 11, 1)) },
+    );
     const site = buildSite(results, join(root, "site"), root);
     const index = readFileSync(site.index, "utf8");
     expect(index).toContain(`Newest complete run: <a href="runs/local/${newer.split("/").pop()}.html">local ${newer.split("/").pop()}</a>`);
     // the floor's create: nearest rank over 2, 3, 4 ms on the client's clock
-    expect(index).toMatch(/<td>Actor create, first request answered \(no storage\)<\/td>\s*<td>-<\/td>\s*<td>-<\/td>\s*<td>-<\/td>\s*<td>3.00 \/ 4.00<\/td>\s*<td>3<\/td>/);
+    expect(index).toMatch(
+      /<td>Actor create, first request answered \(no storage\)<\/td>\s*<td>-<\/td>\s*<td>-<\/td>\s*<td>-<\/td>\s*<td>3.00 \/ 4.00<\/td>\s*<td>3<\/td>/,
+    );
     expect(index).toContain("<td>floor; the create group only; 1 repetition</td>");
     expect(index).toContain("<td>rivet; 2 groups (create, warm); 2 repetitions</td>");
     // Its one-clock chart follows the table, with the scripts that draw it.
@@ -84,14 +101,23 @@ describe("the site's pages without a browser", () => {
   it("shows a run of the scaling group alone without a headline, a clock switch or empty tables, and never leads the index with it", () => {
     const root = mkdtempSync(join(tmpdir(), "ab-site-scale-"));
     const results = join(root, "results");
-    const older = fixture({ "rivet.warm.ping": { samples: [{ ms: 5 }, { ms: 6 }] } }, { root: results, at: new Date(Date.UTC(2026, 10, 1)) });
+    const older = fixture(
+      { "rivet.warm.ping": { samples: [{ ms: 5 }, { ms: 6 }] } },
+      { root: results, at: new Date(Date.UTC(2026, 10, 1)) },
+    );
     const scale = fixture(
-      { "rivet.scale.wake.e0": { samples: [cold(40), cold(45)] }, "rivet.scale.create.e0": { samples: [cold(80), cold(90)] }, "rivet.scale.burst.e0": { samples: [cold(90), cold(95)], concurrency: 32 } },
+      {
+        "rivet.scale.wake.e0": { samples: [cold(40), cold(45)] },
+        "rivet.scale.create.e0": { samples: [cold(80), cold(90)] },
+        "rivet.scale.burst.e0": { samples: [cold(90), cold(95)], concurrency: 32 },
+      },
       { root: results, at: new Date(Date.UTC(2026, 11, 1)) },
     );
     const site = buildSite(results, join(root, "site"), root);
     const page = readFileSync(join(root, "site", "runs", "local", `${scale.split("/").pop()}.html`), "utf8");
-    expect(page).toContain('<p id="no-headline">This run covers rivet; the scale group only; 1 repetition: none of its stages is a row of the headline');
+    expect(page).toContain(
+      '<p id="no-headline">This run covers rivet; the scale group only; 1 repetition: none of its stages is a row of the headline',
+    );
     expect(page).not.toContain('name="clock"');
     expect(page).not.toContain('id="clock-own"');
     expect(page).toContain("<h2>Cost as the work grows</h2>");
@@ -113,7 +139,9 @@ describe("a malformed run among good ones", () => {
     writeFileSync(join(bad, "manifest.json"), JSON.stringify(m));
     const site = buildSite(results, join(root, "site"), root);
     expect(site.runs.map((r) => r.runId)).toEqual([good.split("/").pop()]);
-    expect(site.refused.map((r) => r.reason)).toEqual([expect.stringMatching(/manifest\.stages\["rivet\.create\.ping"\] must be an object, got null/)]);
+    expect(site.refused.map((r) => r.reason)).toEqual([
+      expect.stringMatching(/manifest\.stages\["rivet\.create\.ping"\] must be an object, got null/),
+    ]);
     expect(readdirSync(bad).sort()).toEqual(["manifest.json", "raw", "stages"]);
   });
 });
@@ -164,14 +192,24 @@ describe("where the site may write", () => {
 });
 
 describe("compareRows (npm run compare and the site's comparison view)", () => {
-  const s = (reps: number[]): StageStats => ({ n: 100 * reps.length, reps: { p50: reps, p90: reps.map((x) => x * 2), p99: reps.map((x) => x * 3) }, perRepN: reps.map(() => 100), tick: 0.000001, clock: "client round trip" });
+  const s = (reps: number[]): StageStats => ({
+    n: 100 * reps.length,
+    reps: { p50: reps, p90: reps.map((x) => x * 2), p99: reps.map((x) => x * 3) },
+    perRepN: reps.map(() => 100),
+    tick: 0.000001,
+    clock: "client round trip",
+  });
   it("judges each row over repetitions, per stage in A's order, for stages in both", () => {
     const rows = compareRows(
       { "rivet.x": s([10, 10.2, 9.9]), "rivet.y": s([5, 5.5, 4.5]), "rivet.one": s([3]), "rivet.only": s([1, 1, 1]) },
       { "rivet.y": s([5.2, 4.6, 5.4]), "rivet.x": s([20, 20.5, 19.8]), "rivet.one": s([6]) },
     );
     const p50 = rows.filter((r) => r.q === "p50");
-    expect(p50.map((r) => [r.key, r.verdict])).toEqual([["rivet.x", "different"], ["rivet.y", "not detected"], ["rivet.one", "cannot tell"]]);
+    expect(p50.map((r) => [r.key, r.verdict])).toEqual([
+      ["rivet.x", "different"],
+      ["rivet.y", "not detected"],
+      ["rivet.one", "cannot tell"],
+    ]);
     const x = p50[0];
     expect(x.ratio!).toBeCloseTo(2, 1);
     // The ratio's interval over repetitions holds the ratio and excludes 1.

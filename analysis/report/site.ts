@@ -1,7 +1,23 @@
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { Marked } from "marked";
-import { caveats, loadRun, renderCapacity, renderIdle, renderControlCost, renderCost, renderCostLoad, renderCpu, renderMemory, renderRows, renderHeadline, renderReadme, renderSameClock, renderScale, type Loaded } from "./report";
+import {
+  caveats,
+  loadRun,
+  renderCapacity,
+  renderIdle,
+  renderControlCost,
+  renderCost,
+  renderCostLoad,
+  renderCpu,
+  renderMemory,
+  renderRows,
+  renderHeadline,
+  renderReadme,
+  renderSameClock,
+  renderScale,
+  type Loaded,
+} from "./report";
 import { GROUPS, metricEntry } from "../contract/catalog";
 import { chartSpecs, type ChartSpec } from "./charts";
 import { stageStats } from "./compare";
@@ -93,7 +109,10 @@ export function coverage(m: Loaded["m"]): string {
 }
 
 /** A chart as the site draws it: a tooltip on every mark; a line gets invisible points so that hovering anywhere along it names the sample there. */
-const withTooltips = (c: ChartSpec): ChartSpec => ({ name: c.name, spec: { ...c.spec, config: { mark: { tooltip: true }, line: { point: { filled: true, opacity: 0, size: 80 } } } } as ChartSpec["spec"] });
+const withTooltips = (c: ChartSpec): ChartSpec => ({
+  name: c.name,
+  spec: { ...c.spec, config: { mark: { tooltip: true }, line: { point: { filled: true, opacity: 0, size: 80 } } } } as ChartSpec["spec"],
+});
 
 /** Where a page's script draws a chart. */
 const chartDiv = (name: string) => `<div class="chart" id="chart-${escapeHtml(name)}" data-chart="${escapeHtml(name)}"></div>`;
@@ -110,7 +129,19 @@ export function runPage(l: Loaded, r: SiteRun, charts: readonly ChartSpec[]): st
   const specs = charts.map(withTooltips);
   const chart = (name: string) => (specs.some((c) => c.name === name) ? chartDiv(name) : "");
   const others = specs.filter((c) => c.name !== "headline" && c.name !== "same-clock");
-  const extra = [renderControlCost(l.model.controlCost, l.model.sides), renderCost(l.model.cost, l.model.sides), renderCostLoad(l.model.costLoad, l.model.sides), renderCpu(l.model.cpu, l.model.sides), renderRows(l.model.storageRows, l.model.sides), renderIdle(l.model.idle, l.model.sides), renderCapacity(l.model.capacity, l.model.sides), renderScale(l.model.scale, l.model), renderMemory(l.model.memory, l.model.sides)].filter(Boolean).join("\n\n");
+  const extra = [
+    renderControlCost(l.model.controlCost, l.model.sides),
+    renderCost(l.model.cost, l.model.sides),
+    renderCostLoad(l.model.costLoad, l.model.sides),
+    renderCpu(l.model.cpu, l.model.sides),
+    renderRows(l.model.storageRows, l.model.sides),
+    renderIdle(l.model.idle, l.model.sides),
+    renderCapacity(l.model.capacity, l.model.sides),
+    renderScale(l.model.scale, l.model),
+    renderMemory(l.model.memory, l.model.sides),
+  ]
+    .filter(Boolean)
+    .join("\n\n");
   const own = renderHeadline(l.model.headline, l.model.sides);
   const same = renderSameClock(l.model.sameClock, l.model.sides);
   // A run of the scaling group alone (or of any group with no headline row) shows what it has, not empty tables.
@@ -129,13 +160,18 @@ export function runPage(l: Loaded, r: SiteRun, charts: readonly ChartSpec[]): st
     `<p class="meta">Started ${escapeHtml(r.startedAt)} · preset <code>${escapeHtml(r.preset)}</code> · status <code>${escapeHtml(r.status)}</code> · commit <code>${escapeHtml(r.commit)}</code> · ${escapeHtml(r.machine)}. Every number here is computed from the run's hashed files, which were verified when this page was built.</p>`,
     headline,
     extra ? `<section>${md(extra)}</section>` : "",
-    others.length ? `<section><h2>${others.some((c) => c.name === "scale") ? (others.length > 1 ? "Distributions and scaling" : "Scaling") : "Distributions"}</h2>${others.map((c) => chart(c.name)).join("\n")}</section>` : "",
-    `<section><h2>Caveats</h2>${md(caveats(l.m).map((c) => `- ${c}`).join("\n"))}</section>`,
+    others.length
+      ? `<section><h2>${others.some((c) => c.name === "scale") ? (others.length > 1 ? "Distributions and scaling" : "Scaling") : "Distributions"}</h2>${others.map((c) => chart(c.name)).join("\n")}</section>`
+      : "",
+    `<section><h2>Caveats</h2>${md(
+      caveats(l.m)
+        .map((c) => `- ${c}`)
+        .join("\n"),
+    )}</section>`,
     `<script type="application/json" id="charts">${scriptJson(specs)}</script>`,
   ].join("\n");
   return page(`actor-bench ${r.stack} ${r.runId}`, "../../", body, CHART_SCRIPTS);
 }
-
 
 /** What leads the index: the newest complete run with headline rows. */
 export interface IndexLead {
@@ -160,7 +196,12 @@ export interface IndexCurve {
  * README's table) and its chart, the curves of the newest runs that have
  * them, then every run with what it covers, then the refused.
  */
-export function indexPage(runs: readonly SiteRun[], refused: readonly RefusedRun[], lead?: IndexLead, curves: readonly IndexCurve[] = []): string {
+export function indexPage(
+  runs: readonly SiteRun[],
+  refused: readonly RefusedRun[],
+  lead?: IndexLead,
+  curves: readonly IndexCurve[] = [],
+): string {
   const rows = runs.map(
     (r) =>
       `<tr data-run="${escapeHtml(`${r.stack}/${r.runId}`)}"><td>${escapeHtml(r.stack)}</td><td><a href="${escapeHtml(r.page)}">${escapeHtml(r.runId)}</a></td><td>${escapeHtml(r.startedAt)}</td><td>${escapeHtml(r.preset)}</td><td>${escapeHtml(r.covers)}</td><td><code>${escapeHtml(r.commit)}</code></td><td>${escapeHtml(r.machine)}</td><td>${escapeHtml(r.status)}</td></tr>`,
@@ -179,7 +220,9 @@ export function indexPage(runs: readonly SiteRun[], refused: readonly RefusedRun
       ? `<table id="runs"><thead><tr><th>Stack</th><th>Run</th><th>Started</th><th>Preset</th><th>Covers</th><th>Commit</th><th>Machine</th><th>Status</th></tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>`
       : "<p>No verified run yet.</p>",
     `<h2>Refused</h2>${refused.length ? `<ul id="refused">${refused.map((x) => `<li><code>${escapeHtml(x.dir)}</code>: ${escapeHtml(x.reason)}</li>`).join("\n")}</ul>` : '<p id="refused">None.</p>'}`,
-    lead?.chart || curves.length ? `<script type="application/json" id="charts">${scriptJson([...(lead?.chart ? [lead.chart] : []), ...curves.map((c) => c.chart)].map(withTooltips))}</script>` : "",
+    lead?.chart || curves.length
+      ? `<script type="application/json" id="charts">${scriptJson([...(lead?.chart ? [lead.chart] : []), ...curves.map((c) => c.chart)].map(withTooltips))}</script>`
+      : "",
   ].join("\n");
   return page("actor-bench results", "", body, lead?.chart || curves.length ? CHART_SCRIPTS : []);
 }
@@ -189,8 +232,14 @@ export type ComparePageRun = SiteRun & ComparedRun;
 
 /** What of a manifest a comparison reads, and nothing else (stages and files stay out of the page). */
 export const comparedManifest = (m: ComparedManifest): ComparedManifest => ({
-  runId: m.runId, startedAt: m.startedAt, preset: m.preset, config: { counts: (m.config as { counts?: unknown } | undefined)?.counts },
-  repetitions: m.repetitions, calibration: m.calibration, machine: m.machine, settings: { ab: (m.settings as { ab?: unknown } | undefined)?.ab },
+  runId: m.runId,
+  startedAt: m.startedAt,
+  preset: m.preset,
+  config: { counts: (m.config as { counts?: unknown } | undefined)?.counts },
+  repetitions: m.repetitions,
+  calibration: m.calibration,
+  machine: m.machine,
+  settings: { ab: (m.settings as { ab?: unknown } | undefined)?.ab },
 });
 
 /** The comparison view: each verified run's comparison inputs as data; the page compares any two or more with the same model as `npm run compare`. */
@@ -268,7 +317,15 @@ function writeSite(into: string, resultsRoot: string, projectDir: string, built:
       if (chart && r.status === "complete" && (!known || r.startedAt > known.run.startedAt)) curves.set(name, { run: r, chart });
     }
   }
-  writeFileSync(join(into, "index.html"), indexPage(runs, refused, lead, INDEX_CURVES.flatMap((n) => curves.get(n) ?? [])));
+  writeFileSync(
+    join(into, "index.html"),
+    indexPage(
+      runs,
+      refused,
+      lead,
+      INDEX_CURVES.flatMap((n) => curves.get(n) ?? []),
+    ),
+  );
   writeFileSync(join(into, "compare.html"), comparePage(runs));
   writeFileSync(join(into, "assets", "site.css"), CSS);
   for (const f of PAGE_SCRIPTS) copyFileSync(join(built, f), join(into, "assets", f));
@@ -315,9 +372,11 @@ export function buildSite(resultsRoot: string, outDir: string, projectDir = dirn
   // The pages' scripts, built by `npm run build` into dist/site/ (from analysis/report/browser/), whether this runs from dist/analysis/report/ or from the source (tests).
   const up = dirname(dirname(__dirname));
   const built = join(basename(up) === "dist" ? up : join(up, "dist"), "site");
-  for (const f of PAGE_SCRIPTS) if (!existsSync(join(built, f))) throw new Error(`${join(built, f)} is missing: run \`npm run build\` first`);
+  for (const f of PAGE_SCRIPTS)
+    if (!existsSync(join(built, f))) throw new Error(`${join(built, f)} is missing: run \`npm run build\` first`);
   // A mistyped results path would otherwise build an empty site over the real one.
-  if (!existsSync(resultsRoot) || !lstatSync(resultsRoot).isDirectory()) throw new SiteOutputError(`${resultsRoot}: no results folder there (expected results/<stack>/<runId>/); nothing was written`);
+  if (!existsSync(resultsRoot) || !lstatSync(resultsRoot).isDirectory())
+    throw new SiteOutputError(`${resultsRoot}: no results folder there (expected results/<stack>/<runId>/); nothing was written`);
   const problem = siteOutputProblem(outDir, resultsRoot);
   if (problem) throw new SiteOutputError(problem);
   mkdirSync(dirname(resolve(outDir)), { recursive: true });

@@ -13,7 +13,9 @@ describe("telling two runs' machines apart by their calibrations", () => {
   it("names a measure whose rounds do not overlap and whose medians are more than 10% apart", () => {
     const d = calibrationDifferences(cal([40, 41, 42], [2, 2.1], [0.05, 0.06]), cal([55, 56, 57], [2, 2.1], [0.05, 0.06]));
     expect(d).toHaveLength(1);
-    expect(d[0]).toMatch(/^cpu, a fixed loop .*: 41.00 ms in A, 56.00 ms in B \(B\/A 1.37; medians of 3 and 3 rounds that do not overlap\)$/);
+    expect(d[0]).toMatch(
+      /^cpu, a fixed loop .*: 41.00 ms in A, 56.00 ms in B \(B\/A 1.37; medians of 3 and 3 rounds that do not overlap\)$/,
+    );
   });
 
   it("reads only the shape this code writes: a manifest from elsewhere may hold anything", () => {

@@ -28,13 +28,23 @@ export function readCalibration(x: unknown): Calibration | null {
   if (!rounds || typeof rounds !== "object") return null;
   for (const k of Object.keys(CALIBRATION_MEASURES)) {
     const r = rounds[k];
-    if (!Array.isArray(r) || r.length === 0 || r.length > MAX_ROUNDS || !r.every((v) => typeof v === "number" && Number.isFinite(v) && v > 0)) return null;
+    if (
+      !Array.isArray(r) ||
+      r.length === 0 ||
+      r.length > MAX_ROUNDS ||
+      !r.every((v) => typeof v === "number" && Number.isFinite(v) && v > 0)
+    )
+      return null;
   }
   return { rounds: Object.fromEntries(Object.keys(CALIBRATION_MEASURES).map((k) => [k, rounds[k] as number[]])) as Calibration["rounds"] };
 }
 
 /** A measure's median over its rounds. */
-export const calibrationMedian = (rounds: readonly number[]) => nearestRank([...rounds].sort((a, b) => a - b), 50);
+export const calibrationMedian = (rounds: readonly number[]) =>
+  nearestRank(
+    [...rounds].sort((a, b) => a - b),
+    50,
+  );
 
 /** How far apart two medians must be, besides their rounds not overlapping, to count as another machine. */
 export const CALIBRATION_TOLERANCE = 0.1;
@@ -53,7 +63,9 @@ export function calibrationDifferences(a: Calibration, b: Calibration): string[]
     const ma = calibrationMedian(ra);
     const mb = calibrationMedian(rb);
     if (apart && Math.abs(Math.log(mb / ma)) > Math.log(1 + CALIBRATION_TOLERANCE)) {
-      out.push(`${k}, ${what}: ${fmt(ma)} in A, ${fmt(mb)} in B (B/A ${(mb / ma).toFixed(2)}; medians of ${ra.length} and ${rb.length} rounds that do not overlap)`);
+      out.push(
+        `${k}, ${what}: ${fmt(ma)} in A, ${fmt(mb)} in B (B/A ${(mb / ma).toFixed(2)}; medians of ${ra.length} and ${rb.length} rounds that do not overlap)`,
+      );
     }
   }
   return out;

@@ -13,36 +13,77 @@ const objective = { p99Ms: 100, maxFailureShare: 0.001 };
 /** A step of repetition `rep`: `n` arrivals planned, all sent, each `ms` (a slow tail of `slow`), with CPU notes. */
 function step(side: string, op: string, rate: number, parts: Array<{ rep: number; n: number; ms: number; slow?: number; sent?: number }>) {
   const st: StageRecord = {
-    side, metric: `capacity.${op}.r${rate}`, file: `raw/${side}.capacity.${op}.r${rate}.jsonl`, attempts: 0, errors: 0, wallMs: 0, concurrency: 256, startedAt: "2026-12-05T00:00:00Z",
-    repetitions: parts.map((p) => ({ rep: p.rep, attempts: p.sent ?? p.n, errors: 0, wallMs: 1000, startedAt: "2026-12-05T00:00:00Z", notes: { capacity: { op, planned: p.n, objective }, cpuMs: { engine: 100, driver: 10 } } })),
+    side,
+    metric: `capacity.${op}.r${rate}`,
+    file: `raw/${side}.capacity.${op}.r${rate}.jsonl`,
+    attempts: 0,
+    errors: 0,
+    wallMs: 0,
+    concurrency: 256,
+    startedAt: "2026-12-05T00:00:00Z",
+    repetitions: parts.map((p) => ({
+      rep: p.rep,
+      attempts: p.sent ?? p.n,
+      errors: 0,
+      wallMs: 1000,
+      startedAt: "2026-12-05T00:00:00Z",
+      notes: { capacity: { op, planned: p.n, objective }, cpuMs: { engine: 100, driver: 10 } },
+    })),
   };
-  const samples: RawSample[] = parts.flatMap((p) => Array.from({ length: p.sent ?? p.n }, (_, i) => ({ ok: true, ms: i < (p.slow ?? 0) ? 500 : p.ms, cold: true, rep: p.rep })));
+  const samples: RawSample[] = parts.flatMap((p) =>
+    Array.from({ length: p.sent ?? p.n }, (_, i) => ({ ok: true, ms: i < (p.slow ?? 0) ? 500 : p.ms, cold: true, rep: p.rep })),
+  );
   return { st, samples };
 }
 
 function curvesOf(steps: Array<ReturnType<typeof step>>) {
   const files = new Map(steps.map((s) => [s.st.file, s.samples]));
-  return capacityCurves(steps.map((s) => s.st), (st) => files.get(st.file)!, ["rivet", "cloudflare"]);
+  return capacityCurves(
+    steps.map((s) => s.st),
+    (st) => files.get(st.file)!,
+    ["rivet", "cloudflare"],
+  );
 }
 
 describe("capacity curves from the raw samples", () => {
   it("reads each repetition's knee and the range over them, per side and operation", () => {
     const curves = curvesOf([
-      step("rivet", "warm", 50, [{ rep: 0, n: 100, ms: 5 }, { rep: 1, n: 100, ms: 5 }]),
-      step("rivet", "warm", 100, [{ rep: 0, n: 200, ms: 5 }, { rep: 1, n: 200, ms: 5, slow: 10 }]),
+      step("rivet", "warm", 50, [
+        { rep: 0, n: 100, ms: 5 },
+        { rep: 1, n: 100, ms: 5 },
+      ]),
+      step("rivet", "warm", 100, [
+        { rep: 0, n: 200, ms: 5 },
+        { rep: 1, n: 200, ms: 5, slow: 10 },
+      ]),
       step("rivet", "warm", 200, [{ rep: 0, n: 400, ms: 5, slow: 50 }]),
       step("rivet", "warm", 71, [{ rep: 1, n: 142, ms: 5 }]),
       step("rivet", "warm", 84, [{ rep: 1, n: 168, ms: 5 }]),
       step("cloudflare", "create", 5, [{ rep: 0, n: 10, ms: 150 }]),
     ]);
     const warm = curves.find((c) => c.side === "rivet" && c.op === "warm")!;
-    expect(warm.reps).toEqual([{ rep: 0, held: 100, missed: 200 }, { rep: 1, held: 84, missed: 100 }]);
+    expect(warm.reps).toEqual([
+      { rep: 0, held: 100, missed: 200 },
+      { rep: 1, held: 84, missed: 100 },
+    ]);
     expect(warm.range).toEqual({ low: 84, high: 200 });
-    expect(warm.steps.map((s) => `${s.rep}:${s.ratePerSecond}:${s.held}`)).toEqual(["0:50:true", "0:100:true", "0:200:false", "1:50:true", "1:71:true", "1:84:true", "1:100:false"]);
+    expect(warm.steps.map((s) => `${s.rep}:${s.ratePerSecond}:${s.held}`)).toEqual([
+      "0:50:true",
+      "0:100:true",
+      "0:200:false",
+      "1:50:true",
+      "1:71:true",
+      "1:84:true",
+      "1:100:false",
+    ]);
     // CPU per successful call of the step's repetition: the side's processes, and the driver.
     expect(warm.steps[0]).toMatchObject({ ownCpuMsPerOp: 1, driverCpuMsPerOp: 0.1, p50: 5, p99: 5, failed: 0 });
     // Every create slower than the objective: nothing held, and the range's low end is open.
-    expect(curves.find((c) => c.side === "cloudflare")).toMatchObject({ op: "create", reps: [{ rep: 0, held: null, missed: 5 }], range: { low: null, high: 5 } });
+    expect(curves.find((c) => c.side === "cloudflare")).toMatchObject({
+      op: "create",
+      reps: [{ rep: 0, held: null, missed: 5 }],
+      range: { low: null, high: 5 },
+    });
   });
 
   it("takes a step's verdict again from its samples: a step that stopped early is a miss", () => {
@@ -82,7 +123,8 @@ describe("the interval of the rate held", () => {
           if (iv.lo! <= typical && typical <= iv.hi!) covered++;
           width += Math.log(iv.hi! / iv.lo!) / runs;
         }
-        if (process.env.SHOW_COVERAGE) console.log(`k ${k} spread ${spread}: coverage ${(covered / runs).toFixed(3)}, hi/lo ${Math.exp(width).toFixed(2)}`);
+        if (process.env.SHOW_COVERAGE)
+          console.log(`k ${k} spread ${spread}: coverage ${(covered / runs).toFixed(3)}, hi/lo ${Math.exp(width).toFixed(2)}`);
         expect(covered / runs, `k ${k}, spread ${spread}`).toBeGreaterThanOrEqual(0.93);
         // Not a trivially wide interval: with no spread, about one bracket of the search (its resolution), not more.
         if (spread === 0) expect(Math.exp(width), `k ${k}`).toBeLessThan(CAPACITY.resolution * 1.05);
@@ -92,16 +134,44 @@ describe("the interval of the rate held", () => {
 
   it("has none where a repetition's bracket is open or there is one repetition, and says why", () => {
     expect(kneeInterval([{ held: 100, missed: 119 }])).toMatchObject({ lo: null, none: "one repetition" });
-    expect(kneeInterval([{ held: 100, missed: 119 }, { held: 20_000, missed: null }])).toMatchObject({ estimate: null, none: "a repetition's knee lies past the highest rate tried or below the lowest" });
-    expect(intervalsOverlap(kneeInterval([{ held: 100, missed: 119 }, { held: 100, missed: 119 }]), kneeInterval([{ held: 400, missed: 476 }, { held: 400, missed: 476 }]))).toBe(false);
+    expect(
+      kneeInterval([
+        { held: 100, missed: 119 },
+        { held: 20_000, missed: null },
+      ]),
+    ).toMatchObject({ estimate: null, none: "a repetition's knee lies past the highest rate tried or below the lowest" });
+    expect(
+      intervalsOverlap(
+        kneeInterval([
+          { held: 100, missed: 119 },
+          { held: 100, missed: 119 },
+        ]),
+        kneeInterval([
+          { held: 400, missed: 476 },
+          { held: 400, missed: 476 },
+        ]),
+      ),
+    ).toBe(false);
   });
 });
 
 describe("a committed capacity run", () => {
   const dir = resolve(__dirname, "../../results/local/20261205T0609Z");
   it("reports, for every side, operation and repetition, the knee the raw samples show under the stated objective", () => {
-    const summary = JSON.parse(readFileSync(join(dir, "report", "summary.json"), "utf8")) as { capacity: Array<{ side: string; op: string; heldPerSecond: Array<number | null> }> };
-    expect(summary.capacity.map((c) => `${c.side}.${c.op}`)).toEqual(["rivet.warm", "rivet.create", "rivet.write", "cloudflare.warm", "cloudflare.create", "cloudflare.write", "floor.warm", "floor.create", "floor.write"]);
+    const summary = JSON.parse(readFileSync(join(dir, "report", "summary.json"), "utf8")) as {
+      capacity: Array<{ side: string; op: string; heldPerSecond: Array<number | null> }>;
+    };
+    expect(summary.capacity.map((c) => `${c.side}.${c.op}`)).toEqual([
+      "rivet.warm",
+      "rivet.create",
+      "rivet.write",
+      "cloudflare.warm",
+      "cloudflare.create",
+      "cloudflare.write",
+      "floor.warm",
+      "floor.create",
+      "floor.write",
+    ]);
     for (const c of summary.capacity) {
       // Straight from the files: each step's samples by repetition, its plan from its record.
       const held = new Map<number, number[]>();
@@ -109,12 +179,22 @@ describe("a committed capacity run", () => {
       for (const f of readdirSync(join(dir, "stages")).filter((x) => x.startsWith(`${c.side}.capacity.${c.op}.r`))) {
         const st = JSON.parse(readFileSync(join(dir, "stages", f), "utf8")) as StageRecord;
         const rate = Number(/\.r(\d+)\.json$/.exec(f)![1]);
-        const lines = readListed(dir, st.file).toString("utf8").trim().split("\n").map((l) => JSON.parse(l) as RawSample);
+        const lines = readListed(dir, st.file)
+          .toString("utf8")
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as RawSample);
         for (const r of st.repetitions!) {
           const planned = (r.notes!.capacity as { planned: number }).planned;
           const mine = lines.filter((s) => s.rep === r.rep);
-          const good = mine.filter((s) => s.ok && (c.op !== "create" || s.cold === true)).map((s) => s.ms).sort((a, b) => a - b);
-          const ok = mine.length === planned && mine.length - good.length <= Math.floor(planned / 1000) && good[Math.ceil(0.99 * good.length) - 1] <= 100;
+          const good = mine
+            .filter((s) => s.ok && (c.op !== "create" || s.cold === true))
+            .map((s) => s.ms)
+            .sort((a, b) => a - b);
+          const ok =
+            mine.length === planned &&
+            mine.length - good.length <= Math.floor(planned / 1000) &&
+            good[Math.ceil(0.99 * good.length) - 1] <= 100;
           const into = ok ? held : missed;
           into.set(r.rep, [...(into.get(r.rep) ?? []), rate]);
         }

@@ -62,7 +62,8 @@ export type { KneeInterval };
  */
 export function kneeInterval(reps: ReadonlyArray<{ held: number | null; missed: number | null }>, confidence = 0.95): KneeInterval {
   if (reps.length === 0) return { estimate: null, lo: null, hi: null, none: "no repetition" };
-  if (reps.some((r) => r.held === null || r.missed === null)) return { estimate: null, lo: null, hi: null, none: "a repetition's knee lies past the highest rate tried or below the lowest" };
+  if (reps.some((r) => r.held === null || r.missed === null))
+    return { estimate: null, lo: null, hi: null, none: "a repetition's knee lies past the highest rate tried or below the lowest" };
   const lows = reps.map((r) => Math.log(r.held!));
   const highs = reps.map((r) => Math.log(r.missed!));
   const mids = lows.map((l, i) => (l + highs[i]) / 2);
@@ -72,16 +73,40 @@ export function kneeInterval(reps: ReadonlyArray<{ held: number | null; missed: 
   return { estimate: Math.exp(m), lo: Math.exp(mean(lows) - half), hi: Math.exp(mean(highs) + half) };
 }
 
-function stepNotes(st: StageRecord, notes: Record<string, unknown> | undefined): { planned: number; objective: CapacityObjective; cappedBy?: string } {
-  const c = notes?.capacity as { planned?: unknown; objective?: { p99Ms?: unknown; maxFailureShare?: unknown }; cappedBy?: unknown } | undefined;
+function stepNotes(
+  st: StageRecord,
+  notes: Record<string, unknown> | undefined,
+): { planned: number; objective: CapacityObjective; cappedBy?: string } {
+  const c = notes?.capacity as
+    | { planned?: unknown; objective?: { p99Ms?: unknown; maxFailureShare?: unknown }; cappedBy?: unknown }
+    | undefined;
   const o = c?.objective;
-  const ok = c && Number.isInteger(c.planned) && (c.planned as number) > 0 && typeof o?.p99Ms === "number" && o.p99Ms > 0 && typeof o.maxFailureShare === "number" && o.maxFailureShare >= 0 && o.maxFailureShare < 1;
-  if (!ok) throw new Error(`stages/${st.side}.${st.metric}.json: a capacity step's notes.capacity must hold planned (a whole number above 0) and objective {p99Ms, maxFailureShare}; the stage record is not one this project wrote`);
-  return { planned: c.planned as number, objective: { p99Ms: o.p99Ms as number, maxFailureShare: o.maxFailureShare as number }, ...(typeof c.cappedBy === "string" ? { cappedBy: c.cappedBy } : {}) };
+  const ok =
+    c &&
+    Number.isInteger(c.planned) &&
+    (c.planned as number) > 0 &&
+    typeof o?.p99Ms === "number" &&
+    o.p99Ms > 0 &&
+    typeof o.maxFailureShare === "number" &&
+    o.maxFailureShare >= 0 &&
+    o.maxFailureShare < 1;
+  if (!ok)
+    throw new Error(
+      `stages/${st.side}.${st.metric}.json: a capacity step's notes.capacity must hold planned (a whole number above 0) and objective {p99Ms, maxFailureShare}; the stage record is not one this project wrote`,
+    );
+  return {
+    planned: c.planned as number,
+    objective: { p99Ms: o.p99Ms as number, maxFailureShare: o.maxFailureShare as number },
+    ...(typeof c.cappedBy === "string" ? { cappedBy: c.cappedBy } : {}),
+  };
 }
 
 /** Every capacity curve of a run: one per side and operation that has steps, in the sides' order. */
-export function capacityCurves(stages: readonly StageRecord[], samples: (st: StageRecord) => readonly RawSample[], sideOrder: readonly string[]): CapacityCurve[] {
+export function capacityCurves(
+  stages: readonly StageRecord[],
+  samples: (st: StageRecord) => readonly RawSample[],
+  sideOrder: readonly string[],
+): CapacityCurve[] {
   const curves: CapacityCurve[] = [];
   for (const side of sideOrder) {
     for (const op of CAPACITY_OPS) {
@@ -103,16 +128,27 @@ export function capacityCurves(stages: readonly StageRecord[], samples: (st: Sta
           const good = verdict.succeeded;
           const cpu = cpuPerOp({ ...st, repetitions: [r] });
           steps.push({
-            rep: r.rep, ratePerSecond: rate, planned: n.planned, sent: mine.length, failed: mine.length - good.length,
-            p50: good.length ? nearestRank(good, 50) : null, p99: good.length ? nearestRank(good, 99) : null, held: verdict.held, why: verdict.why,
-            ownCpuMsPerOp: cpu?.ownMsPerOp ?? null, driverCpuMsPerOp: cpu?.driverMsPerOp ?? null,
+            rep: r.rep,
+            ratePerSecond: rate,
+            planned: n.planned,
+            sent: mine.length,
+            failed: mine.length - good.length,
+            p50: good.length ? nearestRank(good, 50) : null,
+            p99: good.length ? nearestRank(good, 99) : null,
+            held: verdict.held,
+            why: verdict.why,
+            ownCpuMsPerOp: cpu?.ownMsPerOp ?? null,
+            driverCpuMsPerOp: cpu?.driverMsPerOp ?? null,
             ...(n.cappedBy ? { cappedBy: n.cappedBy } : {}),
           });
         }
       }
       steps.sort((a, b) => a.rep - b.rep || a.ratePerSecond - b.ratePerSecond);
       const repIds = [...new Set(steps.map((s) => s.rep))];
-      const reps = repIds.map((rep) => ({ rep, ...kneeOf(steps.filter((s) => s.rep === rep).map((s) => ({ rate: s.ratePerSecond, held: s.held }))) }));
+      const reps = repIds.map((rep) => ({
+        rep,
+        ...kneeOf(steps.filter((s) => s.rep === rep).map((s) => ({ rate: s.ratePerSecond, held: s.held }))),
+      }));
       const low = reps.some((r) => r.held === null) ? null : Math.min(...reps.map((r) => r.held!));
       const high = reps.some((r) => r.missed === null) ? null : Math.max(...reps.map((r) => r.missed!));
       curves.push({ side, op, objective: objective!, reps, range: { low, high }, held: kneeInterval(reps), steps });

@@ -9,7 +9,13 @@ const HRTIME = 0.000001;
 /** A row's per-repetition values: `center` x exp(each repetition's own log offset). */
 function stage(logs: readonly number[], center: number, o: { n?: number; tick?: number } = {}): StageStats {
   const reps = logs.map((x) => center * Math.exp(x));
-  return { n: (o.n ?? 100) * logs.length, reps: { p50: reps, p90: reps, p99: reps }, perRepN: logs.map(() => o.n ?? 100), tick: o.tick ?? HRTIME, clock: "client" };
+  return {
+    n: (o.n ?? 100) * logs.length,
+    reps: { p50: reps, p90: reps, p99: reps },
+    perRepN: logs.map(() => o.n ?? 100),
+    tick: o.tick ?? HRTIME,
+    clock: "client",
+  };
 }
 
 /**
@@ -27,7 +33,8 @@ function pair(rnd: () => number, rows: number, k: number, sd: (i: number) => num
   return { a, b };
 }
 
-const p50Rows = (a: Record<string, StageStats>, b: Record<string, StageStats>, paired = false) => compareRows(a, b, { paired }).filter((r) => r.q === "p50");
+const p50Rows = (a: Record<string, StageStats>, b: Record<string, StageStats>, paired = false) =>
+  compareRows(a, b, { paired }).filter((r) => r.q === "p50");
 
 /** Rows whose between-repetition SDs differ 4x: 10 quiet rows at 0.05 on the log scale, 5 noisy ones at 0.2. */
 const UNEVEN = (i: number) => (i < 10 ? 0.05 : 0.2);
@@ -39,8 +46,14 @@ function interleaved(rnd: () => number, rows: number, k: number, sd: (i: number)
   for (let i = 0; i < rows; i++) {
     const drift = Array.from({ length: k }, () => 0.15 * normal(rnd));
     const own = () => (sd(i) / Math.SQRT2) * normal(rnd);
-    a[`rivet.m${i}`] = stage(drift.map((d) => d + own()), 5 + i);
-    b[`rivet.m${i}`] = stage(drift.map((d) => d + own()), (5 + i) * factor(i));
+    a[`rivet.m${i}`] = stage(
+      drift.map((d) => d + own()),
+      5 + i,
+    );
+    b[`rivet.m${i}`] = stage(
+      drift.map((d) => d + own()),
+      (5 + i) * factor(i),
+    );
   }
   return { a, b };
 }
@@ -69,10 +82,16 @@ describe("under no change, with rows whose spreads differ 4x (15 rows: 10 at SD 
           expect(holds, `${r.key} ${r.verdict}`).toBe(r.verdict !== "different");
         });
       }
-      if (process.env.SHOW_COVERAGE) console.log(`${c.name}: any row flagged ${(anyFlag / runs).toFixed(4)}; coverage ${inside.map((x) => (x / runs).toFixed(3)).join(" ")}`);
+      if (process.env.SHOW_COVERAGE)
+        console.log(
+          `${c.name}: any row flagged ${(anyFlag / runs).toFixed(4)}; coverage ${inside.map((x) => (x / runs).toFixed(3)).join(" ")}`,
+        );
       expect(anyFlag / runs).toBeLessThanOrEqual(0.05 + 2 * 0.0049);
       // The quiet rows together and the noisy rows together cover 93-97%; each row alone within 2 Monte Carlo SDs of it.
-      for (const [name, rows] of [["quiet", inside.slice(0, 10)], ["noisy", inside.slice(10)]] as const) {
+      for (const [name, rows] of [
+        ["quiet", inside.slice(0, 10)],
+        ["noisy", inside.slice(10)],
+      ] as const) {
         const share = rows.reduce((x, y) => x + y, 0) / (rows.length * runs);
         expect(share, name).toBeGreaterThanOrEqual(0.93);
         expect(share, name).toBeLessThanOrEqual(0.97);
@@ -92,7 +111,13 @@ describe("what a compare can detect", () => {
     const stated: number[] = [];
     const runs = 2000;
     for (let t = 0; t < runs; t++) {
-      const { a, b } = interleaved(rnd, 15, 16, () => sd, (i) => (i === 0 ? planted : 1));
+      const { a, b } = interleaved(
+        rnd,
+        15,
+        16,
+        () => sd,
+        (i) => (i === 0 ? planted : 1),
+      );
       const [row] = p50Rows(a, b, true);
       stated.push(row.detectable!);
       if (row.verdict === "different") caught++;
@@ -109,7 +134,13 @@ describe("what a compare can detect", () => {
     let pairedHits = 0;
     let unpairedHits = 0;
     for (let t = 0; t < 200; t++) {
-      const { a, b } = interleaved(rnd, 5, 10, () => 0.057, () => 1.1);
+      const { a, b } = interleaved(
+        rnd,
+        5,
+        10,
+        () => 0.057,
+        () => 1.1,
+      );
       pairedHits += p50Rows(a, b, true).filter((r) => r.verdict === "different").length;
       unpairedHits += p50Rows(a, b, false).filter((r) => r.verdict === "different").length;
     }
@@ -120,13 +151,21 @@ describe("what a compare can detect", () => {
   it("a row too spread to detect a 3x change says so in words", () => {
     const [r] = p50Rows({ x: stage([0, 0.9, -0.8], 5) }, { x: stage([0.4, -0.7, 0.6], 5) });
     expect(r.detectable!).toBeGreaterThan(3);
-    expect(verdictText(r)).toMatch(/^not detected: too spread to detect a change under 3x either way; B\/A within \[\d+\.\d\d, \d+\.\d\d\] \(95\.0% interval\)$/);
+    expect(verdictText(r)).toMatch(
+      /^not detected: too spread to detect a change under 3x either way; B\/A within \[\d+\.\d\d, \d+\.\d\d\] \(95\.0% interval\)$/,
+    );
   });
 });
 
 describe("rows it does not test, and never a certainty from identical repetitions", () => {
   it("a whole-ms clock's 2, 2, 2 against 3, 3, 3 cannot tell; equal 20s against 21s get a p above 0 from the rounding floor", () => {
-    const whole = (v: number[]): StageStats => ({ n: 300, reps: { p50: v, p90: v, p99: v }, perRepN: [100, 100, 100], tick: 1, clock: "Worker" });
+    const whole = (v: number[]): StageStats => ({
+      n: 300,
+      reps: { p50: v, p90: v, p99: v },
+      perRepN: [100, 100, 100],
+      tick: 1,
+      clock: "Worker",
+    });
     const [small] = compareRows({ x: whole([2, 2, 2]) }, { x: whole([3, 3, 3]) });
     expect(small.verdict).toBe("cannot tell");
     expect(small.p).toBeNull();

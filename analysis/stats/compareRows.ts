@@ -149,7 +149,10 @@ function ratioInterval(t: Tested, confidence: number): Interval {
 
 /** Which of the p-values Benjamini and Hochberg's step-up rule rejects at false discovery rate `q` (nulls never). */
 export function benjaminiHochberg(ps: ReadonlyArray<number | null>, q = FALSE_DISCOVERY_RATE): boolean[] {
-  const tested = ps.map((p, i) => [p, i] as const).filter((e): e is readonly [number, number] => e[0] !== null).sort((x, y) => x[0] - y[0]);
+  const tested = ps
+    .map((p, i) => [p, i] as const)
+    .filter((e): e is readonly [number, number] => e[0] !== null)
+    .sort((x, y) => x[0] - y[0]);
   let cut = -1;
   tested.forEach(([p], rank) => {
     if (p <= ((rank + 1) / tested.length) * q) cut = rank;
@@ -178,8 +181,22 @@ export function compareRows(a: Record<string, StageStats>, b: Record<string, Sta
       const gb = pos(vb);
       const why = untestable(sa, sb, q, paired);
       out.push({
-        key, q, clock: sa.clock, a: ga, b: gb, ratio: ga !== null && gb !== null ? gb / ga : null, ratioCi: null, verdictCi: null, detectable: null,
-        nA: sa.n, nB: sb.n, kA: va.length, kB: vb.length, paired, p: null, family: 0,
+        key,
+        q,
+        clock: sa.clock,
+        a: ga,
+        b: gb,
+        ratio: ga !== null && gb !== null ? gb / ga : null,
+        ratioCi: null,
+        verdictCi: null,
+        detectable: null,
+        nA: sa.n,
+        nB: sb.n,
+        kA: va.length,
+        kB: vb.length,
+        paired,
+        p: null,
+        family: 0,
         verdict: why === "descriptive" ? "descriptive" : why ? "cannot tell" : "not detected",
         ...(why && why !== "descriptive" ? { why } : {}),
       });
@@ -187,12 +204,21 @@ export function compareRows(a: Record<string, StageStats>, b: Record<string, Sta
   }
   for (const q of QS) {
     const family = out.map((r, i) => ({ r, i })).filter(({ r }) => r.q === q && r.verdict === "not detected");
-    const tested = testFamily(family.map(({ r, i }) => ({ i, va: a[r.key].reps[q], vb: b[r.key].reps[q], tick: Math.max(a[r.key].tick, b[r.key].tick) })), paired);
+    const tested = testFamily(
+      family.map(({ r, i }) => ({ i, va: a[r.key].reps[q], vb: b[r.key].reps[q], tick: Math.max(a[r.key].tick, b[r.key].tick) })),
+      paired,
+    );
     const m = tested.length;
     for (const t of tested) {
       // Called real alone in its family, a row needs p <= q / m: the shift found 80% of the time at that level.
       const reach = detectableShift(t.df, m) * t.se;
-      Object.assign(out[t.i], { p: tTwoSidedP(t.est / t.se, t.df), ratio: Math.exp(t.est), ratioCi: ratioInterval(t, 0.95), detectable: Math.exp(reach), family: m });
+      Object.assign(out[t.i], {
+        p: tTwoSidedP(t.est / t.se, t.df),
+        ratio: Math.exp(t.est),
+        ratioCi: ratioInterval(t, 0.95),
+        detectable: Math.exp(reach),
+        family: m,
+      });
     }
     const real = benjaminiHochberg(tested.map((t) => out[t.i].p));
     const R = real.filter(Boolean).length;
@@ -227,5 +253,12 @@ export function verdictText(r: CompareRow): string {
 
 /** Stages one run has and the other has not. */
 export function notInBoth(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
-  return [...Object.keys(a).filter((k) => !(k in b)).map((k) => `${k} (A only)`), ...Object.keys(b).filter((k) => !(k in a)).map((k) => `${k} (B only)`)];
+  return [
+    ...Object.keys(a)
+      .filter((k) => !(k in b))
+      .map((k) => `${k} (A only)`),
+    ...Object.keys(b)
+      .filter((k) => !(k in a))
+      .map((k) => `${k} (B only)`),
+  ];
 }

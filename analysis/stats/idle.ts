@@ -39,7 +39,11 @@ export interface IdleStep {
 }
 
 /** Every idle ladder step of a run, by side (in `order`) and length. */
-export function idleSteps(stages: readonly StageRecord[], samplesOf: (st: StageRecord) => readonly RawSample[], order: readonly string[]): IdleStep[] {
+export function idleSteps(
+  stages: readonly StageRecord[],
+  samplesOf: (st: StageRecord) => readonly RawSample[],
+  order: readonly string[],
+): IdleStep[] {
   const out: IdleStep[] = [];
   for (const st of stages) {
     const step = parseIdleMetric(st.metric);
@@ -51,7 +55,9 @@ export function idleSteps(stages: readonly StageRecord[], samplesOf: (st: StageR
     const reps = stageReps(st);
     const notes = reps.map((r) => r.notes ?? {});
     const idle = notes.map((n) => n.idle as { coldRequired?: unknown; idleSleepMs?: unknown } | undefined).find((x) => x !== undefined);
-    const actual = notes.map((n) => n.idleActualMs as { min?: unknown; max?: unknown } | undefined).filter((a): a is { min: number; max: number } => typeof a?.min === "number" && typeof a?.max === "number");
+    const actual = notes
+      .map((n) => n.idleActualMs as { min?: unknown; max?: unknown } | undefined)
+      .filter((a): a is { min: number; max: number } => typeof a?.min === "number" && typeof a?.max === "number");
     out.push({
       side: st.side,
       idleMs: step.idleMs,

@@ -45,7 +45,9 @@ export function memoryPerActor(m: ManifestLike): MemoryPerActor[] {
   const sides = [...new Set(Object.values(m.stages).map((s) => s.side))];
   for (const side of sides) {
     const scale = Object.values(m.stages).filter((s) => s.side === side && metricEntry(s.metric)?.scale);
-    const wakes = scale.filter((s) => metricEntry(s.metric)!.scale!.op === "wake").sort((a, b) => metricEntry(a.metric)!.scale!.level - metricEntry(b.metric)!.scale!.level);
+    const wakes = scale
+      .filter((s) => metricEntry(s.metric)!.scale!.op === "wake")
+      .sort((a, b) => metricEntry(a.metric)!.scale!.level - metricEntry(b.metric)!.scale!.level);
     if (wakes.length === 0) continue;
     const lo = wakes[0];
     const hi = wakes[wakes.length - 1];

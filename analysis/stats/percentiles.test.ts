@@ -37,7 +37,12 @@ describe("nearestRank", () => {
 describe("summarize", () => {
   const s = (ok: boolean, ms: number, cold: boolean | null) => ({ ok, ms, cold });
   it("counts failures and not-cold samples apart and takes percentiles over proven cold ones only", () => {
-    const row = summarize(LEGACY_BOOK.get("rivet"), "create.ping", [s(true, 5, true), s(true, 1, false), s(false, 30000, null), s(true, 7, true)]);
+    const row = summarize(LEGACY_BOOK.get("rivet"), "create.ping", [
+      s(true, 5, true),
+      s(true, 1, false),
+      s(false, 30000, null),
+      s(true, 7, true),
+    ]);
     expect(row).toMatchObject({ n: 2, errors: 1, notCold: 1, p50: 5, p99: 7, mean: 6 });
   });
   it("a warm metric ignores the cold flag", () => {

@@ -45,7 +45,11 @@ const us = (v: unknown) => Number(v) / 1000;
  */
 export function blockGroups(data: { viewer?: { accounts?: Array<Record<string, unknown>> } } | null | undefined): PlatformGroup[] {
   const account = data?.viewer?.accounts?.[0] ?? {};
-  const rows = (Object.values(account).find((v) => Array.isArray(v)) ?? []) as Array<{ sum: Record<string, number>; quantiles: Record<string, number>; dimensions: Record<string, string> }>;
+  const rows = (Object.values(account).find((v) => Array.isArray(v)) ?? []) as Array<{
+    sum: Record<string, number>;
+    quantiles: Record<string, number>;
+    dimensions: Record<string, string>;
+  }>;
   return rows.map((r) => ({
     colo: r.dimensions.colo,
     requests: r.sum.requests,
@@ -68,7 +72,12 @@ export interface PlatformBlock {
 export function platformBlocks(lines: readonly AnalyticsLine[]): PlatformBlock[] {
   const last = new Map<string, AnalyticsLine>();
   for (const l of lines) if (l.label === "block" && l.block && l.status === 200) last.set(l.block, l);
-  return [...last.values()].map((l) => ({ block: l.block!, window: l.window!, calls: l.calls ?? 0, groups: blockGroups(JSON.parse(l.body).data) }));
+  return [...last.values()].map((l) => ({
+    block: l.block!,
+    window: l.window!,
+    calls: l.calls ?? 0,
+    groups: blockGroups(JSON.parse(l.body).data),
+  }));
 }
 
 export function readAnalyticsLines(text: string, file: string): AnalyticsLine[] {

@@ -34,7 +34,14 @@ function truth(p: number, perRep: number): number {
   const known = TRUTHS.get(`${p}/${perRep}`);
   if (known !== undefined) return known;
   const rnd = prng(424242);
-  const logs = synthetic(rnd, 20_000, perRep, 1, 0.2, 0.1).map((g) => Math.log(nearestRank(g.sort((x, y) => x - y), p)));
+  const logs = synthetic(rnd, 20_000, perRep, 1, 0.2, 0.1).map((g) =>
+    Math.log(
+      nearestRank(
+        g.sort((x, y) => x - y),
+        p,
+      ),
+    ),
+  );
   const t = Math.exp(logs.reduce((s, x) => s + x, 0) / logs.length);
   TRUTHS.set(`${p}/${perRep}`, t);
   return t;
@@ -58,7 +65,11 @@ describe("the interval over repetitions", () => {
   // (SD 0.2 on the log scale) is twice the within-run one (0.1), as the committed runs show.
   for (const k of [3, 5, 10]) {
     it(`covers what it says, 93 to 97%, at ${k} repetitions (p50 and p90 of 40 samples, p99 of 200)`, () => {
-      for (const [p, n] of [[50, 40], [90, 40], [99, 200]] as const) {
+      for (const [p, n] of [
+        [50, 40],
+        [90, 40],
+        [99, 200],
+      ] as const) {
         const c = coverage(k, p, n);
         expect(c, `p${p}`).toBeGreaterThanOrEqual(0.93);
         expect(c, `p${p}`).toBeLessThanOrEqual(0.97);
@@ -72,8 +83,8 @@ describe("the interval over repetitions", () => {
     const m = logs.reduce((s, x) => s + x, 0) / 3;
     const s = Math.sqrt(logs.reduce((a, x) => a + (x - m) ** 2, 0) / 2);
     const c = repInterval(v, { tick: 0.000001 });
-    expect(c.lo!).toBeCloseTo(Math.exp(m - 4.302653 * s / Math.sqrt(3)), 5);
-    expect(c.hi!).toBeCloseTo(Math.exp(m + 4.302653 * s / Math.sqrt(3)), 5);
+    expect(c.lo!).toBeCloseTo(Math.exp(m - (4.302653 * s) / Math.sqrt(3)), 5);
+    expect(c.hi!).toBeCloseTo(Math.exp(m + (4.302653 * s) / Math.sqrt(3)), 5);
     expect(geometricMean(v)).toBeCloseTo(5, 10);
   });
 
@@ -97,16 +108,29 @@ describe("the interval over repetitions", () => {
 
 describe("the spread between repetitions", () => {
   it("gives each repetition's percentiles, the CV of their p50s, and the level whose variance dominates", () => {
-    const apart = [[10, 10.1, 9.9, 10, 10.05], [20, 20.1, 19.9, 20, 20.05], [15, 15.1, 14.9, 15, 15.05]];
+    const apart = [
+      [10, 10.1, 9.9, 10, 10.05],
+      [20, 20.1, 19.9, 20, 20.05],
+      [15, 15.1, 14.9, 15, 15.05],
+    ];
     const s = repSpread(apart, 0.000001);
     expect(s.k).toBe(3);
     expect(s.perRep.p50).toEqual([10, 20, 15]);
     expect(s.cv!).toBeCloseTo(5 / 15, 6);
     expect(s.dominant).toBe("between");
     // The same spread inside every repetition, and equal repetitions: the noise is within a run.
-    const alike = [[1, 5, 9, 13, 17], [2, 5, 9, 12, 18], [1, 6, 9, 13, 16]];
+    const alike = [
+      [1, 5, 9, 13, 17],
+      [2, 5, 9, 12, 18],
+      [1, 6, 9, 13, 16],
+    ];
     expect(dominantLevel(alike.map((g) => [...g].sort((a, b) => a - b)))).toBe("within");
-    expect(dominantLevel([[3, 3], [3, 3]])).toBe("none");
+    expect(
+      dominantLevel([
+        [3, 3],
+        [3, 3],
+      ]),
+    ).toBe("none");
     // One repetition: nothing to say about the spread between runs.
     const one = repSpread([[1, 2, 3]], 0.000001);
     expect([one.k, one.cv, one.dominant]).toEqual([1, null, null]);
@@ -114,14 +138,23 @@ describe("the spread between repetitions", () => {
   });
 
   it("groups values by the repetition each was taken in, a sample with none being repetition 0", () => {
-    expect(groupByRep([{ rep: 1, v: 5 }, { v: 1 }, { rep: 0, v: 2 }, { rep: 2, v: 9 }, { rep: 1, v: 6 }], (x) => x.v)).toEqual([[1, 2], [5, 6], [9]]);
+    expect(groupByRep([{ rep: 1, v: 5 }, { v: 1 }, { rep: 0, v: 2 }, { rep: 2, v: 9 }, { rep: 1, v: 6 }], (x) => x.v)).toEqual([
+      [1, 2],
+      [5, 6],
+      [9],
+    ]);
   });
 });
 
 describe("the sides' order across repetitions", () => {
   it("rotates so that each side takes each place in turn", () => {
     const sides = ["rivet", "cloudflare", "floor"];
-    expect([0, 1, 2, 3].map((r) => rotation(sides, r).join(" "))).toEqual(["rivet cloudflare floor", "cloudflare floor rivet", "floor rivet cloudflare", "rivet cloudflare floor"]);
+    expect([0, 1, 2, 3].map((r) => rotation(sides, r).join(" "))).toEqual([
+      "rivet cloudflare floor",
+      "cloudflare floor rivet",
+      "floor rivet cloudflare",
+      "rivet cloudflare floor",
+    ]);
     expect(rotation(["floor"], 5)).toEqual(["floor"]);
     expect(rotation([], 2)).toEqual([]);
   });

@@ -120,12 +120,13 @@ export function dominantLevel(sortedGroups: ReadonlyArray<readonly number[]>): D
   const reps = sortedGroups.filter((g) => g.length > 0);
   if (reps.length < 2) return null;
   const between = sampleVariance(reps.map((g) => nearestRank(g, 50)));
-  const within = reps.reduce((s, g) => {
-    const c = quantileCI(g, 50);
-    // Too few samples for a bound: the whole range of the repetition is the honest width.
-    const width = c.lo !== null && c.hi !== null ? c.hi - c.lo : g[g.length - 1] - g[0];
-    return s + (width / (2 * 1.96)) ** 2;
-  }, 0) / reps.length;
+  const within =
+    reps.reduce((s, g) => {
+      const c = quantileCI(g, 50);
+      // Too few samples for a bound: the whole range of the repetition is the honest width.
+      const width = c.lo !== null && c.hi !== null ? c.hi - c.lo : g[g.length - 1] - g[0];
+      return s + (width / (2 * 1.96)) ** 2;
+    }, 0) / reps.length;
   if (between === 0 && within === 0) return "none";
   return between > 2 * within ? "between" : "within";
 }
@@ -133,12 +134,19 @@ export function dominantLevel(sortedGroups: ReadonlyArray<readonly number[]>): D
 /** The spread over repetitions of one row's counted values, each group one repetition's, read on a clock of `tick` ms. */
 export function repSpread(groups: ReadonlyArray<readonly number[]>, tick: number): RepSpread {
   const sorted = groups.filter((g) => g.length > 0).map((g) => [...g].sort((a, b) => a - b));
-  const perRep = { p50: sorted.map((g) => nearestRank(g, 50)), p90: sorted.map((g) => nearestRank(g, 90)), p99: sorted.map((g) => nearestRank(g, 99)) };
+  const perRep = {
+    p50: sorted.map((g) => nearestRank(g, 50)),
+    p90: sorted.map((g) => nearestRank(g, 90)),
+    p99: sorted.map((g) => nearestRank(g, 99)),
+  };
   const perRepN = sorted.map((g) => g.length);
   const centre = mean(perRep.p50);
   const cv = sorted.length >= 2 && centre > 0 ? Math.sqrt(sampleVariance(perRep.p50)) / centre : null;
   const ci = Object.fromEntries(
-    (Object.keys(QUANTILES) as Quantile[]).map((q) => [q, repInterval(perRep[q], { tick, ...(perRepN.some((n) => isMaximum(n, QUANTILES[q])) ? { maximumOf: q } : {}) })]),
+    (Object.keys(QUANTILES) as Quantile[]).map((q) => [
+      q,
+      repInterval(perRep[q], { tick, ...(perRepN.some((n) => isMaximum(n, QUANTILES[q])) ? { maximumOf: q } : {}) }),
+    ]),
   ) as Record<Quantile, RepInterval>;
   return { k: sorted.length, perRep, perRepN, cv, ci, dominant: dominantLevel(sorted) };
 }

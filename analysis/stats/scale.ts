@@ -33,17 +33,32 @@ export function scaleRows(m: ManifestLike, s: RunSummary): ScaleRow[] {
     if (!scale) continue;
     // The first repetition's count: every repetition runs the same plan on a fresh runtime, so each makes as many actors.
     const st = m.stages[stageKey(r.side, r.metric)];
-    const at = ((st ? stageReps(st)[0]?.notes : undefined)?.startState as { atStage?: { existing?: unknown } } | undefined)?.atStage?.existing;
+    const at = ((st ? stageReps(st)[0]?.notes : undefined)?.startState as { atStage?: { existing?: unknown } } | undefined)?.atStage
+      ?.existing;
     const t = s.throughput.find((x) => x.side === r.side && x.metric === r.metric && x.method === "measured");
     const reps = st ? stageReps(st) : [];
-    const deadlines = reps.map((p) => (p.notes?.deadline as { outcome?: unknown } | undefined)?.outcome).filter((x): x is string => typeof x === "string");
+    const deadlines = reps
+      .map((p) => (p.notes?.deadline as { outcome?: unknown } | undefined)?.outcome)
+      .filter((x): x is string => typeof x === "string");
     // The level where a side's curve ended (a preparation or a stage could not keep up), said once, on its wakes.
-    const curveEnds = scale.op === "wake" ? reps.map((p) => p.notes?.curveEnd).filter((x): x is string => typeof x === "string").map((x) => `the curve ends here (${x})`) : [];
+    const curveEnds =
+      scale.op === "wake"
+        ? reps
+            .map((p) => p.notes?.curveEnd)
+            .filter((x): x is string => typeof x === "string")
+            .map((x) => `the curve ends here (${x})`)
+        : [];
     const ended = [...new Set([...deadlines, ...curveEnds])];
     out.push({
-      side: r.side, level: scale.level, op: scale.op,
+      side: r.side,
+      level: scale.level,
+      op: scale.op,
       existing: typeof at === "number" && Number.isFinite(at) ? at : null,
-      n: r.n, errors: r.errors, p50: r.p50, p99: r.p99, perSecond: t ? t.perSecond : null,
+      n: r.n,
+      errors: r.errors,
+      p50: r.p50,
+      p99: r.p99,
+      perSecond: t ? t.perSecond : null,
       ...(ended.length ? { ended } : {}),
     });
   }

@@ -18,7 +18,14 @@ describe("Student's t", () => {
 
   it("gives the tables' critical values and p-values", () => {
     // Two-sided 95% critical values of the t tables.
-    for (const [df, t] of [[1, 12.706], [2, 4.303], [4, 2.776], [10, 2.228], [30, 2.042]] as const) expect(tCritical(df), `df ${df}`).toBeCloseTo(t, 3);
+    for (const [df, t] of [
+      [1, 12.706],
+      [2, 4.303],
+      [4, 2.776],
+      [10, 2.228],
+      [30, 2.042],
+    ] as const)
+      expect(tCritical(df), `df ${df}`).toBeCloseTo(t, 3);
     expect(tTwoSidedP(2, 10)).toBeCloseTo(0.0734, 4);
     expect(tTwoSidedP(0, 4)).toBeCloseTo(1, 12);
     expect(tTwoSidedP(-2.776, 4)).toBeCloseTo(0.05, 3);

@@ -9,7 +9,13 @@ describe("open-model and other stages in a summary", () => {
   it("orders the design's metrics first, then others by number, and gives open-model rows their target rate", () => {
     const dir = fixture({
       "rivet.open.r20": { samples: [{ ms: 900, cold: true }], wallMs: 1000 },
-      "rivet.open.r5": { samples: [{ ms: 80, cold: true }, { ms: 90, cold: true }], wallMs: 1000 },
+      "rivet.open.r5": {
+        samples: [
+          { ms: 80, cold: true },
+          { ms: 90, cold: true },
+        ],
+        wallMs: 1000,
+      },
       "rivet.create.ping": { samples: [{ ms: 50, cold: true }] },
     });
     const m = verifyRunDir(dir);
@@ -38,7 +44,12 @@ describe("a stage's statistics, computed once and read by every view", () => {
     expect(statsOf(samples, "rivet", "wake.ping")).toBeNull();
   });
   it("counts a cold metric's proven-cold successes only, on each clock: the DO's client clock is clientMs", () => {
-    const xs = [raw(2, { cold: true, clientMs: 5 }), raw(1, { cold: false, clientMs: 4 }), raw(9, { ok: false, cold: null, clientMs: 30 } as Partial<RawSample>), raw(3, { cold: true, clientMs: 7 })];
+    const xs = [
+      raw(2, { cold: true, clientMs: 5 }),
+      raw(1, { cold: false, clientMs: 4 }),
+      raw(9, { ok: false, cold: null, clientMs: 30 } as Partial<RawSample>),
+      raw(3, { cold: true, clientMs: 7 }),
+    ];
     const s = stageStatistics(LEGACY_BOOK.get("cloudflare"), "create.ping", xs);
     expect(s.counted.length).toBe(2);
     expect(s.sortedMs).toEqual([2, 3]);

@@ -1,4 +1,3 @@
-
 import { mean, nearestRank } from "./percentiles";
 import { CLIENT_TICK_MS, isColdMetric, metricEntry, metricRank } from "../contract/catalog";
 import { LEGACY_BOOK, sideBookOf, type SideBook, type SideProfile } from "../contract/sideProfile";
@@ -128,10 +127,20 @@ export function summarize(profile: SideProfile, metric: string, samples: readonl
   }
   const { counted, sortedMs: xs } = stageStatistics(profile, metric, samples);
   const withClient = counted.filter((x) => typeof x.clientMs === "number");
-  const clientRepetitions = !msIsClientClock(profile, metric) && withClient.length > 0 ? repSpread(groupByRep(withClient, (x) => x.clientMs!), CLIENT_TICK_MS) : undefined;
+  const clientRepetitions =
+    !msIsClientClock(profile, metric) && withClient.length > 0
+      ? repSpread(
+          groupByRep(withClient, (x) => x.clientMs!),
+          CLIENT_TICK_MS,
+        )
+      : undefined;
   const withRows = samples.filter((s) => s.ok && typeof s.rowsRead === "number" && typeof s.rowsWritten === "number");
   const rowsPerOp = withRows.length
-    ? { read: withRows.reduce((t, s) => t + s.rowsRead!, 0) / withRows.length, written: withRows.reduce((t, s) => t + s.rowsWritten!, 0) / withRows.length, n: withRows.length }
+    ? {
+        read: withRows.reduce((t, s) => t + s.rowsRead!, 0) / withRows.length,
+        written: withRows.reduce((t, s) => t + s.rowsWritten!, 0) / withRows.length,
+        n: withRows.length,
+      }
     : undefined;
   return {
     side,
@@ -144,7 +153,10 @@ export function summarize(profile: SideProfile, metric: string, samples: readonl
     p90: nearestRank(xs, 90),
     p99: nearestRank(xs, 99),
     mean: mean(xs),
-    repetitions: repSpread(groupByRep(counted, (s) => s.ms), msTick(profile, metric)),
+    repetitions: repSpread(
+      groupByRep(counted, (s) => s.ms),
+      msTick(profile, metric),
+    ),
     ...(clientRepetitions ? { clientRepetitions } : {}),
     ...(rowsPerOp ? { rowsPerOp } : {}),
   };
@@ -155,9 +167,21 @@ const fmt = (x: number) => (Number.isNaN(x) ? "-" : x >= 100 ? x.toFixed(0) : x.
 /** Plain-text headline: p50 / p90 / p99 (nearest rank) with n, errors, notCold and restarts. */
 export function headlineTable(rows: readonly SummaryRow[]): string {
   const head = ["side", "metric", "p50 / p90 / p99 ms", "n", "errors", "notCold", "restarts"];
-  const body = rows.map((r) => [r.side, r.metric, `${fmt(r.p50)} / ${fmt(r.p90)} / ${fmt(r.p99)}`, String(r.n), String(r.errors), String(r.notCold), String(r.restarts)]);
+  const body = rows.map((r) => [
+    r.side,
+    r.metric,
+    `${fmt(r.p50)} / ${fmt(r.p90)} / ${fmt(r.p99)}`,
+    String(r.n),
+    String(r.errors),
+    String(r.notCold),
+    String(r.restarts),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join("  ")
+      .trimEnd();
   return [line(head), line(widths.map((w) => "-".repeat(w))), ...body.map(line)].join("\n");
 }
 
@@ -210,7 +234,13 @@ export function orderedStages(m: ManifestLike): Array<{ side: string; metric: st
   const byName = (a: string, b: string) => a.localeCompare(b, "en", { numeric: true });
   return Object.values(m.stages)
     .map((st) => ({ side: st.side, metric: st.metric, file: st.file }))
-    .sort((a, b) => sideRank(a.side) - sideRank(b.side) || byName(a.side, b.side) || metricOrder(a.metric) - metricOrder(b.metric) || byName(a.metric, b.metric));
+    .sort(
+      (a, b) =>
+        sideRank(a.side) - sideRank(b.side) ||
+        byName(a.side, b.side) ||
+        metricOrder(a.metric) - metricOrder(b.metric) ||
+        byName(a.metric, b.metric),
+    );
 }
 
 /**
@@ -219,7 +249,11 @@ export function orderedStages(m: ManifestLike): Array<{ side: string; metric: st
  * record, which verifyRunDir has checked against its hashed file. The method
  * per side is its profile's.
  */
-export function summarizeRun(dir: string, m: ManifestLike, load = (f: string): RawSample[] => stageSamples(dir, m, Object.values(m.stages).find((st) => st.file === f)!)): RunSummary {
+export function summarizeRun(
+  dir: string,
+  m: ManifestLike,
+  load = (f: string): RawSample[] => stageSamples(dir, m, Object.values(m.stages).find((st) => st.file === f)!),
+): RunSummary {
   const rows: SummaryRow[] = [];
   const throughput: ThroughputRow[] = [];
   const sides = sideBookOf(m);
@@ -233,8 +267,15 @@ export function summarizeRun(dir: string, m: ManifestLike, load = (f: string): R
     rows.push(cpu ? { ...row, cpu } : row);
     const t = metricEntry(metric)?.throughput;
     if (!t) continue;
-    const entry = (perSecond: number, method: ThroughputRow["method"]): ThroughputRow =>
-      ({ side, metric, concurrency: st.concurrency, perSecond, errors: row.errors, attempts: samples.length, method });
+    const entry = (perSecond: number, method: ThroughputRow["method"]): ThroughputRow => ({
+      side,
+      metric,
+      concurrency: st.concurrency,
+      perSecond,
+      errors: row.errors,
+      attempts: samples.length,
+      method,
+    });
     const completions = ((samples.length - row.errors) * 1000) / st.wallMs;
     if (t.mode === "open") {
       throughput.push({ ...entry(completions, "open-model"), targetPerSecond: t.ratePerSecond });
@@ -247,10 +288,12 @@ export function summarizeRun(dir: string, m: ManifestLike, load = (f: string): R
 }
 
 /** Whether a stage's `ms` is the driver's round trip: where the side's profile says so, and on a baseline, which calls no actor; elsewhere the driver's is `clientMs`. */
-export const msIsClientClock = (p: Pick<SideProfile, "msIsClientClock">, metric: string) => p.msIsClientClock || metricEntry(metric)?.kind === "baseline";
+export const msIsClientClock = (p: Pick<SideProfile, "msIsClientClock">, metric: string) =>
+  p.msIsClientClock || metricEntry(metric)?.kind === "baseline";
 
 /** The step of a stage's `ms` clock. */
-export const msTick = (p: Pick<SideProfile, "msIsClientClock" | "msTick">, metric: string) => (msIsClientClock(p, metric) ? CLIENT_TICK_MS : p.msTick);
+export const msTick = (p: Pick<SideProfile, "msIsClientClock" | "msTick">, metric: string) =>
+  msIsClientClock(p, metric) ? CLIENT_TICK_MS : p.msTick;
 
 /** Client round-trip percentiles of one stage's counted samples, or null when it has none on that clock. */
 export function clientPercentiles(samples: RunSamples, side: string, metric: string): Percentiles | null {

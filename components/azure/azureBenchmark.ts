@@ -34,7 +34,8 @@ export const ANALYTICS_WAIT = { waitMs: 15 * 60_000, pollMs: 60_000 };
 const CLOUDFLARE_RUNTIME = {
   runtime: "Cloudflare Workers on workers.dev, SQLite-backed Durable Object (new_sqlite_classes), placed by Cloudflare",
   workerClock: "Date.now() around the awaited DO call; on Cloudflare it advances only across I/O, in whole ms",
-  eviction: "Cloudflare hibernates an idle DO that can hibernate after about 10 s and evicts one that cannot after 70 to 140 s (not exposed); wakes wait cfWakeIdleMs first",
+  eviction:
+    "Cloudflare hibernates an idle DO that can hibernate after about 10 s and evicts one that cannot after 70 to 140 s (not exposed); wakes wait cfWakeIdleMs first",
   evictionMs: CLOUD_DO_EVICTION_MS,
 };
 
@@ -80,7 +81,11 @@ export class AzureBenchmark extends pulumi.ComponentResource {
     if (!azure) throw new Error(`stack ${cfg.stack}: AzureBenchmark needs an azure target`);
     this.stack = cfg.stack;
     const stateRoot = join(args.projectDir, ".actor-bench", cfg.stack);
-    const key = new tls.PrivateKey(`${name}-ssh-key`, { algorithm: "ED25519" }, { parent: this, additionalSecretOutputs: ["privateKeyOpenssh", "privateKeyPem", "privateKeyPemPkcs8"] });
+    const key = new tls.PrivateKey(
+      `${name}-ssh-key`,
+      { algorithm: "ED25519" },
+      { parent: this, additionalSecretOutputs: ["privateKeyOpenssh", "privateKeyPem", "privateKeyPemPkcs8"] },
+    );
 
     // A planned run longer than the runner's time limit would be killed: the preview fails first, naming it.
     this.schedule = pulumi.output(
@@ -91,22 +96,47 @@ export class AzureBenchmark extends pulumi.ComponentResource {
       }),
     );
     this.network = this.buildNetwork(name, azure, this.schedule);
-    this.coldStore = new ColdStore(`${name}-cold`, { stack: cfg.stack, resourceGroupName: this.network.resourceGroupName, location: azure.region }, { parent: this });
+    this.coldStore = new ColdStore(
+      `${name}-cold`,
+      { stack: cfg.stack, resourceGroupName: this.network.resourceGroupName, location: azure.region },
+      { parent: this },
+    );
     const secrets = this.clusterSecrets(name);
     this.cluster = this.buildCluster(name, cfg, azure, key, secrets.credentials);
     const gateway = this.gatewayPath(azure);
     // The Worker comes before the runner: its token goes into the runner's credentials file.
     const cf = this.deployWorker(name, cfg, args);
     this.runner = this.buildRunner(name, cfg, azure, args, stateRoot, key, gateway.url, secrets.adminToken);
-    this.plan = planPass(cfg.run.sides.map((side) => sideOf(SIDE_REGISTRY, side).profile), cfg.run.groups, azure.overlapIdle);
-    const parts = this.chainRuns(name, cfg, azure, stateRoot, runnerCodeDigest(args.projectDir), { rivet: this.rivetTarget(cfg, azure, gateway), cloudflare: cf?.target }, cf?.apiToken);
+    this.plan = planPass(
+      cfg.run.sides.map((side) => sideOf(SIDE_REGISTRY, side).profile),
+      cfg.run.groups,
+      azure.overlapIdle,
+    );
+    const parts = this.chainRuns(
+      name,
+      cfg,
+      azure,
+      stateRoot,
+      runnerCodeDigest(args.projectDir),
+      { rivet: this.rivetTarget(cfg, azure, gateway), cloudflare: cf?.target },
+      cf?.apiToken,
+    );
 
     this.reportResource = passReport(`${name}-report`, cfg.stack, args.projectDir, parts, this, cfg.run.prices);
     this.report = this.reportResource.report;
     this.runDir = this.reportResource.runDir;
     this.summary = this.reportResource.summary;
     this.site = this.reportResource.site;
-    this.registerOutputs({ schedule: this.schedule, report: this.report, runDir: this.runDir, summary: this.summary, site: this.site, runnerIp: this.runner.publicIp, gatewayUrl: this.cluster.gatewayUrl, workerUrl: this.worker?.url });
+    this.registerOutputs({
+      schedule: this.schedule,
+      report: this.report,
+      runDir: this.runDir,
+      summary: this.summary,
+      site: this.site,
+      runnerIp: this.runner.publicIp,
+      gatewayUrl: this.cluster.gatewayUrl,
+      workerUrl: this.worker?.url,
+    });
   }
 
   /** The virtual network, its subnets and rules, in the stack's resource group (or a new one). */
@@ -114,7 +144,16 @@ export class AzureBenchmark extends pulumi.ComponentResource {
     const client = authorization.getClientConfigOutput({ parent: this });
     return new BenchNetwork(
       `${name}-net`,
-      { stack: this.stack, location: azure.region, resourceGroupName: azure.resourceGroup ?? undefined, sshSourceAddress: azure.sshSourceAddress, sshSourceWide: azure.sshSourceWide, zones: azure.zones, subscriptionId: client.subscriptionId, gate },
+      {
+        stack: this.stack,
+        location: azure.region,
+        resourceGroupName: azure.resourceGroup ?? undefined,
+        sshSourceAddress: azure.sshSourceAddress,
+        sshSourceWide: azure.sshSourceWide,
+        zones: azure.zones,
+        subscriptionId: client.subscriptionId,
+        gate,
+      },
       { parent: this },
     );
   }
@@ -124,19 +163,37 @@ export class AzureBenchmark extends pulumi.ComponentResource {
     const secret = (what: string) => new random.RandomPassword(`${name}-${what}`, { length: 40, special: false }, { parent: this }).result;
     const adminToken = pulumi.secret(secret("admin-token"));
     const credentials = pulumi.secret(
-      pulumi.all([adminToken, secret("nats-password"), secret("nats-route-password")]).apply(([a, n, r]) => ({ adminToken: a, natsPassword: n, natsRoutePassword: r })),
+      pulumi
+        .all([adminToken, secret("nats-password"), secret("nats-route-password")])
+        .apply(([a, n, r]) => ({ adminToken: a, natsPassword: n, natsRoutePassword: r })),
     );
     return { adminToken, credentials };
   }
 
   /** The three-zone Engine cluster on Postgres and NATS. */
-  private buildCluster(name: string, cfg: StackConfig, azure: AzureTarget, key: tls.PrivateKey, credentials: EngineClusterArgs["credentials"]): EngineCluster {
+  private buildCluster(
+    name: string,
+    cfg: StackConfig,
+    azure: AzureTarget,
+    key: tls.PrivateKey,
+    credentials: EngineClusterArgs["credentials"],
+  ): EngineCluster {
     const n = this.network;
     return new EngineCluster(
       `${name}-engines`,
       {
-        stack: cfg.stack, resourceGroupName: n.resourceGroupName, location: azure.region, zones: azure.zones, vmSize: azure.engineVmSize, engineVersion: cfg.engineVersion,
-        subnetId: n.subnetId, postgresSubnetId: n.postgresSubnetId, vnetId: n.vnetId, backendPoolId: n.backendPoolId, sshPublicKey: key.publicKeyOpenssh, credentials,
+        stack: cfg.stack,
+        resourceGroupName: n.resourceGroupName,
+        location: azure.region,
+        zones: azure.zones,
+        vmSize: azure.engineVmSize,
+        engineVersion: cfg.engineVersion,
+        subnetId: n.subnetId,
+        postgresSubnetId: n.postgresSubnetId,
+        vnetId: n.vnetId,
+        backendPoolId: n.backendPoolId,
+        sshPublicKey: key.publicKeyOpenssh,
+        credentials,
       },
       { parent: this },
     );
@@ -146,19 +203,38 @@ export class AzureBenchmark extends pulumi.ComponentResource {
   private gatewayPath(azure: AzureTarget): { url: pulumi.Output<string>; note: string } {
     const zoneEngine = engineVmPlan(azure.zones)[0];
     return azure.gatewayPath === "zone"
-      ? { url: pulumi.output(`http://${zoneEngine.address}:${CLOUD_PORTS.gateway}`), note: `zone: the Engine in the runner's zone ${zoneEngine.zone} (${zoneEngine.address}), as the reference ran` }
+      ? {
+          url: pulumi.output(`http://${zoneEngine.address}:${CLOUD_PORTS.gateway}`),
+          note: `zone: the Engine in the runner's zone ${zoneEngine.zone} (${zoneEngine.address}), as the reference ran`,
+        }
       : { url: this.cluster.gatewayUrl, note: "balanced: the internal load balancer across the three zones" };
   }
 
   /** The Worker and its DO on Cloudflare, when the stack measures that side: the runs' target and the API token. */
-  private deployWorker(name: string, cfg: StackConfig, args: AzureBenchmarkArgs): { target: Record<string, unknown>; apiToken: pulumi.Output<string> } | undefined {
+  private deployWorker(
+    name: string,
+    cfg: StackConfig,
+    args: AzureBenchmarkArgs,
+  ): { target: Record<string, unknown>; apiToken: pulumi.Output<string> } | undefined {
     if (!cfg.cloudflare) return undefined;
-    if (args.cloudflareApiToken === undefined) throw new Error(`stack ${cfg.stack}: the Cloudflare side needs the secret actor-bench:cloudflareApiToken`);
+    if (args.cloudflareApiToken === undefined)
+      throw new Error(`stack ${cfg.stack}: the Cloudflare side needs the secret actor-bench:cloudflareApiToken`);
     const apiToken = pulumi.secret(args.cloudflareApiToken);
     const bundlePath = join(args.projectDir, "dist", "worker", "index.js");
     if (!existsSync(bundlePath)) throw new Error(`${bundlePath} is missing: run \`npm run build\` before \`pulumi up\``);
     const bundle = readFileSync(bundlePath, "utf8");
-    this.worker = new CloudflareWorker(`${name}-worker`, { stack: cfg.stack, accountId: cfg.cloudflare.accountId, apiToken, bundle, workersDevSubdomain: cfg.cloudflare.workersSubdomain, gate: this.schedule }, { parent: this });
+    this.worker = new CloudflareWorker(
+      `${name}-worker`,
+      {
+        stack: cfg.stack,
+        accountId: cfg.cloudflare.accountId,
+        apiToken,
+        bundle,
+        workersDevSubdomain: cfg.cloudflare.workersSubdomain,
+        gate: this.schedule,
+      },
+      { parent: this },
+    );
     const target = {
       url: this.worker.url,
       versions: { cloudflareCompatibilityDate: COMPATIBILITY_DATE, workerBundleSha256: createHash("sha256").update(bundle).digest("hex") },
@@ -169,17 +245,38 @@ export class AzureBenchmark extends pulumi.ComponentResource {
   }
 
   /** The runner VM: the app and the driver, their credentials file, after the cluster. */
-  private buildRunner(name: string, cfg: StackConfig, azure: AzureTarget, args: AzureBenchmarkArgs, stateRoot: string, key: tls.PrivateKey, gatewayUrl: pulumi.Output<string>, adminToken: pulumi.Output<string>): RunnerVm {
+  private buildRunner(
+    name: string,
+    cfg: StackConfig,
+    azure: AzureTarget,
+    args: AzureBenchmarkArgs,
+    stateRoot: string,
+    key: tls.PrivateKey,
+    gatewayUrl: pulumi.Output<string>,
+    adminToken: pulumi.Output<string>,
+  ): RunnerVm {
     const credentials: pulumi.Output<RunnerCredentials> = pulumi.secret(
-      pulumi.all([this.coldStore.uploadSas, adminToken, this.worker?.token ?? ""]).apply(([uploadSas, admin, token]) => ({ uploadSas, adminToken: admin, ...(token ? { workerToken: token } : {}) })),
+      pulumi
+        .all([this.coldStore.uploadSas, adminToken, this.worker?.token ?? ""])
+        .apply(([uploadSas, admin, token]) => ({ uploadSas, adminToken: admin, ...(token ? { workerToken: token } : {}) })),
     );
     return new RunnerVm(
       `${name}-runner`,
       {
-        stack: cfg.stack, resourceGroupName: this.network.resourceGroupName, location: azure.region, zone: azure.zones[0], size: azure.runnerVmSize,
-        subnetId: this.network.subnetId, gatewayUrl, sshPublicKey: key.publicKeyOpenssh, sshPrivateKey: pulumi.secret(key.privateKeyOpenssh),
-        bundleArchive: writeBundleArchive(args.projectDir, join(stateRoot, "bundle.tar.gz")), bundleDigest: bundleDigest(args.projectDir),
-        nodeVersion: azure.runnerNodeVersion, adminToken, credentials,
+        stack: cfg.stack,
+        resourceGroupName: this.network.resourceGroupName,
+        location: azure.region,
+        zone: azure.zones[0],
+        size: azure.runnerVmSize,
+        subnetId: this.network.subnetId,
+        gatewayUrl,
+        sshPublicKey: key.publicKeyOpenssh,
+        sshPrivateKey: pulumi.secret(key.privateKeyOpenssh),
+        bundleArchive: writeBundleArchive(args.projectDir, join(stateRoot, "bundle.tar.gz")),
+        bundleDigest: bundleDigest(args.projectDir),
+        nodeVersion: azure.runnerNodeVersion,
+        adminToken,
+        credentials,
       },
       { parent: this, dependsOn: [this.cluster] },
     );
@@ -212,8 +309,13 @@ export class AzureBenchmark extends pulumi.ComponentResource {
    * part, its DO analytics. Returns the report's parts.
    */
   private chainRuns(
-    name: string, cfg: StackConfig, azure: AzureTarget, stateRoot: string, runnerCode: string,
-    targets: { rivet: Record<string, unknown>; cloudflare?: Record<string, unknown> }, apiToken: pulumi.Output<string> | undefined,
+    name: string,
+    cfg: StackConfig,
+    azure: AzureTarget,
+    stateRoot: string,
+    runnerCode: string,
+    targets: { rivet: Record<string, unknown>; cloudflare?: Record<string, unknown> },
+    apiToken: pulumi.Output<string> | undefined,
   ): Array<{ run: RemoteGroupRun | DoAnalytics; label: string }> {
     const parts: Array<{ run: RemoteGroupRun | DoAnalytics; label: string }> = [];
     let previous: pulumi.Resource = this.runner.probe;
@@ -237,7 +339,9 @@ export class AzureBenchmark extends pulumi.ComponentResource {
           request: {
             request: {
               side: first.side,
-              ...(planned.tasks.length > 1 ? { tasks: planned.tasks, runArgs: cfg.runArgs } : { runArgs: [...cfg.runArgs, "--side", first.side, "--groups", first.group] }),
+              ...(planned.tasks.length > 1
+                ? { tasks: planned.tasks, runArgs: cfg.runArgs }
+                : { runArgs: [...cfg.runArgs, "--side", first.side, "--groups", first.group] }),
               stack: cfg.stack,
               blobRoot: `${RUNNER_PATHS.appDir}/runs`,
               targets: runTargets,

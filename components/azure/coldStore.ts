@@ -31,7 +31,14 @@ export interface ResultAccessArgs {
 export class ResultAccess extends pulumi.dynamic.Resource {
   declare readonly sas: pulumi.Output<Record<string, string>>;
   constructor(name: string, args: ResultAccessArgs, opts?: pulumi.CustomResourceOptions) {
-    super(delegatingProvider("resultAccess"), name, withOutputs({ ...args, token: pulumi.secret(args.token) }, ["expiresOn", "sas"]), { ...opts, additionalSecretOutputs: ["token", "sas"] }, "actor-bench", "ResultAccess");
+    super(
+      delegatingProvider("resultAccess"),
+      name,
+      withOutputs({ ...args, token: pulumi.secret(args.token) }, ["expiresOn", "sas"]),
+      { ...opts, additionalSecretOutputs: ["token", "sas"] },
+      "actor-bench",
+      "ResultAccess",
+    );
   }
 }
 
@@ -71,11 +78,23 @@ export class ColdStore extends pulumi.ComponentResource {
     super("actor-bench:azure:ColdStore", name, {}, opts);
     const parent = { parent: this };
     // Storage account names are global: 8 random characters kept in the stack's state make this one unique.
-    const suffix = new random.RandomString(`${name}-sa-suffix`, { length: 8, upper: false, special: false, numeric: true, lower: true }, parent);
+    const suffix = new random.RandomString(
+      `${name}-sa-suffix`,
+      { length: 8, upper: false, special: false, numeric: true, lower: true },
+      parent,
+    );
     const accountName = suffix.result.apply((s) => storageAccountName(args.stack, s));
-    const account = new storage.StorageAccount(`${name}sa`, { accountName, resourceGroupName: args.resourceGroupName, location: args.location, ...COLD_STORE_SETTINGS }, parent);
+    const account = new storage.StorageAccount(
+      `${name}sa`,
+      { accountName, resourceGroupName: args.resourceGroupName, location: args.location, ...COLD_STORE_SETTINGS },
+      parent,
+    );
     const container = (id: string, containerName: string) =>
-      new storage.BlobContainer(`${name}-${id}`, { resourceGroupName: args.resourceGroupName, accountName: account.name, containerName, publicAccess: "None" }, parent);
+      new storage.BlobContainer(
+        `${name}-${id}`,
+        { resourceGroupName: args.resourceGroupName, accountName: account.name, containerName, publicAccess: "None" },
+        parent,
+      );
     const engine = container("engine", "engine-cold");
     const results = container("results", "results");
     this.accountName = account.name;
@@ -86,14 +105,29 @@ export class ColdStore extends pulumi.ComponentResource {
     const role = (id: string, roleId: string, scope: pulumi.Input<string>) =>
       new authorization.RoleAssignment(
         `${name}-${id}`,
-        { principalId: me.objectId, roleDefinitionId: pulumi.interpolate`/subscriptions/${me.subscriptionId}/providers/Microsoft.Authorization/roleDefinitions/${roleId}`, scope },
+        {
+          principalId: me.objectId,
+          roleDefinitionId: pulumi.interpolate`/subscriptions/${me.subscriptionId}/providers/Microsoft.Authorization/roleDefinitions/${roleId}`,
+          scope,
+        },
         parent,
       );
-    const roles = [role("key-delegator", BLOB_ROLES.value.delegator, account.id), role("results-data", BLOB_ROLES.value.dataContributor, results.id)];
+    const roles = [
+      role("key-delegator", BLOB_ROLES.value.delegator, account.id),
+      role("results-data", BLOB_ROLES.value.dataContributor, results.id),
+    ];
     const token = authorization.getClientTokenOutput({ endpoint: STORAGE_TOKEN_AUDIENCE }, parent).token;
     const access = new ResultAccess(
       `${name}-result-access`,
-      { containerUrl: this.resultContainerUrl, accountName: account.name, token, grants: { ...RESULT_GRANTS }, lifetimeHours: ACCESS_LIFE.hours, renewBelowHours: ACCESS_LIFE.renewBelowHours, waitMinutes: ROLE_PROPAGATION.waitMinutes },
+      {
+        containerUrl: this.resultContainerUrl,
+        accountName: account.name,
+        token,
+        grants: { ...RESULT_GRANTS },
+        lifetimeHours: ACCESS_LIFE.hours,
+        renewBelowHours: ACCESS_LIFE.renewBelowHours,
+        waitMinutes: ROLE_PROPAGATION.waitMinutes,
+      },
       { parent: this, dependsOn: roles },
     );
     this.uploadSas = pulumi.secret(access.sas.apply((s) => s.upload));

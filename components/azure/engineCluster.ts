@@ -63,10 +63,20 @@ export class EngineCluster extends pulumi.ComponentResource {
     const plan = cloudClusterPlan();
     this.engineVersion = release.version;
 
-    const zone = new privatedns.PrivateZone(`${name}-pg-dns`, { resourceGroupName: args.resourceGroupName, location: "global", privateZoneName: fixedNames(args.stack).postgresDnsZone }, parent);
+    const zone = new privatedns.PrivateZone(
+      `${name}-pg-dns`,
+      { resourceGroupName: args.resourceGroupName, location: "global", privateZoneName: fixedNames(args.stack).postgresDnsZone },
+      parent,
+    );
     const link = new privatedns.VirtualNetworkLink(
       `${name}-pg-dns-link`,
-      { resourceGroupName: args.resourceGroupName, location: "global", privateZoneName: zone.name, registrationEnabled: false, virtualNetwork: { id: args.vnetId } },
+      {
+        resourceGroupName: args.resourceGroupName,
+        location: "global",
+        privateZoneName: zone.name,
+        registrationEnabled: false,
+        virtualNetwork: { id: args.vnetId },
+      },
       parent,
     );
     // Letters and digits only: it goes into a URL unescaped.
@@ -81,11 +91,19 @@ export class EngineCluster extends pulumi.ComponentResource {
         administratorLoginPassword: pulumi.secret(password.result),
         availabilityZone: vmPlan[0].zone,
         highAvailability: { mode: "ZoneRedundant", standbyAvailabilityZone: vmPlan[1].zone },
-        network: { delegatedSubnetResourceId: args.postgresSubnetId, privateDnsZoneArmResourceId: zone.id, publicNetworkAccess: "Disabled" },
+        network: {
+          delegatedSubnetResourceId: args.postgresSubnetId,
+          privateDnsZoneArmResourceId: zone.id,
+          publicNetworkAccess: "Disabled",
+        },
       },
       { ...parent, dependsOn: [link] },
     );
-    const database = new dbforpostgresql.Database(`${name}-pg-rivet`, { resourceGroupName: args.resourceGroupName, serverName: this.postgres.name, databaseName: "rivet" }, parent);
+    const database = new dbforpostgresql.Database(
+      `${name}-pg-rivet`,
+      { resourceGroupName: args.resourceGroupName, serverName: this.postgres.name, databaseName: "rivet" },
+      parent,
+    );
     const postgresUrl = pulumi.secret(
       pulumi.interpolate`postgresql://rivet:${password.result}@${this.postgres.fullyQualifiedDomainName}:${CLOUD_PORTS.postgres}/${database.name}?sslmode=require`,
     );
@@ -101,7 +119,9 @@ export class EngineCluster extends pulumi.ComponentResource {
           subnetId: args.subnetId,
           privateAddress: node.address,
           backendPoolId: args.backendPoolId,
-          userData: pulumi.secret(pulumi.all([postgresUrl, args.credentials]).apply(([url, creds]) => renderEngineCloudInit(plan, i, release, url, creds))),
+          userData: pulumi.secret(
+            pulumi.all([postgresUrl, args.credentials]).apply(([url, creds]) => renderEngineCloudInit(plan, i, release, url, creds)),
+          ),
           sshPublicKey: args.sshPublicKey,
           tags: engineVmTags(plan.nodes[i]),
         },

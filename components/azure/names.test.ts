@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { fixedNames, SLUG_MAX, stackSlug, storageAccountName } from "./names";
 
-const STACKS = ["eastus2", "northeurope", "swedencentral-2318", "Prod_West.Europe", "a", "2318-eastus2", "a-very-long-stack-name-for-a-region-and-release-2.3.19"];
+const STACKS = [
+  "eastus2",
+  "northeurope",
+  "swedencentral-2318",
+  "Prod_West.Europe",
+  "a",
+  "2318-eastus2",
+  "a-very-long-stack-name-for-a-region-and-release-2.3.19",
+];
 
 describe("names from a stack name", () => {
   it("keeps a slug as it is, and tags any other name with its hash", () => {

@@ -16,10 +16,17 @@ export const SLUG_MAX = 24;
  * gets 6 hex of its sha256, so "Prod_A" and "prod-a" never share a name.
  */
 export function stackSlug(stack: string): string {
-  const plain = stack.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/-+/g, "-").replace(/^-|-$/g, "");
+  const plain = stack
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .replace(/-+/g, "-")
+    .replace(/^-|-$/g, "");
   if (plain === stack && plain.length <= SLUG_MAX && /^[a-z]/.test(plain)) return plain;
   const tag = createHash("sha256").update(stack).digest("hex").slice(0, 6);
-  const head = plain.replace(/^[^a-z]+/, "").slice(0, SLUG_MAX - 7).replace(/-$/, "");
+  const head = plain
+    .replace(/^[^a-z]+/, "")
+    .slice(0, SLUG_MAX - 7)
+    .replace(/-$/, "");
   return head ? `${head}-${tag}` : `s${tag}`;
 }
 

@@ -45,16 +45,38 @@ export class BenchNetwork extends pulumi.ComponentResource {
       : new resources.ResourceGroup(`${name}-rg`, { location: gate.apply(() => location) }, parent).name;
     const resourceGroupName = this.resourceGroupName;
 
-    this.securityGroup = new network.NetworkSecurityGroup(`${name}-nsg`, { resourceGroupName, location, securityRules: securityRules(args.sshSourceAddress, args.sshSourceWide ?? false) }, parent);
-    const vnet = new network.VirtualNetwork(`${name}-vnet`, { resourceGroupName, location, addressSpace: { addressPrefixes: [CLOUD_NETWORK.vnet] } }, { ...parent, ignoreChanges: ["subnets"] });
+    this.securityGroup = new network.NetworkSecurityGroup(
+      `${name}-nsg`,
+      { resourceGroupName, location, securityRules: securityRules(args.sshSourceAddress, args.sshSourceWide ?? false) },
+      parent,
+    );
+    const vnet = new network.VirtualNetwork(
+      `${name}-vnet`,
+      { resourceGroupName, location, addressSpace: { addressPrefixes: [CLOUD_NETWORK.vnet] } },
+      { ...parent, ignoreChanges: ["subnets"] },
+    );
     this.vnetId = vnet.id;
 
-    const natIp = new network.PublicIPAddress(`${name}-nat-ip`, { resourceGroupName, location, sku: { name: "Standard" }, publicIPAllocationMethod: "Static" }, parent);
-    const nat = new network.NatGateway(`${name}-nat`, { resourceGroupName, location, sku: { name: "Standard" }, publicIpAddresses: [{ id: natIp.id }] }, parent);
+    const natIp = new network.PublicIPAddress(
+      `${name}-nat-ip`,
+      { resourceGroupName, location, sku: { name: "Standard" }, publicIPAllocationMethod: "Static" },
+      parent,
+    );
+    const nat = new network.NatGateway(
+      `${name}-nat`,
+      { resourceGroupName, location, sku: { name: "Standard" }, publicIpAddresses: [{ id: natIp.id }] },
+      parent,
+    );
 
     const subnet = new network.Subnet(
       `${name}-bench`,
-      { resourceGroupName, virtualNetworkName: vnet.name, addressPrefix: CLOUD_NETWORK.subnet, networkSecurityGroup: { id: this.securityGroup.id }, natGateway: { id: nat.id } },
+      {
+        resourceGroupName,
+        virtualNetworkName: vnet.name,
+        addressPrefix: CLOUD_NETWORK.subnet,
+        networkSecurityGroup: { id: this.securityGroup.id },
+        natGateway: { id: nat.id },
+      },
       parent,
     );
     this.subnetId = subnet.id;
@@ -106,7 +128,16 @@ export class BenchNetwork extends pulumi.ComponentResource {
           },
         ],
         backendAddressPools: [{ name: "engines" }],
-        probes: [{ name: "engine-health", protocol: "Http", port: CLOUD_PORTS.gateway, requestPath: "/health", intervalInSeconds: 5, numberOfProbes: 2 }],
+        probes: [
+          {
+            name: "engine-health",
+            protocol: "Http",
+            port: CLOUD_PORTS.gateway,
+            requestPath: "/health",
+            intervalInSeconds: 5,
+            numberOfProbes: 2,
+          },
+        ],
         loadBalancingRules: [lbRule("gateway", CLOUD_PORTS.gateway)],
       },
       parent,

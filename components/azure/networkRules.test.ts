@@ -23,8 +23,12 @@ describe("the NSG rules", () => {
   const allows = (sourceIp: string, destinationIp: string, port: string) =>
     [...rules]
       .sort((a, b) => a.priority - b.priority)
-      .find((r) => contains(r.sourceAddressPrefix, sourceIp) && contains(r.destinationAddressPrefix, destinationIp) &&
-        (portsOf(r).includes(port) || portsOf(r).includes("*")))?.access === "Allow";
+      .find(
+        (r) =>
+          contains(r.sourceAddressPrefix, sourceIp) &&
+          contains(r.destinationAddressPrefix, destinationIp) &&
+          (portsOf(r).includes(port) || portsOf(r).includes("*")),
+      )?.access === "Allow";
   const engine = CLOUD_NETWORK.engineAddresses[0];
   const postgres = "10.40.2.4";
 
@@ -48,13 +52,14 @@ describe("the NSG rules", () => {
     expect(allows("203.0.113.7", postgres, "5432")).toBe(false);
     // The runner, the one host the operator's SSH reaches, reaches neither the Engines' database nor their SSH.
     expect(allows(CLOUD_NETWORK.runnerAddress, postgres, "5432")).toBe(false);
-    for (const from of [CLOUD_NETWORK.runnerAddress, CLOUD_NETWORK.engineAddresses[1]]) expect(allows(from, engine, "22"), from).toBe(false);
+    for (const from of [CLOUD_NETWORK.runnerAddress, CLOUD_NETWORK.engineAddresses[1]])
+      expect(allows(from, engine, "22"), from).toBe(false);
     expect(rules.every((r) => r.access === "Deny" || r.sourceAddressPrefix !== "*")).toBe(true);
     expect(rules.at(-1)).toMatchObject({ access: "Deny", sourceAddressPrefix: "*", destinationPortRange: "*" });
     expect(new Set(rules.map((r) => r.priority)).size).toBe(rules.length);
   });
 
-  it("puts one port or \"*\" in the single field and only lists of two or more in the list field, which Azure refuses \"*\" in", () => {
+  it('puts one port or "*" in the single field and only lists of two or more in the list field, which Azure refuses "*" in', () => {
     for (const r of rules) {
       expect(Number(r.destinationPortRange !== undefined) + Number(r.destinationPortRanges !== undefined), r.name).toBe(1);
       if (r.destinationPortRanges) {
@@ -72,7 +77,11 @@ describe("the NSG rules", () => {
 
 describe("the Engine VM plan", () => {
   it("puts one VM in each zone at its static address", () => {
-    expect(engineVmPlan([2, 3, 1]).map((v) => [v.zone, v.address])).toEqual([["2", "10.40.1.11"], ["3", "10.40.1.12"], ["1", "10.40.1.13"]]);
+    expect(engineVmPlan([2, 3, 1]).map((v) => [v.zone, v.address])).toEqual([
+      ["2", "10.40.1.11"],
+      ["3", "10.40.1.12"],
+      ["1", "10.40.1.13"],
+    ]);
   });
   it("refuses the reference's zone 4 and repeated zones", () => {
     expect(() => engineVmPlan([1, 2, 4])).toThrow(/three distinct Azure zones from 1 to 3/);

@@ -28,7 +28,15 @@ export function portsOf(r: SecurityRule): string[] {
   return r.destinationPortRange !== undefined ? [r.destinationPortRange] : (r.destinationPortRanges ?? []);
 }
 
-function rule(name: string, priority: number, access: SecurityRule["access"], source: string, destination: string, ports: Array<number | string>, protocol: SecurityRule["protocol"] = "Tcp"): SecurityRule {
+function rule(
+  name: string,
+  priority: number,
+  access: SecurityRule["access"],
+  source: string,
+  destination: string,
+  ports: Array<number | string>,
+  protocol: SecurityRule["protocol"] = "Tcp",
+): SecurityRule {
   if (ports.length > 1 && ports.includes("*")) throw new Error(`NSG rule ${name}: "*" stands alone, never in a list of ports`);
   return {
     name,
@@ -55,7 +63,14 @@ export function securityRules(sshSource: string, allowWide = false): SecurityRul
     rule("gateway-from-vnet", 200, "Allow", n.vnet, n.subnet, [p.gateway]),
     // The peer API and metrics cannot authenticate in Engine 2.3.19, and NATS is not encrypted: only the Engine VMs
     // reach them, never the runner (the one host open to the internet).
-    ...n.engineAddresses.map((a, i) => rule(`engine-peer-nats-from-engine-${i + 1}`, 201 + i, "Allow", `${a}/32`, n.subnet, [p.apiPeer, p.metrics, p.natsClient, p.natsCluster])),
+    ...n.engineAddresses.map((a, i) =>
+      rule(`engine-peer-nats-from-engine-${i + 1}`, 201 + i, "Allow", `${a}/32`, n.subnet, [
+        p.apiPeer,
+        p.metrics,
+        p.natsClient,
+        p.natsCluster,
+      ]),
+    ),
     // Postgres from the Engines alone: the runner (open to the operator's SSH) has no business with the Engines' database.
     ...n.engineAddresses.map((a, i) => rule(`postgres-from-engine-${i + 1}`, 211 + i, "Allow", `${a}/32`, n.postgresSubnet, [p.postgres])),
     // Zone-redundant HA: the primary and its standby replicate inside their delegated subnet.

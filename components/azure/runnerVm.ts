@@ -64,11 +64,22 @@ export class RunnerVm extends pulumi.ComponentResource {
     const zone = String(args.zone);
     const ip = new network.PublicIPAddress(
       `${name}-ip`,
-      { resourceGroupName: args.resourceGroupName, location: args.location, sku: { name: "Standard", tier: "Regional" }, publicIPAllocationMethod: "Static", publicIPAddressVersion: "IPv4", zones: [zone] },
+      {
+        resourceGroupName: args.resourceGroupName,
+        location: args.location,
+        sku: { name: "Standard", tier: "Regional" },
+        publicIPAllocationMethod: "Static",
+        publicIPAddressVersion: "IPv4",
+        zones: [zone],
+      },
       parent,
     );
     // sshd's only host key; a replaced VM gets the same one from the stack, so nobody edits known_hosts.
-    this.hostKey = new tls.PrivateKey(`${name}-host-key`, { algorithm: "ED25519" }, { ...parent, additionalSecretOutputs: ["privateKeyOpenssh", "privateKeyPem", "privateKeyPemPkcs8"] });
+    this.hostKey = new tls.PrivateKey(
+      `${name}-host-key`,
+      { algorithm: "ED25519" },
+      { ...parent, additionalSecretOutputs: ["privateKeyOpenssh", "privateKeyPem", "privateKeyPemPkcs8"] },
+    );
     const hostKey = { privateKey: this.hostKey.privateKeyOpenssh, publicKey: this.hostKey.publicKeyOpenssh };
     const { vm } = linuxVm(
       name,
@@ -81,7 +92,9 @@ export class RunnerVm extends pulumi.ComponentResource {
         privateAddress: CLOUD_NETWORK.runnerAddress,
         // Holds the admin token and the host's private key: a secret.
         userData: pulumi.secret(
-          pulumi.all([args.gatewayUrl, args.adminToken, hostKey]).apply(([url, token, key]) => renderRunnerCloudInit(args.nodeVersion, url, ADMIN_USER, token, key)),
+          pulumi
+            .all([args.gatewayUrl, args.adminToken, hostKey])
+            .apply(([url, token, key]) => renderRunnerCloudInit(args.nodeVersion, url, ADMIN_USER, token, key)),
         ),
         sshPublicKey: args.sshPublicKey,
         publicIpId: ip.id,
@@ -104,10 +117,19 @@ export class RunnerVm extends pulumi.ComponentResource {
     this.ready = new remote.Command(`${name}-ready`, { connection, create: READY_COMMAND, triggers: [vm.id] }, after(vm));
     this.copy = new remote.CopyToRemote(
       `${name}-bundle`,
-      { connection, source: new pulumi.asset.FileAsset(args.bundleArchive), remotePath: `${appDir}/${BUNDLE_FILE}`, triggers: [vm.id, args.bundleDigest] },
+      {
+        connection,
+        source: new pulumi.asset.FileAsset(args.bundleArchive),
+        remotePath: `${appDir}/${BUNDLE_FILE}`,
+        triggers: [vm.id, args.bundleDigest],
+      },
       after(this.ready),
     );
-    this.install = new remote.Command(`${name}-install`, { connection, create: installCommand(appDir, RUNNER_NODE_BIN), triggers: [vm.id, args.bundleDigest] }, after(this.copy));
+    this.install = new remote.Command(
+      `${name}-install`,
+      { connection, create: installCommand(appDir, RUNNER_NODE_BIN), triggers: [vm.id, args.bundleDigest] },
+      after(this.copy),
+    );
     this.credentials = new remote.Command(
       `${name}-credentials`,
       {
@@ -133,7 +155,11 @@ export class RunnerVm extends pulumi.ComponentResource {
     );
     this.probe = new remote.Command(
       `${name}-probe`,
-      { connection, create: pulumi.output(args.gatewayUrl).apply((url) => probeCommand(appDir, RUNNER_NODE_BIN, url, PROBE_TIMEOUT_S)), triggers: [this.app.id] },
+      {
+        connection,
+        create: pulumi.output(args.gatewayUrl).apply((url) => probeCommand(appDir, RUNNER_NODE_BIN, url, PROBE_TIMEOUT_S)),
+        triggers: [this.app.id],
+      },
       { ...after(this.app), customTimeouts: { create: `${PROBE_TIMEOUT_S / 60 + 5}m` } },
     );
     this.probeResult = this.probe.stdout.apply(parseProbe);

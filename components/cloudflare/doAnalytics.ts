@@ -33,6 +33,13 @@ export class DoAnalytics extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: DoAnalyticsArgs, opts?: pulumi.CustomResourceOptions) {
     const outputs = ["runId", "blob", "sha256", "blocks", "invocations"];
-    super(delegatingProvider("doAnalytics"), name, withOutputs({ ...args, apiToken: pulumi.secret(args.apiToken) }, outputs), { ...opts, additionalSecretOutputs: ["apiToken"] }, "actor-bench", "DoAnalytics");
+    super(
+      delegatingProvider("doAnalytics"),
+      name,
+      withOutputs({ ...args, apiToken: pulumi.secret(args.apiToken) }, outputs),
+      { ...opts, additionalSecretOutputs: ["apiToken"] },
+      "actor-bench",
+      "DoAnalytics",
+    );
   }
 }

@@ -16,13 +16,23 @@ export const MIGRATION = WORKER_UPLOAD.migrations;
  */
 export function workerScriptName(stack: string, bundle: string): string {
   const digest = createHash("sha256").update(bundle).digest("hex").slice(0, 8);
-  return `actor-bench-${stack.toLowerCase().replace(/[^a-z0-9-]/g, "-").slice(0, 40)}-${digest}`;
+  return `actor-bench-${stack
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, "-")
+    .slice(0, 40)}-${digest}`;
 }
 
 /** The WorkersScript's inputs, as a pure function of the bundle and the token: the upload local workerd runs (WORKER_UPLOAD). */
-export function workerScriptInputs(accountId: string, scriptName: string, bundle: string, token: pulumi.Input<string>): cloudflare.WorkersScriptArgs {
-  if (!/^[0-9a-f]{32}$/.test(accountId)) throw new Error(`config actor-bench:cloudflareAccountId: "${accountId}" is not a 32-character hex account id`);
-  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(scriptName)) throw new Error(`Worker script name "${scriptName}": lower-case letters, digits and dashes, at most 63`);
+export function workerScriptInputs(
+  accountId: string,
+  scriptName: string,
+  bundle: string,
+  token: pulumi.Input<string>,
+): cloudflare.WorkersScriptArgs {
+  if (!/^[0-9a-f]{32}$/.test(accountId))
+    throw new Error(`config actor-bench:cloudflareAccountId: "${accountId}" is not a 32-character hex account id`);
+  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(scriptName))
+    throw new Error(`Worker script name "${scriptName}": lower-case letters, digits and dashes, at most 63`);
   return {
     accountId,
     scriptName,
@@ -66,10 +76,22 @@ export class CloudflareWorker extends pulumi.ComponentResource {
     const provider = new cloudflare.Provider(`${name}-provider`, { apiToken: pulumi.secret(apiToken) }, { parent: this });
     const parent = { parent: this, provider };
     this.scriptName = workerScriptName(args.stack, args.bundle);
-    const token = new random.RandomPassword(`${name}-token`, { length: 48, special: false }, { parent: this, additionalSecretOutputs: ["result"] });
+    const token = new random.RandomPassword(
+      `${name}-token`,
+      { length: 48, special: false },
+      { parent: this, additionalSecretOutputs: ["result"] },
+    );
     this.token = pulumi.secret(token.result);
-    const script = new cloudflare.WorkersScript(`${name}-script`, workerScriptInputs(args.accountId, this.scriptName, args.bundle, this.token), parent);
-    const route = new cloudflare.WorkersScriptSubdomain(`${name}-workers-dev`, { accountId: args.accountId, scriptName: script.scriptName, enabled: true, previewsEnabled: false }, parent);
+    const script = new cloudflare.WorkersScript(
+      `${name}-script`,
+      workerScriptInputs(args.accountId, this.scriptName, args.bundle, this.token),
+      parent,
+    );
+    const route = new cloudflare.WorkersScriptSubdomain(
+      `${name}-workers-dev`,
+      { accountId: args.accountId, scriptName: script.scriptName, enabled: true, previewsEnabled: false },
+      parent,
+    );
     this.url = pulumi.interpolate`https://${route.scriptName}.${args.workersDevSubdomain}.workers.dev`;
     this.registerOutputs({ url: this.url, token: this.token });
   }

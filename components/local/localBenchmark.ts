@@ -54,7 +54,11 @@ export class LocalBenchmark extends pulumi.ComponentResource {
       );
     }
     if (sides.includes("cloudflare")) {
-      this.worker = new LocalWorker(`${name}-worker`, { stack: cfg.stack, stateDir: join(stateRoot, "worker"), loopback }, { parent: this });
+      this.worker = new LocalWorker(
+        `${name}-worker`,
+        { stack: cfg.stack, stateDir: join(stateRoot, "worker"), loopback },
+        { parent: this },
+      );
     }
 
     const labels: string[] = [];
@@ -85,7 +89,14 @@ export class LocalBenchmark extends pulumi.ComponentResource {
       }
     }
 
-    this.reportResource = passReport(`${name}-report`, cfg.stack, args.projectDir, this.runs.map((run, i) => ({ run, label: labels[i] })), this, cfg.run.prices);
+    this.reportResource = passReport(
+      `${name}-report`,
+      cfg.stack,
+      args.projectDir,
+      this.runs.map((run, i) => ({ run, label: labels[i] })),
+      this,
+      cfg.run.prices,
+    );
     this.report = this.reportResource.report;
     this.runDir = this.reportResource.runDir;
     this.summary = this.reportResource.summary;

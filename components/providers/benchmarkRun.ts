@@ -20,8 +20,10 @@ const INPUT_KEYS = ["stack", "side", "group", "runArgs", "trigger", "blobRoot", 
 export function checkGroupSelection(news: Props, failures: CheckFailure[]): void {
   requireString(news, "stack", failures);
   requireString(news, "blobRoot", failures, /^\//);
-  if (!(RUNTIMES as readonly string[]).includes(news.side as string)) failures.push({ property: "side", reason: `side must be one of ${RUNTIMES.join(", ")}, got ${JSON.stringify(news.side)}` });
-  if (!(GROUPS as readonly string[]).includes(news.group as string)) failures.push({ property: "group", reason: `group must be one of ${GROUPS.join(", ")}, got ${JSON.stringify(news.group)}` });
+  if (!(RUNTIMES as readonly string[]).includes(news.side as string))
+    failures.push({ property: "side", reason: `side must be one of ${RUNTIMES.join(", ")}, got ${JSON.stringify(news.side)}` });
+  if (!(GROUPS as readonly string[]).includes(news.group as string))
+    failures.push({ property: "group", reason: `group must be one of ${GROUPS.join(", ")}, got ${JSON.stringify(news.group)}` });
   if (!Array.isArray(news.runArgs) || news.runArgs.some((a) => typeof a !== "string")) {
     failures.push({ property: "runArgs", reason: "runArgs must be a list of `npm start` flags" });
   } else {
@@ -43,7 +45,8 @@ export async function check(_olds: Props, news: Props) {
   const failures: CheckFailure[] = [];
   checkGroupSelection(news, failures);
   const t = news.target as Props | undefined;
-  if (!t || typeof t !== "object" || !t.daemon) failures.push({ property: "target", reason: "target must name the running Engine or Worker (its daemon and endpoints)" });
+  if (!t || typeof t !== "object" || !t.daemon)
+    failures.push({ property: "target", reason: "target must name the running Engine or Worker (its daemon and endpoints)" });
   return { inputs: news, failures };
 }
 
@@ -73,9 +76,10 @@ export async function create(inputs: Props) {
     ...kept,
     // The Worker's bench token is the stack's own secret, an input of this run.
     ...(typeof inputs.token === "string" ? { token: inputs.token } : {}),
-    startedBy: side === "rivet"
-      ? "pulumi up: the stack's LocalEngine resource (Engine + app kept running between runs)"
-      : "pulumi up: the stack's LocalWorker resource (workerd kept running between runs)",
+    startedBy:
+      side === "rivet"
+        ? "pulumi up: the stack's LocalEngine resource (Engine + app kept running between runs)"
+        : "pulumi up: the stack's LocalWorker resource (workerd kept running between runs)",
   };
   const result = await runGroupInChild(req, target.daemon, join(blobRoot, `${side}.${group}.driver.log`));
   return {

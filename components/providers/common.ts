@@ -51,5 +51,15 @@ export async function removeDaemon(props: Props): Promise<void> {
  * groups, timeouts) belong to the runs, which send their own.
  */
 export function daemonSettings(own: unknown, loopback: "quickack" | "host", actorSleepTimeoutMs = 30_000): SideRunSettings {
-  return { requestTimeoutMs: 30_000, wakeIdleMs: 10_000, actorSleepTimeoutMs, loopback, plant: {}, counts: PRESETS.local, groups: [], scaleLevels: [], own };
+  return {
+    requestTimeoutMs: 30_000,
+    wakeIdleMs: 10_000,
+    actorSleepTimeoutMs,
+    loopback,
+    plant: {},
+    counts: PRESETS.local,
+    groups: [],
+    scaleLevels: [],
+    own,
+  };
 }

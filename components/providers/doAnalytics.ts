@@ -14,7 +14,8 @@ export async function check(_olds: Props, news: Props) {
   requireString(news, "accountId", failures, /^[0-9a-f]{32}$/);
   requireString(news, "apiToken", failures);
   for (const key of ["waitMs", "pollMs"]) {
-    if (!Number.isInteger(news[key]) || (news[key] as number) < 0) failures.push({ property: key, reason: `${key} must be a whole number of ms, got ${JSON.stringify(news[key])}` });
+    if (!Number.isInteger(news[key]) || (news[key] as number) < 0)
+      failures.push({ property: key, reason: `${key} must be a whole number of ms, got ${JSON.stringify(news[key])}` });
   }
   return { inputs: news, failures };
 }
@@ -32,11 +33,19 @@ export async function create(inputs: Props) {
     sha256: inputs.forSha256 as string,
     blobRoot,
     stack: inputs.stack as string,
-    source: { endpoint: (inputs.endpoint as string | undefined) ?? undefined, apiToken: inputs.apiToken as string, accountId: inputs.accountId as string, scriptName: inputs.scriptName as string },
+    source: {
+      endpoint: (inputs.endpoint as string | undefined) ?? undefined,
+      apiToken: inputs.apiToken as string,
+      accountId: inputs.accountId as string,
+      scriptName: inputs.scriptName as string,
+    },
     collect: { waitMs: inputs.waitMs as number, pollMs: inputs.pollMs as number },
   });
   const invocations = r.blocks.reduce((s, b) => s + b.groups.reduce((t, g) => t + g.requests, 0), 0);
-  return { id: `${inputs.stack}-analytics-${r.runId}`, outs: { ...inputs, runId: r.runId, blob: r.runDir, sha256: r.sha256, blocks: r.blocks.length, invocations } };
+  return {
+    id: `${inputs.stack}-analytics-${r.runId}`,
+    outs: { ...inputs, runId: r.runId, blob: r.runDir, sha256: r.sha256, blocks: r.blocks.length, invocations },
+  };
 }
 
 // Refresh and delete work on the local copy exactly as for a run.

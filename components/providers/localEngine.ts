@@ -11,15 +11,23 @@ export async function check(_olds: Props, news: Props) {
   const failures: CheckFailure[] = [];
   requireString(news, "stack", failures);
   requireString(news, "stateDir", failures, /^\//);
-  if (!LOOPBACKS.includes(news.loopback as string)) failures.push({ property: "loopback", reason: `loopback must be quickack or host, got ${JSON.stringify(news.loopback)}` });
+  if (!LOOPBACKS.includes(news.loopback as string))
+    failures.push({ property: "loopback", reason: `loopback must be quickack or host, got ${JSON.stringify(news.loopback)}` });
   const installed = packageVersion("@rivetkit/engine-cli");
   if (news.engineVersion !== installed) {
-    failures.push({ property: "engineVersion", reason: `the local Engine is the one installed from npm, ${installed}; got ${JSON.stringify(news.engineVersion)}` });
+    failures.push({
+      property: "engineVersion",
+      reason: `the local Engine is the one installed from npm, ${installed}; got ${JSON.stringify(news.engineVersion)}`,
+    });
   }
   if (!Number.isInteger(news.actorSleepTimeoutMs) || (news.actorSleepTimeoutMs as number) <= 0) {
-    failures.push({ property: "actorSleepTimeoutMs", reason: `a positive whole number of ms, got ${JSON.stringify(news.actorSleepTimeoutMs)}` });
+    failures.push({
+      property: "actorSleepTimeoutMs",
+      reason: `a positive whole number of ms, got ${JSON.stringify(news.actorSleepTimeoutMs)}`,
+    });
   }
-  if (news.topology !== "single" && news.topology !== "cluster") failures.push({ property: "topology", reason: `topology must be single or cluster, got ${JSON.stringify(news.topology)}` });
+  if (news.topology !== "single" && news.topology !== "cluster")
+    failures.push({ property: "topology", reason: `topology must be single or cluster, got ${JSON.stringify(news.topology)}` });
   return { inputs: news, failures };
 }
 
@@ -34,7 +42,11 @@ export async function create(inputs: Props) {
     stateDir: inputs.stateDir as string,
     loopback: inputs.loopback as "quickack" | "host",
     options: {
-      settings: daemonSettings({ ...RIVET_DEFAULTS, engine: inputs.settings, engineTopology: inputs.topology }, inputs.loopback as "quickack" | "host", inputs.actorSleepTimeoutMs as number),
+      settings: daemonSettings(
+        { ...RIVET_DEFAULTS, engine: inputs.settings, engineTopology: inputs.topology },
+        inputs.loopback as "quickack" | "host",
+        inputs.actorSleepTimeoutMs as number,
+      ),
     } satisfies DaemonOptions,
   });
   const t = h.ready.target as { gatewayUrl: string; engineVersion: string };

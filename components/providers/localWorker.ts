@@ -10,7 +10,8 @@ export async function check(_olds: Props, news: Props) {
   const failures: CheckFailure[] = [];
   requireString(news, "stack", failures);
   requireString(news, "stateDir", failures, /^\//);
-  if (!LOOPBACKS.includes(news.loopback as string)) failures.push({ property: "loopback", reason: `loopback must be quickack or host, got ${JSON.stringify(news.loopback)}` });
+  if (!LOOPBACKS.includes(news.loopback as string))
+    failures.push({ property: "loopback", reason: `loopback must be quickack or host, got ${JSON.stringify(news.loopback)}` });
   return { inputs: news, failures };
 }
 

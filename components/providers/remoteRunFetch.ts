@@ -20,8 +20,10 @@ export async function check(_olds: Props, news: Props) {
   requireString(news, "prefix", failures);
   requireString(news, "blobRoot", failures, /^\//);
   requireString(news, "containerUrl", failures, /^https?:\/\//);
-  if (typeof news.downloadSas !== "string" || news.downloadSas.length === 0) failures.push({ property: "downloadSas", reason: "downloadSas must be the result container's read SAS (a secret)" });
-  if (typeof news.result !== "string") failures.push({ property: "result", reason: "result must be the remote run's stdout (one JSON line)" });
+  if (typeof news.downloadSas !== "string" || news.downloadSas.length === 0)
+    failures.push({ property: "downloadSas", reason: "downloadSas must be the result container's read SAS (a secret)" });
+  if (typeof news.result !== "string")
+    failures.push({ property: "result", reason: "result must be the remote run's stdout (one JSON line)" });
   return { inputs: news, failures };
 }
 
@@ -35,9 +37,14 @@ export async function diff(_id: string, olds: Props, news: Props) {
  * sha256. Throws RunDirError naming the field, before anything is written.
  */
 export function checkRunnerResult(result: Pick<RemoteRunResult, "runId" | "blobPrefix" | "sha256">, prefix: string, who: string): void {
-  if (typeof result.runId !== "string" || !RUN_ID.test(result.runId)) throw new RunDirError(`${who} reported run id ${JSON.stringify(result.runId)}, which is not one (e.g. 20261203T1530Z)`);
-  if (result.blobPrefix !== `${prefix}/${result.runId}`) throw new RunDirError(`${who} reported blob prefix ${JSON.stringify(result.blobPrefix)}; this stack asked for ${prefix}/${result.runId}`);
-  if (typeof result.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(result.sha256)) throw new RunDirError(`${who} reported sha256 ${JSON.stringify(result.sha256)}, which is not one`);
+  if (typeof result.runId !== "string" || !RUN_ID.test(result.runId))
+    throw new RunDirError(`${who} reported run id ${JSON.stringify(result.runId)}, which is not one (e.g. 20261203T1530Z)`);
+  if (result.blobPrefix !== `${prefix}/${result.runId}`)
+    throw new RunDirError(
+      `${who} reported blob prefix ${JSON.stringify(result.blobPrefix)}; this stack asked for ${prefix}/${result.runId}`,
+    );
+  if (typeof result.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(result.sha256))
+    throw new RunDirError(`${who} reported sha256 ${JSON.stringify(result.sha256)}, which is not one`);
 }
 
 /** The remote run's stdout must be exactly one JSON object line with the three fields; anything else is refused with what came. */
@@ -48,9 +55,12 @@ export function parseRunnerResult(stdout: string, prefix: string, who: string): 
     if (text.includes("\n")) throw new Error("more than one line");
     value = JSON.parse(text);
   } catch {
-    throw new RunDirError(`${who} printed ${JSON.stringify(text.slice(0, 200))}, not the one JSON line of a run (runId, blobPrefix, sha256)`);
+    throw new RunDirError(
+      `${who} printed ${JSON.stringify(text.slice(0, 200))}, not the one JSON line of a run (runId, blobPrefix, sha256)`,
+    );
   }
-  if (!value || typeof value !== "object" || Array.isArray(value)) throw new RunDirError(`${who} printed ${JSON.stringify(text.slice(0, 200))}, not a JSON object`);
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    throw new RunDirError(`${who} printed ${JSON.stringify(text.slice(0, 200))}, not a JSON object`);
   const r = value as RemoteRunResult;
   checkRunnerResult(r, prefix, who);
   return { runId: r.runId, blobPrefix: r.blobPrefix, sha256: r.sha256 };

@@ -16,14 +16,25 @@ let dir: string;
 let azurite: Azurite;
 let previous: Dispatcher;
 const OID = "6b3c5f8e-8c4e-4b1e-9d55-0a1f2e3d4c5b";
-const inputs = () => ({ containerUrl: azurite.containerUrl, accountName: azurite.accountName, token: storageToken(), grants: { ...RESULT_GRANTS }, lifetimeHours: 24, renewBelowHours: 12, waitMinutes: 30 });
+const inputs = () => ({
+  containerUrl: azurite.containerUrl,
+  accountName: azurite.accountName,
+  token: storageToken(),
+  grants: { ...RESULT_GRANTS },
+  lifetimeHours: 24,
+  renewBelowHours: 12,
+  waitMinutes: 30,
+});
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "actor-bench-access-"));
   azurite = await startAzurite(join(dir, "azurite"), "results", { entra: true });
   previous = getGlobalDispatcher();
   setGlobalDispatcher(new Agent({ connect: { ca: azurite.ca } }));
-  const res = await request(`${azurite.containerUrl}?restype=container`, { method: "PUT", headers: { authorization: `Bearer ${storageToken()}`, "x-ms-version": "2023-11-03" } });
+  const res = await request(`${azurite.containerUrl}?restype=container`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${storageToken()}`, "x-ms-version": "2023-11-03" },
+  });
   await res.body.text();
   expect(res.statusCode).toBe(201);
 }, 60_000);
@@ -42,7 +53,13 @@ describe("the result container's user delegation SAS, against Azurite over HTTPS
     for (const [holder, letters] of Object.entries(RESULT_GRANTS)) {
       const q = new URLSearchParams(sas[holder]);
       // Signed by the token's identity (skoid), for the container (sr=c), HTTPS only, no stored policy and no account key.
-      expect({ skoid: q.get("skoid"), sr: q.get("sr"), sp: q.get("sp"), spr: q.get("spr"), si: q.get("si") }, holder).toEqual({ skoid: OID, sr: "c", sp: letters, spr: "https", si: null });
+      expect({ skoid: q.get("skoid"), sr: q.get("sr"), sp: q.get("sp"), spr: q.get("spr"), si: q.get("si") }, holder).toEqual({
+        skoid: OID,
+        sr: "c",
+        sp: letters,
+        spr: "https",
+        si: null,
+      });
       expect(Date.parse(q.get("se")!), holder).toBe(Date.parse(outs.expiresOn as string));
     }
     const upload = { url: azurite.containerUrl, sas: sas.upload };
@@ -55,16 +72,25 @@ describe("the result container's user delegation SAS, against Azurite over HTTPS
 
   it("a token Blob refuses fails at once with one line naming Blob's reason, not after the role wait", async () => {
     const started = Date.now();
-    await expect(create({ ...inputs(), token: storageToken({ aud: "https://management.azure.com/" }) })).rejects.toThrow(/^https:\/\/127\.0\.0\.1:\d+\/devstoreaccount1: the user delegation key request failed: HTTP 403 AuthenticationFailed [^\n]*audience[^\n]*$/);
-    await expect(create({ ...inputs(), token: storageToken({ exp: Math.floor(Date.now() / 1000) - 60 }) })).rejects.toThrow(/HTTP 403 AuthenticationFailed .*expired/);
+    await expect(create({ ...inputs(), token: storageToken({ aud: "https://management.azure.com/" }) })).rejects.toThrow(
+      /^https:\/\/127\.0\.0\.1:\d+\/devstoreaccount1: the user delegation key request failed: HTTP 403 AuthenticationFailed [^\n]*audience[^\n]*$/,
+    );
+    await expect(create({ ...inputs(), token: storageToken({ exp: Math.floor(Date.now() / 1000) - 60 }) })).rejects.toThrow(
+      /HTTP 403 AuthenticationFailed .*expired/,
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("a SAS whose signature Blob refuses is an error, not a wait for roles", async () => {
     const { outs } = await create(inputs());
-    const forged = (outs.sas as Record<string, string>).download.replace(/sig=[^&]+/, `sig=${encodeURIComponent(Buffer.alloc(32).toString("base64"))}`);
+    const forged = (outs.sas as Record<string, string>).download.replace(
+      /sig=[^&]+/,
+      `sig=${encodeURIComponent(Buffer.alloc(32).toString("base64"))}`,
+    );
     // Azure answers a bad signature with AuthenticationFailed, Azurite with AuthorizationFailure: neither is a role not yet propagated.
-    await expect(readAccessLive(azurite.containerUrl, forged)).rejects.toThrow(/a read with the new SAS answered HTTP 403 AuthorizationFailure/);
+    await expect(readAccessLive(azurite.containerUrl, forged)).rejects.toThrow(
+      /a read with the new SAS answered HTTP 403 AuthorizationFailure/,
+    );
     expect(await readAccessLive(azurite.containerUrl, (outs.sas as Record<string, string>).download)).toBe(true);
   });
 });

@@ -3,7 +3,15 @@ import { check, diff } from "./resultAccess";
 import { expiryFrom, needsRenewal, serviceUrlOf } from "../../workloads/runner/resultAccess";
 
 const NOW = new Date("2026-12-06T10:00:00Z");
-const inputs = { containerUrl: "https://a.blob.core.windows.net/results", accountName: "a", token: "t", grants: { upload: "cw", download: "r" }, lifetimeHours: 24, renewBelowHours: 12, waitMinutes: 30 };
+const inputs = {
+  containerUrl: "https://a.blob.core.windows.net/results",
+  accountName: "a",
+  token: "t",
+  grants: { upload: "cw", download: "r" },
+  lifetimeHours: 24,
+  renewBelowHours: 12,
+  waitMinutes: 30,
+};
 const at = (hoursFromNow: number) => new Date(NOW.getTime() + hoursFromNow * 3600_000);
 
 describe("the result container's user delegation SAS over time", () => {
@@ -21,8 +29,13 @@ describe("the result container's user delegation SAS over time", () => {
 
   it("new permissions are an update; another container a replacement; a fresh token neither", async () => {
     const olds = { ...inputs, expiresOn: expiryFrom(NOW, 24) };
-    expect(await diff("id", olds, { ...inputs, grants: { upload: "c", download: "r" } }, at(1))).toMatchObject({ changes: true, replaces: [] });
-    expect((await diff("id", olds, { ...inputs, containerUrl: "https://b.blob.core.windows.net/results" }, at(1))).replaces).toEqual(["containerUrl"]);
+    expect(await diff("id", olds, { ...inputs, grants: { upload: "c", download: "r" } }, at(1))).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
+    expect((await diff("id", olds, { ...inputs, containerUrl: "https://b.blob.core.windows.net/results" }, at(1))).replaces).toEqual([
+      "containerUrl",
+    ]);
     expect((await diff("id", olds, { ...inputs, token: "another" }, at(1))).changes).toBe(false);
   });
 
@@ -36,7 +49,13 @@ describe("the result container's user delegation SAS over time", () => {
   });
 
   it("finds the Blob service of an Azure container URL and of an emulator's path-style one", () => {
-    expect(serviceUrlOf("https://ab1.blob.core.windows.net/results")).toEqual({ serviceUrl: "https://ab1.blob.core.windows.net", container: "results" });
-    expect(serviceUrlOf("https://127.0.0.1:10000/devstoreaccount1/results/")).toEqual({ serviceUrl: "https://127.0.0.1:10000/devstoreaccount1", container: "results" });
+    expect(serviceUrlOf("https://ab1.blob.core.windows.net/results")).toEqual({
+      serviceUrl: "https://ab1.blob.core.windows.net",
+      container: "results",
+    });
+    expect(serviceUrlOf("https://127.0.0.1:10000/devstoreaccount1/results/")).toEqual({
+      serviceUrl: "https://127.0.0.1:10000/devstoreaccount1",
+      container: "results",
+    });
   });
 });

@@ -26,8 +26,13 @@ export async function check(_olds: Props, news: Props) {
   for (const k of ["lifetimeHours", "renewBelowHours", "waitMinutes"]) {
     if (typeof news[k] !== "number" || !((news[k] as number) > 0)) failures.push({ property: k, reason: `${k} must be a positive number` });
   }
-  if ((news.lifetimeHours as number) > DELEGATION_KEY_MAX_HOURS) failures.push({ property: "lifetimeHours", reason: `lifetimeHours must be at most ${DELEGATION_KEY_MAX_HOURS}: Azure issues user delegation keys for 7 days at most` });
-  if ((news.renewBelowHours as number) >= (news.lifetimeHours as number)) failures.push({ property: "renewBelowHours", reason: "renewBelowHours must be shorter than lifetimeHours" });
+  if ((news.lifetimeHours as number) > DELEGATION_KEY_MAX_HOURS)
+    failures.push({
+      property: "lifetimeHours",
+      reason: `lifetimeHours must be at most ${DELEGATION_KEY_MAX_HOURS}: Azure issues user delegation keys for 7 days at most`,
+    });
+  if ((news.renewBelowHours as number) >= (news.lifetimeHours as number))
+    failures.push({ property: "renewBelowHours", reason: "renewBelowHours must be shorter than lifetimeHours" });
   return { inputs: news, failures };
 }
 
@@ -57,7 +62,10 @@ async function untilAuthorized<T>(what: () => Promise<T | undefined>, waitMinute
       if (!(e instanceof NotYetAuthorized)) throw e;
       last = e.message;
     }
-    if (Date.now() >= deadline) throw new Error(`${last} after ${waitMinutes} min: check the role assignments of the identity \`pulumi up\` runs as, then run \`pulumi up\` again`);
+    if (Date.now() >= deadline)
+      throw new Error(
+        `${last} after ${waitMinutes} min: check the role assignments of the identity \`pulumi up\` runs as, then run \`pulumi up\` again`,
+      );
     await sleep(Math.min(ROLE_PROPAGATION.pollSeconds * 1000, Math.max(0, deadline - Date.now())));
   }
 }
@@ -69,10 +77,24 @@ async function sign(props: Props, now = new Date()) {
   const expiresOn = expiryFrom(now, props.lifetimeHours as number);
   // A start a few minutes back, so a clock behind Azure's does not make a fresh SAS "not yet valid".
   const startsOn = new Date(now.getTime() - 5 * 60_000);
-  const key = await untilAuthorized(() => requestDelegationKey(serviceUrl, props.token as string, startsOn, new Date(expiresOn)), waitMinutes, "the user delegation key");
-  const sas = Object.fromEntries(Object.entries(props.grants as Grants).map(([holder, letters]) => [holder, signContainerSas(key, props.accountName as string, container, letters)]));
+  const key = await untilAuthorized(
+    () => requestDelegationKey(serviceUrl, props.token as string, startsOn, new Date(expiresOn)),
+    waitMinutes,
+    "the user delegation key",
+  );
+  const sas = Object.fromEntries(
+    Object.entries(props.grants as Grants).map(([holder, letters]) => [
+      holder,
+      signContainerSas(key, props.accountName as string, container, letters),
+    ]),
+  );
   const reader = Object.entries(props.grants as Grants).find(([, letters]) => letters.includes("r"));
-  if (reader) await untilAuthorized(async () => ((await readAccessLive(containerUrl, sas[reader[0]])) ? true : undefined), waitMinutes, `the ${reader[0]} SAS`);
+  if (reader)
+    await untilAuthorized(
+      async () => ((await readAccessLive(containerUrl, sas[reader[0]])) ? true : undefined),
+      waitMinutes,
+      `the ${reader[0]} SAS`,
+    );
   return { ...props, expiresOn, sas };
 }
 

@@ -13,8 +13,7 @@ import type { Http1Client, Http1Request, ReplyHandler } from "./http1/client";
  */
 export type TimedResponse =
   /** `head`: the reply's status and header lines; `headerOf` (http1/client) reads a field. */
-  | { ok: true; ms: number; status: number; body: string; head: string }
-  | { ok: false; ms: number; error: string };
+  { ok: true; ms: number; status: number; body: string; head: string } | { ok: false; ms: number; error: string };
 
 export type TimedRequestOpts = Http1Request;
 
@@ -123,7 +122,12 @@ const asIs = (r: TimedResponse): TimedResponse => r;
  */
 export function timedRequest(client: Http1Client, o: TimedRequestOpts, timeoutMs: number): Promise<TimedResponse>;
 export function timedRequest<T>(client: Http1Client, o: TimedRequestOpts, timeoutMs: number, finish: (r: TimedResponse) => T): Promise<T>;
-export function timedRequest<T>(client: Http1Client, o: TimedRequestOpts, timeoutMs: number, finish?: (r: TimedResponse) => T): Promise<T | TimedResponse> {
+export function timedRequest<T>(
+  client: Http1Client,
+  o: TimedRequestOpts,
+  timeoutMs: number,
+  finish?: (r: TimedResponse) => T,
+): Promise<T | TimedResponse> {
   return new Promise((resolve) => {
     client.dispatch(o, new TimedCall<T | TimedResponse>(timeoutMs, resolve, finish ?? asIs));
   });

@@ -13,12 +13,16 @@ import { verifyRunDir } from "../../analysis/contract/verify";
 /** A real process standing in for a runtime, and a call that answers in 5 ms while it lives and fails fast once it is gone. */
 function runtimeProcess() {
   const c = spawn("sleep", ["60"], { stdio: "ignore" });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => c.once("exit", (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    c.once("exit", (code, signal) => r({ code, signal })),
+  );
   let gone = false;
   void exited.then(() => (gone = true));
   const call = async (): Promise<Outcome> => {
     await new Promise((r) => setTimeout(r, 5));
-    return gone ? { ok: false, ms: 0.1, error: "HTTP1_CLOSED: connection closed before the reply" } : { ok: true, ms: 5, reply: { cold: false, actorMs: null, sqlMs: null } };
+    return gone
+      ? { ok: false, ms: 0.1, error: "HTTP1_CLOSED: connection closed before the reply" }
+      : { ok: true, ms: 5, reply: { cold: false, actorMs: null, sqlMs: null } };
   };
   return { watch: new RuntimeWatch([{ name: "rivet-engine", pid: c.pid, exited }]), kill: () => c.kill("SIGKILL"), call, pid: c.pid };
 }
@@ -41,12 +45,17 @@ describe("measure", () => {
         most = Math.max(most, inFlight);
         await new Promise((r) => setTimeout(r, 1 + (i % 3)));
         inFlight--;
-        return i % 5 === 4 ? { ok: false, ms: i, error: `failed ${i}` } : { ok: true, ms: i, reply: { cold: i === 0, actorMs: null, sqlMs: null } };
+        return i % 5 === 4
+          ? { ok: false, ms: i, error: `failed ${i}` }
+          : { ok: true, ms: i, reply: { cold: i === 0, actorMs: null, sqlMs: null } };
       };
       await measure({ ctx, side: "t", metric: "m", n: 20, concurrency: 3, call });
       expect(most).toBe(3);
       expect(started).toHaveLength(20);
-      const samples = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { seq: number; ok: boolean; ms: number; cold: boolean | null });
+      const samples = readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { seq: number; ok: boolean; ms: number; cold: boolean | null });
       expect(samples.map((s) => s.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
       // Each sample is the outcome of its own call.
       for (const s of samples) expect([s.ms, s.ok, s.cold]).toEqual([s.seq, s.seq % 5 !== 4, s.seq % 5 === 4 ? null : s.seq === 0]);
@@ -75,7 +84,9 @@ describe("measure", () => {
       const metric = open ? "open.r50" : "warm.ping";
       const st = run.manifest.stages[`rivet.${metric}`];
       expect(st.status).toBe("failed");
-      expect(st.failure).toMatch(new RegExp(`^rivet-engine \\(pid ${rt.pid}\\) was killed by SIGKILL at 20.*the ${st.attempts} samples taken before it are kept$`));
+      expect(st.failure).toMatch(
+        new RegExp(`^rivet-engine \\(pid ${rt.pid}\\) was killed by SIGKILL at 20.*the ${st.attempts} samples taken before it are kept$`),
+      );
       expect(st.attempts).toBeGreaterThan(5);
       expect(st.attempts).toBeLessThan(open ? 100 : 2000);
       run.finish("failed", "lost");
@@ -95,7 +106,9 @@ describe("measure", () => {
     const ctx = { run, progress: createProgress(process.stderr, true) };
     // The stage's samples go to /dev/full, where every write fails with ENOSPC.
     run.rawFile = () => new SampleFile("/dev/full");
-    await expect(measure({ ctx, side: "rivet", metric: "warm.ping", n: 1000, concurrency: 2, call })).rejects.toThrow(/ENOSPC: .*\/dev\/full.*the 0 samples before it are kept/);
+    await expect(measure({ ctx, side: "rivet", metric: "warm.ping", n: 1000, concurrency: 2, call })).rejects.toThrow(
+      /ENOSPC: .*\/dev\/full.*the 0 samples before it are kept/,
+    );
     expect(calls).toBeLessThan(10);
     expect(run.manifest.stages["rivet.warm.ping"]).toMatchObject({ status: "failed", attempts: 0 });
     expect(run.diskFull).toMatch(/ENOSPC/);
@@ -108,7 +121,9 @@ describe("a stage's deadline", () => {
     try {
       const run = new RunDir(root, "local", "quick", {});
       const ctx = { run, progress: createProgress(process.stderr, true), deadlineMs: 300 };
-      const slow = async (): Promise<Outcome> => (await new Promise((r) => setTimeout(r, 50)), { ok: true, ms: 50, reply: { cold: true, actorMs: null, sqlMs: null } });
+      const slow = async (): Promise<Outcome> => (
+        await new Promise((r) => setTimeout(r, 50)), { ok: true, ms: 50, reply: { cold: true, actorMs: null, sqlMs: null } }
+      );
       await measure({ ctx, side: "t", metric: "wake.ping", n: 200, concurrency: 1, call: slow });
       const st = run.manifest.stages["t.wake.ping"];
       const lines = readFileSync(join(run.dir, "raw/t.wake.ping.jsonl"), "utf8").trim().split("\n");
@@ -117,11 +132,18 @@ describe("a stage's deadline", () => {
       expect(st.attempts).toBeGreaterThan(2);
       expect(st.attempts).toBeLessThan(20);
       expect(st.status).toBeUndefined();
-      expect(st.notes?.deadline).toEqual({ ms: 300, done: st.attempts, planned: 200, outcome: `deadline: ${st.attempts} of 200 calls done in 0.3 s` });
+      expect(st.notes?.deadline).toEqual({
+        ms: 300,
+        done: st.attempts,
+        planned: 200,
+        outcome: `deadline: ${st.attempts} of 200 calls done in 0.3 s`,
+      });
       await measureOpen({ ctx, side: "t", metric: "open.r50", n: 500, ratePerSecond: 50, maxInFlight: 256, call: slow });
       const open = run.manifest.stages["t.open.r50"];
       expect(open.attempts).toBeLessThan(40);
-      expect((open.notes?.deadline as { outcome: string } | undefined)?.outcome).toBe(`deadline: ${open.attempts} of 500 arrivals done in 0.3 s`);
+      expect((open.notes?.deadline as { outcome: string } | undefined)?.outcome).toBe(
+        `deadline: ${open.attempts} of 500 arrivals done in 0.3 s`,
+      );
       // Without a deadline nothing is noted.
       await measure({ ctx: { ...ctx, deadlineMs: undefined }, side: "t", metric: "warm.ping", n: 5, concurrency: 1, call: slow });
       expect(run.manifest.stages["t.warm.ping"].notes?.deadline).toBeUndefined();

@@ -8,7 +8,14 @@ import { RuntimeLost, StallClock, type RuntimeLoss, type RuntimeWatch } from "..
 
 /** What one timed call gives, whichever side made it. */
 export type Outcome =
-  | { ok: true; ms: number; clientMs?: number; colo?: string; rows?: { read: number; written: number }; reply: { cold: boolean; actorMs: number | null; sqlMs: number | null } }
+  | {
+      ok: true;
+      ms: number;
+      clientMs?: number;
+      colo?: string;
+      rows?: { read: number; written: number };
+      reply: { cold: boolean; actorMs: number | null; sqlMs: number | null };
+    }
   | { ok: false; ms: number; clientMs?: number; error: string };
 
 export interface MeasureContext {
@@ -40,7 +47,9 @@ export function stageDeadline(deadlineMs: number | undefined, what: string, now:
     },
     /** Once the deadline stopped the stage, its outcome in words: "deadline: 62 of 200 wakes done in 600 s". */
     outcome(done: number, planned: number): string | undefined {
-      return hit ? `deadline: ${done} of ${planned} ${what} done in ${(deadlineMs! / 1000).toFixed(deadlineMs! < 10_000 ? 1 : 0)} s` : undefined;
+      return hit
+        ? `deadline: ${done} of ${planned} ${what} done in ${(deadlineMs! / 1000).toFixed(deadlineMs! < 10_000 ? 1 : 0)} s`
+        : undefined;
     },
     /** The record's note, once the deadline stopped the stage. */
     note(done: number, planned: number): Record<string, unknown> {
@@ -69,7 +78,8 @@ async function doneOrLost(work: Promise<unknown>, runtime: RuntimeWatch | undefi
 
 /** The stage record's end when its runtime was lost, or its samples could not be written, during it. */
 function endFields(loss: RuntimeLoss | undefined, failed: unknown, kept: number): { status?: "failed"; failure?: string } {
-  if (loss) return { status: "failed", failure: `${loss.message} at ${loss.at}, during this stage; the ${kept} samples taken before it are kept` };
+  if (loss)
+    return { status: "failed", failure: `${loss.message} at ${loss.at}, during this stage; the ${kept} samples taken before it are kept` };
   if (failed) return { status: "failed", failure: (failed as Error).message };
   return {};
 }
@@ -205,7 +215,6 @@ export function must<T extends Outcome>(r: T, what: string): Extract<T, { ok: tr
   return r as Extract<T, { ok: true }>;
 }
 
-
 /** An open-model stage's options: a closed-loop stage's, with an arrival rate and a bound on requests outstanding in place of a concurrency. */
 export interface MeasureOpenOpts extends Omit<MeasureOpts, "concurrency"> {
   ratePerSecond: number;
@@ -265,11 +274,24 @@ export async function measureOpen(o: MeasureOpenOpts): Promise<void> {
   } finally {
     file.close();
     ctx.run.recordStage({
-      side, metric, file: rawFileName(side, metric), attempts: file.lines, errors: file.errors, wallMs,
-      concurrency: o.maxInFlight, startedAt,
+      side,
+      metric,
+      file: rawFileName(side, metric),
+      attempts: file.lines,
+      errors: file.errors,
+      wallMs,
+      concurrency: o.maxInFlight,
+      startedAt,
       notes: {
-        ...o.notes, mode: "open", ratePerSecond: o.ratePerSecond, maxInFlight: o.maxInFlight, lateSends, cpuMs: cpu(), ...o.endNotes?.(),
-        ...(stoppedEarly ? { plannedArrivals: o.n, stoppedEarly } : {}), ...deadline.note(file.lines, o.n),
+        ...o.notes,
+        mode: "open",
+        ratePerSecond: o.ratePerSecond,
+        maxInFlight: o.maxInFlight,
+        lateSends,
+        cpuMs: cpu(),
+        ...o.endNotes?.(),
+        ...(stoppedEarly ? { plannedArrivals: o.n, stoppedEarly } : {}),
+        ...deadline.note(file.lines, o.n),
         clock: "client hrtime from the intended send time (wrk2's rule); clientMs from the actual send",
       },
       ...endFields(loss, failed, file.lines),

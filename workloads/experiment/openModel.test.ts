@@ -14,7 +14,10 @@ class FakeClock implements Clock {
   }
   async run<T>(p: Promise<T>): Promise<T> {
     let done = false;
-    p.then(() => (done = true), () => (done = true));
+    p.then(
+      () => (done = true),
+      () => (done = true),
+    );
     for (;;) {
       await new Promise((r) => setImmediate(r));
       if (done) return p;
@@ -32,7 +35,14 @@ async function simulate(n: number, rate: number, serviceMs: number, maxInFlight:
   const clock = new FakeClock();
   const done: OpenResult<number>[] = [];
   const out = await clock.run(
-    openLoop({ n, ratePerSecond: rate, maxInFlight, clock, call: async (i) => (await clock.sleepUntil(clock.now() + serviceMs), i), onDone: (r) => done.push(r) }),
+    openLoop({
+      n,
+      ratePerSecond: rate,
+      maxInFlight,
+      clock,
+      call: async (i) => (await clock.sleepUntil(clock.now() + serviceMs), i),
+      onDone: (r) => done.push(r),
+    }),
   );
   return { ...out, done: done.sort((a, b) => a.i - b.i) };
 }
@@ -68,6 +78,8 @@ describe("open-model scheduler", () => {
   });
 
   it("refuses a rate that is not positive", async () => {
-    await expect(openLoop({ n: 1, ratePerSecond: 0, maxInFlight: 1, clock: new FakeClock(), call: async () => 0, onDone: () => {} })).rejects.toThrow(/positive rate/);
+    await expect(
+      openLoop({ n: 1, ratePerSecond: 0, maxInFlight: 1, clock: new FakeClock(), call: async () => 0, onDone: () => {} }),
+    ).rejects.toThrow(/positive rate/);
   });
 });

@@ -55,7 +55,8 @@ export async function openLoop<R>(o: {
   /** Checked before each send: true ends the loop (the runtime is gone); the calls in flight are still awaited. */
   stopped?: () => boolean;
 }): Promise<{ wallMs: number; lateSends: number }> {
-  if (!(o.ratePerSecond > 0) || o.n < 0 || o.maxInFlight < 1) throw new Error("openLoop needs a positive rate, n >= 0 and maxInFlight >= 1");
+  if (!(o.ratePerSecond > 0) || o.n < 0 || o.maxInFlight < 1)
+    throw new Error("openLoop needs a positive rate, n >= 0 and maxInFlight >= 1");
   const t0 = o.clock.now();
   const inFlight = new Set<Promise<void>>();
   let lateSends = 0;

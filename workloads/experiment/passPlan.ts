@@ -21,7 +21,14 @@ export const taskLabel = (t: Task): string => `${t.side} ${t.group}`;
 export function runTasks(tasks: readonly Task[], run: (t: Task) => Promise<void>, lock: CpuLock): Promise<void> {
   const byLabel = new Map(tasks.map((t) => [taskLabel(t), t]));
   const labelsWhere = (set: ReadonlySet<Group>) => new Set(tasks.filter((t) => set.has(t.group)).map(taskLabel));
-  return runOverlapped(tasks.map(taskLabel), (label) => run(byLabel.get(label)!), lock, labelsWhere(OVERLAPPING_GROUPS), labelsWhere(LAST_GROUPS), (label) => byLabel.get(label)!.side);
+  return runOverlapped(
+    tasks.map(taskLabel),
+    (label) => run(byLabel.get(label)!),
+    lock,
+    labelsWhere(OVERLAPPING_GROUPS),
+    labelsWhere(LAST_GROUPS),
+    (label) => byLabel.get(label)!.side,
+  );
 }
 
 /** Every selected group of each side, side after side, in suite order: what `npm start` runs. */
@@ -52,14 +59,20 @@ export const passRunName = (r: PassRun): string => r.tasks.map((t) => stageKey(t
  * first (their waits overlap, each wake measured alone); the host's other
  * groups follow, each alone.
  */
-export function planPass(sides: readonly Pick<SideProfile, "id" | "sleepsByIdleOnly">[], groups: readonly Group[], overlap: boolean): PassRun[] {
+export function planPass(
+  sides: readonly Pick<SideProfile, "id" | "sleepsByIdleOnly">[],
+  groups: readonly Group[],
+  overlap: boolean,
+): PassRun[] {
   const alone = (side: Side, gs: readonly Group[]) => gs.map((group) => ({ tasks: [{ side, group }] }));
   const host = sides.find((p) => p.sleepsByIdleOnly);
   // The idle ladder hosts only the other sides' ladders: a guest's long group would hold the lock past its wakes.
   const hosts = host ? groups.filter((g) => OVERLAPPING_GROUPS.has(g) && g !== "idle") : [];
   const guests = sides.filter((p) => p !== host).flatMap((p) => groups.filter((g) => g !== "idle").map((group) => ({ side: p.id, group })));
   if (!overlap || !host || hosts.length === 0 || guests.length === 0) return sides.flatMap((p) => alone(p.id, groups));
-  const ladders: PassRun[] = groups.includes("idle") ? [{ tasks: [host, ...sides.filter((p) => p !== host)].map((p) => ({ side: p.id, group: "idle" as Group })) }] : [];
+  const ladders: PassRun[] = groups.includes("idle")
+    ? [{ tasks: [host, ...sides.filter((p) => p !== host)].map((p) => ({ side: p.id, group: "idle" as Group })) }]
+    : [];
   const runs: PassRun[] = [];
   let next = 0;
   for (const [i, g] of hosts.entries()) {
@@ -67,7 +80,14 @@ export function planPass(sides: readonly Pick<SideProfile, "id" | "sleepsByIdleO
     runs.push({ tasks: [{ side: host.id, group: g }, ...guests.slice(next, next + share)] });
     next += share;
   }
-  return [...runs, ...ladders, ...alone(host.id, groups.filter((g) => !OVERLAPPING_GROUPS.has(g)))];
+  return [
+    ...runs,
+    ...ladders,
+    ...alone(
+      host.id,
+      groups.filter((g) => !OVERLAPPING_GROUPS.has(g)),
+    ),
+  ];
 }
 
 /** What a task is expected to take: busy time before its idle wait, the idle itself, and busy time after. */
@@ -81,7 +101,9 @@ export interface TaskEstimate {
 export type CallCosts = ReadonlyMap<string, number>;
 
 /** Per-request wall times of every stage of a run's manifest. */
-export function callCostsOf(stages: Record<string, { side: string; metric: string; attempts: number; wallMs: number }>): Map<string, number> {
+export function callCostsOf(
+  stages: Record<string, { side: string; metric: string; attempts: number; wallMs: number }>,
+): Map<string, number> {
   const costs = new Map<string, number>();
   for (const s of Object.values(stages)) if (s.attempts > 0 && s.wallMs >= 0) costs.set(stageKey(s.side, s.metric), s.wallMs / s.attempts);
   return costs;
@@ -124,7 +146,13 @@ function costOf(costs: CallCosts, side: Side, metric: string): { ms: number; kno
  * held). Settling between groups is not counted.
  */
 export function estimateTask(t: Task, inputs: EstimateInputs, costs: CallCosts): TaskEstimate & { unknown: string[] } {
-  const shape = groupShape(t.group, { profile: inputs.profiles[t.side], counts: inputs.counts[t.side], scaleLevels: inputs.scaleLevels, wakeIdleMs: inputs.idleMs[t.side], idleLadder: inputs.idleLadder });
+  const shape = groupShape(t.group, {
+    profile: inputs.profiles[t.side],
+    counts: inputs.counts[t.side],
+    scaleLevels: inputs.scaleLevels,
+    wakeIdleMs: inputs.idleMs[t.side],
+    idleLadder: inputs.idleLadder,
+  });
   const unknown: string[] = [];
   let measureMs = 0;
   for (const stage of shape.stages) {
@@ -226,7 +254,12 @@ export async function simulatePass(runs: readonly PassRun[], estimateOf: (t: Tas
 
 /** When a task holds the lock: its span less its idle wait. */
 export function busy(span: TaskSpan): Array<[number, number]> {
-  const parts: Array<[number, number]> = span.idle ? [[span.startMs, span.idle.fromMs], [span.idle.toMs, span.endMs]] : [[span.startMs, span.endMs]];
+  const parts: Array<[number, number]> = span.idle
+    ? [
+        [span.startMs, span.idle.fromMs],
+        [span.idle.toMs, span.endMs],
+      ]
+    : [[span.startMs, span.endMs]];
   return parts.filter(([a, b]) => b > a);
 }
 
@@ -246,7 +279,11 @@ export function renderSchedule(s: PassSchedule, source: string, unknown: readonl
   const rows: string[][] = [];
   for (const [i, r] of s.runs.entries()) {
     for (const [j, span] of r.spans.entries()) {
-      const inside = span.idle ? r.spans.filter((o) => o !== span && busy(o).some(([a, b]) => a < span.idle!.toMs && b > span.idle!.fromMs)).map((o) => taskLabel(o.task)) : [];
+      const inside = span.idle
+        ? r.spans
+            .filter((o) => o !== span && busy(o).some(([a, b]) => a < span.idle!.toMs && b > span.idle!.fromMs))
+            .map((o) => taskLabel(o.task))
+        : [];
       rows.push([
         j === 0 ? `${i + 1}` : "",
         taskLabel(span.task),
@@ -258,7 +295,11 @@ export function renderSchedule(s: PassSchedule, source: string, unknown: readonl
     }
   }
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
-  const line = (cells: string[]) => cells.map((x, c) => x.padEnd(widths[c])).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((x, c) => x.padEnd(widths[c]))
+      .join("  ")
+      .trimEnd();
   return [
     `Planned pass: ${s.runs.length} runs on the runner, one after another (times from the pass's start, h:mm:ss).`,
     `Estimates: ${source}; idle waits as configured. Not counted: deploys, each run's start-up and upload, settling between groups.`,

@@ -10,8 +10,12 @@ function pipe() {
 
 describe("progress lines", () => {
   it("say done / total, the rate and the time left", () => {
-    expect(progressLine("rivet wake.ping: preparing", 120, 1200, "actors", 0, 4000)).toBe("rivet wake.ping: preparing: 120/1200 actors, 30.0/s, about 36 s left");
-    expect(progressLine("cloudflare burst.c8", 500, 500, "samples", 3, 10_000)).toBe("cloudflare burst.c8: 500/500 samples, 50.0/s (3 errors)");
+    expect(progressLine("rivet wake.ping: preparing", 120, 1200, "actors", 0, 4000)).toBe(
+      "rivet wake.ping: preparing: 120/1200 actors, 30.0/s, about 36 s left",
+    );
+    expect(progressLine("cloudflare burst.c8", 500, 500, "samples", 3, 10_000)).toBe(
+      "cloudflare burst.c8: 500/500 samples, 50.0/s (3 errors)",
+    );
     expect(progressLine("x", 10, 100_000, "samples", 0, 1000)).toBe("x: 10/100000 samples, 10.0/s, about 2.8 h left");
     expect(progressBar("x", 50, 100, "s idle", 0, 50_000)).toBe("[############............] x: 50/100 s idle, 1.0/s, about 50 s left");
   });
@@ -41,7 +45,12 @@ describe("progress lines", () => {
 
   it("an idle wait is a step of its own", async () => {
     const { out, lines } = pipe();
-    await waitWithProgress(createProgress(out, false, 30), "rivet wake: 3 actors asleep, idle", 120, (ms) => new Promise((r) => setTimeout(r, ms)));
+    await waitWithProgress(
+      createProgress(out, false, 30),
+      "rivet wake: 3 actors asleep, idle",
+      120,
+      (ms) => new Promise((r) => setTimeout(r, ms)),
+    );
     expect(lines[0].text).toBe("rivet wake: 3 actors asleep, idle: 1 s idle\n");
     expect(lines.length).toBeGreaterThanOrEqual(3);
     expect(lines.at(-1)!.text).toMatch(/^rivet wake: 3 actors asleep, idle: 0 s, done\n$/);

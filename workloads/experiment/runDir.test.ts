@@ -25,7 +25,16 @@ describe("RunDir", () => {
     expect(readFileSync(f.path, "utf8").split("\n").length).toBe(2);
     f.write({ seq: 1, at: 2, ok: false, ms: 30000, cold: null, error: "timeout" });
     f.close();
-    run.recordStage({ side: "rivet", metric: "warm.ping", file: "raw/rivet.warm.ping.jsonl", attempts: 2, errors: 1, wallMs: 3, concurrency: 1, startedAt: "" });
+    run.recordStage({
+      side: "rivet",
+      metric: "warm.ping",
+      file: "raw/rivet.warm.ping.jsonl",
+      attempts: 2,
+      errors: 1,
+      wallMs: 3,
+      concurrency: 1,
+      startedAt: "",
+    });
     run.finish("complete");
     const m = JSON.parse(readFileSync(join(run.dir, "manifest.json"), "utf8"));
     const sha = createHash("sha256").update(readFileSync(f.path)).digest("hex");
@@ -40,11 +49,29 @@ describe("RunDir", () => {
     const run = new RunDir(root, "local", "quick", {});
     const f = run.rawFile("rivet", "warm.ping");
     f.write({ seq: 0, at: 1, ok: true, ms: 1.5, cold: false });
-    run.recordStage({ side: "rivet", metric: "warm.ping", file: "raw/rivet.warm.ping.jsonl", attempts: 1, errors: 0, wallMs: 3, concurrency: 1, startedAt: "" });
+    run.recordStage({
+      side: "rivet",
+      metric: "warm.ping",
+      file: "raw/rivet.warm.ping.jsonl",
+      attempts: 1,
+      errors: 0,
+      wallMs: 3,
+      concurrency: 1,
+      startedAt: "",
+    });
     expect(run.manifest.files["raw/rivet.warm.ping.jsonl"].lines).toBe(1);
     f.write({ seq: 1, at: 2, ok: true, ms: 1.7, cold: false });
     f.close();
-    run.recordStage({ side: "rivet", metric: "warm.ping", file: "raw/rivet.warm.ping.jsonl", attempts: 2, errors: 0, wallMs: 4, concurrency: 1, startedAt: "" });
+    run.recordStage({
+      side: "rivet",
+      metric: "warm.ping",
+      file: "raw/rivet.warm.ping.jsonl",
+      attempts: 2,
+      errors: 0,
+      wallMs: 4,
+      concurrency: 1,
+      startedAt: "",
+    });
     const sha = createHash("sha256").update(readFileSync(f.path)).digest("hex");
     expect(run.manifest.files["raw/rivet.warm.ping.jsonl"]).toEqual({ sha256: sha, lines: 2 });
   });
@@ -52,27 +79,61 @@ describe("RunDir", () => {
   it("keeps each repetition's samples and stage part apart, the record's totals their sums, and the repetitions in the manifest", () => {
     const root = mkdtempSync(join(tmpdir(), "ab-rundir-"));
     const run = new RunDir(root, "local", "local", {});
-    for (const [rep, order] of [[0, ["rivet", "floor"]], [1, ["floor", "rivet"]]] as const) {
+    for (const [rep, order] of [
+      [0, ["rivet", "floor"]],
+      [1, ["floor", "rivet"]],
+    ] as const) {
       run.beginRepetition(rep, order);
       const f = run.rawFile("rivet", "warm.ping");
       f.write({ seq: 0, at: 1, ok: true, ms: 1 + rep, cold: false });
       f.write({ seq: 1, at: 2, ok: rep === 0, ms: 2, cold: null });
       f.close();
-      run.recordStage({ side: "rivet", metric: "warm.ping", file: "raw/rivet.warm.ping.jsonl", attempts: 2, errors: rep === 0 ? 0 : 1, wallMs: 10 + rep, concurrency: 1, startedAt: `t${rep}`, notes: { n: rep } });
+      run.recordStage({
+        side: "rivet",
+        metric: "warm.ping",
+        file: "raw/rivet.warm.ping.jsonl",
+        attempts: 2,
+        errors: rep === 0 ? 0 : 1,
+        wallMs: 10 + rep,
+        concurrency: 1,
+        startedAt: `t${rep}`,
+        notes: { n: rep },
+      });
       run.endRepetition();
     }
     expect(() => run.beginRepetition(5, ["rivet"])).toThrow(/repetition 5 begun after 2/);
     run.finish("complete");
     const m = JSON.parse(readFileSync(join(run.dir, "manifest.json"), "utf8"));
-    expect(m.repetitions.map((r: { rep: number; order: string[]; finishedAt: string | null }) => [r.rep, r.order.join(" "), r.finishedAt !== null])).toEqual([[0, "rivet floor", true], [1, "floor rivet", true]]);
+    expect(
+      m.repetitions.map((r: { rep: number; order: string[]; finishedAt: string | null }) => [
+        r.rep,
+        r.order.join(" "),
+        r.finishedAt !== null,
+      ]),
+    ).toEqual([
+      [0, "rivet floor", true],
+      [1, "floor rivet", true],
+    ]);
     expect(m.stages["rivet.warm.ping"]).toEqual({
-      side: "rivet", metric: "warm.ping", file: "raw/rivet.warm.ping.jsonl", attempts: 4, errors: 1, wallMs: 21, concurrency: 1, startedAt: "t0",
+      side: "rivet",
+      metric: "warm.ping",
+      file: "raw/rivet.warm.ping.jsonl",
+      attempts: 4,
+      errors: 1,
+      wallMs: 21,
+      concurrency: 1,
+      startedAt: "t0",
       repetitions: [
         { rep: 0, attempts: 2, errors: 0, wallMs: 10, startedAt: "t0", notes: { n: 0 } },
         { rep: 1, attempts: 2, errors: 1, wallMs: 11, startedAt: "t1", notes: { n: 1 } },
       ],
     });
-    expect(readFileSync(join(run.dir, "raw", "rivet.warm.ping.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).rep)).toEqual([0, 0, 1, 1]);
+    expect(
+      readFileSync(join(run.dir, "raw", "rivet.warm.ping.jsonl"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).rep),
+    ).toEqual([0, 0, 1, 1]);
     expect(JSON.parse(readFileSync(join(run.dir, "stages", "rivet.warm.ping.json"), "utf8"))).toEqual(m.stages["rivet.warm.ping"]);
   });
 });

@@ -5,9 +5,16 @@ import { join } from "node:path";
 import { SampleFile } from "./samples";
 import { codeProvenance } from "../host/versions";
 import {
-  fileDigest, MANIFEST_SCHEMA, rawFileName, stageFileName, stageKey, type FileDigest, type ManifestLike, type RepStage, type StageRecord,
+  fileDigest,
+  MANIFEST_SCHEMA,
+  rawFileName,
+  stageFileName,
+  stageKey,
+  type FileDigest,
+  type ManifestLike,
+  type RepStage,
+  type StageRecord,
 } from "../../analysis/contract/runDirContract";
-
 
 /** UTC minute id, e.g. 20261202T1305Z. */
 export function formatRunId(d: Date): string {
@@ -202,17 +209,30 @@ export class RunDir {
   private withRepetition(part: StageRecord, rep: number): StageRecord {
     const had = this.manifest.stages[stageKey(part.side, part.metric)];
     const own: RepStage = {
-      rep, attempts: part.attempts, errors: part.errors, wallMs: part.wallMs, startedAt: part.startedAt,
-      ...(part.notes ? { notes: part.notes } : {}), ...(part.status ? { status: part.status, failure: part.failure } : {}),
+      rep,
+      attempts: part.attempts,
+      errors: part.errors,
+      wallMs: part.wallMs,
+      startedAt: part.startedAt,
+      ...(part.notes ? { notes: part.notes } : {}),
+      ...(part.status ? { status: part.status, failure: part.failure } : {}),
     };
     const repetitions = [...(had?.repetitions ?? []).filter((r) => r.rep !== rep), own];
     const sum = (k: "attempts" | "errors" | "wallMs") => repetitions.reduce((s, r) => s + r[k], 0);
     const failed = repetitions.filter((r) => r.status === "failed");
     return {
-      side: part.side, metric: part.metric, file: part.file,
-      attempts: sum("attempts"), errors: sum("errors"), wallMs: sum("wallMs"),
-      concurrency: part.concurrency, startedAt: had?.startedAt ?? part.startedAt, repetitions,
-      ...(failed.length ? { status: "failed" as const, failure: failed.map((r) => `repetition ${r.rep + 1}: ${r.failure}`).join("; ") } : {}),
+      side: part.side,
+      metric: part.metric,
+      file: part.file,
+      attempts: sum("attempts"),
+      errors: sum("errors"),
+      wallMs: sum("wallMs"),
+      concurrency: part.concurrency,
+      startedAt: had?.startedAt ?? part.startedAt,
+      repetitions,
+      ...(failed.length
+        ? { status: "failed" as const, failure: failed.map((r) => `repetition ${r.rep + 1}: ${r.failure}`).join("; ") }
+        : {}),
     };
   }
 
@@ -222,7 +242,10 @@ export class RunDir {
   /** Hashes every raw file and stage record present, so the manifest never lists a stale digest. */
   rehash(): void {
     const files: Manifest["files"] = {};
-    for (const [folder, ext] of [["raw", ".jsonl"], ["stages", ".json"]] as const) {
+    for (const [folder, ext] of [
+      ["raw", ".jsonl"],
+      ["stages", ".json"],
+    ] as const) {
       for (const name of readdirSync(join(this.dir, folder)).sort()) {
         if (!name.endsWith(ext)) continue;
         const path = join(this.dir, folder, name);
@@ -255,5 +278,7 @@ export class RunDir {
 
 /** The digest of a stored run directory: its manifest's bytes (the manifest lists each raw file's sha256). */
 export function blobDigest(runDir: string): string {
-  return createHash("sha256").update(readFileSync(join(runDir, "manifest.json"))).digest("hex");
+  return createHash("sha256")
+    .update(readFileSync(join(runDir, "manifest.json")))
+    .digest("hex");
 }

@@ -3,7 +3,6 @@ import type { Sample } from "../../analysis/contract/runDirContract";
 
 export type { Sample } from "../../analysis/contract/runDirContract";
 
-
 /** A number as JSON writes it: itself (the same shortest form), or null when not finite. */
 const num = (x: number | null): string => (x === null || !Number.isFinite(x) ? "null" : `${x}`);
 
@@ -52,7 +51,10 @@ export class SampleFile {
   /** Why writing stopped, once a write failed. */
   failure: SampleWriteError | undefined;
   /** `rep`: the repetition every sample written here belongs to (none in a run without repetitions). */
-  constructor(readonly path: string, readonly rep?: number) {
+  constructor(
+    readonly path: string,
+    readonly rep?: number,
+  ) {
     this.fd = openSync(path, "a");
     this.bytes = fstatSync(this.fd).size;
   }
@@ -86,7 +88,11 @@ export class SampleFile {
       // not a regular file (a device): nothing of a half line can stay there
     }
     this.close();
-    this.failure = new SampleWriteError(this.path, code, `${code}: ${message} (writing ${this.path}); the ${this.lines} samples before it are kept`);
+    this.failure = new SampleWriteError(
+      this.path,
+      code,
+      `${code}: ${message} (writing ${this.path}); the ${this.lines} samples before it are kept`,
+    );
     throw this.failure;
   }
   close(): void {

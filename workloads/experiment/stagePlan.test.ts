@@ -10,13 +10,33 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RunDir } from "./runDir";
 import { createProgress } from "./progress";
-import { censusFor, groupShape, LAST_GROUPS, OVERLAPPING_GROUPS, prepareActors, runGroup, trackActors, type ActorRef, type GroupStart, type PlanContext, type SideAdapter } from "./stagePlan";
+import {
+  censusFor,
+  groupShape,
+  LAST_GROUPS,
+  OVERLAPPING_GROUPS,
+  prepareActors,
+  runGroup,
+  trackActors,
+  type ActorRef,
+  type GroupStart,
+  type PlanContext,
+  type SideAdapter,
+} from "./stagePlan";
 import { CpuLock, runOverlapped } from "../host/cpuLock";
 import { StageSetupError } from "./measure";
 import { rivetAdapter } from "../sides/rivet/adapter";
 import { cloudflareAdapter } from "../sides/cloudflare/adapter";
 import { floorAdapter } from "../sides/floor/adapter";
-import { catalogEntry, GROUPS as ALL_GROUPS, isColdMetric, metricsOf, PRESETS, type SampleCounts, type Side } from "../../analysis/contract/catalog";
+import {
+  catalogEntry,
+  GROUPS as ALL_GROUPS,
+  isColdMetric,
+  metricsOf,
+  PRESETS,
+  type SampleCounts,
+  type Side,
+} from "../../analysis/contract/catalog";
 import { capacityCurves } from "../../analysis/stats/capacity";
 import { kneeOf } from "../../analysis/contract/capacity";
 import { stageSamples } from "../../analysis/contract/runDirContract";
@@ -30,7 +50,24 @@ const PREFIX = "run";
 const LADDER = [10_000, 30_000];
 /** Every group but capacity, whose steps last as long as the clock says: it has its own test below, against a runtime that saturates. */
 const GROUPS = ALL_GROUPS.filter((g) => g !== "capacity");
-const counts: SampleCounts = { ...PRESETS.quick, createPing: 3, createRead: 2, createWrite: 2, wake: 4, warm: 5, sqliteRead: 3, sqliteWrite: 3, sqliteScan: 2, burstAttempts: 4, seqWrite: 3, openSeconds: 1, scaleCreate: 2, scaleWake: 2, scaleBurst: 3, idleWake: 2 };
+const counts: SampleCounts = {
+  ...PRESETS.quick,
+  createPing: 3,
+  createRead: 2,
+  createWrite: 2,
+  wake: 4,
+  warm: 5,
+  sqliteRead: 3,
+  sqliteWrite: 3,
+  sqliteScan: 2,
+  burstAttempts: 4,
+  seqWrite: 3,
+  openSeconds: 1,
+  scaleCreate: 2,
+  scaleWake: 2,
+  scaleBurst: 3,
+  idleWake: 2,
+};
 
 /** A runtime's actors: an actor asleep (or evicted) answers its next call from a fresh instance. */
 class FakeRuntime {
@@ -79,12 +116,15 @@ function fakeGateway(rt: FakeRuntime): GatewayClient {
 /** The floor's client over the same fake runtime: the actor protocol's calls, by key or id. */
 function fakeActorServer(rt: FakeRuntime): ActorProtocolClient {
   const gateway = fakeGateway(rt);
-  const asTarget = (ref: ActorRef): Target => ("id" in ref ? { kind: "id", actorId: ref.id } : { kind: "key", actor: ref.actor, key: ref.key });
+  const asTarget = (ref: ActorRef): Target =>
+    "id" in ref ? { kind: "id", actorId: ref.id } : { kind: "key", actor: ref.actor, key: ref.key };
   return {
     call: (ref: ActorRef, op: string) => gateway.call(asTarget(ref), op),
     async outcome(ref: ActorRef, op: string) {
       const r = await gateway.call(asTarget(ref), op);
-      return r.ok ? { ok: true, ms: r.ms, reply: { cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs }, actorId: r.actorId } : r;
+      return r.ok
+        ? { ok: true, ms: r.ms, reply: { cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs }, actorId: r.actorId }
+        : r;
     },
   } as unknown as ActorProtocolClient;
 }
@@ -115,11 +155,17 @@ interface Side$ {
 
 function sideOf(side: Side, c = counts, maxLiveActors?: number): Side$ {
   const rt = new FakeRuntime();
-  const adapter = side === "rivet"
-    ? rivetAdapter(fakeGateway(rt), { wakeIdleMs: 10_000, sleepConfirmTimeoutMs: 1_000, actorSleepTimeoutMs: 30_000 })
-    : side === "floor"
-      ? floorAdapter(fakeActorServer(rt), { wakeIdleMs: 10_000, idleCloseMs: 30_000 })
-      : cloudflareAdapter(fakeWorker(rt), { wakeIdleMs: 10_000, evictionMs: 10_000, eviction: "the fake evicts at each idle wait", ...(maxLiveActors !== undefined ? { maxLiveActors } : {}) });
+  const adapter =
+    side === "rivet"
+      ? rivetAdapter(fakeGateway(rt), { wakeIdleMs: 10_000, sleepConfirmTimeoutMs: 1_000, actorSleepTimeoutMs: 30_000 })
+      : side === "floor"
+        ? floorAdapter(fakeActorServer(rt), { wakeIdleMs: 10_000, idleCloseMs: 30_000 })
+        : cloudflareAdapter(fakeWorker(rt), {
+            wakeIdleMs: 10_000,
+            evictionMs: 10_000,
+            eviction: "the fake evicts at each idle wait",
+            ...(maxLiveActors !== undefined ? { maxLiveActors } : {}),
+          });
   const run = new RunDir(mkdtempSync(join(tmpdir(), "ab-plan-")), "local", "test", {});
   const idles: number[] = [];
   const holds: number[] = [];
@@ -127,7 +173,14 @@ function sideOf(side: Side, c = counts, maxLiveActors?: number): Side$ {
   let now = 1_000_000;
   const census = censusFor(adapter, () => now);
   const ctx: PlanContext = {
-    adapter: trackActors(adapter, census), census, run, counts: c, keyPrefix: PREFIX, progress: createProgress(process.stdout, true), scaleLevels: [0, 100], idleLadder: LADDER,
+    adapter: trackActors(adapter, census),
+    census,
+    run,
+    counts: c,
+    keyPrefix: PREFIX,
+    progress: createProgress(process.stdout, true),
+    scaleLevels: [0, 100],
+    idleLadder: LADDER,
     hold: async (ms) => {
       holds.push(ms);
       now += ms;
@@ -144,7 +197,10 @@ function sideOf(side: Side, c = counts, maxLiveActors?: number): Side$ {
 }
 
 const samples = (run: RunDir, side: string, metric: string) =>
-  readFileSync(join(run.dir, `raw/${side}.${metric}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { ok: boolean; cold: boolean | null });
+  readFileSync(join(run.dir, `raw/${side}.${metric}.jsonl`), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { ok: boolean; cold: boolean | null });
 
 /**
  * The calls of the shared stages: the side-only ones taken out (Rivet's
@@ -166,25 +222,47 @@ function sharedCalls(side: Side, all: string[]): string[] {
 describe("each group's shape: what the estimate of a cloud pass is computed from", () => {
   it("is what the group does: the actors it prepares, its idle waits and every stage's samples, on every side", async () => {
     // The sides run at once (independent fake runtimes); their open-model stages take real time.
-    await Promise.all((["rivet", "cloudflare", "floor"] as const).map(async (side) => {
-      for (const g of GROUPS) {
-        const s = sideOf(side);
-        const prepared: number[] = [];
-        const quiet = createProgress(process.stdout, true);
-        s.ctx.progress = { note: () => {}, start: (stage, total, unit) => (/: preparing$/.test(stage) && prepared.push(total), quiet.start(stage, total, unit)) };
-        await runGroup(g, s.ctx);
-        const shape = groupShape(g, { profile: LEGACY_BOOK.get(side), counts, scaleLevels: [0, 100], wakeIdleMs: 10_000, idleLadder: LADDER });
-        const label = `${side} ${g}`;
-        expect(prepared.reduce((a, b) => a + b, 0), label).toBe(shape.prepared);
-        // Every stage, in any order (a side's own stages run after the shared ones).
-        const byMetric = (a: { metric: string }, b: { metric: string }) => a.metric.localeCompare(b.metric);
-        expect(Object.values(s.run.manifest.stages).map((st) => ({ metric: st.metric, n: st.attempts })).sort(byMetric), label).toEqual([...shape.stages].sort(byMetric));
-        // The idle before the wakes; the scaling group's, one a level (the DO's is its settling, a hold).
-        const held = side === "cloudflare" ? s.holds.filter((ms) => ms > 9_000).length * 10_000 : s.idles.filter(() => g === "scale").reduce((a, b) => a + b, 0);
-        expect(g === "scale" ? 0 : s.idles.reduce((a, b) => a + b, 0), label).toBe(shape.sharedIdleMs);
-        expect(held, label).toBe(shape.heldIdleMs);
-      }
-    }));
+    await Promise.all(
+      (["rivet", "cloudflare", "floor"] as const).map(async (side) => {
+        for (const g of GROUPS) {
+          const s = sideOf(side);
+          const prepared: number[] = [];
+          const quiet = createProgress(process.stdout, true);
+          s.ctx.progress = {
+            note: () => {},
+            start: (stage, total, unit) => (/: preparing$/.test(stage) && prepared.push(total), quiet.start(stage, total, unit)),
+          };
+          await runGroup(g, s.ctx);
+          const shape = groupShape(g, {
+            profile: LEGACY_BOOK.get(side),
+            counts,
+            scaleLevels: [0, 100],
+            wakeIdleMs: 10_000,
+            idleLadder: LADDER,
+          });
+          const label = `${side} ${g}`;
+          expect(
+            prepared.reduce((a, b) => a + b, 0),
+            label,
+          ).toBe(shape.prepared);
+          // Every stage, in any order (a side's own stages run after the shared ones).
+          const byMetric = (a: { metric: string }, b: { metric: string }) => a.metric.localeCompare(b.metric);
+          expect(
+            Object.values(s.run.manifest.stages)
+              .map((st) => ({ metric: st.metric, n: st.attempts }))
+              .sort(byMetric),
+            label,
+          ).toEqual([...shape.stages].sort(byMetric));
+          // The idle before the wakes; the scaling group's, one a level (the DO's is its settling, a hold).
+          const held =
+            side === "cloudflare"
+              ? s.holds.filter((ms) => ms > 9_000).length * 10_000
+              : s.idles.filter(() => g === "scale").reduce((a, b) => a + b, 0);
+          expect(g === "scale" ? 0 : s.idles.reduce((a, b) => a + b, 0), label).toBe(shape.sharedIdleMs);
+          expect(held, label).toBe(shape.heldIdleMs);
+        }
+      }),
+    );
   });
 });
 
@@ -201,7 +279,11 @@ describe("the state each group starts from", () => {
         starts.set(st.metric, start!);
       }
       // The create group is first: nothing before it.
-      expect(starts.get("create.ping")).toMatchObject({ group: "create", before: { existing: 0, awake: 0 }, atStart: { existing: 0, awake: 0 } });
+      expect(starts.get("create.ping")).toMatchObject({
+        group: "create",
+        before: { existing: 0, awake: 0 },
+        atStart: { existing: 0, awake: 0 },
+      });
       // The warm group comes after the create group's actors (awake then) were put to sleep.
       const warm = starts.get("warm.ping")!;
       expect(warm.group, side).toBe("warm");
@@ -229,11 +311,17 @@ describe("start states with groups overlapping (a wake group idles while the nex
     const lock = new CpuLock(async () => undefined);
     const ctx: PlanContext = { ...s.ctx, idle: (ms) => lock.idle(ms) };
     const order: string[] = [];
-    await runOverlapped(GROUPS, async (g) => {
-      order.push(`start ${g}`);
-      await runGroup(g, ctx);
-      order.push(`end ${g}`);
-    }, lock, OVERLAPPING_GROUPS, LAST_GROUPS);
+    await runOverlapped(
+      GROUPS,
+      async (g) => {
+        order.push(`start ${g}`);
+        await runGroup(g, ctx);
+        order.push(`end ${g}`);
+      },
+      lock,
+      OVERLAPPING_GROUPS,
+      LAST_GROUPS,
+    );
     // The overlap happened: the warm group started before the wake group ended.
     expect(order.indexOf("start warm")).toBeLessThan(order.indexOf("end wake"));
     for (const st of Object.values(s.run.manifest.stages)) {
@@ -254,7 +342,11 @@ describe("the stage plan on both sides", () => {
     expect(sides.rivet.rt.log.length).toBeGreaterThan(50);
     for (const side of ["rivet", "cloudflare"] as const) {
       const opens = sides[side].rt.log.filter((l) => l.startsWith("ping key open.")).length;
-      expect(opens, side).toBe(metricsOf(LEGACY_BOOK.get(side), "burst").filter((m) => m.startsWith("open.")).reduce((n, m) => n + Number(m.slice("open.r".length)), 0));
+      expect(opens, side).toBe(
+        metricsOf(LEGACY_BOOK.get(side), "burst")
+          .filter((m) => m.startsWith("open."))
+          .reduce((n, m) => n + Number(m.slice("open.r".length)), 0),
+      );
     }
     // The same idle waits before wakes (the wake group's, the sqlite and seqwrite series', the idle ladder's
     // 10 s step nested in its 30 s one, and one per scaling level) on both sides; on the DO side a scaling
@@ -266,13 +358,21 @@ describe("the stage plan on both sides", () => {
       const { run } = sides[side];
       for (const g of GROUPS) {
         // Every level the run takes (the scaling group runs 0 and 100 here).
-        for (const metric of metricsOf(LEGACY_BOOK.get(side), g).filter((id) => [undefined, 0, 100].includes(catalogEntry(id).scale?.level))) {
+        for (const metric of metricsOf(LEGACY_BOOK.get(side), g).filter((id) =>
+          [undefined, 0, 100].includes(catalogEntry(id).scale?.level),
+        )) {
           const xs = samples(run, side, metric);
-          expect(xs.every((x) => x.ok), `${side} ${metric}`).toBe(true);
+          expect(
+            xs.every((x) => x.ok),
+            `${side} ${metric}`,
+          ).toBe(true);
           // Creates, wakes and bursts (the scaling group's too) are fresh instances; nothing else restarted, and the flag is kept either way.
           // An idle step's flag is what the runtime did: this fake DO runtime evicts at every idle wait, the fake Engine never by idle.
           const cold = catalogEntry(metric).kind === "idle" ? side === "cloudflare" : isColdMetric(metric);
-          expect(xs.every((x) => x.cold === cold), `${side} ${metric}`).toBe(true);
+          expect(
+            xs.every((x) => x.cold === cold),
+            `${side} ${metric}`,
+          ).toBe(true);
         }
       }
       expect(run.manifest.stages[`${side}.wake.read`].attempts).toBe(4);
@@ -282,7 +382,9 @@ describe("the stage plan on both sides", () => {
     // Side-only stages stay with their side.
     expect(Object.keys(sides.rivet.run.manifest.stages)).toContain("rivet.warm.getOrCreate");
     expect(Object.keys(sides.rivet.run.manifest.stages)).not.toContain("rivet.create.unique");
-    expect(Object.keys(sides.cloudflare.run.manifest.stages)).toEqual(expect.arrayContaining(["cloudflare.create.unique", "cloudflare.baseline.noop"]));
+    expect(Object.keys(sides.cloudflare.run.manifest.stages)).toEqual(
+      expect.arrayContaining(["cloudflare.create.unique", "cloudflare.baseline.noop"]),
+    );
     expect(Object.keys(sides.cloudflare.run.manifest.stages)).not.toContain("cloudflare.warm.getOrCreate");
   });
 
@@ -331,7 +433,10 @@ describe("the stage plan on both sides", () => {
     await runGroup("wake", s.ctx);
     const st = s.run.manifest.stages["rivet.wake.write"];
     expect(st.attempts).toBe(3);
-    expect(st.notes).toMatchObject({ preparationFailures: 1, preparationErrors: ["actor a-wake.write-1 not reported asleep by the Engine within 1000 ms"] });
+    expect(st.notes).toMatchObject({
+      preparationFailures: 1,
+      preparationErrors: ["actor a-wake.write-1 not reported asleep by the Engine within 1000 ms"],
+    });
     expect(s.run.manifest.stages["rivet.wake.ping"].attempts).toBe(4);
     // The next group does not wait the confirmation time for it again: it starts at once, that actor counted awake.
     const t0 = Date.now();
@@ -355,7 +460,11 @@ describe("the stage plan on both sides", () => {
     for (const side of ["rivet", "cloudflare", "floor"] as const) {
       const s = sideOf(side);
       await runGroup("idle", s.ctx);
-      const notes = (ms: number) => s.run.manifest.stages[`${side}.wake.idle.${ms / 1000}s`].notes as { idle: { coldRequired: boolean; idleSleepMs: number }; idleActualMs: { min: number; max: number } };
+      const notes = (ms: number) =>
+        s.run.manifest.stages[`${side}.wake.idle.${ms / 1000}s`].notes as {
+          idle: { coldRequired: boolean; idleSleepMs: number };
+          idleActualMs: { min: number; max: number };
+        };
       // RivetKit's sleep timeout and the floor's idle close are 30 s here (the floor's checked every second), the DO's eviction 10 s.
       expect(notes(30_000).idle.coldRequired, side).toBe(side === "cloudflare");
       expect(notes(10_000).idle.coldRequired, side).toBe(false);
@@ -414,15 +523,20 @@ describe("the stage plan on both sides", () => {
     s.ctx.scaleLevels = [0, 100];
     let most = 0;
     const call = s.ctx.adapter.call;
-    s.ctx.adapter = { ...s.ctx.adapter, call: async (ref, op, arg) => {
-      const r = await call(ref, op, arg);
-      most = Math.max(most, s.ctx.census!.count().awake);
-      return r;
-    } };
+    s.ctx.adapter = {
+      ...s.ctx.adapter,
+      call: async (ref, op, arg) => {
+        const r = await call(ref, op, arg);
+        most = Math.max(most, s.ctx.census!.count().awake);
+        return r;
+      },
+    };
     await runGroup("scale", s.ctx);
     expect(most).toBeLessThanOrEqual(20);
     // 100 fillers, 20 per 10 s eviction window: at least 40 s of waiting on the census's clock
-    const notes = s.run.manifest.stages["cloudflare.scale.wake.e100"].notes as { preparations: Array<{ what: string; maxLiveActors: number; pacedWaitMs: number }> };
+    const notes = s.run.manifest.stages["cloudflare.scale.wake.e100"].notes as {
+      preparations: Array<{ what: string; maxLiveActors: number; pacedWaitMs: number }>;
+    };
     expect(notes.preparations[0]).toMatchObject({ what: "scale fillers 0 to 100", maxLiveActors: 20 });
     expect(notes.preparations[0].pacedWaitMs).toBeGreaterThanOrEqual(40_000);
     expect(s.holds.filter((ms) => ms === 250).length * 250).toBeGreaterThanOrEqual(40_000);
@@ -438,7 +552,9 @@ describe("the stage plan on both sides", () => {
     const s = sideOf("cloudflare");
     s.rt.failText = "internal error; EMFILE: too many open files";
     for (const i of [0, 1, 2]) s.rt.failKeys.add(`wake.ping-${i}`);
-    await expect(runGroup("wake", s.ctx)).rejects.toThrow(/3 of 4 creates failed.*from a limit of this machine, not the runtime's behaviour: open files \(3 failed samples say so\)/);
+    await expect(runGroup("wake", s.ctx)).rejects.toThrow(
+      /3 of 4 creates failed.*from a limit of this machine, not the runtime's behaviour: open files \(3 failed samples say so\)/,
+    );
   });
 
   it("refuses a series whose actor did not really sleep before it, on both sides", async () => {
@@ -457,13 +573,18 @@ describe("the stage plan on both sides", () => {
       const call = s.adapter.call.bind(s.adapter);
       let failed = 0;
       s.adapter = Object.assign(s.adapter, {
-        call: async (...a: Parameters<SideAdapter["call"]>) => (failed++ === 0 ? { ok: false as const, ms: 15_000, error: "HTTP 504: route_resolve_query_timeout" } : call(...a)),
+        call: async (...a: Parameters<SideAdapter["call"]>) =>
+          failed++ === 0 ? { ok: false as const, ms: 15_000, error: "HTTP 504: route_resolve_query_timeout" } : call(...a),
       });
       await runGroup("warm", s.ctx);
-      expect(s.run.manifest.stages[`${side}.warm.ping`].notes?.setupRetries, side).toEqual(["warm actor create: HTTP 504: route_resolve_query_timeout"]);
+      expect(s.run.manifest.stages[`${side}.warm.ping`].notes?.setupRetries, side).toEqual([
+        "warm actor create: HTTP 504: route_resolve_query_timeout",
+      ]);
       expect(samples(s.run, side, "warm.ping").every((x) => x.ok)).toBe(true);
       const t = sideOf(side);
-      t.adapter = Object.assign(t.adapter, { call: async () => ({ ok: false as const, ms: 15_000, error: "HTTP 504: route_resolve_query_timeout" }) });
+      t.adapter = Object.assign(t.adapter, {
+        call: async () => ({ ok: false as const, ms: 15_000, error: "HTTP 504: route_resolve_query_timeout" }),
+      });
       await expect(runGroup("warm", t.ctx), side).rejects.toThrow(/warm actor create failed: HTTP 504/);
     }
   });
@@ -516,16 +637,27 @@ describe("the capacity group", () => {
       expect(rep.missed!, c.op).toBeGreaterThan(60);
       expect(rep.missed! / rep.held!, c.op).toBeLessThanOrEqual(1.2);
       // The driver said the same of each step as the report reads from the samples.
-      for (const st of c.steps) expect(notes, `${c.op} ${st.ratePerSecond}`).toContain(`floor capacity.${c.op}.r${st.ratePerSecond}: ${st.held ? "held" : `missed (${st.why})`}`);
+      for (const st of c.steps)
+        expect(notes, `${c.op} ${st.ratePerSecond}`).toContain(
+          `floor capacity.${c.op}.r${st.ratePerSecond}: ${st.held ? "held" : `missed (${st.why})`}`,
+        );
       expect(kneeOf(c.steps.map((x) => ({ rate: x.ratePerSecond, held: x.held })))).toEqual({ held: rep.held, missed: rep.missed });
     }
     // A missed step stopped sending once it had missed for certain, and says so; each step kept its CPU figures and objective.
     const stopped = stages.filter((st) => st.notes?.stoppedEarly);
     expect(stopped.length).toBeGreaterThan(0);
     for (const st of stopped) expect(st.attempts, st.metric).toBeLessThan((st.notes!.capacity as { planned: number }).planned);
-    for (const st of stages) expect(st.notes, st.metric).toMatchObject({ capacity: { objective: { p99Ms: 50, maxFailureShare: 0.001 } }, cpuMs: expect.any(Object) });
+    for (const st of stages)
+      expect(st.notes, st.metric).toMatchObject({
+        capacity: { objective: { p99Ms: 50, maxFailureShare: 0.001 } },
+        cpuMs: expect.any(Object),
+      });
     // Creates are new actors, warm calls and writes go to the pool.
-    expect(s.rt.log.filter((l) => l.startsWith("ping key capacity.create.")).length).toBe(stages.filter((st) => st.metric.startsWith("capacity.create.")).reduce((t, st) => t + st.attempts, 0));
-    expect(s.rt.log.filter((l) => l === "write id").length).toBe(stages.filter((st) => st.metric.startsWith("capacity.write.")).reduce((t, st) => t + st.attempts, 0));
+    expect(s.rt.log.filter((l) => l.startsWith("ping key capacity.create.")).length).toBe(
+      stages.filter((st) => st.metric.startsWith("capacity.create.")).reduce((t, st) => t + st.attempts, 0),
+    );
+    expect(s.rt.log.filter((l) => l === "write id").length).toBe(
+      stages.filter((st) => st.metric.startsWith("capacity.write.")).reduce((t, st) => t + st.attempts, 0),
+    );
   }, 60_000);
 });

@@ -14,13 +14,33 @@ import { prng } from "../../analysis/stats/prng";
 import { idleFor, measure, measureOpen, must, stageDeadline, StageSetupError, type MeasureContext, type Outcome } from "./measure";
 import { RuntimeLost, StallClock, type RuntimeWatch } from "../host/runtimeWatch";
 import {
-  BURST_CONCURRENCY, catalogEntry, idleEntry, metricsOf, OPEN_MAX_IN_FLIGHT, sampleCount, SCALE_BURST_CONCURRENCY, sideMeasures, WORKLOAD,
-  type Group, type SampleCounts,
+  BURST_CONCURRENCY,
+  catalogEntry,
+  idleEntry,
+  metricsOf,
+  OPEN_MAX_IN_FLIGHT,
+  sampleCount,
+  SCALE_BURST_CONCURRENCY,
+  sideMeasures,
+  WORKLOAD,
+  type Group,
+  type SampleCounts,
 } from "../../analysis/contract/catalog";
 import type { SideProfile } from "../../analysis/contract/sideProfile";
 import { idleLabel, idleMetric, coldRequired } from "../../analysis/contract/idleLadder";
 import { runLadder } from "./idleLadder";
-import { CAPACITY, CAPACITY_OPS, capacityMetric, maxSteps, nextRate, searchBounds, stepVerdict, stepWatch, type CapacityObjective, type CapacityOp } from "../../analysis/contract/capacity";
+import {
+  CAPACITY,
+  CAPACITY_OPS,
+  capacityMetric,
+  maxSteps,
+  nextRate,
+  searchBounds,
+  stepVerdict,
+  stepWatch,
+  type CapacityObjective,
+  type CapacityOp,
+} from "../../analysis/contract/capacity";
 
 import type { ActorClass, Op } from "../../analysis/contract/operations";
 export type { ActorClass, Op };
@@ -166,7 +186,8 @@ export function trackActors(adapter: SideAdapter, census: ActorCensus, runtime?:
 }
 
 /** A wait that keeps the CPU lock: the context's (a test's), else the runtime's sleep (which ends if the runtime is lost), else a timer. */
-const holdOf = (ctx: PlanContext) => ctx.hold ?? ((ms: number) => (ctx.runtime ? ctx.runtime.sleep(ms) : new Promise<void>((r) => setTimeout(r, ms))));
+const holdOf = (ctx: PlanContext) =>
+  ctx.hold ?? ((ms: number) => (ctx.runtime ? ctx.runtime.sleep(ms) : new Promise<void>((r) => setTimeout(r, ms))));
 
 /** A census for the adapter's side: idle eviction counted where the runtime has nothing else. */
 export function censusFor(adapter: SideAdapter, now: () => number = Date.now): ActorCensus {
@@ -196,7 +217,12 @@ export async function settleAll(ctx: PlanContext, what: string): Promise<Omit<Gr
   if (awake.ids.length > 0) {
     if (adapter.sleepsByIdleOnly) {
       const ms = Math.max(0, awake.lastCall + adapter.wakeIdleMs - census.clock());
-      await waitWithProgress(ctx.progress, `${adapter.side} ${what}: ${awake.ids.length} earlier actors left idle past eviction first`, ms, holdOf(ctx));
+      await waitWithProgress(
+        ctx.progress,
+        `${adapter.side} ${what}: ${awake.ids.length} earlier actors left idle past eviction first`,
+        ms,
+        holdOf(ctx),
+      );
       ctx.runtime?.check();
     } else {
       // One the runtime never confirmed asleep is not waited for again (each wait is the full confirmation time).
@@ -205,7 +231,10 @@ export async function settleAll(ctx: PlanContext, what: string): Promise<Omit<Gr
     }
   }
   const start = { before, atStart: census.count(), settleMs: census.clock() - t0, sleepFailures };
-  if (before.awake > 0) ctx.progress.note(`${adapter.side} ${what}: starts with ${start.atStart.existing} actors of this run, ${start.atStart.awake} awake (${before.awake} were awake; ${(start.settleMs / 1000).toFixed(1)} s to settle)`);
+  if (before.awake > 0)
+    ctx.progress.note(
+      `${adapter.side} ${what}: starts with ${start.atStart.existing} actors of this run, ${start.atStart.awake} awake (${before.awake} were awake; ${(start.settleMs / 1000).toFixed(1)} s to settle)`,
+    );
   return start;
 }
 
@@ -236,7 +265,8 @@ export async function setup(ctx: PlanContext, what: string, call: () => Promise<
 /** The number of samples a stage takes: the catalog's count for this side. */
 export function stageSize(ctx: PlanContext, metric: string): number {
   const e = catalogEntry(metric);
-  if (!sideMeasures(ctx.adapter.profile, metric)) throw new Error(`${metric} is not measured on the ${ctx.adapter.side} side (analysis/contract/catalog.ts and the side's profile)`);
+  if (!sideMeasures(ctx.adapter.profile, metric))
+    throw new Error(`${metric} is not measured on the ${ctx.adapter.side} side (analysis/contract/catalog.ts and the side's profile)`);
   return sampleCount(e, ctx.counts);
 }
 
@@ -257,7 +287,9 @@ export function limitWatch(ctx: PlanContext, metric: string) {
     endNotes: () => {
       const note: MachineLimitNote = { samples, runtimeLog: machineLimitLines(gained()) };
       if (Object.keys(note.samples).length === 0 && Object.keys(note.runtimeLog).length === 0) return undefined;
-      ctx.progress.note(`${ctx.adapter.side} ${metric}: failures from a limit of this machine, not the runtime's behaviour: ${describeMachineLimit(note, log?.name ?? "runtime")}`);
+      ctx.progress.note(
+        `${ctx.adapter.side} ${metric}: failures from a limit of this machine, not the runtime's behaviour: ${describeMachineLimit(note, log?.name ?? "runtime")}`,
+      );
       return { machineLimit: note };
     },
   };
@@ -265,18 +297,38 @@ export function limitWatch(ctx: PlanContext, metric: string) {
 
 /** Measures a catalog metric on the context's side: n, coldness and side from the catalog. */
 export function measureStage(
-  ctx: PlanContext, metric: string, call: (i: number) => Promise<Outcome>,
+  ctx: PlanContext,
+  metric: string,
+  call: (i: number) => Promise<Outcome>,
   o: { concurrency?: number; notes?: Record<string, unknown>; n?: number; endNotes?: () => Record<string, unknown> } = {},
 ) {
   const retries = ctx.setupRetries?.splice(0) ?? [];
   const preparations = ctx.preparationNotes?.splice(0) ?? [];
-  const notes = { ...o.notes, ...(retries.length ? { setupRetries: retries } : {}), ...(preparations.length ? { preparations } : {}), ...startState(ctx) };
+  const notes = {
+    ...o.notes,
+    ...(retries.length ? { setupRetries: retries } : {}),
+    ...(preparations.length ? { preparations } : {}),
+    ...startState(ctx),
+  };
   const limits = limitWatch(ctx, metric);
   const endNotes = () => ({ ...o.endNotes?.(), ...limits.endNotes() });
-  return measure({ ctx, side: ctx.adapter.side, metric, n: o.n ?? stageSize(ctx, metric), concurrency: o.concurrency ?? 1, call, notes, onFailure: limits.onFailure, endNotes });
+  return measure({
+    ctx,
+    side: ctx.adapter.side,
+    metric,
+    n: o.n ?? stageSize(ctx, metric),
+    concurrency: o.concurrency ?? 1,
+    call,
+    notes,
+    onFailure: limits.onFailure,
+    endNotes,
+  });
 }
 
-const fresh = (ctx: PlanContext, metric: string, i: number, actor: ActorClass): ActorRef => ({ key: `${ctx.keyPrefix}-${metric}-${i}`, actor });
+const fresh = (ctx: PlanContext, metric: string, i: number, actor: ActorClass): ActorRef => ({
+  key: `${ctx.keyPrefix}-${metric}-${i}`,
+  actor,
+});
 
 /** The op a metric's first request makes, and the actor class it needs. */
 const FIRST_REQUEST: Record<"ping" | "read" | "write", { op: Op; arg?: number; actor: ActorClass }> = {
@@ -318,7 +370,11 @@ const PACE_RECOUNT_MS = 250;
  * the runtime evicts by idle alone, an actor counts as awake for the whole
  * wake idle after its last call, longer than the runtime keeps it.
  */
-export function livePacer(census: ActorCensus, limit: number, wait: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms))) {
+export function livePacer(
+  census: ActorCensus,
+  limit: number,
+  wait: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+) {
   // At least one at a time, whatever the limit: a preparation must still progress.
   const max = Math.max(1, limit);
   let counted = 0;
@@ -386,7 +442,13 @@ export interface Prepared {
  * and in the next stage's notes.
  */
 export async function prepareActors(
-  ctx: PlanContext, what: string, n: number, ref: (i: number) => ActorRef, op: Op, concurrency = PREPARE_CONCURRENCY, o: { tolerate?: boolean } = {},
+  ctx: PlanContext,
+  what: string,
+  n: number,
+  ref: (i: number) => ActorRef,
+  op: Op,
+  concurrency = PREPARE_CONCURRENCY,
+  o: { tolerate?: boolean } = {},
 ): Promise<Prepared> {
   const { adapter } = ctx;
   const deadline = stageDeadline(ctx.deadlineMs, "creates");
@@ -420,16 +482,29 @@ export async function prepareActors(
   ctx.runtime?.check();
   const kept = [...ids.keys()].filter((i) => ids[i] !== undefined);
   const made = kept.map((i) => ids[i]!);
-  const paced = pacer && pacer.waitedMs > 0 ? `, paced (${(pacer.waitedMs / 1000).toFixed(1)} s spent waiting to keep under ${adapter.maxLiveActors} awake actors)` : "";
+  const paced =
+    pacer && pacer.waitedMs > 0
+      ? `, paced (${(pacer.waitedMs / 1000).toFixed(1)} s spent waiting to keep under ${adapter.maxLiveActors} awake actors)`
+      : "";
   const byDeadline = deadline.outcome(made.length, n);
-  step.finish(`${adapter.side} ${what}: ${made.length} of ${n} actors prepared, ${concurrency} at a time${paced}${byDeadline ? `; ${byDeadline}` : ""}`);
+  step.finish(
+    `${adapter.side} ${what}: ${made.length} of ${n} actors prepared, ${concurrency} at a time${paced}${byDeadline ? `; ${byDeadline}` : ""}`,
+  );
   const limit = limits.endNotes()?.machineLimit;
-  const named = limit ? `; from a limit of this machine, not the runtime's behaviour: ${describeMachineLimit(limit, adapter.runtimeLog?.name ?? "runtime")}` : "";
-  const collapsed = errors.length > n * MAX_PREPARATION_FAILURE_SHARE ? `${errors.length} of ${n} creates failed, e.g. ${errors[0]}${named}` : undefined;
+  const named = limit
+    ? `; from a limit of this machine, not the runtime's behaviour: ${describeMachineLimit(limit, adapter.runtimeLog?.name ?? "runtime")}`
+    : "";
+  const collapsed =
+    errors.length > n * MAX_PREPARATION_FAILURE_SHARE ? `${errors.length} of ${n} creates failed, e.g. ${errors[0]}${named}` : undefined;
   const ended = byDeadline ?? (collapsed && `collapsed: ${collapsed}`);
   if (limit || paced || ended) {
     (ctx.preparationNotes ??= []).push({
-      what, n, failures: errors.length, ...(pacer ? { maxLiveActors: adapter.maxLiveActors, pacedWaitMs: pacer.waitedMs } : {}), ...(limit ? { machineLimit: limit } : {}), ...(ended ? { ended } : {}),
+      what,
+      n,
+      failures: errors.length,
+      ...(pacer ? { maxLiveActors: adapter.maxLiveActors, pacedWaitMs: pacer.waitedMs } : {}),
+      ...(limit ? { machineLimit: limit } : {}),
+      ...(ended ? { ended } : {}),
     });
   }
   if (collapsed && !o.tolerate) throw new StageSetupError(`${what} preparation: ${collapsed}`);
@@ -447,7 +522,16 @@ async function wakeGroup(ctx: PlanContext): Promise<void> {
   const sets = ["wake.ping", "wake.read", "wake.write"].map((metric) => ({ metric, ids: [] as string[], errors: [] as string[] }));
   for (const s of sets) {
     const actor = firstRequestOf(s.metric).actor;
-    Object.assign(s, await prepareActors(ctx, s.metric, stageSize(ctx, s.metric), (i) => fresh(ctx, s.metric, i, actor), actor === "store" ? "write" : "ping"));
+    Object.assign(
+      s,
+      await prepareActors(
+        ctx,
+        s.metric,
+        stageSize(ctx, s.metric),
+        (i) => fresh(ctx, s.metric, i, actor),
+        actor === "store" ? "write" : "ping",
+      ),
+    );
   }
   const all = sets.flatMap((s) => s.ids);
   // An actor that could not be put to sleep is left out of its set like one that could not be created.
@@ -458,11 +542,15 @@ async function wakeGroup(ctx: PlanContext): Promise<void> {
     s.ids = ids.filter((id) => asleep.has(id));
     for (const id of ids) if (!asleep.has(id)) s.errors.push(slept.failures.find((f) => f.includes(id)) ?? `actor ${id} not asleep`);
     if (s.errors.length > stageSize(ctx, s.metric) * MAX_PREPARATION_FAILURE_SHARE) {
-      throw new StageSetupError(`${s.metric} preparation: ${s.errors.length} actors could not be created or put to sleep, e.g. ${s.errors[0]}`);
+      throw new StageSetupError(
+        `${s.metric} preparation: ${s.errors.length} actors could not be created or put to sleep, e.g. ${s.errors[0]}`,
+      );
     }
   }
   const asleepAt = Date.now();
-  await waitWithProgress(ctx.progress, `${adapter.side} wake: ${all.length} actors asleep, idle`, adapter.wakeIdleMs, (ms) => idleFor(ctx, ms));
+  await waitWithProgress(ctx.progress, `${adapter.side} wake: ${all.length} actors asleep, idle`, adapter.wakeIdleMs, (ms) =>
+    idleFor(ctx, ms),
+  );
   const idleMs = Date.now() - asleepAt;
   for (const s of sets) {
     const f = firstRequestOf(s.metric);
@@ -492,7 +580,8 @@ export async function wokenOnce(ctx: PlanContext, actor: ActorClass, name: strin
   const ref: ActorRef = { id: first.actorId };
   if (seedRows > 0) await setup(ctx, `${name} seed`, () => adapter.call(ref, "seed", seedRows));
   const slept = await adapter.sleep([first.actorId]);
-  if (!slept.asleep.includes(first.actorId)) throw new StageSetupError(`${name}: could not put the actor to sleep: ${slept.failures[0] ?? "not asleep"}`);
+  if (!slept.asleep.includes(first.actorId))
+    throw new StageSetupError(`${name}: could not put the actor to sleep: ${slept.failures[0] ?? "not asleep"}`);
   await waitWithProgress(ctx.progress, `${adapter.side} ${name}: actor asleep, idle`, adapter.wakeIdleMs, (ms) => idleFor(ctx, ms));
   const woke = await setup(ctx, `${name} wake`, () => adapter.call(ref, "ping"));
   if (!woke.reply.cold) throw new StageSetupError(`${name}: the wake before the series was not a fresh instance (the actor never slept)`);
@@ -536,8 +625,17 @@ async function burstGroup(ctx: PlanContext): Promise<void> {
   for (const rate of ctx.adapter.profile.openRates) {
     const metric = `open.r${rate}`;
     const limits = limitWatch(ctx, metric);
-    await measureOpen({ ctx, side, metric, ratePerSecond: rate, n: stageSize(ctx, metric), maxInFlight: OPEN_MAX_IN_FLIGHT, notes: startState(ctx),
-      call: (i) => ctx.adapter.call(fresh(ctx, metric, i, "plain"), "ping"), ...limits });
+    await measureOpen({
+      ctx,
+      side,
+      metric,
+      ratePerSecond: rate,
+      n: stageSize(ctx, metric),
+      maxInFlight: OPEN_MAX_IN_FLIGHT,
+      notes: startState(ctx),
+      call: (i) => ctx.adapter.call(fresh(ctx, metric, i, "plain"), "ping"),
+      ...limits,
+    });
   }
 }
 
@@ -563,7 +661,12 @@ async function idleGroup(ctx: PlanContext): Promise<void> {
         sets.set(idleMs, await prepareActors(ctx, metric, stageSize(ctx, metric), (i) => fresh(ctx, metric, i, "plain"), "ping"));
       },
       waitUntil: (at, idleMs) =>
-        waitWithProgress(ctx.progress, `${adapter.side} ${idleMetric(idleMs)}: ${sets.get(idleMs)!.ids.length} actors left idle`, Math.max(0, at - now()), (ms) => idleFor(ctx, ms)),
+        waitWithProgress(
+          ctx.progress,
+          `${adapter.side} ${idleMetric(idleMs)}: ${sets.get(idleMs)!.ids.length} actors left idle`,
+          Math.max(0, at - now()),
+          (ms) => idleFor(ctx, ms),
+        ),
       wake: async (idleMs) => {
         const set = sets.get(idleMs)!;
         // Each actor's idle: from the answer to its one call to the send of its wake.
@@ -583,7 +686,8 @@ async function idleGroup(ctx: PlanContext): Promise<void> {
               preparationFailures: set.errors.length,
               ...(set.errors.length > 0 ? { preparationErrors: set.errors.slice(0, 3) } : {}),
             },
-            endNotes: () => (idle.length ? { idleActualMs: { min: Math.round(Math.min(...idle)), max: Math.round(Math.max(...idle)) } } : {}),
+            endNotes: () =>
+              idle.length ? { idleActualMs: { min: Math.round(Math.min(...idle)), max: Math.round(Math.max(...idle)) } } : {},
           },
         );
       },
@@ -619,7 +723,15 @@ async function scaleGroup(ctx: PlanContext): Promise<void> {
     let ended: string | undefined;
     if (level > asked) {
       const from = asked;
-      const made = await prepareActors(ctx, `scale fillers ${from} to ${level}`, level - from, (i) => ({ key: `${ctx.keyPrefix}-scale-fill-${from + i}`, actor: "plain" }), "ping", SCALE_FILL_CONCURRENCY, { tolerate: true });
+      const made = await prepareActors(
+        ctx,
+        `scale fillers ${from} to ${level}`,
+        level - from,
+        (i) => ({ key: `${ctx.keyPrefix}-scale-fill-${from + i}`, actor: "plain" }),
+        "ping",
+        SCALE_FILL_CONCURRENCY,
+        { tolerate: true },
+      );
       asked = level;
       fillers += made.ids.length;
       fillFailures += made.errors.length;
@@ -627,12 +739,20 @@ async function scaleGroup(ctx: PlanContext): Promise<void> {
     }
     const notes = (settled: unknown) => ({ level, fillers, fillFailures, settled, ...(ended ? { curveEnd: ended } : {}) });
     const wake = `scale.wake.e${level}`;
-    const set = await prepareActors(ctx, wake, stageSize(ctx, wake), (i) => fresh(ctx, wake, i, "plain"), "ping", PREPARE_CONCURRENCY, { tolerate: true });
+    const set = await prepareActors(ctx, wake, stageSize(ctx, wake), (i) => fresh(ctx, wake, i, "plain"), "ping", PREPARE_CONCURRENCY, {
+      tolerate: true,
+    });
     ended ??= set.ended && `wake set: ${set.ended}`;
     const settled = await settleAll(ctx, `scale e${level}`);
     // Where sleep is only idle time, settling was the idle (wakeIdleMs since the last call); elsewhere the wake idle follows the confirmed sleep.
-    if (!adapter.sleepsByIdleOnly) await waitWithProgress(ctx.progress, `${adapter.side} scale e${level}: every actor asleep, idle`, adapter.wakeIdleMs, (ms) => idleFor(ctx, ms));
-    const woke = await measureStage(ctx, wake, (i) => adapter.call({ id: set.ids[i] }, "ping"), { n: set.ids.length, notes: { ...notes(settled), preparationFailures: set.errors.length } });
+    if (!adapter.sleepsByIdleOnly)
+      await waitWithProgress(ctx.progress, `${adapter.side} scale e${level}: every actor asleep, idle`, adapter.wakeIdleMs, (ms) =>
+        idleFor(ctx, ms),
+      );
+    const woke = await measureStage(ctx, wake, (i) => adapter.call({ id: set.ids[i] }, "ping"), {
+      n: set.ids.length,
+      notes: { ...notes(settled), preparationFailures: set.errors.length },
+    });
     ended ??= woke.deadline && `${wake}: ${woke.deadline}`;
     // The creates and the burst follow at once (the woken set still awake, as each stage's atStage count says): a settle
     // before each would cost a side that sleeps by idle alone its whole eviction time again.
@@ -640,11 +760,16 @@ async function scaleGroup(ctx: PlanContext): Promise<void> {
     const created = await measureStage(ctx, create, (i) => adapter.call(fresh(ctx, create, i, "plain"), "ping"), { notes: notes(settled) });
     ended ??= created.deadline && `${create}: ${created.deadline}`;
     const burst = `scale.burst.e${level}`;
-    const burstOut = await measureStage(ctx, burst, (i) => adapter.call(fresh(ctx, burst, i, "plain"), "ping"), { concurrency: SCALE_BURST_CONCURRENCY, notes: notes(settled) });
+    const burstOut = await measureStage(ctx, burst, (i) => adapter.call(fresh(ctx, burst, i, "plain"), "ping"), {
+      concurrency: SCALE_BURST_CONCURRENCY,
+      notes: notes(settled),
+    });
     ended ??= burstOut.deadline && `${burst}: ${burstOut.deadline}`;
     if (ended) {
       const skipped = levels.filter((l) => l > level);
-      ctx.progress.note(`${adapter.side} scale: the curve ends at e${level} (${ended})${skipped.length ? `; levels not reached: ${skipped.map((l) => `e${l}`).join(", ")}` : ""}`);
+      ctx.progress.note(
+        `${adapter.side} scale: the curve ends at e${level} (${ended})${skipped.length ? `; levels not reached: ${skipped.map((l) => `e${l}`).join(", ")}` : ""}`,
+      );
       return;
     }
   }
@@ -655,10 +780,13 @@ async function capacityPool(ctx: PlanContext, op: Exclude<CapacityOp, "create">)
   const actor: ActorClass = op === "warm" ? "plain" : "store";
   const ids: string[] = [];
   for (let k = 0; k < CAPACITY.pool; k++) {
-    const first = await setup(ctx, `capacity ${op} pool actor ${k}`, () => ctx.adapter.call({ key: `${ctx.keyPrefix}-capacity-${op}-${k}`, actor }, "ping"));
+    const first = await setup(ctx, `capacity ${op} pool actor ${k}`, () =>
+      ctx.adapter.call({ key: `${ctx.keyPrefix}-capacity-${op}-${k}`, actor }, "ping"),
+    );
     ids.push(first.actorId);
   }
-  for (let c = 0; c < CAPACITY.warmupCalls; c++) for (const id of ids) await setup(ctx, `capacity ${op} warm-up`, () => ctx.adapter.call({ id }, "ping"));
+  for (let c = 0; c < CAPACITY.warmupCalls; c++)
+    for (const id of ids) await setup(ctx, `capacity ${op} warm-up`, () => ctx.adapter.call({ id }, "ping"));
   return ids;
 }
 
@@ -692,9 +820,17 @@ async function capacityGroup(ctx: PlanContext): Promise<void> {
       const watch = stepWatch(planned, objective, op === "create");
       const limits = limitWatch(ctx, metric);
       await measureOpen({
-        ctx, side: adapter.side, metric, ratePerSecond: rate, n: planned, maxInFlight: OPEN_MAX_IN_FLIGHT,
+        ctx,
+        side: adapter.side,
+        metric,
+        ratePerSecond: rate,
+        n: planned,
+        maxInFlight: OPEN_MAX_IN_FLIGHT,
         notes: { ...startState(ctx), capacity: { op, planned, objective, ...(cappedBy ? { cappedBy } : {}), pool: pool.length } },
-        call: (i) => (op === "create" ? adapter.call(fresh(ctx, metric, i, "plain"), "ping") : adapter.call({ id: pool[i % pool.length] }, op === "warm" ? "ping" : "write")),
+        call: (i) =>
+          op === "create"
+            ? adapter.call(fresh(ctx, metric, i, "plain"), "ping")
+            : adapter.call({ id: pool[i % pool.length] }, op === "warm" ? "ping" : "write"),
         stopWhen: (x) => (written.push(x), watch(x)),
         ...limits,
       });
@@ -755,7 +891,13 @@ export interface GroupShape {
 
 export function groupShape(
   group: Group,
-  o: { profile: Pick<SideProfile, "optionalMetrics" | "openRates">; counts: SampleCounts; scaleLevels: readonly number[]; wakeIdleMs: number; idleLadder: readonly number[] },
+  o: {
+    profile: Pick<SideProfile, "optionalMetrics" | "openRates">;
+    counts: SampleCounts;
+    scaleLevels: readonly number[];
+    wakeIdleMs: number;
+    idleLadder: readonly number[];
+  },
 ): GroupShape {
   const entries = group === "idle" ? o.idleLadder.map(idleEntry) : metricsOf(o.profile, group).map((metric) => catalogEntry(metric));
   const stages = entries
@@ -764,10 +906,13 @@ export function groupShape(
   const n = (metric: string) => stages.find((s) => s.metric === metric)?.n ?? 0;
   const levels = [...o.scaleLevels];
   const prepared =
-    group === "wake" ? n("wake.ping") + n("wake.read") + n("wake.write")
-    : group === "idle" ? stages.reduce((t, x) => t + x.n, 0)
-    : group === "scale" ? Math.max(0, ...levels) + levels.reduce((t, level) => t + n(`scale.wake.e${level}`), 0)
-    : 0;
+    group === "wake"
+      ? n("wake.ping") + n("wake.read") + n("wake.write")
+      : group === "idle"
+        ? stages.reduce((t, x) => t + x.n, 0)
+        : group === "scale"
+          ? Math.max(0, ...levels) + levels.reduce((t, level) => t + n(`scale.wake.e${level}`), 0)
+          : 0;
   return {
     prepared,
     sharedIdleMs: group === "idle" ? Math.max(0, ...o.idleLadder) : OVERLAPPING_GROUPS.has(group) ? o.wakeIdleMs : 0,

@@ -6,7 +6,12 @@ type Interval = { who: string; start: number; end: number };
 
 /** Two measured intervals share the CPU when they overlap in time. */
 const overlapping = (xs: Interval[]) =>
-  xs.flatMap((a, i) => xs.slice(i + 1).filter((b) => a.start < b.end && b.start < a.end).map((b) => `${a.who} & ${b.who}`));
+  xs.flatMap((a, i) =>
+    xs
+      .slice(i + 1)
+      .filter((b) => a.start < b.end && b.start < a.end)
+      .map((b) => `${a.who} & ${b.who}`),
+  );
 
 describe("CpuLock", () => {
   it("runs holders one at a time, first come first served", async () => {
@@ -72,10 +77,16 @@ describe("runOverlapped", () => {
   it("with no overlapping groups, runs them strictly in order", async () => {
     const lock = new CpuLock();
     const order: string[] = [];
-    await runOverlapped(["a", "b", "c"], async (g) => {
-      order.push(g);
-      await sleep(3);
-    }, lock, new Set(), new Set());
+    await runOverlapped(
+      ["a", "b", "c"],
+      async (g) => {
+        order.push(g);
+        await sleep(3);
+      },
+      lock,
+      new Set(),
+      new Set(),
+    );
     expect(order).toEqual(["a", "b", "c"]);
   });
 });

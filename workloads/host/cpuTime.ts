@@ -26,7 +26,11 @@ export function parseProcStatCpuMs(stat: string, ticksPerSecond = 100, of: "self
  * Reads `read` for each named process now, and returns what reads it again
  * and combines the two (`between`): null for a process either read missed.
  */
-function perProcess<T, R>(pids: Record<string, number | undefined>, read: (pid: number | undefined) => T | null, between: (start: T, end: T) => R): () => Record<string, R | null> {
+function perProcess<T, R>(
+  pids: Record<string, number | undefined>,
+  read: (pid: number | undefined) => T | null,
+  between: (start: T, end: T) => R,
+): () => Record<string, R | null> {
   const start = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, read(p)]));
   return () =>
     Object.fromEntries(

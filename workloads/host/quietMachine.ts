@@ -39,12 +39,27 @@ export const QUIET = { idleShare: 0.9, windowMs: 500, maxWaitMs: 15_000 } as con
 
 /** Brings the machine to rest before a side starts (see the file's comment). `read` and `sleep` are replaceable for tests. */
 export async function quietMachine(
-  o: { idleShare?: number; windowMs?: number; maxWaitMs?: number; read?: () => CpuTicks | null; sleep?: (ms: number) => Promise<void>; sync?: () => void } = {},
+  o: {
+    idleShare?: number;
+    windowMs?: number;
+    maxWaitMs?: number;
+    read?: () => CpuTicks | null;
+    sleep?: (ms: number) => Promise<void>;
+    sync?: () => void;
+  } = {},
 ): Promise<QuietOutcome> {
   const want = o.idleShare ?? QUIET.idleShare;
   const windowMs = o.windowMs ?? QUIET.windowMs;
   const maxWaitMs = o.maxWaitMs ?? QUIET.maxWaitMs;
-  const read = o.read ?? (() => { try { return readCpuTicks(); } catch { return null; } });
+  const read =
+    o.read ??
+    (() => {
+      try {
+        return readCpuTicks();
+      } catch {
+        return null;
+      }
+    });
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const s0 = performance.now();
   (o.sync ?? (() => execFileSync("sync", { stdio: "ignore" })))();

@@ -5,7 +5,9 @@ import { describeExit, RuntimeLost, RuntimeWatch, StallClock, STALL_MS, type Wat
 /** A real child process to watch. */
 function child(name = "sleeper"): WatchedProcess & { kill(sig: NodeJS.Signals): void } {
   const c = spawn("sleep", ["30"], { stdio: "ignore" });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => c.once("exit", (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    c.once("exit", (code, signal) => r({ code, signal })),
+  );
   return { name, pid: c.pid, exited, kill: (sig) => c.kill(sig) };
 }
 
@@ -26,7 +28,13 @@ describe("the runtime watch", () => {
     a.kill("SIGKILL");
     const loss = await watch.lost;
     expect(Date.now() - t0).toBeLessThan(1000);
-    expect(loss).toMatchObject({ process: "rivet-engine", pid: a.pid, signal: "SIGKILL", code: null, message: `rivet-engine (pid ${a.pid}) was killed by SIGKILL` });
+    expect(loss).toMatchObject({
+      process: "rivet-engine",
+      pid: a.pid,
+      signal: "SIGKILL",
+      code: null,
+      message: `rivet-engine (pid ${a.pid}) was killed by SIGKILL`,
+    });
     b.kill("SIGTERM");
     await b.exited;
     expect(watch.dead?.process).toBe("rivet-engine");
@@ -68,7 +76,9 @@ describe("the runtime watch", () => {
     for (now = 30_000; now < 149_000; now += 30_000) expect(clock.saw(false, "HTTP 503: actor_ready_timeout")).toBeUndefined();
     now = 150_000;
     const loss = clock.saw(false, "HTTP 503: actor_ready_timeout");
-    expect(loss?.message).toBe("rivet wake.ping: no call succeeded for 130 s (5 failed in a row, the first: HTTP 503: actor_ready_timeout): the runtime stalled");
+    expect(loss?.message).toBe(
+      "rivet wake.ping: no call succeeded for 130 s (5 failed in a row, the first: HTTP 503: actor_ready_timeout): the runtime stalled",
+    );
     expect(watch.dead).toBe(loss);
     expect(() => watch.check()).toThrow(/the runtime stalled/);
   });

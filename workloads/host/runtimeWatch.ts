@@ -53,7 +53,14 @@ export class RuntimeWatch {
       void p.exited.then(({ code, signal }) => {
         if (!this.armed || this.loss) return;
         const pid = p.pid ?? null;
-        this.loss = { process: p.name, pid, code, signal: signal ?? null, at: new Date().toISOString(), message: describeExit(p.name, pid, code, signal ?? null) };
+        this.loss = {
+          process: p.name,
+          pid,
+          code,
+          signal: signal ?? null,
+          at: new Date().toISOString(),
+          message: describeExit(p.name, pid, code, signal ?? null),
+        };
         this.resolveLost(this.loss);
       });
     }

@@ -18,7 +18,14 @@ export interface StartedWithRestarts {
  * failed start, as systemd would; an exit listed in preventExitStatus, or
  * `timeoutMs` passing, ends it with the log's last lines.
  */
-export async function startWithRestarts(name: string, spawn: () => Managed, policy: RestartPolicy, ready: () => Promise<boolean>, logFile: string, timeoutMs: number): Promise<StartedWithRestarts> {
+export async function startWithRestarts(
+  name: string,
+  spawn: () => Managed,
+  policy: RestartPolicy,
+  ready: () => Promise<boolean>,
+  logFile: string,
+  timeoutMs: number,
+): Promise<StartedWithRestarts> {
   const deadline = Date.now() + timeoutMs;
   const restarts: StartedWithRestarts["restarts"] = [];
   for (;;) {
@@ -31,13 +38,18 @@ export async function startWithRestarts(name: string, spawn: () => Managed, poli
     }
     if (!ended) {
       await m.stop();
-      throw new Error(`${name} did not come up within ${timeoutMs} ms (${restarts.length} restarts). Last log lines of ${logFile}:\n${logTail(logFile)}`);
+      throw new Error(
+        `${name} did not come up within ${timeoutMs} ms (${restarts.length} restarts). Last log lines of ${logFile}:\n${logTail(logFile)}`,
+      );
     }
     if (ended.code !== null && policy.preventExitStatus.includes(ended.code)) {
       throw new Error(`${name} exited ${ended.code}, which its unit does not restart. Last log lines of ${logFile}:\n${logTail(logFile)}`);
     }
     restarts.push(ended);
-    if (Date.now() + policy.restartSec * 1000 > deadline) throw new Error(`${name} failed ${restarts.length} starts within ${timeoutMs} ms. Last log lines of ${logFile}:\n${logTail(logFile)}`);
+    if (Date.now() + policy.restartSec * 1000 > deadline)
+      throw new Error(
+        `${name} failed ${restarts.length} starts within ${timeoutMs} ms. Last log lines of ${logFile}:\n${logTail(logFile)}`,
+      );
     await new Promise((r) => setTimeout(r, policy.restartSec * 1000));
   }
 }

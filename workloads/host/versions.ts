@@ -42,14 +42,19 @@ export const CODE_FILE = "code.json";
  * without the checkout (a runner VM), the bundle's code.json.
  */
 export function codeProvenance(root = repoRoot()): CodeProvenance {
-  const git = (args: string[]) => execFileSync("git", ["-C", root, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  const git = (args: string[]) =>
+    execFileSync("git", ["-C", root, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
   try {
     const commit = git(["rev-parse", "HEAD"]);
     const dirty = git(["status", "--porcelain", "--untracked-files=no"]) !== "";
     return { commit, dirty, source: "git checkout" };
   } catch {
     const file = join(root, "dist", CODE_FILE);
-    if (existsSync(file)) return { ...(JSON.parse(readFileSync(file, "utf8")) as Omit<CodeProvenance, "source">), source: `${CODE_FILE} of the deployed bundle` };
+    if (existsSync(file))
+      return {
+        ...(JSON.parse(readFileSync(file, "utf8")) as Omit<CodeProvenance, "source">),
+        source: `${CODE_FILE} of the deployed bundle`,
+      };
     return { commit: null, dirty: null, source: "not a git checkout and no code.json" };
   }
 }

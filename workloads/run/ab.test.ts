@@ -20,7 +20,18 @@ describe("npm run ab's plan", () => {
   });
 
   it("gives both arms the session's flags and each its own, one repetition at a time", () => {
-    const c = parseAbArgs(["--side", "floor", "--groups", "warm", "--a", "", "--b", "--plant-delay-us floor=300 --request-timeout-ms 5000", "--pairs", "4"]);
+    const c = parseAbArgs([
+      "--side",
+      "floor",
+      "--groups",
+      "warm",
+      "--a",
+      "",
+      "--b",
+      "--plant-delay-us floor=300 --request-timeout-ms 5000",
+      "--pairs",
+      "4",
+    ]);
     expect([c.a.sides, c.b.sides]).toEqual([["floor"], ["floor"]]);
     expect([c.a.groups, c.b.groups]).toEqual([["warm"], ["warm"]]);
     expect([c.a.plantDelayUs, c.b.plantDelayUs]).toEqual([{}, { floor: { "*": 300 } }]);
@@ -29,10 +40,14 @@ describe("npm run ab's plan", () => {
   });
 
   it("refuses in one line what would make the arms differ in more than their flags, or a session it cannot run", () => {
-    expect(() => parseAbArgs(["--a", "--groups warm", "--b", ""])).toThrow(/^--a may not set --groups: give it once, outside --a and --b, for both arms$/);
+    expect(() => parseAbArgs(["--a", "--groups warm", "--b", ""])).toThrow(
+      /^--a may not set --groups: give it once, outside --a and --b, for both arms$/,
+    );
     expect(() => parseAbArgs(["--a", ""])).toThrow(/^ab needs both --a and --b/);
     expect(() => parseAbArgs(["--a", "", "--b", "--wake-idle-ms x"])).toThrow(/^--b: --wake-idle-ms takes a whole number of milliseconds/);
-    expect(() => parseAbArgs(["--a", "", "--b", "", "--pairs", "1"])).toThrow(/^--pairs takes a whole number of pairs from 2 to 200, got "1"$/);
+    expect(() => parseAbArgs(["--a", "", "--b", "", "--pairs", "1"])).toThrow(
+      /^--pairs takes a whole number of pairs from 2 to 200, got "1"$/,
+    );
     expect(() => parseAbArgs(["--a", "", "--b", "", "--repeat", "3"])).toThrow(/^--repeat is not an ab flag/);
   });
 });

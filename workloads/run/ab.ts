@@ -38,7 +38,8 @@ const SESSION_FLAGS = ["--side", "--groups", "--repeat", "--results-dir", "--qui
 function bounded(flag: keyof typeof AB_OPTIONS, v: string | undefined): number {
   const o = AB_OPTIONS[flag];
   const n = v !== undefined && /^[0-9]{1,6}$/.test(v) ? Number(v) : Number.NaN;
-  if (!(n >= o.min && n <= o.max)) throw new UsageError(`${flag} takes a whole number of ${o.unit} from ${o.min} to ${o.max}, got ${JSON.stringify(v ?? "")}`);
+  if (!(n >= o.min && n <= o.max))
+    throw new UsageError(`${flag} takes a whole number of ${o.unit} from ${o.min} to ${o.max}, got ${JSON.stringify(v ?? "")}`);
   return n;
 }
 
@@ -68,7 +69,10 @@ export function parseAbArgs(argv: readonly string[]): AbConfig {
     else if (flag === "--results-dir") resultsDir = value();
     else if (flag === "--quiet") quiet = true;
     else if (flag === "--help" || flag === "-h") throw new HelpRequested(AB_USAGE);
-    else if (flag === "--repeat") throw new UsageError("--repeat is not an ab flag: ab runs one repetition of each arm at a time, as many as --minutes or --pairs allow");
+    else if (flag === "--repeat")
+      throw new UsageError(
+        "--repeat is not an ab flag: ab runs one repetition of each arm at a time, as many as --minutes or --pairs allow",
+      );
     else if (flag.startsWith("--")) {
       shared.push(flag);
       if (argv[i + 1] !== undefined && !argv[i + 1].startsWith("--")) shared.push(argv[++i]);
@@ -95,7 +99,13 @@ export function abbaOrder(blocks: number): Array<"A" | "B"> {
 }
 
 /** Whether another block should start: `pairs` not yet reached, or the slowest block so far still fits in what is left of the time. */
-export function anotherBlock(o: { blocksDone: number; pairs?: number; elapsedMs: number; slowestBlockMs: number; budgetMs: number }): boolean {
+export function anotherBlock(o: {
+  blocksDone: number;
+  pairs?: number;
+  elapsedMs: number;
+  slowestBlockMs: number;
+  budgetMs: number;
+}): boolean {
   if (o.blocksDone === 0) return true;
   if (o.pairs !== undefined) return o.blocksDone * 2 < o.pairs;
   return o.elapsedMs + o.slowestBlockMs <= o.budgetMs;
@@ -145,13 +155,28 @@ export async function runAb(cfg: AbConfig, progress: Progress = createProgress(p
   let blocks = 0;
   const leftovers: Leftovers = [];
   try {
-    while (anotherBlock({ blocksDone: blocks, ...(cfg.pairs ? { pairs: cfg.pairs } : {}), elapsedMs: Date.now() - t0, slowestBlockMs: slowest, budgetMs })) {
+    while (
+      anotherBlock({
+        blocksDone: blocks,
+        ...(cfg.pairs ? { pairs: cfg.pairs } : {}),
+        elapsedMs: Date.now() - t0,
+        slowestBlockMs: slowest,
+        budgetMs,
+      })
+    ) {
       const b0 = Date.now();
       for (const arm of abbaOrder(1)) {
         const r = runs[arm];
         if (r.run.diskFull) break;
         order.push(arm);
-        await runRepetition(r.cfg, r.run, r.reps, prefixed(progress, `[block ${blocks + 1}, ${arm} ${r.reps + 1}] `), r.failures, leftovers);
+        await runRepetition(
+          r.cfg,
+          r.run,
+          r.reps,
+          prefixed(progress, `[block ${blocks + 1}, ${arm} ${r.reps + 1}] `),
+          r.failures,
+          leftovers,
+        );
         r.reps++;
         note("A");
         note("B");
@@ -161,7 +186,9 @@ export async function runAb(cfg: AbConfig, progress: Progress = createProgress(p
       if (runs.A.failures.length || runs.B.failures.length || runs.A.run.diskFull || runs.B.run.diskFull) break;
       if (blocks === 1 && !cfg.pairs) {
         const fit = Math.max(0, Math.floor((budgetMs - (Date.now() - t0)) / slowest));
-        progress.note(`the first block (A B B A) took ${(slowest / 1000).toFixed(0)} s: about ${fit} more fit in the ${cfg.minutes} minutes, ${2 * (fit + 1)} pairs in all`);
+        progress.note(
+          `the first block (A B B A) took ${(slowest / 1000).toFixed(0)} s: about ${fit} more fit in the ${cfg.minutes} minutes, ${2 * (fit + 1)} pairs in all`,
+        );
       }
     }
   } finally {
@@ -193,7 +220,10 @@ export function writeComparison(comparisonDir: string, s: Session): string {
   const { markdown, rows } = comparisonMarkdown(rel(s.a), rel(s.b), runStats(s.a), runStats(s.b));
   const head = `# A/B ${s.id}\n\nA: \`${s.flags.a || "(no flags)"}\`; B: \`${s.flags.b || "(no flags)"}\`. ${s.order.length} repetitions in this order: ${s.order.join(" ")}, each on fresh runtimes, in one session; repetition i of A was run beside repetition i of B and the two are compared pair by pair.\n\n`;
   writeFileSync(join(comparisonDir, "comparison.md"), head + markdown);
-  writeFileSync(join(comparisonDir, "comparison.json"), `${JSON.stringify({ id: s.id, a: rel(s.a), b: rel(s.b), flags: s.flags, order: s.order, rows }, null, 2)}\n`);
+  writeFileSync(
+    join(comparisonDir, "comparison.json"),
+    `${JSON.stringify({ id: s.id, a: rel(s.a), b: rel(s.b), flags: s.flags, order: s.order, rows }, null, 2)}\n`,
+  );
   return head + markdown;
 }
 
@@ -202,8 +232,20 @@ export function recompare(comparisonDir: string): string {
   const file = join(comparisonDir, "comparison.json");
   if (!existsSync(file)) throw new UsageError(`${file} not found: --recompare takes a session's folder, results/<stack>/ab-<runId>`);
   const j = JSON.parse(readFileSync(file, "utf8")) as Partial<Session>;
-  if (typeof j.id !== "string" || typeof j.a !== "string" || typeof j.b !== "string" || !Array.isArray(j.order) || typeof j.flags?.a !== "string") {
+  if (
+    typeof j.id !== "string" ||
+    typeof j.a !== "string" ||
+    typeof j.b !== "string" ||
+    !Array.isArray(j.order) ||
+    typeof j.flags?.a !== "string"
+  ) {
     throw new UsageError(`${file} is not a session's comparison (it needs id, a, b, flags and order)`);
   }
-  return writeComparison(comparisonDir, { id: j.id, flags: j.flags, order: j.order, a: join(comparisonDir, j.a), b: join(comparisonDir, j.b) });
+  return writeComparison(comparisonDir, {
+    id: j.id,
+    flags: j.flags,
+    order: j.order,
+    a: join(comparisonDir, j.a),
+    b: join(comparisonDir, j.b),
+  });
 }

@@ -27,7 +27,9 @@ async function main(): Promise<number> {
   const inNetns = enterNetns([cfg.a, cfg.b]);
   if (inNetns) return inNetns;
   const sides = cfg.a.sides.join(", ");
-  const limit = cfg.pairs ? `${cfg.pairs} pairs (whole blocks)` : `up to ${cfg.minutes} minutes (no block starts that the slowest block so far would carry past them)`;
+  const limit = cfg.pairs
+    ? `${cfg.pairs} pairs (whole blocks)`
+    : `up to ${cfg.minutes} minutes (no block starts that the slowest block so far would carry past them)`;
   console.log(
     `ab: A = "${cfg.flags.a}", B = "${cfg.flags.b}"; side ${sides}, groups ${cfg.a.groups.join(",")}, preset ${cfg.a.preset}.\n` +
       `Runs blocks of four repetitions, A B B A, each on fresh runtimes, for ${limit}; then compares the arms pair by pair.`,

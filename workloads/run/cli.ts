@@ -57,7 +57,9 @@ async function main(): Promise<number> {
   if (out.throughput.length > 0) {
     console.log("\nthroughput (measured: completions / wall time; littles-law: concurrency x 1000 / mean own-clock ms)");
     for (const t of out.throughput) {
-      console.log(`  ${t.side.padEnd(10)} ${t.metric.padEnd(10)} ${t.perSecond.toFixed(1).padStart(8)}/s  ${t.method.padEnd(11)} (${t.errors} errors of ${t.attempts})`);
+      console.log(
+        `  ${t.side.padEnd(10)} ${t.metric.padEnd(10)} ${t.perSecond.toFixed(1).padStart(8)}/s  ${t.method.padEnd(11)} (${t.errors} errors of ${t.attempts})`,
+      );
     }
   }
   if (out.failures.length > 0) {

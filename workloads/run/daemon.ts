@@ -33,7 +33,10 @@ function writeReady(stateDir: string, ready: Record<string, unknown>): void {
 }
 
 async function main(kind: string | undefined, stateDir: string | undefined): Promise<void> {
-  if (!stateDir || !kind) throw new Error(`usage: daemon.js <side> <stateDir> (options JSON on stdin); sides: ${SIDE_REGISTRY.map((d) => d.profile.id).join(", ")}`);
+  if (!stateDir || !kind)
+    throw new Error(
+      `usage: daemon.js <side> <stateDir> (options JSON on stdin); sides: ${SIDE_REGISTRY.map((d) => d.profile.id).join(", ")}`,
+    );
   const side = sideOf(SIDE_REGISTRY, kind);
   if (!side.daemonTarget) throw new Error(`${kind}: the side has no daemon for a stack (its package gives no daemonTarget)`);
   const o = JSON.parse(readFileSync(0, "utf8")) as DaemonOptions;
@@ -65,6 +68,6 @@ async function main(kind: string | undefined, stateDir: string | undefined): Pro
 }
 
 main(process.argv[2], process.argv[3]).catch((err: unknown) => {
-  console.error(err instanceof Error ? err.stack ?? err.message : err);
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
   void stopAll().finally(() => process.exit(1));
 });

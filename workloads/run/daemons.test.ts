@@ -16,7 +16,17 @@ describe("daemon identity", () => {
     expect(daemonAlive({ pid: child.pid!, startTime: st! })).toBe(false);
   });
   it("reaches a namespaced daemon through nsenter, a host one directly", () => {
-    expect(reachArgv({ pid: 42, netns: true }, ["node", "x.js"])).toEqual(["nsenter", "-t", "42", "-U", "-n", "--preserve-credentials", "--", "node", "x.js"]);
+    expect(reachArgv({ pid: 42, netns: true }, ["node", "x.js"])).toEqual([
+      "nsenter",
+      "-t",
+      "42",
+      "-U",
+      "-n",
+      "--preserve-credentials",
+      "--",
+      "node",
+      "x.js",
+    ]);
     expect(reachArgv({ pid: 42, netns: false }, ["node", "x.js"])).toEqual(["node", "x.js"]);
   });
 });

@@ -83,7 +83,8 @@ export async function startDaemon(o: StartDaemonOptions): Promise<DaemonHandle> 
   let argv = entry;
   if (o.loopback === "quickack") {
     const avail = netnsAvailable();
-    if (!avail.ok) throw new DaemonError(`loopback quickack needs a private network namespace: ${avail.reason}. Set actor-bench:loopback to host.`);
+    if (!avail.ok)
+      throw new DaemonError(`loopback quickack needs a private network namespace: ${avail.reason}. Set actor-bench:loopback to host.`);
     // No parent-death signal here: the daemon must outlive the provider host that starts it.
     argv = ["unshare", "-rn", "sh", "-c", netnsScript({ pdeathsig: false }), "sh", ...entry];
     netns = true;
@@ -100,7 +101,8 @@ export async function startDaemon(o: StartDaemonOptions): Promise<DaemonHandle> 
   const readyPath = join(o.stateDir, "ready.json");
   const deadline = Date.now() + (o.timeoutMs ?? 120_000);
   while (!existsSync(readyPath)) {
-    if (exit !== null || pid === undefined) throw new DaemonError(`${o.kind} daemon failed to start (${exit}); ${log}:\n${logTail(log, 30)}`);
+    if (exit !== null || pid === undefined)
+      throw new DaemonError(`${o.kind} daemon failed to start (${exit}); ${log}:\n${logTail(log, 30)}`);
     if (Date.now() > deadline) {
       if (pid !== undefined) process.kill(-pid, "SIGKILL");
       throw new DaemonError(`${o.kind} daemon not ready within ${o.timeoutMs ?? 120_000} ms; ${log}:\n${logTail(log, 30)}`);
@@ -141,7 +143,8 @@ export async function stopDaemon(h: DaemonHandle, graceMs = 15_000): Promise<voi
   const alive = () => ownedPids(h).filter((p) => p !== h.pid && running(p));
   while ((daemonAlive(h) || alive().length > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   const left = alive();
-  if (daemonAlive(h) || left.length > 0) throw new DaemonError(`${h.kind} daemon ${h.pid} left processes running: ${[h.pid, ...left].join(", ")}`);
+  if (daemonAlive(h) || left.length > 0)
+    throw new DaemonError(`${h.kind} daemon ${h.pid} left processes running: ${[h.pid, ...left].join(", ")}`);
 }
 
 /** argv that runs a command where the daemon's endpoints are reachable. */

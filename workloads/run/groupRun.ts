@@ -48,14 +48,16 @@ export { blobDigest };
 export function requestTasks(req: GroupRunRequest, groups: readonly Group[]): Task[] {
   const runtimes = runtimeIds(SIDE_REGISTRY);
   if (req.tasks === undefined) {
-    if (!runtimes.includes(req.side)) throw new Error(`${req.side}: a group run measures a runtime (${runtimes.join(", ")}); a control side runs with \`npm start\` only`);
+    if (!runtimes.includes(req.side))
+      throw new Error(`${req.side}: a group run measures a runtime (${runtimes.join(", ")}); a control side runs with \`npm start\` only`);
     return suiteTasks([req.side], groups);
   }
   if (!Array.isArray(req.tasks) || req.tasks.length === 0) throw new Error("request.tasks: a list of { side, group }, or leave it out");
   const seen = new Set<string>();
   for (const t of req.tasks) {
     const label = `${String(t?.side)} ${String(t?.group)}`;
-    if (!runtimes.includes(t?.side) || !(GROUPS as readonly string[]).includes(t?.group)) throw new Error(`request.tasks: ${label} is not a runtime (${runtimes.join(", ")}) and a group (${GROUPS.join(", ")})`);
+    if (!runtimes.includes(t?.side) || !(GROUPS as readonly string[]).includes(t?.group))
+      throw new Error(`request.tasks: ${label} is not a runtime (${runtimes.join(", ")}) and a group (${GROUPS.join(", ")})`);
     if (seen.has(label)) throw new Error(`request.tasks: ${label} is listed twice`);
     seen.add(label);
   }
@@ -63,11 +65,21 @@ export function requestTasks(req: GroupRunRequest, groups: readonly Group[]): Ta
 }
 
 /** Runs the request in this process; `onOpen` learns the run directory as soon as it exists (before anything is measured). */
-export async function runGroupRequest(req: GroupRunRequest, logTo: NodeJS.WriteStream = process.stderr, onOpen?: (runDir: string) => void): Promise<GroupRunResult> {
+export async function runGroupRequest(
+  req: GroupRunRequest,
+  logTo: NodeJS.WriteStream = process.stderr,
+  onOpen?: (runDir: string) => void,
+): Promise<GroupRunResult> {
   const parsed = parseRunArgs(req.runArgs);
   const tasks = requestTasks(req, parsed.groups);
   // A stack's group run is one repetition of one group (repetitions are npm start's; a stack would repeat whole passes).
-  const cfg = { ...parsed, repeat: 1, stack: req.stack, sides: [...new Set(tasks.map((t) => t.side))], groups: GROUPS.filter((g) => tasks.some((t) => t.group === g)) };
+  const cfg = {
+    ...parsed,
+    repeat: 1,
+    stack: req.stack,
+    sides: [...new Set(tasks.map((t) => t.side))],
+    groups: GROUPS.filter((g) => tasks.some((t) => t.group === g)),
+  };
   for (const side of cfg.sides) {
     if (!req.targets?.[side]) throw new Error(`${side}: a ${side} group run needs request.targets.${side}, its running target`);
   }
@@ -77,7 +89,14 @@ export async function runGroupRequest(req: GroupRunRequest, logTo: NodeJS.WriteS
     onOpen?.(run.dir);
     return measureRuntimes(cfg, run, progress, failures, targets, tasks);
   });
-  return { runId: out.run.manifest.runId, runDir: out.runDir, sha256: blobDigest(out.runDir), status: out.status, failures: out.failures, summary: { rows: out.rows, throughput: out.throughput } };
+  return {
+    runId: out.run.manifest.runId,
+    runDir: out.runDir,
+    sha256: blobDigest(out.runDir),
+    status: out.status,
+    failures: out.failures,
+    summary: { rows: out.rows, throughput: out.throughput },
+  };
 }
 
 /**
@@ -86,7 +105,11 @@ export async function runGroupRequest(req: GroupRunRequest, logTo: NodeJS.WriteS
  * one. The request (with the targets' tokens) goes over stdin; the child's
  * progress goes to `logFile`. The child dies with the caller.
  */
-export async function runGroupInChild(req: GroupRunRequest, target: Pick<DaemonHandle, "pid" | "netns">, logFile: string): Promise<GroupRunResult> {
+export async function runGroupInChild(
+  req: GroupRunRequest,
+  target: Pick<DaemonHandle, "pid" | "netns">,
+  logFile: string,
+): Promise<GroupRunResult> {
   const entry = join(__dirname, "groupRun.js");
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first.`);
   mkdirSync(req.blobRoot, { recursive: true });
@@ -119,7 +142,7 @@ if (require.main === module) {
       process.exit(0);
     },
     (err: unknown) => {
-      console.error(err instanceof Error ? err.stack ?? err.message : err);
+      console.error(err instanceof Error ? (err.stack ?? err.message) : err);
       process.exit(1);
     },
   );

@@ -9,7 +9,8 @@ import { mergeRunParts } from "./mergeRuns";
 
 const part = (dir: string, label: string) => ({ runDir: dir, sha256: blobDigest(dir), label });
 const rivet = () => fixture({ "rivet.warm.ping": { samples: [{ ms: 5 }, { ms: 6 }] } });
-const cloudflare = () => fixture({ "cloudflare.warm.ping": { samples: [{ ms: 1 }] }, "cloudflare.baseline.noop": { samples: [{ ms: 0.5 }] } });
+const cloudflare = () =>
+  fixture({ "cloudflare.warm.ping": { samples: [{ ms: 1 }] }, "cloudflare.baseline.noop": { samples: [{ ms: 0.5 }] } });
 
 describe("mergeRunParts", () => {
   it("copies every part's raw files and stages into one verified run directory that names its parts", () => {
@@ -20,10 +21,15 @@ describe("mergeRunParts", () => {
     expect(run.dir).toBe(join(root, "local", "20261202T1900Z"));
     const m = verifyRunDir(run.dir);
     expect(Object.keys(m.stages).sort()).toEqual(["cloudflare.baseline.noop", "cloudflare.warm.ping", "rivet.warm.ping"]);
-    expect(readFileSync(join(run.dir, "raw/rivet.warm.ping.jsonl"), "utf8")).toBe(readFileSync(join(a, "raw/rivet.warm.ping.jsonl"), "utf8"));
+    expect(readFileSync(join(run.dir, "raw/rivet.warm.ping.jsonl"), "utf8")).toBe(
+      readFileSync(join(a, "raw/rivet.warm.ping.jsonl"), "utf8"),
+    );
     expect(m.config.sides).toEqual(["rivet", "cloudflare"]);
     expect(m.status).toBe("complete");
-    expect((m.settings as { parts: Array<{ label: string; sha256: string }> }).parts.map((p) => p.label)).toEqual(["rivet warm", "cloudflare warm"]);
+    expect((m.settings as { parts: Array<{ label: string; sha256: string }> }).parts.map((p) => p.label)).toEqual([
+      "rivet warm",
+      "cloudflare warm",
+    ]);
   });
 
   it("refuses a part whose digest differs from the recorded one, before writing anything", () => {
@@ -39,15 +45,21 @@ describe("mergeRunParts", () => {
     const a = rivet();
     const p = part(a, "rivet warm");
     appendFileSync(join(a, "raw/rivet.warm.ping.jsonl"), '{"seq":9,"ok":true,"ms":1}\n');
-    expect(() => mergeRunParts([p], mkdtempSync(join(tmpdir(), "ab-merge-")), "local")).toThrow(/raw\/rivet.warm.ping.jsonl: sha256 .* does not match/);
+    expect(() => mergeRunParts([p], mkdtempSync(join(tmpdir(), "ab-merge-")), "local")).toThrow(
+      /raw\/rivet.warm.ping.jsonl: sha256 .* does not match/,
+    );
   });
 
   it("refuses parts of different presets, the same stage twice, a missing part and an empty pass", () => {
     const root = mkdtempSync(join(tmpdir(), "ab-merge-"));
     const full = fixture({ "cloudflare.warm.ping": { samples: [{ ms: 1 }] } }, { preset: "full" });
     expect(() => mergeRunParts([part(rivet(), "a"), part(full, "b")], root, "local")).toThrow(/different presets \(quick, full\)/);
-    expect(() => mergeRunParts([part(rivet(), "a"), part(rivet(), "b")], root, "local")).toThrow(/stage rivet.warm.ping is in two parts \(a and b\)/);
-    expect(() => mergeRunParts([{ runDir: join(root, "gone"), sha256: "0", label: "rivet wake" }], root, "local")).toThrow(/rivet wake: its result .* is gone; run `pulumi up --refresh`/);
+    expect(() => mergeRunParts([part(rivet(), "a"), part(rivet(), "b")], root, "local")).toThrow(
+      /stage rivet.warm.ping is in two parts \(a and b\)/,
+    );
+    expect(() => mergeRunParts([{ runDir: join(root, "gone"), sha256: "0", label: "rivet wake" }], root, "local")).toThrow(
+      /rivet wake: its result .* is gone; run `pulumi up --refresh`/,
+    );
     expect(() => mergeRunParts([], root, "local")).toThrow(/nothing to merge/);
   });
 });

@@ -25,18 +25,23 @@ export function mergeRunParts(parts: readonly RunPart[], resultsRoot: string, st
   if (parts.length === 0) throw new RunDirError("nothing to merge: the pass has no BenchmarkRun results");
   const manifests = parts.map((p) => {
     if (!existsSync(join(p.runDir, "manifest.json"))) {
-      throw new RunDirError(`${p.label}: its result ${p.runDir} is gone; run \`pulumi up --refresh\` (or replace the run) to measure it again`);
+      throw new RunDirError(
+        `${p.label}: its result ${p.runDir} is gone; run \`pulumi up --refresh\` (or replace the run) to measure it again`,
+      );
     }
     const digest = blobDigest(p.runDir);
     if (digest !== p.sha256) {
-      throw new RunDirError(`${p.label}: ${p.runDir}/manifest.json has sha256 ${digest}, the stack recorded ${p.sha256}; the result was changed after the run`);
+      throw new RunDirError(
+        `${p.label}: ${p.runDir}/manifest.json has sha256 ${digest}, the stack recorded ${p.sha256}; the result was changed after the run`,
+      );
     }
     const m = verifyRunDir(p.runDir) as Manifest;
     checkBenchmarkFiles(m, `${p.label}: ${p.runDir}/manifest.json`);
     return m;
   });
   const presets = new Set(manifests.map((m) => m.preset));
-  if (presets.size > 1) throw new RunDirError(`the parts were measured with different presets (${[...presets].join(", ")}); re-run them with one`);
+  if (presets.size > 1)
+    throw new RunDirError(`the parts were measured with different presets (${[...presets].join(", ")}); re-run them with one`);
   const seen = new Map<string, string>();
   for (const [i, m] of manifests.entries()) {
     for (const key of Object.keys(m.stages)) {
@@ -66,11 +71,21 @@ export function mergeRunParts(parts: readonly RunPart[], resultsRoot: string, st
   mm.startedAt = manifests.map((m) => m.startedAt).sort()[0];
   // The code that measured is the parts', not the merging machine's: one commit, or each part's listed.
   const codes = [...new Set(manifests.map((m) => JSON.stringify(m.code ?? null)))];
-  mm.code = codes.length === 1 ? (manifests[0].code ?? mm.code) : { commit: null, dirty: null, source: `parts differ: ${manifests.map((m, i) => `${parts[i].label} ${m.code?.commit ?? "?"}${m.code?.dirty ? " (dirty)" : ""}`).join("; ")}` };
+  mm.code =
+    codes.length === 1
+      ? (manifests[0].code ?? mm.code)
+      : {
+          commit: null,
+          dirty: null,
+          source: `parts differ: ${manifests.map((m, i) => `${parts[i].label} ${m.code?.commit ?? "?"}${m.code?.dirty ? " (dirty)" : ""}`).join("; ")}`,
+        };
   mm.settings.parts = parts.map((p, i) => ({ label: p.label, runId: manifests[i].runId, sha256: p.sha256, status: manifests[i].status }));
   const failures = manifests.flatMap((m, i) => (m.failure ? [`${parts[i].label}: ${m.failure}`] : []));
   run.finish(manifests.every((m) => m.status === "complete") ? "complete" : "failed", failures.join("\n") || undefined);
-  mm.finishedAt = manifests.map((m) => m.finishedAt ?? mm.finishedAt!).sort().at(-1)!;
+  mm.finishedAt = manifests
+    .map((m) => m.finishedAt ?? mm.finishedAt!)
+    .sort()
+    .at(-1)!;
   run.save();
   return run;
 }

@@ -3,7 +3,16 @@ import { verifyRunDir } from "../../analysis/contract/verify";
 import { RunDirError, runDirsUnder } from "../../analysis/contract/runDirContract";
 import { sideSettingsOf, type RunConfig } from "./runConfig";
 import { SIDE_REGISTRY, sideOf, type SideRegistry } from "../sides/registry";
-import { callCostsOf, estimateTask, passRunName, planPass, renderSchedule, simulatePass, type CallCosts, type PassSchedule } from "../experiment/passPlan";
+import {
+  callCostsOf,
+  estimateTask,
+  passRunName,
+  planPass,
+  renderSchedule,
+  simulatePass,
+  type CallCosts,
+  type PassSchedule,
+} from "../experiment/passPlan";
 
 /** Where a schedule's per-request costs come from: verified run directories. */
 export interface CostSource {
@@ -45,9 +54,19 @@ export function newestCosts(resultsRoot: string, stack: string): CostSource | un
 }
 
 /** A cloud pass's planned schedule for a run config, with its rendering. */
-export async function passSchedule(cfg: RunConfig, overlap: boolean, source: CostSource | undefined, projectDir: string, registry: SideRegistry = SIDE_REGISTRY): Promise<{ schedule: PassSchedule; text: string }> {
+export async function passSchedule(
+  cfg: RunConfig,
+  overlap: boolean,
+  source: CostSource | undefined,
+  projectDir: string,
+  registry: SideRegistry = SIDE_REGISTRY,
+): Promise<{ schedule: PassSchedule; text: string }> {
   const sides = cfg.sides.map((side) => sideOf(registry, side));
-  const runs = planPass(sides.map((d) => d.profile), cfg.groups, overlap);
+  const runs = planPass(
+    sides.map((d) => d.profile),
+    cfg.groups,
+    overlap,
+  );
   const inputs = {
     counts: cfg.counts,
     scaleLevels: cfg.scaleLevels,

@@ -22,7 +22,9 @@ describe("the suite on a pinned Node", () => {
     const bytes = Buffer.from("not node");
     expect(() => checkTarball(bytes, t)).toThrow(/sha512 [0-9a-f]{16}\.\.\. is not the pinned [0-9a-f]{16}\.\.\.; nothing was unpacked/);
     expect(checkTarball(bytes, { ...t, sha512: createHash("sha512").update(bytes).digest("hex") })).toBe(bytes);
-    await expect(pinnedNode("v22.1.0", cache, "https://registry.npmjs.org/")).rejects.toThrow(/Node v22\.1\.0 has no pinned registry integrity/);
+    await expect(pinnedNode("v22.1.0", cache, "https://registry.npmjs.org/")).rejects.toThrow(
+      /Node v22\.1\.0 has no pinned registry integrity/,
+    );
     expect(existsSync(join(cache, "v22.1.0"))).toBe(false);
   });
 

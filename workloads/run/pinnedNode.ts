@@ -21,14 +21,18 @@ export function pinnedNodeArgs(argv: string[]): { version: string; rest: string[
   const i = argv.indexOf("--node");
   if (i < 0) return { version: REFERENCE_NODE_VERSION, rest: argv };
   const version = argv[i + 1];
-  if (!version || !/^v\d+\.\d+\.\d+$/.test(version)) throw new PinnedNodeError(`--node needs a release such as ${REFERENCE_NODE_VERSION}, got ${JSON.stringify(version ?? "")}`);
+  if (!version || !/^v\d+\.\d+\.\d+$/.test(version))
+    throw new PinnedNodeError(`--node needs a release such as ${REFERENCE_NODE_VERSION}, got ${JSON.stringify(version ?? "")}`);
   return { version, rest: [...argv.slice(0, i), ...argv.slice(i + 2)] };
 }
 
 /** The tarball's bytes, refused unless their sha512 is the pinned one. */
 export function checkTarball(bytes: Buffer, t: RegistryTarball): Buffer {
   const got = createHash("sha512").update(bytes).digest("hex");
-  if (got !== t.sha512) throw new PinnedNodeError(`${t.path}: sha512 ${got.slice(0, 16)}... is not the pinned ${t.sha512.slice(0, 16)}...; nothing was unpacked`);
+  if (got !== t.sha512)
+    throw new PinnedNodeError(
+      `${t.path}: sha512 ${got.slice(0, 16)}... is not the pinned ${t.sha512.slice(0, 16)}...; nothing was unpacked`,
+    );
   return bytes;
 }
 
@@ -48,7 +52,11 @@ export async function pinnedNode(version: string, cacheRoot: string, registry: s
   const tmp = `${dir}.${process.pid}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  const tar = spawnSync("tar", ["-xzf", "-", "-C", tmp, "--strip-components=1", "--no-same-owner"], { input: bytes, encoding: "utf8", maxBuffer: 1 << 20 });
+  const tar = spawnSync("tar", ["-xzf", "-", "-C", tmp, "--strip-components=1", "--no-same-owner"], {
+    input: bytes,
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+  });
   if (tar.status !== 0) throw new PinnedNodeError(`unpacking ${release.node.path} failed: ${tar.stderr.trim()}`);
   renameSync(tmp, dir);
   return bin;

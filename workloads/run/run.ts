@@ -41,7 +41,14 @@ export interface RunOutcome {
  * and context. A group whose setup fails is recorded and the rest go on.
  * Each adapter's properties (what differs between the sides) go into the manifest.
  */
-async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], sessions: Partial<Record<Side, OpenSide>>, tasks: readonly Task[]): Promise<void> {
+async function measureTasks(
+  cfg: RunConfig,
+  run: RunDir,
+  progress: Progress,
+  failures: string[],
+  sessions: Partial<Record<Side, OpenSide>>,
+  tasks: readonly Task[],
+): Promise<void> {
   const lock = new CpuLock();
   const contexts: Partial<Record<Side, PlanContext>> = {};
   const sides = new Set(tasks.map((t) => t.side));
@@ -51,7 +58,11 @@ async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, fai
     const { adapter, cpuPids, runtime } = session;
     const census = censusFor(adapter);
     contexts[side] = {
-      adapter: trackActors(adapter, census, runtime), census, run, progress, cpuPids,
+      adapter: trackActors(adapter, census, runtime),
+      census,
+      run,
+      progress,
+      cpuPids,
       counts: cfg.counts[side],
       scaleLevels: cfg.scaleLevels,
       idleLadder: cfg.idleLadder,
@@ -63,7 +74,9 @@ async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, fai
       ...(runtime ? { runtime } : {}),
     };
     // Said the moment it happens, whatever the side is doing; the stage in progress stops on its own.
-    void runtime?.lost.then((loss) => progress.note(`${side}: ${loss.message}; its stage in progress stops, its remaining groups are not run`));
+    void runtime?.lost.then((loss) =>
+      progress.note(`${side}: ${loss.message}; its stage in progress stops, its remaining groups are not run`),
+    );
   }
   const lost: Partial<Record<Side, { during: string; skipped: string[]; loss: RuntimeLoss }>> = {};
   let diskFullDuring: string | undefined;
@@ -98,14 +111,21 @@ async function measureTasks(cfg: RunConfig, run: RunDir, progress: Progress, fai
         failures.push(`${label}: ${(err as Error).message}`);
         progress.note(`${label} FAILED: ${(err as Error).message}`);
       }
-      progress.note(`${label}: group took ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(1)} s${OVERLAPPING_GROUPS.has(group) ? " (its idle wait overlapped the next groups)" : ""}`);
+      progress.note(
+        `${label}: group took ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(1)} s${OVERLAPPING_GROUPS.has(group) ? " (its idle wait overlapped the next groups)" : ""}`,
+      );
     },
     lock,
   );
   for (const [side, l] of Object.entries(lost) as Array<[Side, { during: string; skipped: string[]; loss: RuntimeLoss }]>) {
-    failures.push(`${side}: runtime lost: ${l.loss.message} at ${l.loss.at}, during the ${l.during} group; not run after it: ${l.skipped.join(", ") || "no other group"}`);
+    failures.push(
+      `${side}: runtime lost: ${l.loss.message} at ${l.loss.at}, during the ${l.during} group; not run after it: ${l.skipped.join(", ") || "no other group"}`,
+    );
   }
-  if (run.diskFull) failures.push(`${DISK_FULL}${diskFullDuring ? `, during ${diskFullDuring}` : ""} (${run.diskFull}); not run after it: ${diskSkipped.join(", ") || "no other group"}`);
+  if (run.diskFull)
+    failures.push(
+      `${DISK_FULL}${diskFullDuring ? `, during ${diskFullDuring}` : ""} (${run.diskFull}); not run after it: ${diskSkipped.join(", ") || "no other group"}`,
+    );
 }
 
 /** The start of a run's failure when its results disk filled: nothing more is measured. */
@@ -123,7 +143,15 @@ export const ORDER_NOTE =
  * the manifest; the loopback it is called over and the adapter's properties
  * (what differs in the stage plan) are recorded beside them.
  */
-export async function measureRuntimes(cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], targets: SideTargets, tasks: readonly Task[], registry: SideRegistry = SIDE_REGISTRY): Promise<void> {
+export async function measureRuntimes(
+  cfg: RunConfig,
+  run: RunDir,
+  progress: Progress,
+  failures: string[],
+  targets: SideTargets,
+  tasks: readonly Task[],
+  registry: SideRegistry = SIDE_REGISTRY,
+): Promise<void> {
   const sessions: Partial<Record<Side, OpenSide>> = {};
   // The loopback every side is called over: the same for all of them, read once.
   const loopback = loopbackNote();
@@ -168,7 +196,16 @@ export const JOINT_GROUPS: ReadonlySet<Group> = new Set(["idle"]);
  * dir, with the runtime's logs, is kept and named when the run failed meanwhile,
  * else removed after the run.
  */
-async function runLocalSides(sides: readonly Side[], groups: readonly Group[], cfg: RunConfig, run: RunDir, progress: Progress, failures: string[], leftovers: Leftovers, registry: SideRegistry): Promise<void> {
+async function runLocalSides(
+  sides: readonly Side[],
+  groups: readonly Group[],
+  cfg: RunConfig,
+  run: RunDir,
+  progress: Progress,
+  failures: string[],
+  leftovers: Leftovers,
+  registry: SideRegistry,
+): Promise<void> {
   const launched: Array<{ side: Side; workDir: string; stop: () => Promise<void> }> = [];
   const targets: SideTargets = {};
   const before = failures.length;
@@ -216,7 +253,11 @@ export function closeRun(run: RunDir, failures: string[]): RunOutcome & { run: R
  * thrown error is recorded as the run's failure; the manifest is finished
  * either way.
  */
-export async function measuredRun(resultsRoot: string, cfg: RunConfig, body: (run: RunDir, failures: string[]) => Promise<void>): Promise<RunOutcome & { run: RunDir }> {
+export async function measuredRun(
+  resultsRoot: string,
+  cfg: RunConfig,
+  body: (run: RunDir, failures: string[]) => Promise<void>,
+): Promise<RunOutcome & { run: RunDir }> {
   const run = await openRun(resultsRoot, cfg);
   const failures: string[] = [];
   const removeHook = onInterrupt((sig) => run.finish("failed", `interrupted by ${sig}`));
@@ -238,11 +279,16 @@ export async function measuredRun(resultsRoot: string, cfg: RunConfig, body: (ru
  * repetition to the next, so slow drift of the machine falls on each side
  * alike.
  */
-export function runLocalSuite(cfg: RunConfig, progress: Progress = createProgress(process.stdout, cfg.quiet), registry: SideRegistry = SIDE_REGISTRY): Promise<RunOutcome> {
+export function runLocalSuite(
+  cfg: RunConfig,
+  progress: Progress = createProgress(process.stdout, cfg.quiet),
+  registry: SideRegistry = SIDE_REGISTRY,
+): Promise<RunOutcome> {
   return measuredRun(resolve(cfg.resultsDir), cfg, async (run, failures) => {
     const leftovers: Leftovers = [];
     try {
-      for (let rep = 0; rep < cfg.repeat && !run.diskFull; rep++) await runRepetition(cfg, run, rep, progress, failures, leftovers, registry);
+      for (let rep = 0; rep < cfg.repeat && !run.diskFull; rep++)
+        await runRepetition(cfg, run, rep, progress, failures, leftovers, registry);
     } finally {
       removeLeftovers(leftovers);
     }
@@ -255,7 +301,15 @@ export function removeLeftovers(leftovers: Leftovers): void {
 }
 
 /** Repetition `rep` of the plan into `run` (see runLocalSuite): every side on a fresh runtime, each after the machine is brought to rest. */
-export async function runRepetition(cfg: RunConfig, run: RunDir, rep: number, progress: Progress, failures: string[], leftovers: Leftovers, registry: SideRegistry = SIDE_REGISTRY): Promise<void> {
+export async function runRepetition(
+  cfg: RunConfig,
+  run: RunDir,
+  rep: number,
+  progress: Progress,
+  failures: string[],
+  leftovers: Leftovers,
+  registry: SideRegistry = SIDE_REGISTRY,
+): Promise<void> {
   const order = rotation(cfg.sides, rep);
   const repProgress = cfg.repeat > 1 ? prefixed(progress, `[repetition ${rep + 1}/${cfg.repeat}] `) : progress;
   repProgress.note(`sides in this order: ${order.join(", ")}; each runtime started afresh`);
@@ -265,7 +319,10 @@ export async function runRepetition(cfg: RunConfig, run: RunDir, rep: number, pr
   const quietBefore = async (who: string) => {
     const quiet = await quietMachine();
     run.noteRepetition(`quietBefore.${who}`, quiet);
-    if (!quiet.quiet) repProgress.note(`${who}: the machine did not come to rest before it (idle ${quiet.idleShare === null ? "unknown" : `${Math.round(quiet.idleShare * 100)}%`} after ${(quiet.waitedMs / 1000).toFixed(1)} s); measuring anyway, noted in the manifest`);
+    if (!quiet.quiet)
+      repProgress.note(
+        `${who}: the machine did not come to rest before it (idle ${quiet.idleShare === null ? "unknown" : `${Math.round(quiet.idleShare * 100)}%`} after ${(quiet.waitedMs / 1000).toFixed(1)} s); measuring anyway, noted in the manifest`,
+      );
   };
   for (const side of own.length > 0 ? order : []) {
     if (run.diskFull) break;
@@ -274,7 +331,9 @@ export async function runRepetition(cfg: RunConfig, run: RunDir, rep: number, pr
   }
   if (joint.length > 0 && !run.diskFull) {
     await quietBefore(joint.join("+"));
-    repProgress.note(`${joint.join(", ")}: every side's runtime started afresh and up at once (${order.join(", ")}), one measurement at a time`);
+    repProgress.note(
+      `${joint.join(", ")}: every side's runtime started afresh and up at once (${order.join(", ")}), one measurement at a time`,
+    );
     await runLocalSides(order, joint, cfg, run, repProgress, failures, leftovers, registry);
   }
   run.endRepetition();

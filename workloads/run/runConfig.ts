@@ -1,5 +1,16 @@
 import { EVERY_OP, isPlantKey, PLANT_OPS, type Plant } from "../sides/plantSpec";
-import { COUNT_KEYS, defaultGroups, GROUPS, PRESET_REPEAT, PRESET_SCALE_LEVELS, PRESETS, type Group, type PresetName, type SampleCounts, type Side } from "../../analysis/contract/catalog";
+import {
+  COUNT_KEYS,
+  defaultGroups,
+  GROUPS,
+  PRESET_REPEAT,
+  PRESET_SCALE_LEVELS,
+  PRESETS,
+  type Group,
+  type PresetName,
+  type SampleCounts,
+  type Side,
+} from "../../analysis/contract/catalog";
 import { STALL_MS } from "../host/runtimeWatch";
 import { CAPACITY } from "../../analysis/contract/capacity";
 import { IDLE_BOUNDS, IDLE_LADDERS, idleLabel, parseIdleLadder } from "../../analysis/contract/idleLadder";
@@ -97,11 +108,16 @@ export const MAX_SAMPLES = 100_000;
 export function parseSampleCounts(v: string, name = "--samples"): Partial<SampleCounts> {
   const known: readonly string[] = COUNT_KEYS;
   const out: Partial<SampleCounts> = {};
-  for (const item of v.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const item of v
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [k, n, extra] = item.split("=");
     const count = /^[0-9]{1,6}$/.test(n ?? "") ? Number(n) : Number.NaN;
     if (extra !== undefined || !known.includes(k) || !(count >= 1 && count <= MAX_SAMPLES)) {
-      throw new UsageError(`${name} takes name=count pairs with names ${known.join(", ")} and counts from 1 to ${MAX_SAMPLES} in plain digits, got "${item}"`);
+      throw new UsageError(
+        `${name} takes name=count pairs with names ${known.join(", ")} and counts from 1 to ${MAX_SAMPLES} in plain digits, got "${item}"`,
+      );
     }
     out[k as keyof SampleCounts] = count;
   }
@@ -116,14 +132,23 @@ const PLANT_MAX_US = 1_000_000;
  * operation only), comma-separated: the microseconds each named side's
  * handler waits before it replies.
  */
-export function parsePlantDelays(v: string, name = "--plant-delay-us", registry: SideRegistry = SIDE_REGISTRY): Partial<Record<Side, Plant>> {
+export function parsePlantDelays(
+  v: string,
+  name = "--plant-delay-us",
+  registry: SideRegistry = SIDE_REGISTRY,
+): Partial<Record<Side, Plant>> {
   const ids = registry.map((d) => d.profile.id);
   const out: Partial<Record<Side, Record<string, number>>> = {};
-  for (const item of v.split(",").map((x) => x.trim()).filter(Boolean)) {
+  for (const item of v
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     const [target, n, extra] = item.split("=");
     const [side, op = EVERY_OP, more] = (target ?? "").split(":");
     if (extra !== undefined || n === undefined || more !== undefined || !ids.includes(side) || !isPlantKey(op)) {
-      throw new UsageError(`${name} takes side=microseconds or side:operation=microseconds with sides ${ids.join(", ")} and operations ${PLANT_OPS.join(", ")}, got "${item}"`);
+      throw new UsageError(
+        `${name} takes side=microseconds or side:operation=microseconds with sides ${ids.join(", ")} and operations ${PLANT_OPS.join(", ")}, got "${item}"`,
+      );
     }
     out[side] = { ...out[side], [op]: wholeNumber(name, n, 0, PLANT_MAX_US, "microseconds") };
   }
@@ -138,46 +163,83 @@ function ladderText(ms: readonly number[]): string {
 /** The run's own options, in the order --help lists them; each side's follow (sideOptions). */
 const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
   {
-    flag: "--preset", value: Object.keys(PRESETS).join("|"), key: "preset", default: "local", stackDefault: "local", help: "sample counts and repetitions (docs/local-runs.md, Presets)",
+    flag: "--preset",
+    value: Object.keys(PRESETS).join("|"),
+    key: "preset",
+    default: "local",
+    stackDefault: "local",
+    help: "sample counts and repetitions (docs/local-runs.md, Presets)",
     ...oneOf(Object.keys(PRESETS) as PresetName[], `one of ${Object.keys(PRESETS).join(", ")}`, (p, v) => (p.preset = v)),
   },
   {
-    flag: "--repeat", value: "N", default: "the preset's", help: "repetitions of the plan, each on fresh runtimes, the sides' order rotated",
+    flag: "--repeat",
+    value: "N",
+    default: "the preset's",
+    help: "repetitions of the plan, each on fresh runtimes, the sides' order rotated",
     ...whole(1, 20, "repetitions", (p, n) => (p.repeat = n)),
   },
   {
-    flag: "--plant-delay-us", value: "side[:op]=N,...", default: "none", bounds: `0 to ${PLANT_MAX_US} microseconds an operation`,
+    flag: "--plant-delay-us",
+    value: "side[:op]=N,...",
+    default: "none",
+    bounds: `0 to ${PLANT_MAX_US} microseconds an operation`,
     help: "a planted change: the named side's own handler waits N microseconds before it replies, in every operation or in the one named (rivet:write=500) (workloads/sides/plant.ts), to show a comparison catches a change of known size",
     read: (v, name, p) => {
       const given = parsePlantDelays(v, name, registry);
-      p.plantDelayUs = { ...p.plantDelayUs, ...Object.fromEntries(Object.entries(given).map(([side, plant]) => [side, { ...p.plantDelayUs?.[side], ...plant }])) };
+      p.plantDelayUs = {
+        ...p.plantDelayUs,
+        ...Object.fromEntries(Object.entries(given).map(([side, plant]) => [side, { ...p.plantDelayUs?.[side], ...plant }])),
+      };
     },
   },
   {
-    flag: "--side", value: [...registry.map((d) => d.profile.id), "both", "all"].join("|"), key: "side", default: "all", stackDefault: "both",
+    flag: "--side",
+    value: [...registry.map((d) => d.profile.id), "both", "all"].join("|"),
+    key: "side",
+    default: "all",
+    stackDefault: "both",
     help: "which side: both is the runtimes, all adds the control sides (a stack measures the runtimes only: its default is both)",
     read: (v, name, p) => {
       if (v !== "both" && v !== "all" && !registry.some((d) => d.profile.id === v)) {
-        throw new UsageError(`${name} must be ${registry.map((d) => d.profile.id).join(", ")}, both (the runtimes) or all (every side), got "${v}"`);
+        throw new UsageError(
+          `${name} must be ${registry.map((d) => d.profile.id).join(", ")}, both (the runtimes) or all (every side), got "${v}"`,
+        );
       }
       p.side = v;
     },
   },
   {
-    flag: "--groups", value: "LIST", key: "groups", default: "the preset's", help: `comma list of ${GROUPS.join(", ")}, always run in this order`,
+    flag: "--groups",
+    value: "LIST",
+    key: "groups",
+    default: "the preset's",
+    help: `comma list of ${GROUPS.join(", ")}, always run in this order`,
     read: (v, name, p) => {
-      const names = v.split(",").map((s) => s.trim()).filter(Boolean);
+      const names = v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
       const bad = names.filter((g) => !(GROUPS as readonly string[]).includes(g));
-      if (bad.length > 0 || names.length === 0) throw new UsageError(`${name} takes a comma list of ${GROUPS.join(", ")}; unknown: ${bad.join(", ") || "(empty)"}`);
+      if (bad.length > 0 || names.length === 0)
+        throw new UsageError(`${name} takes a comma list of ${GROUPS.join(", ")}; unknown: ${bad.join(", ") || "(empty)"}`);
       p.groups = GROUPS.filter((g) => names.includes(g));
     },
   },
   {
-    flag: "--samples", value: "name=N,...", key: "samples", default: "the preset's", bounds: `1 to ${MAX_SAMPLES} a count`, help: "override single counts on every side, e.g. createPing=500,warm=1000",
+    flag: "--samples",
+    value: "name=N,...",
+    key: "samples",
+    default: "the preset's",
+    bounds: `1 to ${MAX_SAMPLES} a count`,
+    help: "override single counts on every side, e.g. createPing=500,warm=1000",
     read: (v, name, p) => (p.samples = { ...p.samples, ...parseSampleCounts(v, name) }),
   },
   {
-    flag: "--idle-ladder", value: "LIST", key: "idleLadder", default: `${ladderText(IDLE_LADDERS.local)} (full: ${ladderText(IDLE_LADDERS.long)})`, stackDefault: ladderText(IDLE_LADDERS.long),
+    flag: "--idle-ladder",
+    value: "LIST",
+    key: "idleLadder",
+    default: `${ladderText(IDLE_LADDERS.local)} (full: ${ladderText(IDLE_LADDERS.long)})`,
+    stackDefault: ladderText(IDLE_LADDERS.long),
     bounds: `${idleLabel(IDLE_BOUNDS.minMs)} to ${idleLabel(IDLE_BOUNDS.maxMs)} each, at most ${IDLE_BOUNDS.maxSteps}`,
     help: "the idle group's lengths: actors left untouched this long, then woken (docs/idle.md)",
     read: (v, name, p) => {
@@ -187,24 +249,46 @@ const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
     },
   },
   {
-    flag: "--wake-idle-ms", value: "N", key: "wakeIdleMs", default: "10000", stackDefault: 10_000, help: "how long every actor is confirmed asleep before it is woken, on a side that confirms sleep",
+    flag: "--wake-idle-ms",
+    value: "N",
+    key: "wakeIdleMs",
+    default: "10000",
+    stackDefault: 10_000,
+    help: "how long every actor is confirmed asleep before it is woken, on a side that confirms sleep",
     ...whole(1, DAY_MS, "milliseconds", (p, n) => (p.wakeIdleMs = n)),
   },
   {
-    flag: "--request-timeout-ms", value: "N", key: "requestTimeoutMs", default: "30000", stackDefault: 30_000, help: "per request; a timeout is a failure with its error text",
+    flag: "--request-timeout-ms",
+    value: "N",
+    key: "requestTimeoutMs",
+    default: "30000",
+    stackDefault: 30_000,
+    help: "per request; a timeout is a failure with its error text",
     ...whole(1, DAY_MS, "milliseconds", (p, n) => (p.requestTimeoutMs = n)),
   },
   {
-    flag: "--stall-ms", value: "N", default: String(STALL_MS), help: "a runtime that answers no call for this long is stalled: its side stops, named in the run",
+    flag: "--stall-ms",
+    value: "N",
+    default: String(STALL_MS),
+    help: "a runtime that answers no call for this long is stalled: its side stops, named in the run",
     ...whole(1000, DAY_MS, "milliseconds", (p, n) => (p.stallMs = n)),
   },
   {
-    flag: "--capacity-p99-ms", value: "N", key: "capacityP99Ms", default: String(CAPACITY.objective.p99Ms), stackDefault: CAPACITY.objective.p99Ms,
+    flag: "--capacity-p99-ms",
+    value: "N",
+    key: "capacityP99Ms",
+    default: String(CAPACITY.objective.p99Ms),
+    stackDefault: CAPACITY.objective.p99Ms,
     help: `the capacity group's objective: a rate is held when its p99 (client clock from the intended send) is within this and at most ${CAPACITY.objective.maxFailureShare * 100}% of its calls fail`,
     ...whole(1, 60_000, "milliseconds", (p, n) => (p.capacityP99Ms = n)),
   },
   {
-    flag: "--prices", value: "FILE", key: "prices", default: "analysis/contract/prices.ts", help: "a price table (JSON, that file's shape) for the report's cost per million operations; recorded in the run's manifest", reportOnly: true,
+    flag: "--prices",
+    value: "FILE",
+    key: "prices",
+    default: "analysis/contract/prices.ts",
+    help: "a price table (JSON, that file's shape) for the report's cost per million operations; recorded in the run's manifest",
+    reportOnly: true,
     read: (v, name, p) => {
       try {
         p.prices = readPriceTable(v, name);
@@ -214,20 +298,37 @@ const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
     },
   },
   {
-    flag: "--stage-deadline-ms", value: "N", key: "stageDeadlineMs", default: String(STAGE_DEADLINE_MS), stackDefault: STAGE_DEADLINE_MS,
-    help: "how long one stage may send calls; past it the stage stops, keeps its samples and records \"deadline: X of N done\" as its outcome",
+    flag: "--stage-deadline-ms",
+    value: "N",
+    key: "stageDeadlineMs",
+    default: String(STAGE_DEADLINE_MS),
+    stackDefault: STAGE_DEADLINE_MS,
+    help: 'how long one stage may send calls; past it the stage stops, keeps its samples and records "deadline: X of N done" as its outcome',
     ...whole(1000, DAY_MS, "milliseconds", (p, n) => (p.stageDeadlineMs = n)),
   },
   {
-    flag: "--actor-sleep-timeout-ms", value: "N", key: "actorSleepTimeoutMs", default: "30000", stackDefault: 30_000, help: "the benchmark actors' idle sleep timeout, on every side that has one",
+    flag: "--actor-sleep-timeout-ms",
+    value: "N",
+    key: "actorSleepTimeoutMs",
+    default: "30000",
+    stackDefault: 30_000,
+    help: "the benchmark actors' idle sleep timeout, on every side that has one",
     ...whole(1, DAY_MS, "milliseconds", (p, n) => (p.actorSleepTimeoutMs = n)),
   },
   {
-    flag: "--loopback", value: "quickack|host", key: "loopback", default: "quickack", stackDefault: "quickack", help: "a private network namespace whose loopback has delayed ACKs off, or the host's loopback",
+    flag: "--loopback",
+    value: "quickack|host",
+    key: "loopback",
+    default: "quickack",
+    stackDefault: "quickack",
+    help: "a private network namespace whose loopback has delayed ACKs off, or the host's loopback",
     ...oneOf(["quickack", "host"] as const, "quickack or host", (p, v) => (p.loopback = v)),
   },
   {
-    flag: "--results-dir", value: "DIR", default: "results", help: "where run directories go",
+    flag: "--results-dir",
+    value: "DIR",
+    default: "results",
+    help: "where run directories go",
     read: (v, name, p) => {
       if (v.trim() === "") throw new UsageError(`${name} needs a folder name, got an empty one`);
       p.resultsDir = v;
@@ -238,16 +339,28 @@ const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
 
 /** A side's options as run options: each reads into that side's own draft. */
 function sideOptions(registry: SideRegistry): RunOption[] {
-  return registry.flatMap((d) => d.options.map((o): RunOption => ({ ...o, side: d.profile.id, read: (v, name, p) => o.read(v, name, (p.own[d.profile.id] ??= {}) as never) })));
+  return registry.flatMap((d) =>
+    d.options.map(
+      (o): RunOption => ({ ...o, side: d.profile.id, read: (v, name, p) => o.read(v, name, (p.own[d.profile.id] ??= {}) as never) }),
+    ),
+  );
 }
 
 /** Every option of `npm start` and of a stack's runs, in the order --help lists them: the run's own, then each side's. */
-export const runOptions = (registry: SideRegistry = SIDE_REGISTRY): readonly RunOption[] => [...OWN_OPTIONS(registry), ...sideOptions(registry)];
+export const runOptions = (registry: SideRegistry = SIDE_REGISTRY): readonly RunOption[] => [
+  ...OWN_OPTIONS(registry),
+  ...sideOptions(registry),
+];
 export const RUN_OPTIONS: readonly RunOption[] = runOptions();
 
 /** The usage text, every option with its default and bounds. */
 export const usage = (options: readonly RunOption[] = RUN_OPTIONS): string =>
-  ["usage: npm start -- [flags]", ...options.map((o) => `  ${`${o.flag}${o.value ? ` ${o.value}` : ""}`.padEnd(40)} ${o.help}; default ${o.default}${o.bounds ? `; ${o.bounds}` : ""}`)].join("\n");
+  [
+    "usage: npm start -- [flags]",
+    ...options.map(
+      (o) => `  ${`${o.flag}${o.value ? ` ${o.value}` : ""}`.padEnd(40)} ${o.help}; default ${o.default}${o.bounds ? `; ${o.bounds}` : ""}`,
+    ),
+  ].join("\n");
 export const USAGE = usage();
 
 export const FLAGS_START = "<!-- flags:start (generated from the option table by `npm run flags`; do not edit) -->";
@@ -342,7 +455,9 @@ export function parseRunArgs(argv: readonly string[], registry: SideRegistry = S
 }
 
 /** The options a stack's keys set, by key. */
-export const STACK_RUN_OPTIONS: ReadonlyArray<RunOption & { key: string }> = RUN_OPTIONS.filter((o): o is RunOption & { key: string } => o.key !== undefined);
+export const STACK_RUN_OPTIONS: ReadonlyArray<RunOption & { key: string }> = RUN_OPTIONS.filter(
+  (o): o is RunOption & { key: string } => o.key !== undefined,
+);
 
 /**
  * The run config a stack's keys give (values as Pulumi holds them, strings),

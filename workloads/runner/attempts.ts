@@ -72,7 +72,10 @@ export function finishedPart(runDir: string, dest: string): string {
     files,
     tasksDone: [...kept],
     status: "complete",
-    settings: { ...m.settings, resumedFrom: { runId: m.runId, status: m.status, ...(m.failure ? { failure: m.failure } : {}), tasksKept: [...kept] } },
+    settings: {
+      ...m.settings,
+      resumedFrom: { runId: m.runId, status: m.status, ...(m.failure ? { failure: m.failure } : {}), tasksKept: [...kept] },
+    },
   };
   delete out.failure;
   writeFileSync(join(dest, "manifest.json"), `${JSON.stringify(out, null, 2)}\n`);

@@ -33,7 +33,12 @@ export function withoutSas(url: string): string {
 export async function putBlob(c: BlobContainer, name: string, body: Buffer): Promise<void> {
   const res = await request(blobUrl(c, name), {
     method: "PUT",
-    headers: { "x-ms-blob-type": "BlockBlob", "x-ms-version": API_VERSION, "content-length": String(body.length), "content-type": "application/octet-stream" },
+    headers: {
+      "x-ms-blob-type": "BlockBlob",
+      "x-ms-version": API_VERSION,
+      "content-length": String(body.length),
+      "content-type": "application/octet-stream",
+    },
     body,
   });
   const text = await res.body.text();
@@ -78,7 +83,9 @@ export async function downloadRunDir(c: BlobContainer, prefix: string, dest: str
   const manifest = await getBlob(c, `${prefix}/manifest.json`);
   const actual = createHash("sha256").update(manifest).digest("hex");
   if (actual !== manifestSha256) {
-    throw new Error(`${withoutSas(blobUrl(c, `${prefix}/manifest.json`))}: sha256 ${actual}, but the runner reported ${manifestSha256}; the stored run is not the one measured`);
+    throw new Error(
+      `${withoutSas(blobUrl(c, `${prefix}/manifest.json`))}: sha256 ${actual}, but the runner reported ${manifestSha256}; the stored run is not the one measured`,
+    );
   }
   let parsed: ManifestLike;
   try {

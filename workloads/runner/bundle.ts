@@ -12,10 +12,12 @@ import { gzipSync } from "node:zlib";
 export const BUNDLE_ENTRIES = ["package.json", "package-lock.json", "dist"] as const;
 
 function walk(dir: string): string[] {
-  return readdirSync(dir).sort().flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? walk(p) : [p];
-  });
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const p = join(dir, name);
+      return statSync(p).isDirectory() ? walk(p) : [p];
+    });
 }
 
 /** sha256 over every bundled file's path and bytes: a changed build changes it (and redeploys). */
@@ -39,11 +41,23 @@ export function bundleDigest(projectDir: string): string {
  */
 export function writeBundleArchive(projectDir: string, outFile: string): string {
   for (const entry of BUNDLE_ENTRIES) {
-    if (!existsSync(join(projectDir, entry))) throw new Error(`${join(projectDir, entry)} is missing: run \`npm run build\` before \`pulumi up\``);
+    if (!existsSync(join(projectDir, entry)))
+      throw new Error(`${join(projectDir, entry)} is missing: run \`npm run build\` before \`pulumi up\``);
   }
   const tar = execFileSync(
     "tar",
-    ["--sort=name", "--mtime=@0", "--owner=0", "--group=0", "--numeric-owner", "--mode=u+rwX,go+rX,go-w", "--format=gnu", "-cf", "-", ...BUNDLE_ENTRIES],
+    [
+      "--sort=name",
+      "--mtime=@0",
+      "--owner=0",
+      "--group=0",
+      "--numeric-owner",
+      "--mode=u+rwX,go+rX,go-w",
+      "--format=gnu",
+      "-cf",
+      "-",
+      ...BUNDLE_ENTRIES,
+    ],
     { cwd: projectDir, maxBuffer: 1 << 30 },
   );
   mkdirSync(dirname(outFile), { recursive: true, mode: 0o700 });
@@ -79,6 +93,10 @@ export function requireClosure(projectDir: string, entries: readonly string[] = 
  */
 export function runnerCodeDigest(projectDir: string): string {
   const h = createHash("sha256");
-  for (const file of [...requireClosure(projectDir), "package-lock.json"]) h.update(file).update("\0").update(readFileSync(join(projectDir, file))).update("\0");
+  for (const file of [...requireClosure(projectDir), "package-lock.json"])
+    h.update(file)
+      .update("\0")
+      .update(readFileSync(join(projectDir, file)))
+      .update("\0");
   return h.digest("hex");
 }

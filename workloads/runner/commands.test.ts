@@ -32,7 +32,9 @@ describe("the runner's commands", () => {
     expect(shq("it's here")).toBe(`'it'\\''s here'`);
     const r = spawnSync("sh", ["-c", `printf '%s|' ${shq("a b")} ${shq("c'd")} ${shq("$(id)")}`], { encoding: "utf8" });
     expect(r.stdout).toBe("a b|c'd|$(id)|");
-    expect(runnerCommand("/srv/my app", NODE, ["probe", "http://x"])).toBe(`cd '/srv/my app' && '${NODE}' dist/workloads/runner/runner.js 'probe' 'http://x'`);
+    expect(runnerCommand("/srv/my app", NODE, ["probe", "http://x"])).toBe(
+      `cd '/srv/my app' && '${NODE}' dist/workloads/runner/runner.js 'probe' 'http://x'`,
+    );
   });
 
   it("the run is single-flight, detached from the connection and time-limited: an flock, the holder's pid to stop, and timeout(1) with a kill grace", () => {
@@ -50,7 +52,10 @@ describe("the runner's commands", () => {
     // cloud-init's exit codes stand in here; the real one runs in the VM boot check (npm run check:vm).
     const bin = mkdtempSync(join(tmpdir(), "ready-"));
     const withExit = (code: number) => {
-      writeFileSync(join(bin, "cloud-init"), `#!/bin/sh\necho "status: done"\necho "recoverable_errors: {WARNING: [deprecated key]}"\nexit ${code}\n`);
+      writeFileSync(
+        join(bin, "cloud-init"),
+        `#!/bin/sh\necho "status: done"\necho "recoverable_errors: {WARNING: [deprecated key]}"\nexit ${code}\n`,
+      );
       chmodSync(join(bin, "cloud-init"), 0o755);
       return spawnSync("sh", ["-c", READY_COMMAND], { encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
     };

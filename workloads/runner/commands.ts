@@ -60,7 +60,13 @@ export const CREDENTIALS_FILE = "credentials.json";
  * file without re-running any group.
  */
 export function credentialsCommand(appDir: string): string {
-  return ["set -eu", "umask 077", `cd ${shq(appDir)}`, `cat > ${CREDENTIALS_FILE}.tmp`, `mv -f ${CREDENTIALS_FILE}.tmp ${CREDENTIALS_FILE}`].join("\n");
+  return [
+    "set -eu",
+    "umask 077",
+    `cd ${shq(appDir)}`,
+    `cat > ${CREDENTIALS_FILE}.tmp`,
+    `mv -f ${CREDENTIALS_FILE}.tmp ${CREDENTIALS_FILE}`,
+  ].join("\n");
 }
 
 export function runnerCommand(appDir: string, nodeBin: string, args: string[]): string {
@@ -121,7 +127,7 @@ export function detachedRun(nodeBin: string, limitS: number): string {
     `echo $! > ${pid}`,
     `echo $$ > ${session}`,
     "rc=0",
-    'wait $! || rc=$?',
+    "wait $! || rc=$?",
     `if [ ! -s "$d/result.json" ]; then ${shq(nodeBin)} dist/workloads/runner/runner.js salvage "$d" || true; fi`,
     'echo "$rc" > "$d/exit"',
   ].join("\n");

@@ -71,7 +71,10 @@ const element = (xml: string, name: string): string | undefined => new RegExp(`<
 /** Blob's error code and its reason, on one line (the detail, when Blob gives one, says which check failed). */
 function errorOf(xml: string): { code: string; message: string } {
   const line = (name: string) => element(xml, name)?.split("\n")[0];
-  return { code: line("Code") ?? "", message: line("AuthenticationErrorDetail") ?? line("Message") ?? xml.slice(0, 200).replace(/\s+/g, " ") };
+  return {
+    code: line("Code") ?? "",
+    message: line("AuthenticationErrorDetail") ?? line("Message") ?? xml.slice(0, 200).replace(/\s+/g, " "),
+  };
 }
 
 const tag = (xml: string, name: string): string => {
@@ -90,7 +93,10 @@ export async function requestDelegationKey(serviceUrl: string, token: string, st
   const text = await res.body.text();
   if (res.statusCode !== 200) {
     const { code, message } = errorOf(text);
-    if (res.statusCode === 403 && NOT_YET.includes(code)) throw new NotYetAuthorized(`${serviceUrl}: the user delegation key was refused (HTTP 403 ${code}): the identity needs Storage Blob Delegator on the storage account`);
+    if (res.statusCode === 403 && NOT_YET.includes(code))
+      throw new NotYetAuthorized(
+        `${serviceUrl}: the user delegation key was refused (HTTP 403 ${code}): the identity needs Storage Blob Delegator on the storage account`,
+      );
     throw new Error(`${serviceUrl}: the user delegation key request failed: HTTP ${res.statusCode} ${code} ${message}`);
   }
   return {
@@ -107,7 +113,13 @@ export async function requestDelegationKey(serviceUrl: string, token: string, st
 /** A container SAS with exactly `permissions`, signed with a user delegation key, HTTPS only, valid while the key is. */
 export function signContainerSas(key: UserDelegationKey, accountName: string, container: string, permissions: string): string {
   return generateBlobSASQueryParameters(
-    { containerName: container, permissions: ContainerSASPermissions.parse(permissions), startsOn: key.signedStartsOn, expiresOn: key.signedExpiresOn, protocol: SASProtocol.Https },
+    {
+      containerName: container,
+      permissions: ContainerSASPermissions.parse(permissions),
+      startsOn: key.signedStartsOn,
+      expiresOn: key.signedExpiresOn,
+      protocol: SASProtocol.Https,
+    },
     key,
     accountName,
   ).toString();
@@ -120,7 +132,10 @@ export function signContainerSas(key: UserDelegationKey, accountName: string, co
  * (a signature refused, say) is an error, not a wait.
  */
 export async function readAccessLive(containerUrl: string, readSas: string): Promise<boolean> {
-  const res = await request(blobUrl({ url: containerUrl, sas: readSas }, ".access-probe"), { method: "GET", headers: { "x-ms-version": API_VERSION } });
+  const res = await request(blobUrl({ url: containerUrl, sas: readSas }, ".access-probe"), {
+    method: "GET",
+    headers: { "x-ms-version": API_VERSION },
+  });
   const text = await res.body.text();
   if (res.statusCode === 404) return true;
   const { code, message } = errorOf(text);

@@ -41,7 +41,8 @@ export interface RunnerCredentials {
 
 /** The request a group run is made with: the stdin request with the credentials put in. */
 export function withCredentials(req: RemoteRunRequest, creds: RunnerCredentials): { request: GroupRunRequest; container: BlobContainer } {
-  if (typeof creds.uploadSas !== "string" || !creds.uploadSas) throw new Error(`${CREDENTIALS_FILE} has no uploadSas: the stack's credentials step did not run`);
+  if (typeof creds.uploadSas !== "string" || !creds.uploadSas)
+    throw new Error(`${CREDENTIALS_FILE} has no uploadSas: the stack's credentials step did not run`);
   const request = structuredClone(req.request);
   const targets = (request.targets ??= {}) as { rivet?: { adminToken?: string }; cloudflare?: { token?: string } };
   if (targets.rivet && creds.adminToken) targets.rivet.adminToken = creds.adminToken;
@@ -67,7 +68,6 @@ export interface ProbeResult {
   error?: string;
 }
 
-
 /** The probe's one line, from the runner: untrusted, so only a well-formed success passes. */
 export function parseProbe(stdout: string | undefined): ProbeResult {
   let r: unknown;
@@ -77,7 +77,8 @@ export function parseProbe(stdout: string | undefined): ProbeResult {
     throw new Error(`the runner's probe printed ${JSON.stringify((stdout ?? "").slice(0, 200))}, not its JSON line`);
   }
   const p = r as ProbeResult;
-  if (p?.ok !== true || typeof p.ms !== "number" || typeof p.actorId !== "string") throw new Error(`the runner's probe did not succeed: ${JSON.stringify(r).slice(0, 300)}`);
+  if (p?.ok !== true || typeof p.ms !== "number" || typeof p.actorId !== "string")
+    throw new Error(`the runner's probe did not succeed: ${JSON.stringify(r).slice(0, 300)}`);
   return { ok: true, ms: p.ms, actorId: p.actorId };
 }
 
@@ -110,7 +111,13 @@ async function store(container: BlobContainer, prefix: string, runDir: string): 
 /** Stores an attempt and records it in the part: what it finished is not measured again. */
 async function storeAttempt(partDir: string, container: BlobContainer, prefix: string, runDir: string): Promise<Attempt> {
   const { result: r, manifest: m } = await store(container, prefix, runDir);
-  const a: Attempt = { ...r, runDir, status: m.status === "complete" ? "complete" : "failed", ...(m.failure ? { failure: m.failure } : {}), tasksDone: m.tasksDone ?? [] };
+  const a: Attempt = {
+    ...r,
+    runDir,
+    status: m.status === "complete" ? "complete" : "failed",
+    ...(m.failure ? { failure: m.failure } : {}),
+    tasksDone: m.tasksDone ?? [],
+  };
   recordAttempt(partDir, a);
   return a;
 }
@@ -128,7 +135,9 @@ async function salvage(partDir: string): Promise<Attempt | undefined> {
   if (readAttempts(partDir).some((a) => a.runDir === runDir) || !existsSync(join(runDir, "manifest.json"))) return undefined;
   const { req, container } = partRequest(partDir);
   const a = await storeAttempt(partDir, container, req.prefix, runDir);
-  console.error(`actor-bench runner: stored the stopped attempt ${a.runId} (${a.tasksDone.length ? `finished: ${a.tasksDone.join(", ")}` : "no group finished"})`);
+  console.error(
+    `actor-bench runner: stored the stopped attempt ${a.runId} (${a.tasksDone.length ? `finished: ${a.tasksDone.join(", ")}` : "no group finished"})`,
+  );
   return a;
 }
 
@@ -142,10 +151,17 @@ async function runPart(partDir: string): Promise<RemoteRunResult> {
   const { req, request, container, requested } = partRequest(partDir);
   const remaining = remainingTasks(requested, readAttempts(partDir));
   if (remaining.length < requested.length) {
-    console.error(`actor-bench runner: resuming; finished by earlier attempts: ${requested.filter((t) => !remaining.includes(t)).map(taskLabel).join(", ")}; measuring: ${remaining.map(taskLabel).join(", ") || "nothing"}`);
+    console.error(
+      `actor-bench runner: resuming; finished by earlier attempts: ${requested
+        .filter((t) => !remaining.includes(t))
+        .map(taskLabel)
+        .join(", ")}; measuring: ${remaining.map(taskLabel).join(", ") || "nothing"}`,
+    );
   }
   if (remaining.length > 0) {
-    const result = await runGroupRequest({ ...request, tasks: remaining }, process.stderr, (dir) => writeFileSync(join(partDir, PART_FILES.current), dir));
+    const result = await runGroupRequest({ ...request, tasks: remaining }, process.stderr, (dir) =>
+      writeFileSync(join(partDir, PART_FILES.current), dir),
+    );
     await storeAttempt(partDir, container, req.prefix, result.runDir);
   }
   const attempts = readAttempts(partDir);
@@ -197,7 +213,7 @@ if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {
-      console.error(err instanceof Error ? err.stack ?? err.message : err);
+      console.error(err instanceof Error ? (err.stack ?? err.message) : err);
       process.exit(1);
     },
   );

@@ -35,7 +35,8 @@ export function readActorCall(method: string | undefined, url: string | undefine
   const args = o.args === undefined ? [] : o.args;
   if (!Array.isArray(args)) return { ok: false, status: 400, error: "args must be a list" };
   if (typeof o.id === "string" && o.key === undefined) return { ok: true, ref: { id: o.id }, op: m[1], args };
-  if (typeof o.key === "string" && o.key.length > 0 && (ACTOR_CLASSES as readonly unknown[]).includes(o.actor)) return { ok: true, ref: { key: o.key, actor: o.actor as ActorClass }, op: m[1], args };
+  if (typeof o.key === "string" && o.key.length > 0 && (ACTOR_CLASSES as readonly unknown[]).includes(o.actor))
+    return { ok: true, ref: { key: o.key, actor: o.actor as ActorClass }, op: m[1], args };
   return { ok: false, status: 400, error: "a call names an id, or a key and the actor plain or store" };
 }
 
@@ -55,7 +56,14 @@ export function toActorResult(r: TimedResponse): ActorCallResult {
   } catch {
     return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
   }
-  if (typeof parsed !== "object" || parsed === null || typeof parsed.id !== "string" || typeof parsed.reply !== "object" || parsed.reply === null || typeof parsed.reply.cold !== "boolean") {
+  if (
+    typeof parsed !== "object" ||
+    parsed === null ||
+    typeof parsed.id !== "string" ||
+    typeof parsed.reply !== "object" ||
+    parsed.reply === null ||
+    typeof parsed.reply.cold !== "boolean"
+  ) {
     return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
   }
   return { ok: true, ms: r.ms, actorId: parsed.id, reply: parsed.reply };
@@ -83,7 +91,9 @@ export class ActorProtocolClient {
   /** One call as a stage-plan outcome. */
   async outcome(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
     const r = await this.call(ref, op, arg === undefined ? [] : [arg]);
-    return r.ok ? { ok: true, ms: r.ms, reply: { cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs }, actorId: r.actorId } : r;
+    return r.ok
+      ? { ok: true, ms: r.ms, reply: { cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs }, actorId: r.actorId }
+      : r;
   }
 
   /** `abort`: end the calls still in flight too (their runtime is gone) instead of waiting for them. */

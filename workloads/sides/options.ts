@@ -33,7 +33,10 @@ export interface OptionSpec<P> {
 /** A plain decimal whole number within [min, max] (no sign, exponent, hex or spaces); a UsageError naming `name` and the range otherwise. */
 export function wholeNumber(name: string, v: string, min: number, max: number, unit: string): number {
   const n = /^[0-9]{1,10}$/.test(v) ? Number(v) : Number.NaN;
-  if (!(n >= min && n <= max)) throw new UsageError(`${name} takes a whole number of ${unit} from ${min} to ${max}, written in plain digits; got ${JSON.stringify(v)}`);
+  if (!(n >= min && n <= max))
+    throw new UsageError(
+      `${name} takes a whole number of ${unit} from ${min} to ${max}, written in plain digits; got ${JSON.stringify(v)}`,
+    );
   return n;
 }
 

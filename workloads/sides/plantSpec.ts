@@ -36,7 +36,8 @@ export function readPlant(text: string | undefined): Plant {
   const out: Record<string, number> = {};
   for (const item of (text ?? "").split(",").filter(Boolean)) {
     const [op, us, extra] = item.split("=");
-    if (extra !== undefined || !isPlantKey(op) || !/^\d+$/.test(us ?? "")) throw new Error(`a plant is op=microseconds pairs with ops ${[EVERY_OP, ...PLANT_OPS].join(", ")}, got "${item}"`);
+    if (extra !== undefined || !isPlantKey(op) || !/^\d+$/.test(us ?? ""))
+      throw new Error(`a plant is op=microseconds pairs with ops ${[EVERY_OP, ...PLANT_OPS].join(", ")}, got "${item}"`);
     out[op] = Number(us);
   }
   return out;

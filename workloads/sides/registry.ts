@@ -25,4 +25,5 @@ export function sideOf(registry: SideRegistry, id: string): AnySide {
 export const registryBook = (registry: SideRegistry): SideBook => bookOf(registry.map((d) => d.profile));
 
 /** The ids of the runtimes (not floors): what `--side both` and a stack measure. */
-export const runtimeIds = (registry: SideRegistry): string[] => registry.filter((d) => d.profile.role === "runtime").map((d) => d.profile.id);
+export const runtimeIds = (registry: SideRegistry): string[] =>
+  registry.filter((d) => d.profile.role === "runtime").map((d) => d.profile.id);

@@ -94,4 +94,5 @@ export type AnySide = SideDescriptor<any, any>;
 export const watched = (m: Managed): WatchedProcess => ({ name: m.name, pid: m.child.pid, exited: m.exited });
 
 /** The watch on a target's processes, or none when this run did not start them. */
-export const watchOf = (processes: WatchedProcess[] | undefined): { runtime?: RuntimeWatch } => (processes ? { runtime: new RuntimeWatch(processes) } : {});
+export const watchOf = (processes: WatchedProcess[] | undefined): { runtime?: RuntimeWatch } =>
+  processes ? { runtime: new RuntimeWatch(processes) } : {};

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { CATALOG, PRESETS, sampleCount, sideMeasures, catalogEntry, THROUGHPUT_TEXT, type PresetName } from "../../analysis/contract/catalog";
+import {
+  CATALOG,
+  PRESETS,
+  sampleCount,
+  sideMeasures,
+  catalogEntry,
+  THROUGHPUT_TEXT,
+  type PresetName,
+} from "../../analysis/contract/catalog";
 import { profileProblem } from "../../analysis/contract/sideProfile";
 import { Http1Client } from "../driver/http1/client";
 import { runtimeIds, SIDE_REGISTRY, sideOf } from "./registry";
@@ -7,11 +15,27 @@ import type { SideRunSettings } from "./side";
 import { RIVET_DEFAULTS } from "./rivet/settings";
 import { CLOUDFLARE_DEFAULTS } from "./cloudflare/settings";
 
-const base = { requestTimeoutMs: 1000, wakeIdleMs: 10, actorSleepTimeoutMs: 5000, loopback: "host" as const, plant: {}, counts: PRESETS.quick, groups: [], scaleLevels: [] };
+const base = {
+  requestTimeoutMs: 1000,
+  wakeIdleMs: 10,
+  actorSleepTimeoutMs: 5000,
+  loopback: "host" as const,
+  plant: {},
+  counts: PRESETS.quick,
+  groups: [],
+  scaleLevels: [],
+};
 const settings = (side: string, own: unknown = sideOf(SIDE_REGISTRY, side).defaults): SideRunSettings => ({ ...base, own });
 // Nothing listens here: opening a side builds its client and adapter, it sends nothing.
 const targets: Record<string, Record<string, unknown>> = {
-  rivet: { gatewayUrl: "http://127.0.0.1:9", engineVersion: "e1", engineConfig: { guard: {} }, startedBy: "test rivet", enginePid: 11, appPid: 12 },
+  rivet: {
+    gatewayUrl: "http://127.0.0.1:9",
+    engineVersion: "e1",
+    engineConfig: { guard: {} },
+    startedBy: "test rivet",
+    enginePid: 11,
+    appPid: 12,
+  },
   cloudflare: { url: "http://127.0.0.1:9", token: "t0k3n-never-written", versions: { workerd: "w1" }, startedBy: "test cf" },
   floor: { url: "http://127.0.0.1:9", serverPid: 13, idleCloseMs: 5000, plantDelayUs: 0, startedBy: "test floor" },
 };
@@ -63,7 +87,9 @@ describe("the registry: one package per side", () => {
     for (const e of CATALOG.filter((x) => runtimes.every((p) => sideMeasures(p, x.id)))) {
       expect(sideMeasures(sideOf(SIDE_REGISTRY, "floor").profile, e.id), e.id).toBe(true);
       for (const preset of Object.keys(PRESETS) as PresetName[]) {
-        expect(sampleCount(e, countsOf("floor", preset)), e.id).toBeGreaterThanOrEqual(Math.max(...runtimes.map((p) => sampleCount(e, countsOf(p.id, preset)))));
+        expect(sampleCount(e, countsOf("floor", preset)), e.id).toBeGreaterThanOrEqual(
+          Math.max(...runtimes.map((p) => sampleCount(e, countsOf(p.id, preset)))),
+        );
       }
     }
   });
@@ -102,10 +128,22 @@ describe("the registry: one package per side", () => {
   });
 
   it("gives each side's versions, the CPU it records and its caveats", async () => {
-    const rivet = sideOf(SIDE_REGISTRY, "rivet").open(settings("rivet", { ...RIVET_DEFAULTS, engine: { ...RIVET_DEFAULTS.engine, keepRustBacktrace: true } }), targets.rivet);
-    const cf = sideOf(SIDE_REGISTRY, "cloudflare").open(settings("cloudflare"), { ...targets.cloudflare, runtime: { runtime: "deployed", workerClock: "x", eviction: "y" } });
-    const local = sideOf(SIDE_REGISTRY, "cloudflare").open(settings("cloudflare", { ...CLOUDFLARE_DEFAULTS, cfWakeIdleMs: 777 }), targets.cloudflare);
-    const floor = sideOf(SIDE_REGISTRY, "floor").open({ ...settings("floor"), plant: { "*": 700 } }, { ...targets.floor, plant: { "*": 700 } });
+    const rivet = sideOf(SIDE_REGISTRY, "rivet").open(
+      settings("rivet", { ...RIVET_DEFAULTS, engine: { ...RIVET_DEFAULTS.engine, keepRustBacktrace: true } }),
+      targets.rivet,
+    );
+    const cf = sideOf(SIDE_REGISTRY, "cloudflare").open(settings("cloudflare"), {
+      ...targets.cloudflare,
+      runtime: { runtime: "deployed", workerClock: "x", eviction: "y" },
+    });
+    const local = sideOf(SIDE_REGISTRY, "cloudflare").open(
+      settings("cloudflare", { ...CLOUDFLARE_DEFAULTS, cfWakeIdleMs: 777 }),
+      targets.cloudflare,
+    );
+    const floor = sideOf(SIDE_REGISTRY, "floor").open(
+      { ...settings("floor"), plant: { "*": 700 } },
+      { ...targets.floor, plant: { "*": 700 } },
+    );
     try {
       expect(rivet.versions.engine).toBe("e1");
       expect(Object.keys(rivet.versions).sort()).toEqual(["@rivetkit/engine-cli", "engine", "rivetkit"]);

@@ -18,7 +18,12 @@ describe("three Engines started at once", () => {
   }, 300_000);
 
   it("a summary fails when one try failed", () => {
-    expect(summarize([{ ok: true, seconds: 2, restarts: [0, 1, 0] }, { ok: false, seconds: 90, restarts: [], error: "x" }])).toEqual({
+    expect(
+      summarize([
+        { ok: true, seconds: 2, restarts: [0, 1, 0] },
+        { ok: false, seconds: 90, restarts: [], error: "x" },
+      ]),
+    ).toEqual({
       passed: false,
       line: "1 of 2 started together came up and served; 1 had an Engine restarted by its unit's policy first; slowest 90.0 s",
     });

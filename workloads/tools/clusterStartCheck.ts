@@ -65,7 +65,9 @@ async function main(argv: string[]): Promise<number> {
   for (let i = 1; i <= times; i++) {
     const t = await startOnce();
     tries.push(t);
-    process.stdout.write(`try ${i}: ${t.ok ? "up" : "FAILED"} in ${t.seconds.toFixed(1)} s, Engine restarts ${JSON.stringify(t.restarts)}${t.error ? `: ${t.error}` : ""}\n`);
+    process.stdout.write(
+      `try ${i}: ${t.ok ? "up" : "FAILED"} in ${t.seconds.toFixed(1)} s, Engine restarts ${JSON.stringify(t.restarts)}${t.error ? `: ${t.error}` : ""}\n`,
+    );
   }
   const s = summarize(tries);
   process.stdout.write(`${s.line}\n`);

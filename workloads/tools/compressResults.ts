@@ -27,6 +27,7 @@ for (const { dir } of runDirsUnder(root)) {
   verifyRunDir(dir);
   before += c.before;
   after += c.after;
-  if (c.before) console.log(`${dir}: ${(c.before / 1e6).toFixed(1)} MB of raw samples, ${(c.after / 1e6).toFixed(1)} MB compressed; verifies`);
+  if (c.before)
+    console.log(`${dir}: ${(c.before / 1e6).toFixed(1)} MB of raw samples, ${(c.after / 1e6).toFixed(1)} MB compressed; verifies`);
 }
 console.log(`compress-results: ${(before / 1e6).toFixed(1)} MB to ${(after / 1e6).toFixed(1)} MB`);

@@ -14,7 +14,11 @@ import { packageVersion } from "../host/versions";
 /** A fresh Engine and app over a new temp dir, removed with `stop`. */
 export async function freshEngine(o: { actorSleepTimeoutMs?: number } = {}): Promise<LocalRivet & { dir: string; done(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), "actor-bench-repro-"));
-  const rivet = await startLocalRivet({ workDir: dir, settings: DEFAULT_ENGINE_SETTINGS, ...(o.actorSleepTimeoutMs ? { actorSleepTimeoutMs: o.actorSleepTimeoutMs } : {}) });
+  const rivet = await startLocalRivet({
+    workDir: dir,
+    settings: DEFAULT_ENGINE_SETTINGS,
+    ...(o.actorSleepTimeoutMs ? { actorSleepTimeoutMs: o.actorSleepTimeoutMs } : {}),
+  });
   return Object.assign(rivet, {
     dir,
     async done() {
@@ -26,11 +30,17 @@ export async function freshEngine(o: { actorSleepTimeoutMs?: number } = {}): Pro
 
 /** The versions a maintainer needs: the Engine's own, RivetKit's, Node's, the machine's cores. */
 export function versionLines(r: Pick<LocalRivet, "engineVersion" | "engineBinary">, cores: number): string[] {
-  return [`rivet-engine ${r.engineVersion} (${r.engineBinary})`, `rivetkit ${packageVersion("rivetkit")}`, `node ${process.version}`, `${cores} cores`];
+  return [
+    `rivet-engine ${r.engineVersion} (${r.engineBinary})`,
+    `rivetkit ${packageVersion("rivetkit")}`,
+    `node ${process.version}`,
+    `${cores} cores`,
+  ];
 }
 
 /** A failure's kind: the Engine's error code where the body names one, else the error's start. */
-export const failureKind = (error: string): string => /"code":"(\w+)"/.exec(error)?.[1] ?? /timed out|timeout/i.exec(error)?.[0].toLowerCase() ?? error.split(":")[0];
+export const failureKind = (error: string): string =>
+  /"code":"(\w+)"/.exec(error)?.[1] ?? /timed out|timeout/i.exec(error)?.[0].toLowerCase() ?? error.split(":")[0];
 
 /** The length of a log file now: where the lines of a later step start. */
 export const logMark = (file: string): number => statSync(file).size;
@@ -81,7 +91,12 @@ export interface ReproReport {
 export function renderRepro(r: ReproReport, maxExample = 400): string {
   const section = (head: string, lines: string[]) => [`## ${head}`, ...lines.map((l) => `  ${l}`)].join("\n");
   const log = r.log.length
-    ? r.log.slice(0, 12).map((k) => `${k.count} x ${k.level} "${k.message}"\n      e.g. ${k.example.length > maxExample ? `${k.example.slice(0, maxExample)}...` : k.example}`)
+    ? r.log
+        .slice(0, 12)
+        .map(
+          (k) =>
+            `${k.count} x ${k.level} "${k.message}"\n      e.g. ${k.example.length > maxExample ? `${k.example.slice(0, maxExample)}...` : k.example}`,
+        )
     : ["(no warn or error lines)"];
   return [
     `# ${r.title}`,

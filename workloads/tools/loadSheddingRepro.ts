@@ -49,20 +49,35 @@ async function burst(settings: EngineSettings, creates: number, concurrency: num
   }
   const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
   const p = percentiles(ms);
-  return { loadShedding: settings.loadShedding, concurrency, creates, perSecond: (ms.length * 1000) / wallMs, p50: p.p50, p99: p.p99, failures };
+  return {
+    loadShedding: settings.loadShedding,
+    concurrency,
+    creates,
+    perSecond: (ms.length * 1000) / wallMs,
+    p50: p.p50,
+    p99: p.p99,
+    failures,
+  };
 }
 
 export function reproTable(rows: readonly BurstFigures[]): string {
   const head = "load shedding  concurrency  creates  ok/s    p50 ms    p99 ms    failures";
-  return [head, ...rows.map((r) => [
-    (r.loadShedding ? "default" : "off").padEnd(13),
-    String(r.concurrency).padEnd(11),
-    String(r.creates).padEnd(7),
-    r.perSecond.toFixed(1).padEnd(6),
-    r.p50.toFixed(0).padEnd(8),
-    r.p99.toFixed(0).padEnd(8),
-    Object.entries(r.failures).map(([k, n]) => `${n} ${k}`).join(", ") || "none",
-  ].join("  "))].join("\n");
+  return [
+    head,
+    ...rows.map((r) =>
+      [
+        (r.loadShedding ? "default" : "off").padEnd(13),
+        String(r.concurrency).padEnd(11),
+        String(r.creates).padEnd(7),
+        r.perSecond.toFixed(1).padEnd(6),
+        r.p50.toFixed(0).padEnd(8),
+        r.p99.toFixed(0).padEnd(8),
+        Object.entries(r.failures)
+          .map(([k, n]) => `${n} ${k}`)
+          .join(", ") || "none",
+      ].join("  "),
+    ),
+  ].join("\n");
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -30,14 +30,26 @@ export function stallSummary(probes: readonly Probe[], watchS: number): { firstO
 
 /** Reproduced when the actor answered nothing for longer than the Engine's own runner ping timeout allows for recovery (a minute), or never. */
 export function stallVerdict(s: ReturnType<typeof stallSummary>, watchS: number): { reproduced: boolean; text: string } {
-  if (!s.firstOk) return { reproduced: true, text: `REPRODUCED: the actor answered nothing in the ${watchS} s after the Engine was continued (${s.failedBefore} calls failed)` };
-  if (s.silentS > 60) return { reproduced: true, text: `REPRODUCED: the actor first answered ${s.silentS.toFixed(0)} s after the Engine was continued (${s.failedBefore} calls failed first)` };
-  return { reproduced: false, text: `not reproduced here: the actor answered ${s.silentS.toFixed(1)} s after the Engine was continued${s.firstOk.cold ? ", from a fresh instance" : ", the same instance"} (${s.failedBefore} calls failed first)` };
+  if (!s.firstOk)
+    return {
+      reproduced: true,
+      text: `REPRODUCED: the actor answered nothing in the ${watchS} s after the Engine was continued (${s.failedBefore} calls failed)`,
+    };
+  if (s.silentS > 60)
+    return {
+      reproduced: true,
+      text: `REPRODUCED: the actor first answered ${s.silentS.toFixed(0)} s after the Engine was continued (${s.failedBefore} calls failed first)`,
+    };
+  return {
+    reproduced: false,
+    text: `not reproduced here: the actor answered ${s.silentS.toFixed(1)} s after the Engine was continued${s.firstOk.cold ? ", from a fresh instance" : ", the same instance"} (${s.failedBefore} calls failed first)`,
+  };
 }
 
 async function main(argv: string[]): Promise<void> {
   const [pauseS, watchS] = [Number(argv[0] ?? 20), Number(argv[1] ?? 120)];
-  if (![pauseS, watchS].every((n) => Number.isInteger(n) && n > 0)) throw new Error("usage: npm run repro:pause-stall -- [pause seconds] [watch seconds], whole numbers");
+  if (![pauseS, watchS].every((n) => Number.isInteger(n) && n > 0))
+    throw new Error("usage: npm run repro:pause-stall -- [pause seconds] [watch seconds], whole numbers");
   const rivet = await freshEngine();
   const versions = versionLines(rivet, cpus().length);
   const probes: Probe[] = [];
@@ -79,29 +91,35 @@ async function main(argv: string[]): Promise<void> {
     const kind = failureKind(p.error ?? "");
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
   }
-  console.log(renderRepro({
-    title: "Rivet Engine: a running actor after the Engine was paused",
-    versions,
-    commands: [
-      "rivet-engine start --config engine.json (one Engine, file-system storage, in a temp dir), node app.js (RivetKit registry, actor `plain`)",
-      "POST /gateway/plain/action/ping?rvt-method=getOrCreate&rvt-key=repro-warm, then 5 x POST /gateway/<actor id>/action/ping (warm)",
-      `kill -STOP <engine pid>; sleep ${pauseS}; kill -CONT <engine pid>`,
-      `every second, up to ${watchS} s: POST /gateway/<actor id>/action/ping on a new connection, 5 s timeout, until one answers`,
-    ],
-    expected: "after the continue, the actor answers again: at once if its runner's connection survived, or, if the Engine declared the runner lost, after the actor is rescheduled (a wake from a fresh instance) within seconds",
-    seen: [
-      `actor ${actorId}; ${probes.length} calls after the continue, ${s.failedBefore} failed before the first answer${s.firstOk ? ` (at ${s.firstOk.at.toFixed(1)} s, ${s.firstOk.ms.toFixed(0)} ms, ${s.firstOk.cold ? "a fresh instance" : "the same instance"})` : " (none answered)"}`,
-      ...(kinds.size ? [`failures: ${[...kinds].map(([k, n]) => `${n} ${k}`).join(", ")}`] : []),
-      ...probes.filter((p) => !p.ok).slice(0, 3).map((p) => `at ${p.at.toFixed(1)} s: ${p.error}`),
-    ],
-    harness: [
-      "one actor and one call at a time: no load from the benchmark",
-      "a new connection for every call after the continue: no pooled socket from before the pause",
-      "the app (the runner) was never paused: only the Engine was",
-    ],
-    log,
-    verdict: stallVerdict(s, watchS).text,
-  }));
+  console.log(
+    renderRepro({
+      title: "Rivet Engine: a running actor after the Engine was paused",
+      versions,
+      commands: [
+        "rivet-engine start --config engine.json (one Engine, file-system storage, in a temp dir), node app.js (RivetKit registry, actor `plain`)",
+        "POST /gateway/plain/action/ping?rvt-method=getOrCreate&rvt-key=repro-warm, then 5 x POST /gateway/<actor id>/action/ping (warm)",
+        `kill -STOP <engine pid>; sleep ${pauseS}; kill -CONT <engine pid>`,
+        `every second, up to ${watchS} s: POST /gateway/<actor id>/action/ping on a new connection, 5 s timeout, until one answers`,
+      ],
+      expected:
+        "after the continue, the actor answers again: at once if its runner's connection survived, or, if the Engine declared the runner lost, after the actor is rescheduled (a wake from a fresh instance) within seconds",
+      seen: [
+        `actor ${actorId}; ${probes.length} calls after the continue, ${s.failedBefore} failed before the first answer${s.firstOk ? ` (at ${s.firstOk.at.toFixed(1)} s, ${s.firstOk.ms.toFixed(0)} ms, ${s.firstOk.cold ? "a fresh instance" : "the same instance"})` : " (none answered)"}`,
+        ...(kinds.size ? [`failures: ${[...kinds].map(([k, n]) => `${n} ${k}`).join(", ")}`] : []),
+        ...probes
+          .filter((p) => !p.ok)
+          .slice(0, 3)
+          .map((p) => `at ${p.at.toFixed(1)} s: ${p.error}`),
+      ],
+      harness: [
+        "one actor and one call at a time: no load from the benchmark",
+        "a new connection for every call after the continue: no pooled socket from before the pause",
+        "the app (the runner) was never paused: only the Engine was",
+      ],
+      log,
+      verdict: stallVerdict(s, watchS).text,
+    }),
+  );
 }
 
 if (require.main === module) runRepro(() => main(process.argv.slice(2)));

@@ -54,7 +54,10 @@ export interface Check {
 export function renderChecks(vm: string, checks: readonly Check[], seconds: number): string {
   const lines = checks.map((c) => `  ${c.ok ? "ok  " : "FAIL"} ${c.name}${c.detail ? `: ${c.detail}` : ""}`);
   const failed = checks.filter((c) => !c.ok).length;
-  return [`${vm}: ${failed ? `${failed} of ${checks.length} checks FAILED` : `all ${checks.length} checks passed`} in ${seconds.toFixed(0)} s`, ...lines].join("\n");
+  return [
+    `${vm}: ${failed ? `${failed} of ${checks.length} checks FAILED` : `all ${checks.length} checks passed`} in ${seconds.toFixed(0)} s`,
+    ...lines,
+  ].join("\n");
 }
 
 /** What `cloud-init status --long` says about the boot: done, and nothing degraded or in error. */
@@ -63,7 +66,11 @@ export function bootStatus(text: string, code: number): Check {
   const errors = /^errors:\s*(.*)$/m.exec(text)?.[1]?.trim();
   const recoverable = /^recoverable_errors:\s*(.*)$/m.exec(text)?.[1]?.trim();
   const ok = code === 0 && status === "done" && (!errors || errors === "[]") && (!recoverable || recoverable === "{}");
-  return { name: "cloud-init status --wait exits 0, done, nothing degraded", ok, detail: ok ? "" : `exit ${code}, ${text.trim().split("\n").join(" | ").slice(0, 400)}` };
+  return {
+    name: "cloud-init status --wait exits 0, done, nothing degraded",
+    ok,
+    detail: ok ? "" : `exit ${code}, ${text.trim().split("\n").join(" | ").slice(0, 400)}`,
+  };
 }
 
 function sh(cmd: string, args: string[], opts: { input?: string; cwd?: string } = {}): string {
@@ -88,7 +95,17 @@ function baseImage(cacheDir: string, log: (s: string) => void): string {
   const partial = `${base}.partial`;
   rmSync(partial, { recursive: true, force: true });
   sh("debootstrap", ["--variant=minbase", `--include=${BOOTSTRAP_PACKAGES.join(",")}`, "bookworm", partial, MIRROR]);
-  sh("systemd-nspawn", ["--register=no", "--keep-unit", "--quiet", "-D", partial, "--pipe", "sh", "-c", `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${BASE_PACKAGES.join(" ")} >/dev/null && apt-get clean`]);
+  sh("systemd-nspawn", [
+    "--register=no",
+    "--keep-unit",
+    "--quiet",
+    "-D",
+    partial,
+    "--pipe",
+    "sh",
+    "-c",
+    `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${BASE_PACKAGES.join(" ")} >/dev/null && apt-get clean`,
+  ]);
   renameSync(partial, base);
   return base;
 }
@@ -124,12 +141,18 @@ interface Container {
 }
 
 async function boot(root: string, vm: string, binds: string[]): Promise<Container> {
-  const nspawn = spawn("systemd-nspawn", ["--register=no", "--keep-unit", "--quiet", "-D", root, `--machine=${vm}`, ...binds.map((b) => `--bind=${b}`), "--boot"], { stdio: ["ignore", "ignore", "ignore"] });
+  const nspawn = spawn(
+    "systemd-nspawn",
+    ["--register=no", "--keep-unit", "--quiet", "-D", root, `--machine=${vm}`, ...binds.map((b) => `--bind=${b}`), "--boot"],
+    { stdio: ["ignore", "ignore", "ignore"] },
+  );
   let leader = "";
   for (let i = 0; i < 300 && !leader; i++) {
     await new Promise((r) => setTimeout(r, 100));
     try {
-      leader = sh("pgrep", ["-P", String(nspawn.pid)]).trim().split("\n")[0];
+      leader = sh("pgrep", ["-P", String(nspawn.pid)])
+        .trim()
+        .split("\n")[0];
     } catch {
       // not yet
     }
@@ -138,7 +161,23 @@ async function boot(root: string, vm: string, binds: string[]): Promise<Containe
   const exec = (cmd: string, opts: { user?: string; timeoutS?: number } = {}) => {
     const inner = opts.user ? ["runuser", "-u", opts.user, "--", "sh", "-c", cmd] : ["sh", "-c", cmd];
     try {
-      const out = execFileSync("timeout", [String(opts.timeoutS ?? 900), "nsenter", "-t", leader, "-a", "--", "env", "-i", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root", ...inner], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 26 });
+      const out = execFileSync(
+        "timeout",
+        [
+          String(opts.timeoutS ?? 900),
+          "nsenter",
+          "-t",
+          leader,
+          "-a",
+          "--",
+          "env",
+          "-i",
+          "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+          "HOME=/root",
+          ...inner,
+        ],
+        { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 26 },
+      );
       return { code: 0, out };
     } catch (err) {
       const e = err as { status?: number; stdout?: string; stderr?: string };
@@ -166,7 +205,14 @@ function unitChecks(c: Container, units: string[]): Check[] {
     { name: "no failed unit", ok: failed === "", detail: failed.split("\n").join("; ") },
     ...units.map((u) => {
       const r = c.exec(`systemctl is-active ${u}`);
-      return { name: `${u} active`, ok: r.out.trim() === "active", detail: r.out.trim() === "active" ? "" : `${r.out.trim()}; ${c.exec(`journalctl -u ${u} --no-pager -n 8`).out.trim().split("\n").join(" | ").slice(0, 500)}` };
+      return {
+        name: `${u} active`,
+        ok: r.out.trim() === "active",
+        detail:
+          r.out.trim() === "active"
+            ? ""
+            : `${r.out.trim()}; ${c.exec(`journalctl -u ${u} --no-pager -n 8`).out.trim().split("\n").join(" | ").slice(0, 500)}`,
+      };
     }),
   ];
 }
@@ -174,10 +220,55 @@ function unitChecks(c: Container, units: string[]): Check[] {
 /** A CA and a server certificate for 127.0.0.1 (the check's Postgres), with openssl. */
 function testCa(dir: string): { ca: string; cert: string; key: string } {
   const p = (f: string) => join(dir, f);
-  sh("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=actor-bench boot check CA", "-keyout", p("ca.key"), "-out", p("ca.crt")]);
-  sh("openssl", ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", p("server.key"), "-out", p("server.csr")]);
+  sh("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=actor-bench boot check CA",
+    "-keyout",
+    p("ca.key"),
+    "-out",
+    p("ca.crt"),
+  ]);
+  sh("openssl", [
+    "req",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-subj",
+    "/CN=127.0.0.1",
+    "-keyout",
+    p("server.key"),
+    "-out",
+    p("server.csr"),
+  ]);
   writeFileSync(p("san.cnf"), "subjectAltName=IP:127.0.0.1\n");
-  sh("openssl", ["x509", "-req", "-in", p("server.csr"), "-CA", p("ca.crt"), "-CAkey", p("ca.key"), "-CAcreateserial", "-days", "1", "-extfile", p("san.cnf"), "-out", p("server.crt")]);
+  sh("openssl", [
+    "x509",
+    "-req",
+    "-in",
+    p("server.csr"),
+    "-CA",
+    p("ca.crt"),
+    "-CAkey",
+    p("ca.key"),
+    "-CAcreateserial",
+    "-days",
+    "1",
+    "-extfile",
+    p("san.cnf"),
+    "-out",
+    p("server.crt"),
+  ]);
   sh("chown", ["postgres:postgres", p("server.key"), p("server.crt")]);
   sh("chmod", ["0600", p("server.key")]);
   return { ca: p("ca.crt"), cert: p("server.crt"), key: p("server.key") };
@@ -189,14 +280,30 @@ async function checkEngine(base: string, work: string, log: (s: string) => void)
   sh("chmod", ["0711", work]);
   const pgDir = join(work, "pg");
   mkdirSync(pgDir);
-  const pg = await startLocalPostgres({ workDir: pgDir, host: "127.0.0.1", port: 45432, timeoutMs: 60_000, tls: { certFile: certs.cert, keyFile: certs.key } });
+  const pg = await startLocalPostgres({
+    workDir: pgDir,
+    host: "127.0.0.1",
+    port: 45432,
+    timeoutMs: 60_000,
+    tls: { certFile: certs.cert, keyFile: certs.key },
+  });
   const plan: ClusterPlan = {
-    nodes: ["127.0.3.11", "127.0.3.12", "127.0.3.13"].map((host, i) => ({ name: `engine-${i + 1}`, host, ports: { gateway: CLOUD_PORTS.gateway, apiPeer: CLOUD_PORTS.apiPeer, metrics: CLOUD_PORTS.metrics }, natsClientPort: CLOUD_PORTS.natsClient, natsClusterPort: CLOUD_PORTS.natsCluster })),
+    nodes: ["127.0.3.11", "127.0.3.12", "127.0.3.13"].map((host, i) => ({
+      name: `engine-${i + 1}`,
+      host,
+      ports: { gateway: CLOUD_PORTS.gateway, apiPeer: CLOUD_PORTS.apiPeer, metrics: CLOUD_PORTS.metrics },
+      natsClientPort: CLOUD_PORTS.natsClient,
+      natsClusterPort: CLOUD_PORTS.natsCluster,
+    })),
     gatewayUrl: `http://127.0.3.100:${CLOUD_PORTS.gateway}`,
     datacenter: { name: "default", label: 1 },
   };
   const secret = () => randomBytes(20).toString("hex");
-  const userData = renderEngineCloudInit(plan, 0, engineRelease(packageVersion("@rivetkit/engine-cli")), `${pg.url}?sslmode=require`, { adminToken: secret(), natsPassword: secret(), natsRoutePassword: secret() });
+  const userData = renderEngineCloudInit(plan, 0, engineRelease(packageVersion("@rivetkit/engine-cli")), `${pg.url}?sslmode=require`, {
+    adminToken: secret(),
+    natsPassword: secret(),
+    natsRoutePassword: secret(),
+  });
   const root = vmRoot(base, work, "engine-1", userData);
   // The stand-in Postgres's CA, in the image's bundle (Azure's is in Debian's already).
   cpSync(certs.ca, join(root, "usr/local/share/ca-certificates/boot-check.crt"));
@@ -210,13 +317,23 @@ async function checkEngine(base: string, work: string, log: (s: string) => void)
   sh("mkfs.ext4", ["-q", "-F", "-L", "rivet-nvme", join(disk, "dev/nvme0n1")]);
   mkdirSync(join(disk, "data"));
   mkdirSync(join(root, "etc/systemd/system/cloud-final.service.d"), { recursive: true });
-  writeFileSync(join(root, "etc/systemd/system/cloud-final.service.d/boot-check-nvme.conf"), "[Service]\nEnvironment=SYS_BLOCK=/var/lib/boot-check/sys DEV_DIR=/var/lib/boot-check/dev\n");
+  writeFileSync(
+    join(root, "etc/systemd/system/cloud-final.service.d/boot-check-nvme.conf"),
+    "[Service]\nEnvironment=SYS_BLOCK=/var/lib/boot-check/sys DEV_DIR=/var/lib/boot-check/dev\n",
+  );
   log("engine-1: booting");
-  const c = await boot(root, "engine-1", [`${join(disk, "sys")}:/var/lib/boot-check/sys`, `${join(disk, "dev")}:/var/lib/boot-check/dev`, `${join(disk, "data")}:${ENGINE_PATHS.dataDir}`]);
+  const c = await boot(root, "engine-1", [
+    `${join(disk, "sys")}:/var/lib/boot-check/sys`,
+    `${join(disk, "dev")}:/var/lib/boot-check/dev`,
+    `${join(disk, "data")}:${ENGINE_PATHS.dataDir}`,
+  ]);
   try {
     const ready = c.exec(READY_COMMAND.replace(">&2", ">&1"), { timeoutS: 900 });
     const status = c.exec("cloud-init status --long");
-    const checks = [bootStatus(`${status.out}\n${ready.out}`, ready.code), ...unitChecks(c, ["actor-bench-nats.service", "rivet-engine.service"])];
+    const checks = [
+      bootStatus(`${status.out}\n${ready.out}`, ready.code),
+      ...unitChecks(c, ["actor-bench-nats.service", "rivet-engine.service"]),
+    ];
     let health = "";
     for (let i = 0; i < 60 && !health.includes("ok"); i++) {
       health = c.exec(`curl -fsS http://${plan.nodes[0].host}:${CLOUD_PORTS.gateway}/health`).out;
@@ -245,17 +362,40 @@ async function checkRunner(base: string, work: string, projectDir: string, log: 
     const status = c.exec("cloud-init status --long");
     const checks = [bootStatus(`${status.out}\n${ready.out}`, ready.code), ...unitChecks(c, ["ssh.service"])];
     const key = c.exec("cat /etc/ssh/ssh_host_ed25519_key.pub").out.trim();
-    checks.push({ name: "sshd presents the stack's host key, and no other", ok: key.split(/\s+/)[1] === hostKey.publicKey.split(/\s+/)[1] && c.exec("ls /etc/ssh/ssh_host_*_key").out.trim().split("\n").length === 1, detail: key.slice(0, 80) });
+    checks.push({
+      name: "sshd presents the stack's host key, and no other",
+      ok:
+        key.split(/\s+/)[1] === hostKey.publicKey.split(/\s+/)[1] &&
+        c.exec("ls /etc/ssh/ssh_host_*_key").out.trim().split("\n").length === 1,
+      detail: key.slice(0, 80),
+    });
     cpSync(bundle, join(root, RUNNER_PATHS.appDir, BUNDLE_FILE));
     c.exec(`chown ${ADMIN}:${ADMIN} ${RUNNER_PATHS.appDir}/${BUNDLE_FILE}`);
     log("runner: npm ci of the shipped bundle");
     // Node keeps its own CA list: behind this machine's egress proxy, npm must be told of the image's bundle (on Azure, no proxy, no need).
     const proxyCa = existsSync("/usr/local/share/ca-certificates") ? "export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt\n" : "";
-    const install = c.exec(`${proxyCa}${installCommand(RUNNER_PATHS.appDir, `${RUNNER_PATHS.nodeDir}/bin/node`)}`, { user: ADMIN, timeoutS: 900 });
-    const app = c.exec(`test -f ${RUNNER_PATHS.appDir}/node_modules/rivetkit/package.json && ${RUNNER_PATHS.nodeDir}/bin/node -e 'require("${RUNNER_PATHS.appDir}/node_modules/rivetkit/package.json")' && echo loaded`, { user: ADMIN });
-    checks.push({ name: "the deploy's npm ci of the shipped bundle works, as the admin user", ok: install.code === 0 && app.out.includes("loaded"), detail: install.code === 0 ? "" : install.out.trim().split("\n").slice(-5).join(" | ") });
+    const install = c.exec(`${proxyCa}${installCommand(RUNNER_PATHS.appDir, `${RUNNER_PATHS.nodeDir}/bin/node`)}`, {
+      user: ADMIN,
+      timeoutS: 900,
+    });
+    const app = c.exec(
+      `test -f ${RUNNER_PATHS.appDir}/node_modules/rivetkit/package.json && ${RUNNER_PATHS.nodeDir}/bin/node -e 'require("${RUNNER_PATHS.appDir}/node_modules/rivetkit/package.json")' && echo loaded`,
+      { user: ADMIN },
+    );
+    checks.push({
+      name: "the deploy's npm ci of the shipped bundle works, as the admin user",
+      ok: install.code === 0 && app.out.includes("loaded"),
+      detail: install.code === 0 ? "" : install.out.trim().split("\n").slice(-5).join(" | "),
+    });
     const sudo = c.exec(`sudo -n -l -U ${ADMIN}`);
-    checks.push({ name: "the admin user's sudo is the app unit's commands only", ok: sudo.code === 0 && sudo.out.includes("systemctl enable --now rivetkit-app") && !/\(ALL[^)]*\) (NOPASSWD: )?ALL\b/.test(sudo.out.replace(/!ALL/g, "")), detail: sudo.out.trim().split("\n").slice(-3).join(" | ") });
+    checks.push({
+      name: "the admin user's sudo is the app unit's commands only",
+      ok:
+        sudo.code === 0 &&
+        sudo.out.includes("systemctl enable --now rivetkit-app") &&
+        !/\(ALL[^)]*\) (NOPASSWD: )?ALL\b/.test(sudo.out.replace(/!ALL/g, "")),
+      detail: sudo.out.trim().split("\n").slice(-3).join(" | "),
+    });
     return checks;
   } finally {
     await c.stop();
@@ -283,7 +423,10 @@ async function main(argv: string[]): Promise<number> {
   chmodSync(work, 0o711);
   let failed = 0;
   try {
-    for (const [vm, run] of [["engine", () => checkEngine(base, join(work, "e"), log)], ["runner", () => checkRunner(base, join(work, "r"), projectDir, log)]] as const) {
+    for (const [vm, run] of [
+      ["engine", () => checkEngine(base, join(work, "e"), log)],
+      ["runner", () => checkRunner(base, join(work, "r"), projectDir, log)],
+    ] as const) {
       if (which !== "all" && which !== vm) continue;
       mkdirSync(join(work, vm === "engine" ? "e" : "r"));
       const t = Date.now();

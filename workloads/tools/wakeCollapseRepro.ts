@@ -19,7 +19,17 @@ import { forEachBounded } from "../host/bounded";
 import { percentiles } from "../../analysis/stats/summary";
 import { GatewayClient } from "../sides/rivet/gateway";
 import { sleepAndConfirm } from "../sides/rivet/adapter";
-import { engineLogKinds, failureKind, freshEngine, logMark, logSince, renderRepro, runRepro, versionLines, type LogKind } from "./engineRepro";
+import {
+  engineLogKinds,
+  failureKind,
+  freshEngine,
+  logMark,
+  logSince,
+  renderRepro,
+  runRepro,
+  versionLines,
+  type LogKind,
+} from "./engineRepro";
 
 /** RivetKit's sleep timeout for the repro's actors, and the wait after the last create before the wakes. */
 export const REPRO_SLEEP = { timeoutMs: 5_000, waitMs: 20_000, createConcurrency: 16, requestTimeoutMs: 30_000 } as const;
@@ -70,14 +80,23 @@ async function population(mode: SleepMode, actors: number, wakes: number): Promi
     });
     const createSeconds = (Date.now() - t0) / 1000;
     if (mode === "harness") {
-      const slept = await sleepAndConfirm(creator, ids.filter((x): x is string => x !== undefined), 60_000);
-      process.stderr.write(`${actors} actors: the benchmark's sleep and confirmation: ${slept.asleep.length} asleep, ${slept.failures.length} not\n`);
+      const slept = await sleepAndConfirm(
+        creator,
+        ids.filter((x): x is string => x !== undefined),
+        60_000,
+      );
+      process.stderr.write(
+        `${actors} actors: the benchmark's sleep and confirmation: ${slept.asleep.length} asleep, ${slept.failures.length} not\n`,
+      );
     }
-    process.stderr.write(`${actors} actors: created in ${createSeconds.toFixed(0)} s (${createFailures} failed); waiting ${REPRO_SLEEP.waitMs / 1000} s for them to sleep\n`);
+    process.stderr.write(
+      `${actors} actors: created in ${createSeconds.toFixed(0)} s (${createFailures} failed); waiting ${REPRO_SLEEP.waitMs / 1000} s for them to sleep\n`,
+    );
     await new Promise((r) => setTimeout(r, REPRO_SLEEP.waitMs));
     const made = ids.filter((x): x is string => x !== undefined);
     // Evenly spread over the population: the first, the last and between.
-    const pick = (k: number) => Array.from({ length: Math.min(k, made.length) }, (_, j) => made[Math.floor((j * made.length) / Math.min(k, made.length))]);
+    const pick = (k: number) =>
+      Array.from({ length: Math.min(k, made.length) }, (_, j) => made[Math.floor((j * made.length) / Math.min(k, made.length))]);
     const sample = pick(32);
     const records = await creator.actors(sample);
     const asleep = records.filter((a) => a.sleep_ts !== null && a.destroy_ts === null).length;
@@ -97,8 +116,19 @@ async function population(mode: SleepMode, actors: number, wakes: number): Promi
     }
     const p = ms.length ? percentiles(ms) : null;
     return {
-      mode, actors, created: made.length, createFailures, createSeconds, asleepSampled: { asleep, of: sample.length }, wakes: Math.min(wakes, made.length), ok: ms.length, cold,
-      p50: p?.p50 ?? null, p99: p?.p99 ?? null, failures, log: engineLogKinds(logSince(rivet.engineLog, mark)),
+      mode,
+      actors,
+      created: made.length,
+      createFailures,
+      createSeconds,
+      asleepSampled: { asleep, of: sample.length },
+      wakes: Math.min(wakes, made.length),
+      ok: ms.length,
+      cold,
+      p50: p?.p50 ?? null,
+      p99: p?.p99 ?? null,
+      failures,
+      log: engineLogKinds(logSince(rivet.engineLog, mark)),
     };
   } finally {
     await creator.close(true);
@@ -108,25 +138,46 @@ async function population(mode: SleepMode, actors: number, wakes: number): Promi
 }
 
 /** Reproduced when the large population's wakes fail, or their median is ten times the small one's. */
-export function collapseVerdict(small: Pick<Population, "ok" | "wakes" | "p50">, large: Pick<Population, "ok" | "wakes" | "p50" | "actors">): { reproduced: boolean; text: string } {
+export function collapseVerdict(
+  small: Pick<Population, "ok" | "wakes" | "p50">,
+  large: Pick<Population, "ok" | "wakes" | "p50" | "actors">,
+): { reproduced: boolean; text: string } {
   const failed = large.wakes - large.ok;
-  if (failed > 0) return { reproduced: true, text: `REPRODUCED: with ${large.actors} actors asleep, ${failed} of ${large.wakes} wakes failed (none may)` };
+  if (failed > 0)
+    return {
+      reproduced: true,
+      text: `REPRODUCED: with ${large.actors} actors asleep, ${failed} of ${large.wakes} wakes failed (none may)`,
+    };
   if (small.p50 !== null && large.p50 !== null && large.p50 > 10 * small.p50) {
-    return { reproduced: true, text: `REPRODUCED: with ${large.actors} actors asleep the median wake took ${large.p50.toFixed(0)} ms, ${(large.p50 / small.p50).toFixed(0)} times the small population's` };
+    return {
+      reproduced: true,
+      text: `REPRODUCED: with ${large.actors} actors asleep the median wake took ${large.p50.toFixed(0)} ms, ${(large.p50 / small.p50).toFixed(0)} times the small population's`,
+    };
   }
-  return { reproduced: false, text: `not reproduced here: every wake answered, the median ${large.p50?.toFixed(0) ?? "-"} ms against ${small.p50?.toFixed(0) ?? "-"} ms with few actors` };
+  return {
+    reproduced: false,
+    text: `not reproduced here: every wake answered, the median ${large.p50?.toFixed(0) ?? "-"} ms against ${small.p50?.toFixed(0) ?? "-"} ms with few actors`,
+  };
 }
 
 const line = (p: Population) =>
   `${p.mode} sleep, ${p.actors} actors (${p.created} created in ${p.createSeconds.toFixed(0)} s, ${p.createFailures} failed; ${p.asleepSampled.asleep} of ${p.asleepSampled.of} sampled reported asleep): ` +
   `${p.ok} of ${p.wakes} wakes answered (${p.cold} from a fresh instance), p50 ${p.p50?.toFixed(1) ?? "-"} ms, p99 ${p.p99?.toFixed(1) ?? "-"} ms` +
-  `${Object.keys(p.failures).length ? `; failures: ${Object.entries(p.failures).map(([k, n]) => `${n} ${k}`).join(", ")}` : ""}`;
+  `${
+    Object.keys(p.failures).length
+      ? `; failures: ${Object.entries(p.failures)
+          .map(([k, n]) => `${n} ${k}`)
+          .join(", ")}`
+      : ""
+  }`;
 
 async function main(argv: string[]): Promise<void> {
   const [large, small, wakes] = [Number(argv[0] ?? 3600), Number(argv[1] ?? 100), Number(argv[2] ?? 40)];
   const modeArg = argv[3] ?? "both";
   if (![large, small, wakes].every((n) => Number.isInteger(n) && n > 0) || small >= large || !["both", ...MODES].includes(modeArg)) {
-    throw new Error(`usage: npm run repro:wake-collapse -- [large N] [small N, below large] [wakes] [${MODES.join("|")}|both (timeout and explicit)], whole numbers`);
+    throw new Error(
+      `usage: npm run repro:wake-collapse -- [large N] [small N, below large] [wakes] [${MODES.join("|")}|both (timeout and explicit)], whole numbers`,
+    );
   }
   const modes: SleepMode[] = modeArg === "both" ? ["timeout", "explicit"] : [modeArg as SleepMode];
   const pairs: Array<{ mode: SleepMode; a: Population; b: Population }> = [];
@@ -135,31 +186,34 @@ async function main(argv: string[]): Promise<void> {
   const versions = versionLines(probe, cpus().length);
   await probe.done();
   const verdicts = pairs.map((p) => `${p.mode} sleep: ${collapseVerdict(p.a, p.b).text}`);
-  console.log(renderRepro({
-    title: "Rivet Engine: wakes with many actors asleep",
-    versions,
-    commands: [
-      `rivet-engine start --config engine.json (one Engine, file-system storage, in a temp dir; workflow load shedding off, as the benchmark runs it)`,
-      `node app.js (RivetKit registry with the actor \`plain\`; sleepTimeout ${REPRO_SLEEP.timeoutMs} ms for timeout sleep, RivetKit's default 30 s for explicit sleep)`,
-      `${small} (then ${large}, each on a fresh Engine) x POST /gateway/plain/action/ping?rvt-method=getOrCreate&rvt-key=repro-<i>, ${REPRO_SLEEP.createConcurrency} at a time`,
-      `explicit sleep only: right after each create, POST /gateway/<actor id>/action/sleep (the action calls c.sleep())`,
-      `harness sleep only: after all the creates, the benchmark's own sleepAndConfirm: GET /actors for the awake ones, sleep calls 8 at a time, then GET /actors?actor_ids=<32 ids> 8 at once every 200 ms until all are reported asleep (60 s at most)`,
-      `wait ${REPRO_SLEEP.waitMs / 1000} s (no call; with timeout sleep, every actor sleeps by its own ${REPRO_SLEEP.timeoutMs / 1000} s timeout)`,
-      `GET /actors?actor_ids=<32 spread over the population> (once: are they asleep?)`,
-      `${wakes} x POST /gateway/<actor id>/action/ping, one at a time, over one keep-alive connection, ${REPRO_SLEEP.requestTimeoutMs / 1000} s timeout each`,
-    ],
-    expected: "a wake costs about the same whether 100 or thousands of other actors are asleep, and every wake answers (from a fresh instance)",
-    seen: pairs.flatMap((p) => [line(p.a), line(p.b)]),
-    harness: [
-      modes.includes("harness")
-        ? "harness sleep uses the benchmark's own sleep and confirmation code, to weigh its share; the other modes poll nothing (the Engine's actor API is asked once, for 32 ids)"
-        : "no sleep-confirmation polling: the Engine's actor API is asked once, for 32 ids; with timeout sleep, no sleep call either",
-      "one connection and one wake at a time: no client concurrency, no pool",
-      "each population on its own fresh Engine, so the small one is the control",
-    ],
-    log: pairs.at(-1)!.b.log,
-    verdict: verdicts.join("; "),
-  }));
+  console.log(
+    renderRepro({
+      title: "Rivet Engine: wakes with many actors asleep",
+      versions,
+      commands: [
+        `rivet-engine start --config engine.json (one Engine, file-system storage, in a temp dir; workflow load shedding off, as the benchmark runs it)`,
+        `node app.js (RivetKit registry with the actor \`plain\`; sleepTimeout ${REPRO_SLEEP.timeoutMs} ms for timeout sleep, RivetKit's default 30 s for explicit sleep)`,
+        `${small} (then ${large}, each on a fresh Engine) x POST /gateway/plain/action/ping?rvt-method=getOrCreate&rvt-key=repro-<i>, ${REPRO_SLEEP.createConcurrency} at a time`,
+        `explicit sleep only: right after each create, POST /gateway/<actor id>/action/sleep (the action calls c.sleep())`,
+        `harness sleep only: after all the creates, the benchmark's own sleepAndConfirm: GET /actors for the awake ones, sleep calls 8 at a time, then GET /actors?actor_ids=<32 ids> 8 at once every 200 ms until all are reported asleep (60 s at most)`,
+        `wait ${REPRO_SLEEP.waitMs / 1000} s (no call; with timeout sleep, every actor sleeps by its own ${REPRO_SLEEP.timeoutMs / 1000} s timeout)`,
+        `GET /actors?actor_ids=<32 spread over the population> (once: are they asleep?)`,
+        `${wakes} x POST /gateway/<actor id>/action/ping, one at a time, over one keep-alive connection, ${REPRO_SLEEP.requestTimeoutMs / 1000} s timeout each`,
+      ],
+      expected:
+        "a wake costs about the same whether 100 or thousands of other actors are asleep, and every wake answers (from a fresh instance)",
+      seen: pairs.flatMap((p) => [line(p.a), line(p.b)]),
+      harness: [
+        modes.includes("harness")
+          ? "harness sleep uses the benchmark's own sleep and confirmation code, to weigh its share; the other modes poll nothing (the Engine's actor API is asked once, for 32 ids)"
+          : "no sleep-confirmation polling: the Engine's actor API is asked once, for 32 ids; with timeout sleep, no sleep call either",
+        "one connection and one wake at a time: no client concurrency, no pool",
+        "each population on its own fresh Engine, so the small one is the control",
+      ],
+      log: pairs.at(-1)!.b.log,
+      verdict: verdicts.join("; "),
+    }),
+  );
 }
 
 if (require.main === module) runRepro(() => main(process.argv.slice(2)));

@@ -39,7 +39,12 @@ function preamble(base: PageRun, others: Array<{ run: PageRun; c: Comparison }>)
 }
 
 function capacityTable(base: PageRun, others: Array<{ run: PageRun; c: Comparison }>): string {
-  const rows = others.flatMap(({ run, c }) => c.capacity.map((r) => `<tr><td>${escapeHtml(r.key)}</td><td>${escapeHtml(run.id)}</td><td>${r.a ? escapeHtml(rateHeld(r.a)) : "-"}</td><td>${r.b ? escapeHtml(rateHeld(r.b)) : "-"}</td><td>${escapeHtml(r.verdict)}</td></tr>`));
+  const rows = others.flatMap(({ run, c }) =>
+    c.capacity.map(
+      (r) =>
+        `<tr><td>${escapeHtml(r.key)}</td><td>${escapeHtml(run.id)}</td><td>${r.a ? escapeHtml(rateHeld(r.a)) : "-"}</td><td>${r.b ? escapeHtml(rateHeld(r.b)) : "-"}</td><td>${escapeHtml(r.verdict)}</td></tr>`,
+    ),
+  );
   if (rows.length === 0) return "";
   return `<h2>Capacity</h2><p>The rate held [95% interval] in each run, and whether the intervals overlap (agreement within the stated intervals, not a test).</p><table id='capacity-table'><thead><tr><th>side and operation</th><th>run</th><th>${escapeHtml(base.id)}</th><th>that run</th><th>verdict</th></tr></thead><tbody>${rows.join("\n")}</tbody></table>`;
 }
@@ -61,7 +66,11 @@ function draw(): void {
       return `<tr data-key='${escapeHtml(`${row.key} ${row.q}`)}'>${cells}</tr>`;
     })
     .join("\n");
-  const missing = others.flatMap((o) => notInBoth(base.stats, o.run.stats).map((k) => k.replace("(A only)", `(only in ${base.id})`).replace("(B only)", `(only in ${o.run.id})`)));
+  const missing = others.flatMap((o) =>
+    notInBoth(base.stats, o.run.stats).map((k) =>
+      k.replace("(A only)", `(only in ${base.id})`).replace("(B only)", `(only in ${o.run.id})`),
+    ),
+  );
   out.innerHTML =
     preamble(base, others) +
     `<table id='comparison-table'><thead>${head}</thead><tbody>${body}</tbody></table>` +

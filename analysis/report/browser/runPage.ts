@@ -17,7 +17,13 @@ function byId(id: string): HTMLElement {
 }
 
 const specs = JSON.parse(byId("charts").textContent ?? "[]") as PageChart[];
-Promise.all(specs.map((c) => vegaEmbed(`#chart-${c.name}`, c.spec, { renderer: "svg", actions: false }).then(() => byId(`chart-${c.name}`).setAttribute("data-rendered", "yes")))).then(
+Promise.all(
+  specs.map((c) =>
+    vegaEmbed(`#chart-${c.name}`, c.spec, { renderer: "svg", actions: false }).then(() =>
+      byId(`chart-${c.name}`).setAttribute("data-rendered", "yes"),
+    ),
+  ),
+).then(
   () => document.body.setAttribute("data-charts", "rendered"),
   (e: Error) => document.body.setAttribute("data-charts", `failed: ${e.message}`),
 );

@@ -65,13 +65,17 @@ describe("requestText", () => {
     );
   });
   it("a POST without a body says its length is 0; a GET says nothing", () => {
-    expect(requestText({ method: "POST", path: "/do/ping?unique=1" }, "h")).toBe("POST /do/ping?unique=1 HTTP/1.1\r\nhost: h\r\ncontent-length: 0\r\n\r\n");
+    expect(requestText({ method: "POST", path: "/do/ping?unique=1" }, "h")).toBe(
+      "POST /do/ping?unique=1 HTTP/1.1\r\nhost: h\r\ncontent-length: 0\r\n\r\n",
+    );
     expect(requestText({ method: "GET", path: "/noop" }, "h")).toBe("GET /noop HTTP/1.1\r\nhost: h\r\n\r\n");
   });
   it("refuses a path or header that would split the request", () => {
     expect(() => requestText({ method: "GET", path: "/a b" }, "h")).toThrow(/request path "\/a b" is not an encoded origin-form path/);
     expect(() => requestText({ method: "GET", path: "/a\r\nx: y" }, "h")).toThrow(/not an encoded origin-form path/);
-    expect(() => requestText({ method: "GET", path: "/", headers: { authorization: "Bearer x\r\nevil: 1" } }, "h")).toThrow(/header "authorization" has a character HTTP does not allow/);
+    expect(() => requestText({ method: "GET", path: "/", headers: { authorization: "Bearer x\r\nevil: 1" } }, "h")).toThrow(
+      /header "authorization" has a character HTTP does not allow/,
+    );
   });
 });
 
@@ -95,7 +99,9 @@ describe("Http1Client against a real Node http server", () => {
         setTimeout(() => res.end("slow"), 200);
       } else {
         res.writeHead(200, { "content-type": "application/json", "x-rivet-actor": "act-1" });
-        res.end(JSON.stringify({ method: req.method, url: req.url, body, host: req.headers.host, len: req.headers["content-length"] ?? null }));
+        res.end(
+          JSON.stringify({ method: req.method, url: req.url, body, host: req.headers.host, len: req.headers["content-length"] ?? null }),
+        );
       }
     });
     servers.push(s.server);
@@ -213,10 +219,33 @@ describe("Http1Client over TLS", () => {
     const dir = mkdtempSync(join(tmpdir(), "actor-bench-tls-"));
     try {
       // A self-signed certificate for "localhost" (openssl from Debian).
-      execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-        "-addext", "subjectAltName=DNS:localhost", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")], { stdio: "ignore" });
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "ec",
+          "-pkeyopt",
+          "ec_paramgen_curve:prime256v1",
+          "-nodes",
+          "-days",
+          "1",
+          "-subj",
+          "/CN=localhost",
+          "-addext",
+          "subjectAltName=DNS:localhost",
+          "-keyout",
+          join(dir, "key.pem"),
+          "-out",
+          join(dir, "cert.pem"),
+        ],
+        { stdio: "ignore" },
+      );
       const cert = readFileSync(join(dir, "cert.pem"), "utf8");
-      const server = createHttpsServer({ key: readFileSync(join(dir, "key.pem")), cert }, (req, res) => res.end(`tls ${req.method} ${req.url}`));
+      const server = createHttpsServer({ key: readFileSync(join(dir, "key.pem")), cert }, (req, res) =>
+        res.end(`tls ${req.method} ${req.url}`),
+      );
       await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
       servers.push(server);
       const origin = `https://localhost:${(server.address() as AddressInfo).port}`;
@@ -310,17 +339,20 @@ describe("Http1Client's failure paths", () => {
     const c = new Http1Client(`http://127.0.0.1:${srv.port}`, 1);
     const heard: string[] = [];
     const first = new Promise<void>((resolve) => {
-      c.dispatch({ method: "GET", path: "/1" }, {
-        onSend: () => undefined,
-        onReply: () => {
-          heard.push("reply");
-          throw new Error("the caller's reading broke");
+      c.dispatch(
+        { method: "GET", path: "/1" },
+        {
+          onSend: () => undefined,
+          onReply: () => {
+            heard.push("reply");
+            throw new Error("the caller's reading broke");
+          },
+          onError: (err) => {
+            heard.push(`error ${(err as Http1Error).code}: ${err.message}`);
+            resolve();
+          },
         },
-        onError: (err) => {
-          heard.push(`error ${(err as Http1Error).code}: ${err.message}`);
-          resolve();
-        },
-      });
+      );
     });
     const second = send(c, { method: "GET", path: "/2" });
     await first;

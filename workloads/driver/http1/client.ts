@@ -55,7 +55,8 @@ function linesOf(headers: Record<string, string>): string {
   if (lines === undefined) {
     lines = "";
     for (const [name, value] of Object.entries(headers)) {
-      if (!TOKEN.test(name) || !SAFE_VALUE.test(value)) throw new Http1Error("HTTP1_BAD_REQUEST", `header ${JSON.stringify(name)} has a character HTTP does not allow`);
+      if (!TOKEN.test(name) || !SAFE_VALUE.test(value))
+        throw new Http1Error("HTTP1_BAD_REQUEST", `header ${JSON.stringify(name)} has a character HTTP does not allow`);
       lines += `${name}: ${value}\r\n`;
     }
     headerLines.set(headers, lines);
@@ -65,7 +66,8 @@ function linesOf(headers: Record<string, string>): string {
 
 /** Pure: the bytes of one request, as a string. POST always states its length (0 without a body). */
 export function requestText(r: Http1Request, host: string): string {
-  if (!SAFE_PATH.test(r.path)) throw new Http1Error("HTTP1_BAD_REQUEST", `request path ${JSON.stringify(r.path.slice(0, 80))} is not an encoded origin-form path`);
+  if (!SAFE_PATH.test(r.path))
+    throw new Http1Error("HTTP1_BAD_REQUEST", `request path ${JSON.stringify(r.path.slice(0, 80))} is not an encoded origin-form path`);
   let text = `${r.method} ${r.path} HTTP/1.1\r\nhost: ${host}\r\n`;
   if (r.headers) text += linesOf(r.headers);
   if (r.body !== undefined) text += `content-length: ${Buffer.byteLength(r.body)}\r\n\r\n${r.body}`;
@@ -97,7 +99,14 @@ class Connection {
     if (tls) {
       const session = client.tlsSession;
       this.socket = tlsConnect(
-        { host: hostname, port, ...(isIP(hostname) ? {} : { servername: hostname }), ALPNProtocols: ["http/1.1"], ...(client.ca ? { ca: client.ca } : {}), ...(session ? { session } : {}) },
+        {
+          host: hostname,
+          port,
+          ...(isIP(hostname) ? {} : { servername: hostname }),
+          ALPNProtocols: ["http/1.1"],
+          ...(client.ca ? { ca: client.ca } : {}),
+          ...(session ? { session } : {}),
+        },
         () => this.onConnected(),
       );
       // The next connection resumes this one's TLS session: no full handshake per connection.
@@ -113,7 +122,13 @@ class Connection {
       };
       this.socket = netConnect({ host: hostname, port, onread: { buffer, callback } }, () => this.onConnected());
     }
-    this.connectTimer = setTimeout(() => this.fail(new Http1Error("HTTP1_CONNECT_TIMEOUT", `no connection${tls ? " and TLS handshake" : ""} within ${client.connectTimeoutMs} ms`)), client.connectTimeoutMs);
+    this.connectTimer = setTimeout(
+      () =>
+        this.fail(
+          new Http1Error("HTTP1_CONNECT_TIMEOUT", `no connection${tls ? " and TLS handshake" : ""} within ${client.connectTimeoutMs} ms`),
+        ),
+      client.connectTimeoutMs,
+    );
     this.connectTimer.unref();
     this.socket.setNoDelay(true);
     this.socket.on("error", (e) => this.fail(e));
@@ -194,7 +209,10 @@ class Connection {
     if (this.handler) {
       // A reply framed by the connection's end is complete now; anything else in flight fails, once.
       let reply: Reply | null = null;
-      let err: Error = new Http1Error("HTTP1_CLOSED", this.connected ? "connection closed before the reply" : "connection closed before it was open");
+      let err: Error = new Http1Error(
+        "HTTP1_CLOSED",
+        this.connected ? "connection closed before the reply" : "connection closed before it was open",
+      );
       try {
         reply = this.parser.end();
       } catch (e) {
@@ -248,7 +266,8 @@ export class Http1Client {
     const u = new URL(origin);
     if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error(`origin ${origin} is not http:// or https://`);
     if (u.pathname !== "/" || u.search) throw new Error(`origin ${origin} must have no path or query`);
-    if (!Number.isInteger(connections) || connections < 1) throw new Error(`connections must be a positive whole number, not ${connections}`);
+    if (!Number.isInteger(connections) || connections < 1)
+      throw new Error(`connections must be a positive whole number, not ${connections}`);
     const tls = u.protocol === "https:";
     this.target = { hostname: u.hostname.replace(/^\[|\]$/g, ""), port: Number(u.port || (tls ? 443 : 80)), tls };
     this.host = u.host;
@@ -332,7 +351,8 @@ export class Http1Client {
    */
   close(abort = false): Promise<void> {
     this.closed = true;
-    for (let w = this.nextWaiting(); w; w = this.nextWaiting()) w.handler.onError(new Http1Error("HTTP1_CLOSED", "the client was closed before the request was sent"));
+    for (let w = this.nextWaiting(); w; w = this.nextWaiting())
+      w.handler.onError(new Http1Error("HTTP1_CLOSED", "the client was closed before the request was sent"));
     for (const c of this.idle.splice(0)) c.socket.destroy();
     if (abort) for (const c of this.conns) c.socket.destroy();
     if (this.open === 0) return Promise.resolve();

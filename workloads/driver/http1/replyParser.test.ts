@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { headerOf, Http1Error, MAX_BODY_BYTES, MAX_HEAD_BYTES, ReplyParser, type Reply } from "./replyParser";
 
-const LENGTH = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nX-Rivet-Actor: Act-9\r\nKeep-Alive: timeout=5\r\n\r\n{\"cold\":1}\n";
+const LENGTH =
+  'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nX-Rivet-Actor: Act-9\r\nKeep-Alive: timeout=5\r\n\r\n{"cold":1}\n';
 const CHUNKED = "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n7\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n";
 
 /**
@@ -51,7 +52,8 @@ describe("ReplyParser", () => {
   });
 
   it("headerOf matches a whole field name in any case, the first of repeated ones, never a value or the status line", () => {
-    const head = "HTTP/1.1 200 x-rivet-actor: status\r\nX-Note: x-rivet-actor: in a value\r\nX-Rivet-Actor-Id: longer\r\nx-RIVET-actor:  first \r\nX-Rivet-Actor: second\r\nX-Last:end";
+    const head =
+      "HTTP/1.1 200 x-rivet-actor: status\r\nX-Note: x-rivet-actor: in a value\r\nX-Rivet-Actor-Id: longer\r\nx-RIVET-actor:  first \r\nX-Rivet-Actor: second\r\nX-Last:end";
     expect(headerOf(head, "x-rivet-actor")).toBe("first");
     expect(headerOf(head, "x-rivet-actor-id")).toBe("longer");
     expect(headerOf(head, "x-last")).toBe("end");
@@ -70,7 +72,10 @@ describe("ReplyParser", () => {
         expect(split[0].body.toString()).toBe(whole[0].body.toString());
         expect(split[0].head).toBe(whole[0].head);
       }
-      const bytewise = feedIn(text, Array.from({ length: text.length - 1 }, (_, i) => i + 1));
+      const bytewise = feedIn(
+        text,
+        Array.from({ length: text.length - 1 }, (_, i) => i + 1),
+      );
       expect(bytewise[0].body.toString()).toBe(whole[0].body.toString());
     }
   });
@@ -119,12 +124,24 @@ describe("ReplyParser", () => {
   it("refuses what is not a reply, in one line that names it", () => {
     fails(() => feedIn("SSH-2.0-OpenSSH_9.2\r\n\r\n", []), "HTTP1_BAD_REPLY", /^malformed status line "SSH-2.0-OpenSSH_9.2"$/);
     fails(() => feedIn("HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n", []), "HTTP1_BAD_REPLY", /bad content-length "1x"/);
-    fails(() => feedIn("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nab", []), "HTTP1_BAD_REPLY", /bad content-length "3"/);
+    fails(
+      () => feedIn("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nab", []),
+      "HTTP1_BAD_REPLY",
+      /bad content-length "3"/,
+    );
     fails(() => feedIn("HTTP/1.1 200 OK\r\nno colon here\r\n\r\n", []), "HTTP1_BAD_REPLY", /malformed header line "no colon here"/);
-    fails(() => feedIn("HTTP/1.1 200 OK\r\nContent-Length : 5\r\n\r\n", []), "HTTP1_BAD_REPLY", /malformed header line "Content-Length : 5"/);
+    fails(
+      () => feedIn("HTTP/1.1 200 OK\r\nContent-Length : 5\r\n\r\n", []),
+      "HTTP1_BAD_REPLY",
+      /malformed header line "Content-Length : 5"/,
+    );
     fails(() => feedIn("HTTP/1.1 2000 OK\r\n\r\n", []), "HTTP1_BAD_REPLY", /malformed status line "HTTP\/1.1 2000 OK"/);
     fails(() => feedIn("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", []), "HTTP1_BAD_REPLY", /bad chunk size line "zz"/);
-    fails(() => feedIn("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabXY", []), "HTTP1_BAD_REPLY", /chunk not followed by CRLF/);
+    fails(
+      () => feedIn("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabXY", []),
+      "HTTP1_BAD_REPLY",
+      /chunk not followed by CRLF/,
+    );
     fails(() => feedIn("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nabc", []), "HTTP1_BAD_REPLY", /1 bytes after the reply/);
     fails(() => feedIn("HTTP/1.1 101 Switching Protocols\r\n\r\n", []), "HTTP1_BAD_REPLY", /protocol switch/);
   });
@@ -139,7 +156,11 @@ describe("ReplyParser", () => {
     const ok = "HTTP/1.1 200 OK\r\nX-A: b\r\nContent-Length: 0\r\n\r\n";
     expect(new ReplyParser().feed(Buffer.from(ok))?.status).toBe(200);
     for (const bad of ["X-A: b\0c", "X-A: b\rc", "X-A: b\nc", "X-A\n: b"]) {
-      fails(() => new ReplyParser().feed(Buffer.from(ok.replace("X-A: b", bad))), "HTTP1_BAD_REPLY", /reply head holds a NUL, a bare CR or a bare LF/);
+      fails(
+        () => new ReplyParser().feed(Buffer.from(ok.replace("X-A: b", bad))),
+        "HTTP1_BAD_REPLY",
+        /reply head holds a NUL, a bare CR or a bare LF/,
+      );
     }
     for (const name of ["X(A)", "X A", "X/A", "X\u00e9"]) {
       fails(() => new ReplyParser().feed(Buffer.from(ok.replace("X-A", name), "latin1")), "HTTP1_BAD_REPLY", /malformed header line/);
@@ -158,8 +179,19 @@ describe("ReplyParser", () => {
 
   it("refuses a body over MAX_BODY_BYTES however it is framed, before holding it", () => {
     expect(MAX_BODY_BYTES).toBe(4 * 1024 * 1024);
-    fails(() => new ReplyParser().feed(Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${MAX_BODY_BYTES + 1}\r\n\r\n`)), "HTTP1_BAD_REPLY", /reply body over 4194304 bytes/);
-    fails(() => new ReplyParser().feed(Buffer.from(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${(MAX_BODY_BYTES + 1).toString(16)}\r\n`)), "HTTP1_BAD_REPLY", /reply body over/);
+    fails(
+      () => new ReplyParser().feed(Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${MAX_BODY_BYTES + 1}\r\n\r\n`)),
+      "HTTP1_BAD_REPLY",
+      /reply body over 4194304 bytes/,
+    );
+    fails(
+      () =>
+        new ReplyParser().feed(
+          Buffer.from(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${(MAX_BODY_BYTES + 1).toString(16)}\r\n`),
+        ),
+      "HTTP1_BAD_REPLY",
+      /reply body over/,
+    );
     const p = new ReplyParser();
     p.feed(Buffer.from("HTTP/1.1 200 OK\r\n\r\n"));
     const mb = Buffer.alloc(1024 * 1024, 97);
@@ -167,6 +199,9 @@ describe("ReplyParser", () => {
     fails(() => p.feed(Buffer.from("x")), "HTTP1_BAD_REPLY", /reply body over/);
     // exactly the cap is a reply
     const q = new ReplyParser();
-    expect(q.feed(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${MAX_BODY_BYTES}\r\n\r\n`), Buffer.alloc(MAX_BODY_BYTES)]))?.body.length).toBe(MAX_BODY_BYTES);
+    expect(
+      q.feed(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${MAX_BODY_BYTES}\r\n\r\n`), Buffer.alloc(MAX_BODY_BYTES)]))
+        ?.body.length,
+    ).toBe(MAX_BODY_BYTES);
   });
 });

@@ -226,13 +226,15 @@ export class ReplyParser {
       if (eol < 0) eol = head.length;
       const colon = head.indexOf(":", start);
       // No space may come before the colon (RFC 9112 5.1): such a line is refused, not guessed at.
-      if (colon <= start || colon > eol || !TOKEN.test(head.slice(start, colon))) throw protocolError(`malformed header line "${head.slice(start, Math.min(eol, start + 60))}"`);
+      if (colon <= start || colon > eol || !TOKEN.test(head.slice(start, colon)))
+        throw protocolError(`malformed header line "${head.slice(start, Math.min(eol, start + 60))}"`);
       // Only four fields frame a reply or its connection; any other line is left in the head
       // for headerOf, read only if asked for. Names are compared in place, as headerOf does.
       const n = colon - start;
       if (n === 14 && isName(head, start, "content-length")) {
         const value = fieldValue(head, colon, eol);
-        if (!/^\d{1,15}$/.test(value) || (length >= 0 && length !== Number(value))) throw protocolError(`bad content-length "${value.slice(0, 40)}"`);
+        if (!/^\d{1,15}$/.test(value) || (length >= 0 && length !== Number(value)))
+          throw protocolError(`bad content-length "${value.slice(0, 40)}"`);
         length = Number(value);
       } else if (n === 17 && isName(head, start, "transfer-encoding")) {
         coded = true;

@@ -1,5 +1,14 @@
 /** The Durable Object side of the stage plan: one Worker invocation per call, timed by the Worker. */
-import { measureStage, PREPARE_PACE, type ActorRef, type AdapterProperties, type Op, type PlanContext, type SideAdapter, type SideOutcome } from "../../experiment/stagePlan";
+import {
+  measureStage,
+  PREPARE_PACE,
+  type ActorRef,
+  type AdapterProperties,
+  type Op,
+  type PlanContext,
+  type SideAdapter,
+  type SideOutcome,
+} from "../../experiment/stagePlan";
 import type { DoTarget, WorkerClient } from "./workerClient";
 import { THROUGHPUT_TEXT } from "../../../analysis/contract/catalog";
 import { CLOUDFLARE_PROFILE } from "./profile";
@@ -26,7 +35,10 @@ async function noopBaseline(ctx: PlanContext, client: WorkerClient): Promise<voi
 }
 
 /** `wakeIdleMs` must exceed the runtime's eviction (local workerd: about 10 s; Cloudflare: minutes). */
-export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number; evictionMs: number; eviction: string; runtimeLog?: SideAdapter["runtimeLog"]; maxLiveActors?: number }): SideAdapter {
+export function cloudflareAdapter(
+  client: WorkerClient,
+  o: { wakeIdleMs: number; evictionMs: number; eviction: string; runtimeLog?: SideAdapter["runtimeLog"]; maxLiveActors?: number },
+): SideAdapter {
   return {
     side: CLOUDFLARE_PROFILE.id,
     profile: CLOUDFLARE_PROFILE,
@@ -46,7 +58,17 @@ export function cloudflareAdapter(client: WorkerClient, o: { wakeIdleMs: number;
     idleSleepMs: o.evictionMs,
     async call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
       const r = await client.call(op, target(ref), arg);
-      return r.ok ? { ok: true, ms: r.ms, clientMs: r.clientMs, ...(r.colo ? { colo: r.colo } : {}), ...(r.rows ? { rows: r.rows } : {}), reply: r.reply, actorId: r.id } : r;
+      return r.ok
+        ? {
+            ok: true,
+            ms: r.ms,
+            clientMs: r.clientMs,
+            ...(r.colo ? { colo: r.colo } : {}),
+            ...(r.rows ? { rows: r.rows } : {}),
+            reply: r.reply,
+            actorId: r.id,
+          }
+        : r;
     },
     sleep: async (ids) => ({ asleep: ids, failures: [] }),
     sleepsByIdleOnly: CLOUDFLARE_PROFILE.sleepsByIdleOnly,

@@ -16,12 +16,17 @@ import * as doAnalytics from "../../../components/providers/doAnalytics";
 // (Cloudflare's GraphQL analytics and standard GraphQL introspection). It is
 // not Cloudflare: it tests our queries, windows, waiting, units and error paths.
 type Field = { name: string; description?: string; type?: string; filter?: string };
-interface Schema { [typeName: string]: Field[] }
+interface Schema {
+  [typeName: string]: Field[];
+}
 
 const scalar = (name: string, description?: string): Field => ({ name, description });
 const FILTER_TYPE = "AccountDurableObjectsInvocationsAdaptiveGroupsFilter_InputObject";
 const documentedSchema = (): Schema => ({
-  account: [{ name: DATASET, type: "AccountDurableObjectsInvocationsAdaptiveGroups", filter: FILTER_TYPE }, scalar("workersInvocationsAdaptive")],
+  account: [
+    { name: DATASET, type: "AccountDurableObjectsInvocationsAdaptiveGroups", filter: FILTER_TYPE },
+    scalar("workersInvocationsAdaptive"),
+  ],
   [FILTER_TYPE]: ["scriptName", "datetime_geq", "datetime_leq", "datetime_gt", "colo"].map((n) => scalar(n)),
   AccountDurableObjectsInvocationsAdaptiveGroups: [
     { name: "sum", type: "DOSum" },
@@ -34,14 +39,23 @@ const documentedSchema = (): Schema => ({
 });
 
 /** One DO invocation as the server "has" it: when (whole second), where, and its wall time in µs. */
-interface Invocation { at: string; colo: string; us: number; error?: boolean }
+interface Invocation {
+  at: string;
+  colo: string;
+  us: number;
+  error?: boolean;
+}
 let server: Server | undefined;
 let seen: Array<{ query: string; variables: Record<string, unknown> }> = [];
 
 const rank = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)];
 
 /** `visible(n)`: the invocations the n-th data query can see (analytics arrive late). */
-async function serve(schema: Schema, visible: (n: number) => Invocation[], reply?: (body: { query: string }) => { status: number; body: unknown } | undefined): Promise<string> {
+async function serve(
+  schema: Schema,
+  visible: (n: number) => Invocation[],
+  reply?: (body: { query: string }) => { status: number; body: unknown } | undefined,
+): Promise<string> {
   seen = [];
   let dataQueries = 0;
   server = createServer((req, res) => {
@@ -57,10 +71,30 @@ async function serve(schema: Schema, visible: (n: number) => Invocation[], reply
         const name = body.variables.name as string;
         const fields = schema[name];
         if (!fields) return send(200, { data: { __type: null } });
-        if (name === FILTER_TYPE) return send(200, { data: { __type: { name, fields: null, inputFields: fields.map((f) => ({ name: f.name })) } } });
-        const ref = (f: Field) => (f.type ? { kind: "OBJECT", name: null, ofType: { kind: "LIST", name: null, ofType: { kind: "OBJECT", name: f.type, ofType: null } } } : { kind: "SCALAR", name: "Float", ofType: null });
+        if (name === FILTER_TYPE)
+          return send(200, { data: { __type: { name, fields: null, inputFields: fields.map((f) => ({ name: f.name })) } } });
+        const ref = (f: Field) =>
+          f.type
+            ? { kind: "OBJECT", name: null, ofType: { kind: "LIST", name: null, ofType: { kind: "OBJECT", name: f.type, ofType: null } } }
+            : { kind: "SCALAR", name: "Float", ofType: null };
         return send(200, {
-          data: { __type: { name, inputFields: null, fields: fields.map((f) => ({ name: f.name, description: f.description ?? null, type: ref(f), args: f.filter ? [{ name: "limit", type: { kind: "SCALAR", name: "Int", ofType: null } }, { name: "filter", type: { kind: "INPUT_OBJECT", name: f.filter, ofType: null } }] : [] })) } },
+          data: {
+            __type: {
+              name,
+              inputFields: null,
+              fields: fields.map((f) => ({
+                name: f.name,
+                description: f.description ?? null,
+                type: ref(f),
+                args: f.filter
+                  ? [
+                      { name: "limit", type: { kind: "SCALAR", name: "Int", ofType: null } },
+                      { name: "filter", type: { kind: "INPUT_OBJECT", name: f.filter, ofType: null } },
+                    ]
+                  : [],
+              })),
+            },
+          },
         });
       }
       const v = body.variables as { from: string; to: string; script: string };
@@ -88,7 +122,13 @@ afterEach(async () => {
 const lines: AnalyticsLine[] = [];
 const source = (endpoint: string): AnalyticsSource => {
   lines.length = 0;
-  return { endpoint, apiToken: "test-token", accountId: "0123456789abcdef0123456789abcdef", scriptName: "actor-bench-eastus2", record: (l) => lines.push({ seq: lines.length, ...l }) };
+  return {
+    endpoint,
+    apiToken: "test-token",
+    accountId: "0123456789abcdef0123456789abcdef",
+    scriptName: "actor-bench-eastus2",
+    record: (l) => lines.push({ seq: lines.length, ...l }),
+  };
 };
 const noWait = { waitMs: 0, pollMs: 1 };
 
@@ -121,7 +161,16 @@ describe("the DO analytics module (against a local server of the documented shap
     ]);
     expect(data[0].query).toContain("datetime_geq: $from, datetime_leq: $to");
     // Every response was recorded before it was parsed, exactly as it came.
-    expect(lines.map((l) => l.label)).toEqual(["schema-account", "schema-filter", "schema-dataset", "schema-sum", "schema-quantiles", "schema-dimensions", "block", "block"]);
+    expect(lines.map((l) => l.label)).toEqual([
+      "schema-account",
+      "schema-filter",
+      "schema-dataset",
+      "schema-sum",
+      "schema-quantiles",
+      "schema-dimensions",
+      "block",
+      "block",
+    ]);
     expect(JSON.parse(lines[6].body).data.viewer.accounts[0][DATASET]).toHaveLength(2);
     expect(lines[6]).toMatchObject({ block: "cloudflare.create.ping", calls: 3, status: 200 });
   });
@@ -129,9 +178,17 @@ describe("the DO analytics module (against a local server of the documented shap
   it("asks again for a block whose invocations have not all arrived, and only for it", async () => {
     const late = (n: number) => (n <= 2 ? invocations.slice(0, 1).concat(invocations.slice(3, 5)) : invocations);
     const slept: number[] = [];
-    const got = await collectAnalytics(source(await serve(documentedSchema(), late)), blocks, { waitMs: 60_000, pollMs: 5_000, sleep: async (ms) => void slept.push(ms) });
+    const got = await collectAnalytics(source(await serve(documentedSchema(), late)), blocks, {
+      waitMs: 60_000,
+      pollMs: 5_000,
+      sleep: async (ms) => void slept.push(ms),
+    });
     expect(slept).toEqual([5_000]);
-    expect(lines.filter((l) => l.label === "block").map((l) => l.block)).toEqual(["cloudflare.create.ping", "cloudflare.warm.ping", "cloudflare.create.ping"]);
+    expect(lines.filter((l) => l.label === "block").map((l) => l.block)).toEqual([
+      "cloudflare.create.ping",
+      "cloudflare.warm.ping",
+      "cloudflare.create.ping",
+    ]);
     expect(got[0].groups.reduce((s, g) => s + g.requests, 0)).toBe(3);
   });
 
@@ -149,14 +206,26 @@ describe("the DO analytics module (against a local server of the documented shap
   it("stops when a wall-time field does not state its unit", async () => {
     const schema = documentedSchema();
     schema.DOSum = [scalar("requests"), scalar("errors"), scalar("wallTime", "Sum of wall time")];
-    await expect(collectAnalytics(source(await serve(schema, () => invocations)), blocks, noWait)).rejects.toThrow(/the unit of sum\.wallTime \("Sum of wall time"\) is not stated as microseconds/);
+    await expect(collectAnalytics(source(await serve(schema, () => invocations)), blocks, noWait)).rejects.toThrow(
+      /the unit of sum\.wallTime \("Sum of wall time"\) is not stated as microseconds/,
+    );
   });
 
   it("a token without analytics permission gets one message naming the permission", async () => {
-    const gqlDenied = await serve(documentedSchema(), () => invocations, () => ({ status: 200, body: { data: null, errors: [{ message: "not authorized for that account" }] } }));
-    await expect(collectAnalytics(source(gqlDenied), blocks, noWait)).rejects.toThrow(/cannot read analytics \(not authorized for that account\): give it the Account Analytics: Read permission/);
+    const gqlDenied = await serve(
+      documentedSchema(),
+      () => invocations,
+      () => ({ status: 200, body: { data: null, errors: [{ message: "not authorized for that account" }] } }),
+    );
+    await expect(collectAnalytics(source(gqlDenied), blocks, noWait)).rejects.toThrow(
+      /cannot read analytics \(not authorized for that account\): give it the Account Analytics: Read permission/,
+    );
     await new Promise((r) => server!.close(r));
-    const httpDenied = await serve(documentedSchema(), () => invocations, () => ({ status: 403, body: { success: false } }));
+    const httpDenied = await serve(
+      documentedSchema(),
+      () => invocations,
+      () => ({ status: 403, body: { success: false } }),
+    );
     await expect(collectAnalytics(source(httpDenied), blocks, noWait)).rejects.toThrow(/cannot read analytics \(HTTP 403\)/);
   });
 
@@ -170,10 +239,19 @@ describe("the DO analytics module (against a local server of the documented shap
 
 describe("analytics as a part of the pass", () => {
   const cfRun = () =>
-    fixture({
-      "cloudflare.warm.ping": { samples: [{ ms: 1, clientMs: 20 }, { ms: 1, clientMs: 21 }], wallMs: 900 },
-      "cloudflare.baseline.noop": { samples: [{ ms: 18 }, { ms: 19 }] },
-    }, { config: { groups: ["warm"] } });
+    fixture(
+      {
+        "cloudflare.warm.ping": {
+          samples: [
+            { ms: 1, clientMs: 20 },
+            { ms: 1, clientMs: 21 },
+          ],
+          wallMs: 900,
+        },
+        "cloudflare.baseline.noop": { samples: [{ ms: 18 }, { ms: 19 }] },
+      },
+      { config: { groups: ["warm"] } },
+    );
 
   it("blocks are the DO stages, their windows in whole seconds, calls the successful samples", () => {
     const dir = cfRun();
@@ -190,19 +268,43 @@ describe("analytics as a part of the pass", () => {
     ]);
     const sha = blobDigest(dir);
     const { apiToken, accountId, scriptName } = source(endpoint);
-    const res = await runAnalytics({ runDir: dir, sha256: sha, blobRoot: join(dir, "..", "..", "analytics"), stack: "eastus2", source: { endpoint, apiToken, accountId, scriptName }, collect: noWait });
+    const res = await runAnalytics({
+      runDir: dir,
+      sha256: sha,
+      blobRoot: join(dir, "..", "..", "analytics"),
+      stack: "eastus2",
+      source: { endpoint, apiToken, accountId, scriptName },
+      collect: noWait,
+    });
     const am = verifyRunDir(res.runDir);
     expect(Object.keys(am.files)).toEqual(["raw/cloudflare.analytics.warm.jsonl"]);
     const stored = readAnalyticsLines(readFileSync(join(res.runDir, "raw/cloudflare.analytics.warm.jsonl"), "utf8"), "f");
-    expect(stored.map((l) => l.label)).toEqual(["schema-account", "schema-filter", "schema-dataset", "schema-sum", "schema-quantiles", "schema-dimensions", "block"]);
+    expect(stored.map((l) => l.label)).toEqual([
+      "schema-account",
+      "schema-filter",
+      "schema-dataset",
+      "schema-sum",
+      "schema-quantiles",
+      "schema-dimensions",
+      "block",
+    ]);
     expect(readFileSync(join(res.runDir, "raw/cloudflare.analytics.warm.jsonl"), "utf8")).not.toContain("test-token");
 
-    const merged = mergeRunParts([{ runDir: dir, sha256: sha, label: "cloudflare warm" }, { runDir: res.runDir, sha256: res.sha256, label: "cloudflare warm analytics" }], join(dir, "..", "..", "merged"), "eastus2");
+    const merged = mergeRunParts(
+      [
+        { runDir: dir, sha256: sha, label: "cloudflare warm" },
+        { runDir: res.runDir, sha256: res.sha256, label: "cloudflare warm analytics" },
+      ],
+      join(dir, "..", "..", "merged"),
+      "eastus2",
+    );
     const report = await generateReport(merged.dir);
     expect(report.markdown).toContain("### In the DO: Cloudflare's wall time per block of calls (GraphQL analytics)");
     expect(report.markdown).toContain("the Durable Objects in IAD (2 invocations, per Cloudflare's analytics)");
     expect(report.markdown).toMatch(/\| warm\.ping \| 13:05:00-13:05:01 \| 2 \| 2 \| 0 \| IAD \| 1\.0+ \| 0\.80+ \| 1\.20* \| 1\.20* \|/);
-    expect(report.markdown).toMatch(/Baseline: the client's round trip to the Worker with no DO call \(\/noop\), p50 \/ p90 \/ p99 18\.00 \/ [\d.]+ \/ [\d.]+ ms over 2 calls/);
+    expect(report.markdown).toMatch(
+      /Baseline: the client's round trip to the Worker with no DO call \(\/noop\), p50 \/ p90 \/ p99 18\.00 \/ [\d.]+ \/ [\d.]+ ms over 2 calls/,
+    );
     // The same clock: the driver's round trip to the Worker (20 ms), and that minus the /noop p50.
     expect(report.markdown).toMatch(/\| Warm request \(no storage\) \| - \| - \| 20\.00 \/ [\d.]+ \/ [\d.]+ \| 2 \| 2\.00 \|/);
 
@@ -212,10 +314,21 @@ describe("analytics as a part of the pass", () => {
 
   it("the DoAnalytics provider checks its inputs, makes the part, and a new API token asks nothing again", async () => {
     const dir = cfRun();
-    const endpoint = await serve(documentedSchema(), () => [{ at: "2026-12-02T13:05:00Z", colo: "IAD", us: 700 }, { at: "2026-12-02T13:05:01Z", colo: "IAD", us: 900 }]);
+    const endpoint = await serve(documentedSchema(), () => [
+      { at: "2026-12-02T13:05:00Z", colo: "IAD", us: 700 },
+      { at: "2026-12-02T13:05:01Z", colo: "IAD", us: 900 },
+    ]);
     const inputs = {
-      stack: "eastus2", forRunDir: dir, forSha256: blobDigest(dir), blobRoot: join(dir, "..", "..", "provider-analytics"),
-      accountId: "0123456789abcdef0123456789abcdef", scriptName: "actor-bench-eastus2-0011aabb", apiToken: "test-token", waitMs: 0, pollMs: 1, endpoint,
+      stack: "eastus2",
+      forRunDir: dir,
+      forSha256: blobDigest(dir),
+      blobRoot: join(dir, "..", "..", "provider-analytics"),
+      accountId: "0123456789abcdef0123456789abcdef",
+      scriptName: "actor-bench-eastus2-0011aabb",
+      apiToken: "test-token",
+      waitMs: 0,
+      pollMs: 1,
+      endpoint,
     };
     expect((await doAnalytics.check({}, inputs)).failures).toEqual([]);
     const bad = await doAnalytics.check({}, { ...inputs, accountId: "acct", waitMs: -1, apiToken: undefined });
@@ -229,8 +342,15 @@ describe("analytics as a part of the pass", () => {
 
   it("refuses a run whose manifest changed since the stack recorded it", async () => {
     const dir = cfRun();
-    await expect(runAnalytics({ runDir: dir, sha256: "0".repeat(64), blobRoot: dir, stack: "eastus2", source: { apiToken: "t", accountId: "a", scriptName: "s" }, collect: noWait })).rejects.toThrow(
-      /the stack recorded 0{64}; the Cloudflare run was changed after it was measured/,
-    );
+    await expect(
+      runAnalytics({
+        runDir: dir,
+        sha256: "0".repeat(64),
+        blobRoot: dir,
+        stack: "eastus2",
+        source: { apiToken: "t", accountId: "a", scriptName: "s" },
+        collect: noWait,
+      }),
+    ).rejects.toThrow(/the stack recorded 0{64}; the Cloudflare run was changed after it was measured/);
   });
 });

@@ -62,12 +62,27 @@ export function blocksOf(m: ManifestLike): Block[] {
     });
 }
 
-interface TypeRef { kind: string; name: string | null; ofType: TypeRef | null }
-interface FieldInfo { name: string; description: string | null; type: TypeRef; args?: Array<{ name: string; type: TypeRef }> }
+interface TypeRef {
+  kind: string;
+  name: string | null;
+  ofType: TypeRef | null;
+}
+interface FieldInfo {
+  name: string;
+  description: string | null;
+  type: TypeRef;
+  args?: Array<{ name: string; type: TypeRef }>;
+}
 
-const namedType = (t: TypeRef): string | null => (t.name ?? (t.ofType ? namedType(t.ofType) : null));
+const namedType = (t: TypeRef): string | null => t.name ?? (t.ofType ? namedType(t.ofType) : null);
 
-async function post(src: AnalyticsSource, label: string, query: string, variables: Record<string, unknown>, extra: Partial<AnalyticsLine> = {}): Promise<unknown> {
+async function post(
+  src: AnalyticsSource,
+  label: string,
+  query: string,
+  variables: Record<string, unknown>,
+  extra: Partial<AnalyticsLine> = {},
+): Promise<unknown> {
   const res = await fetch(src.endpoint ?? GRAPHQL_ENDPOINT, {
     method: "POST",
     headers: { authorization: `Bearer ${src.apiToken}`, "content-type": "application/json", accept: "application/json" },
@@ -99,9 +114,16 @@ function permissionMessage(detail: string): string {
 const TYPE_REF = "kind name ofType { kind name ofType { kind name ofType { kind name } } }";
 const TYPE_QUERY = `query($name: String!) { __type(name: $name) { name fields { name description args { name type { ${TYPE_REF} } } type { ${TYPE_REF} } } inputFields { name } } }`;
 
-async function typeOf(src: AnalyticsSource, typeName: string, label: string): Promise<{ fields: FieldInfo[] | null; inputFields: Array<{ name: string }> | null }> {
+async function typeOf(
+  src: AnalyticsSource,
+  typeName: string,
+  label: string,
+): Promise<{ fields: FieldInfo[] | null; inputFields: Array<{ name: string }> | null }> {
   const data = await post(src, label, TYPE_QUERY, { name: typeName });
-  const t = (data as { __type?: unknown } | null)?.__type as { fields: FieldInfo[] | null; inputFields: Array<{ name: string }> | null } | null;
+  const t = (data as { __type?: unknown } | null)?.__type as {
+    fields: FieldInfo[] | null;
+    inputFields: Array<{ name: string }> | null;
+  } | null;
   if (!t) throw new AnalyticsError(`the analytics schema has no type ${typeName}`);
   return t;
 }
@@ -134,11 +156,15 @@ export async function checkSchema(src: AnalyticsSource): Promise<void> {
     for (const n of needed) {
       const f = fields.find((x) => x.name === n);
       if (!f) missing.push(`${part}.${n}`);
-      else if (MICROSECOND_FIELDS.includes(n) && !/microsecond/i.test(f.description ?? "")) wrongUnit.push(`${part}.${n} (${JSON.stringify(f.description)})`);
+      else if (MICROSECOND_FIELDS.includes(n) && !/microsecond/i.test(f.description ?? ""))
+        wrongUnit.push(`${part}.${n} (${JSON.stringify(f.description)})`);
     }
   }
   if (missing.length) throw new AnalyticsError(`${DATASET} lacks the fields the report needs: ${missing.join(", ")}`);
-  if (wrongUnit.length) throw new AnalyticsError(`${DATASET}: the unit of ${wrongUnit.join(", ")} is not stated as microseconds, so the wall times cannot be converted`);
+  if (wrongUnit.length)
+    throw new AnalyticsError(
+      `${DATASET}: the unit of ${wrongUnit.join(", ")} is not stated as microseconds, so the wall times cannot be converted`,
+    );
 }
 
 const DATA_QUERY = `query($account: String!, $script: String!, $from: Time!, $to: Time!, $limit: Int!) {
@@ -149,14 +175,22 @@ const DATA_QUERY = `query($account: String!, $script: String!, $from: Time!, $to
 
 /** One block's invocations, one group per colo, aggregated by Cloudflare over the block's window. */
 export async function queryBlock(src: AnalyticsSource, block: Block): Promise<PlatformBlock> {
-  const data = await post(src, "block", DATA_QUERY, { account: src.accountId, script: src.scriptName, from: block.from, to: block.to, limit: GROUP_LIMIT }, {
-    block: block.key,
-    window: { from: block.from, to: block.to },
-    calls: block.calls,
-  });
-  if (!(data as { viewer?: { accounts?: unknown[] } } | null)?.viewer?.accounts?.length) throw new AnalyticsError(`no account ${src.accountId} is visible to this API token`);
+  const data = await post(
+    src,
+    "block",
+    DATA_QUERY,
+    { account: src.accountId, script: src.scriptName, from: block.from, to: block.to, limit: GROUP_LIMIT },
+    {
+      block: block.key,
+      window: { from: block.from, to: block.to },
+      calls: block.calls,
+    },
+  );
+  if (!(data as { viewer?: { accounts?: unknown[] } } | null)?.viewer?.accounts?.length)
+    throw new AnalyticsError(`no account ${src.accountId} is visible to this API token`);
   const groups = blockGroups(data as Parameters<typeof blockGroups>[0]);
-  if (groups.length >= GROUP_LIMIT) throw new AnalyticsError(`${block.key}: ${groups.length} colo groups, the query's limit: the answer may be cut`);
+  if (groups.length >= GROUP_LIMIT)
+    throw new AnalyticsError(`${block.key}: ${groups.length} colo groups, the query's limit: the answer may be cut`);
   return { block: block.key, window: { from: block.from, to: block.to }, calls: block.calls, groups };
 }
 

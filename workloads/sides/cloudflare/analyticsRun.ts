@@ -34,16 +34,26 @@ export interface AnalyticsRunResult {
  */
 export async function runAnalytics(req: AnalyticsRunRequest): Promise<AnalyticsRunResult> {
   const digest = blobDigest(req.runDir);
-  if (digest !== req.sha256) throw new RunDirError(`${req.runDir}/manifest.json has sha256 ${digest}, the stack recorded ${req.sha256}; the Cloudflare run was changed after it was measured`);
+  if (digest !== req.sha256)
+    throw new RunDirError(
+      `${req.runDir}/manifest.json has sha256 ${digest}, the stack recorded ${req.sha256}; the Cloudflare run was changed after it was measured`,
+    );
   const m = verifyRunDir(req.runDir);
   const groups = (m.config.groups as string[] | undefined) ?? [];
-  if (groups.length !== 1) throw new RunDirError(`${req.runDir}: analytics are kept per stage group, and this run has ${groups.length} (${groups.join(", ")})`);
+  if (groups.length !== 1)
+    throw new RunDirError(`${req.runDir}: analytics are kept per stage group, and this run has ${groups.length} (${groups.join(", ")})`);
   // The group names a file: it must be one of the stage groups, nothing the remote manifest made up.
-  if (!(GROUPS as readonly string[]).includes(groups[0])) throw new RunDirError(`${req.runDir}: its group ${JSON.stringify(groups[0])} is not a stage group (${GROUPS.join(", ")})`);
-  const run = new RunDir(req.blobRoot, req.stack, m.preset, { sides: ["cloudflare"], groups, analyticsFor: { runId: m.runId, sha256: req.sha256 } });
+  if (!(GROUPS as readonly string[]).includes(groups[0]))
+    throw new RunDirError(`${req.runDir}: its group ${JSON.stringify(groups[0])} is not a stage group (${GROUPS.join(", ")})`);
+  const run = new RunDir(req.blobRoot, req.stack, m.preset, {
+    sides: ["cloudflare"],
+    groups,
+    analyticsFor: { runId: m.runId, sha256: req.sha256 },
+  });
   run.manifest.versions = { ...m.versions };
   run.manifest.settings.analytics = {
-    dataset: "durableObjectsInvocationsAdaptiveGroups (Cloudflare GraphQL), asked per block of calls (one stage), its window widened to whole seconds",
+    dataset:
+      "durableObjectsInvocationsAdaptiveGroups (Cloudflare GraphQL), asked per block of calls (one stage), its window widened to whole seconds",
     units: "wall times stated in µs by the schema, divided by 1000",
     scriptName: req.source.scriptName,
     waitMs: req.collect.waitMs,

@@ -35,6 +35,8 @@ describe("local workerd's live DOs", () => {
 
   it("says no limit helps when one stage needs more live DOs than local workerd keeps", () => {
     const counts = { ...FULL, openSeconds: 20 };
-    expect(openFileProblem(counts, ["burst"], [], 1_000_000)).toMatch(/but open\.r200 brings 4000 to life: more than local workerd keeps live at any limit; use fewer samples \(--samples\)$/);
+    expect(openFileProblem(counts, ["burst"], [], 1_000_000)).toMatch(
+      /but open\.r200 brings 4000 to life: more than local workerd keeps live at any limit; use fewer samples \(--samples\)$/,
+    );
   });
 });

@@ -36,7 +36,11 @@ export function openFilesFor(liveDos: number): number {
  * wakes or open-model arrivals), among the run's groups and scale levels.
  * Preparations are not counted: they are paced (prepareActors).
  */
-export function liveDosNeeded(counts: SampleCounts, groups: readonly Group[], scaleLevels: readonly number[]): { metric: string; n: number } | null {
+export function liveDosNeeded(
+  counts: SampleCounts,
+  groups: readonly Group[],
+  scaleLevels: readonly number[],
+): { metric: string; n: number } | null {
   let most: { metric: string; n: number } | null = null;
   for (const e of sideEntries(CLOUDFLARE_PROFILE)) {
     if (!groups.includes(e.group) || e.kind !== "cold") continue;
@@ -48,7 +52,12 @@ export function liveDosNeeded(counts: SampleCounts, groups: readonly Group[], sc
 }
 
 /** Pure: why local workerd under `openFiles` cannot hold the run's measured DOs, in one line; null when it can. */
-export function openFileProblem(counts: SampleCounts, groups: readonly Group[], scaleLevels: readonly number[], openFiles: number): string | null {
+export function openFileProblem(
+  counts: SampleCounts,
+  groups: readonly Group[],
+  scaleLevels: readonly number[],
+  openFiles: number,
+): string | null {
   const need = liveDosNeeded(counts, groups, scaleLevels);
   const allowed = liveDoLimit(openFiles);
   if (!need || need.n <= allowed) return null;

@@ -50,13 +50,23 @@ function cloudflareCaveats(target: CloudflareTarget): string[] {
   const out: string[] = [];
   if (!target.runtime) {
     out.push("No replication: the DO's SQLite is a local file; it waits for no other zone.");
-    out.push("The Durable Object side ran on local workerd, which does not freeze timers and whose Date.now() steps in whole milliseconds: DO figures are integers and sub-millisecond calls read 0 or 1. They are not Cloudflare's figures.");
-    out.push("No in-DO wall times: they come from Cloudflare's analytics on a cloud stack; local workerd has none. The DO side's in-system figure is the Worker-timed call, with the driver's own round trip (third clock) beside it.");
+    out.push(
+      "The Durable Object side ran on local workerd, which does not freeze timers and whose Date.now() steps in whole milliseconds: DO figures are integers and sub-millisecond calls read 0 or 1. They are not Cloudflare's figures.",
+    );
+    out.push(
+      "No in-DO wall times: they come from Cloudflare's analytics on a cloud stack; local workerd has none. The DO side's in-system figure is the Worker-timed call, with the driver's own round trip (third clock) beside it.",
+    );
   } else {
-    out.push("On Cloudflare a Worker's Date.now() advances only across I/O, so the Worker-timed figure is the awaited DO round trip at whole-millisecond resolution; the Worker's own CPU time is not in it.");
-    out.push("In-DO wall times come from Cloudflare's analytics, stored beside the run by the stack after it; a report without the in-DO table has none stored.");
+    out.push(
+      "On Cloudflare a Worker's Date.now() advances only across I/O, so the Worker-timed figure is the awaited DO round trip at whole-millisecond resolution; the Worker's own CPU time is not in it.",
+    );
+    out.push(
+      "In-DO wall times come from Cloudflare's analytics, stored beside the run by the stack after it; a report without the in-DO table has none stored.",
+    );
   }
-  out.push("Durable Object rates use Little's law on the Worker-timed mean, as the reference does; the driver's measured rate is shown beside them.");
+  out.push(
+    "Durable Object rates use Little's law on the Worker-timed mean, as the reference does; the driver's measured rate is shown beside them.",
+  );
   return out;
 }
 
@@ -65,9 +75,22 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget, CloudflareSettings
   // The reference's n for Durable Objects in `full` (200 to 2,000 per row); the other presets give every side the same n.
   presetCounts: {
     full: {
-      createPing: 200, createRead: 200, createWrite: 200, wake: 200, warm: 300,
-      sqliteRead: 300, sqliteWrite: 300, sqliteScan: 300, burstAttempts: 500, seqWrite: 2000, openSeconds: 10,
-      scaleCreate: 200, scaleWake: 200, scaleBurst: 256, capacitySeconds: 5, idleWake: 100,
+      createPing: 200,
+      createRead: 200,
+      createWrite: 200,
+      wake: 200,
+      warm: 300,
+      sqliteRead: 300,
+      sqliteWrite: 300,
+      sqliteScan: 300,
+      burstAttempts: 500,
+      seqWrite: 2000,
+      openSeconds: 10,
+      scaleCreate: 200,
+      scaleWake: 200,
+      scaleBurst: 256,
+      capacitySeconds: 5,
+      idleWake: 100,
     },
   },
   options: CLOUDFLARE_OPTIONS,
@@ -95,7 +118,14 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget, CloudflareSettings
         token: "random per Worker, a secret binding; never written",
         client: client.calls.description,
         ...(target.limits ? { limits: target.limits } : {}),
-        ...(hasPlant(target.plant) ? { plantedDelay: plantNote(target.plant, "a timer in the DO before it replies, in whole ms rounded up (the step of its clock and its timers)") } : {}),
+        ...(hasPlant(target.plant)
+          ? {
+              plantedDelay: plantNote(
+                target.plant,
+                "a timer in the DO before it replies, in whole ms rounded up (the step of its clock and its timers)",
+              ),
+            }
+          : {}),
         caveats: cloudflareCaveats(target),
       },
       close: (abort) => client.close(abort),
@@ -105,7 +135,12 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget, CloudflareSettings
     // Loaded here: miniflare and workerd are dev dependencies, absent on the runner VM, which measures deployed targets only.
     const { startLocalWorker } = require("./localWorker") as typeof import("./localWorker");
     const plant = cfg.plant;
-    const worker = await startLocalWorker({ workDir, ...(secrets?.token ? { token: secrets.token } : {}), ...(cfg.own.workerdOpenFiles ? { openFileLimit: cfg.own.workerdOpenFiles } : {}), ...(hasPlant(plant) ? { plant } : {}) });
+    const worker = await startLocalWorker({
+      workDir,
+      ...(secrets?.token ? { token: secrets.token } : {}),
+      ...(cfg.own.workerdOpenFiles ? { openFileLimit: cfg.own.workerdOpenFiles } : {}),
+      ...(hasPlant(plant) ? { plant } : {}),
+    });
     return {
       target: {
         url: worker.url,

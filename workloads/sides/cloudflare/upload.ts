@@ -49,7 +49,8 @@ export function miniflareBindings(u: WorkerUpload, secrets: Record<string, strin
   const durableObjects: Record<string, { className: string; useSQLite: boolean }> = {};
   const bindings: Record<string, string> = {};
   for (const b of u.bindings) {
-    if (b.type === "durable_object_namespace") durableObjects[b.name] = { className: b.className!, useSQLite: u.migrations.newSqliteClasses.includes(b.className!) };
+    if (b.type === "durable_object_namespace")
+      durableObjects[b.name] = { className: b.className!, useSQLite: u.migrations.newSqliteClasses.includes(b.className!) };
     else if (secrets[b.name] === undefined) throw new Error(`the Worker's ${b.name} binding has no value`);
     else bindings[b.name] = secrets[b.name];
   }

@@ -16,7 +16,15 @@ export function workerPath(op: DoOp, target: DoTarget, arg?: number): string {
 
 /** `ms` is the Worker's Date.now() around the awaited DO call; `clientMs` the driver's hrtime round trip. */
 export type WorkerResult =
-  | { ok: true; ms: number; clientMs: number; id: string; colo?: string; rows?: { read: number; written: number }; reply: { cold: boolean; actorMs: null; sqlMs: null; value: unknown } }
+  | {
+      ok: true;
+      ms: number;
+      clientMs: number;
+      id: string;
+      colo?: string;
+      rows?: { read: number; written: number };
+      reply: { cold: boolean; actorMs: null; sqlMs: null; value: unknown };
+    }
   | { ok: false; ms: number; clientMs: number; error: string };
 
 export class WorkerClient {
@@ -40,7 +48,8 @@ export class WorkerClient {
     // A failed sample's ms is the client's: the Worker may not have timed anything.
     if (!r.ok) return { ok: false, ms: r.ms, clientMs: r.ms, error: r.error };
     if (r.status !== 200) return { ok: false, ms: r.ms, clientMs: r.ms, error: `HTTP ${r.status}: ${r.body.slice(0, 300)}` };
-    let body: { ms?: number; cold?: boolean; value?: unknown; id?: string; colo?: unknown; rows?: { read?: unknown; written?: unknown } } = {};
+    let body: { ms?: number; cold?: boolean; value?: unknown; id?: string; colo?: unknown; rows?: { read?: unknown; written?: unknown } } =
+      {};
     try {
       // Any JSON may come back (null, a number): only an object is read.
       const parsed: unknown = JSON.parse(r.body);
@@ -58,7 +67,15 @@ export class WorkerClient {
     const read = count(body.rows?.read);
     const written = count(body.rows?.written);
     const rows = read !== null && written !== null ? { rows: { read, written } } : {};
-    return { ok: true, ms: body.ms, clientMs: r.ms, id: String(body.id), ...colo, ...rows, reply: { cold: body.cold, actorMs: null, sqlMs: null, value: body.value } };
+    return {
+      ok: true,
+      ms: body.ms,
+      clientMs: r.ms,
+      id: String(body.id),
+      ...colo,
+      ...rows,
+      reply: { cold: body.cold, actorMs: null, sqlMs: null, value: body.value },
+    };
   }
 
   /** Client to Worker with no DO call: the third clock's baseline. `ms` and `clientMs` are both the client's. */

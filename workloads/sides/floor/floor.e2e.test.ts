@@ -141,14 +141,30 @@ describe("npm start --side floor: every shared metric through the one stage plan
     // ladder, which the CLI test runs on every side at once (test/cli.e2e.test.ts): the stage plan's
     // test runs its search against a runtime that saturates, and the committed capacity runs ran it on every real side.
     const groups = GROUPS.filter((g) => g !== "capacity" && g !== "idle");
-    const cfg = { ...parseRunArgs(["--preset", "quick", "--side", "floor", "--groups", groups.join(","), "--wake-idle-ms", "1000", "--results-dir", root]), quiet: true };
+    const cfg = {
+      ...parseRunArgs([
+        "--preset",
+        "quick",
+        "--side",
+        "floor",
+        "--groups",
+        groups.join(","),
+        "--wake-idle-ms",
+        "1000",
+        "--results-dir",
+        root,
+      ]),
+      quiet: true,
+    };
     const out = await runLocalSuite(cfg);
     expect(out.failures).toEqual([]);
     const m = verifyRunDir(out.runDir);
-    const want = groups.flatMap((g) => metricsOf(FLOOR_PROFILE, g)).filter((id) => {
-      const level = catalogEntry(id).scale?.level;
-      return level === undefined || cfg.scaleLevels.includes(level);
-    });
+    const want = groups
+      .flatMap((g) => metricsOf(FLOOR_PROFILE, g))
+      .filter((id) => {
+        const level = catalogEntry(id).scale?.level;
+        return level === undefined || cfg.scaleLevels.includes(level);
+      });
     expect(Object.keys(m.stages).sort()).toEqual(want.map((id) => `floor.${id}`).sort());
     for (const r of out.rows) {
       expect(r.errors, r.metric).toBe(0);
@@ -157,22 +173,43 @@ describe("npm start --side floor: every shared metric through the one stage plan
     expect(m.repetitions!.map((r) => r.order)).toEqual([["floor"]]);
     expect(stageReps(m.stages["floor.wake.read"])[0].notes).toMatchObject({ preparationFailures: 0 });
     expect(JSON.stringify((m.settings as { floor: unknown }).floor)).toMatch(/no actor system/);
-    expect(readFileSync(join(out.runDir, "raw", "floor.create.ping.jsonl"), "utf8").trim().split("\n")).toHaveLength(20);
+    expect(
+      readFileSync(join(out.runDir, "raw", "floor.create.ping.jsonl"), "utf8")
+        .trim()
+        .split("\n"),
+    ).toHaveLength(20);
     // The scaling group: the 100 level ran with the 100 fillers (and every earlier actor) existing, all asleep.
-    const e100 = stageReps(m.stages["floor.scale.wake.e100"])[0].notes as { level: number; fillers: number; startState: { atStage: { existing: number; awake: number } } };
+    const e100 = stageReps(m.stages["floor.scale.wake.e100"])[0].notes as {
+      level: number;
+      fillers: number;
+      startState: { atStage: { existing: number; awake: number } };
+    };
     expect(e100).toMatchObject({ level: 100, fillers: 100 });
     expect(e100.startState.atStage.awake).toBe(0);
     expect(e100.startState.atStage.existing).toBeGreaterThanOrEqual(100 + 10);
     await generateReport(out.runDir);
     expect(readdirSync(join(out.runDir, "report", "charts"))).toContain("scale.png");
-    expect(readFileSync(join(out.runDir, "report", "results.md"), "utf8")).toMatch(/## Cost as the work grows[\s\S]*\| Floor \(Node http \+ SQLite file\) \| 100 \| [\d,]+ \|/);
+    expect(readFileSync(join(out.runDir, "report", "results.md"), "utf8")).toMatch(
+      /## Cost as the work grows[\s\S]*\| Floor \(Node http \+ SQLite file\) \| 100 \| [\d,]+ \|/,
+    );
     // Memory per actor, from the scaling group: the server's resident set, read before and after each stage.
-    const mem = JSON.parse(readFileSync(join(out.runDir, "report", "summary.json"), "utf8")).memory as Array<{ side: string; processes: string[]; sleepingActors: number; liveActors: number; sleepingKb: number | null; liveKb: number | null }>;
+    const mem = JSON.parse(readFileSync(join(out.runDir, "report", "summary.json"), "utf8")).memory as Array<{
+      side: string;
+      processes: string[];
+      sleepingActors: number;
+      liveActors: number;
+      sleepingKb: number | null;
+      liveKb: number | null;
+    }>;
     expect(mem).toHaveLength(1);
     expect(mem[0]).toMatchObject({ side: "floor", processes: ["server"], liveActors: 32 });
-    expect(mem[0].sleepingActors).toBe(e100.startState.atStage.existing - (stageReps(m.stages["floor.scale.wake.e0"])[0].notes as typeof e100).startState.atStage.existing);
+    expect(mem[0].sleepingActors).toBe(
+      e100.startState.atStage.existing - (stageReps(m.stages["floor.scale.wake.e0"])[0].notes as typeof e100).startState.atStage.existing,
+    );
     expect(typeof mem[0].sleepingKb).toBe("number");
-    expect(readFileSync(join(out.runDir, "report", "results.md"), "utf8")).toMatch(/## Memory per actor[\s\S]*\| Floor \(Node http \+ SQLite file\) \| server \| /);
+    expect(readFileSync(join(out.runDir, "report", "results.md"), "utf8")).toMatch(
+      /## Memory per actor[\s\S]*\| Floor \(Node http \+ SQLite file\) \| server \| /,
+    );
     rmSync(root, { recursive: true, force: true });
   }, 120_000);
 });
@@ -180,7 +217,25 @@ describe("npm start --side floor: every shared metric through the one stage plan
 describe("npm run ab on the floor: a planted 2 ms in writes against none, interleaved in one session, compared pair by pair", () => {
   it("calls the write row a real difference whose interval holds the planted ratio, leaves the other operations as they were, and records the order and the delay", async () => {
     const root = mkdtempSync(join(tmpdir(), "floor-ab-"));
-    const cfg = parseAbArgs(["--side", "floor", "--groups", "warm,sqlite", "--preset", "quick", "--wake-idle-ms", "1000", "--a", "", "--b", "--plant-delay-us floor:write=2000", "--pairs", "4", "--results-dir", root, "--quiet"]);
+    const cfg = parseAbArgs([
+      "--side",
+      "floor",
+      "--groups",
+      "warm,sqlite",
+      "--preset",
+      "quick",
+      "--wake-idle-ms",
+      "1000",
+      "--a",
+      "",
+      "--b",
+      "--plant-delay-us floor:write=2000",
+      "--pairs",
+      "4",
+      "--results-dir",
+      root,
+      "--quiet",
+    ]);
     const out = await runAb(cfg);
     expect([out.a.failures, out.b.failures]).toEqual([[], []]);
     expect(out.order.join(" ")).toBe("A B B A A B B A");
@@ -205,7 +260,9 @@ describe("npm run ab on the floor: a planted 2 ms in writes against none, interl
       expect(r.ratioCi!.lo!, r.key).toBeLessThan(truth * 1.15);
       expect(r.ratioCi!.hi!, r.key).toBeGreaterThan(truth / 1.15);
     }
-    expect(readFileSync(join(out.comparisonDir, "comparison.md"), "utf8")).toMatch(/Paired: the two arms of one interleaved session \(A B B A A B B A\)/);
+    expect(readFileSync(join(out.comparisonDir, "comparison.md"), "utf8")).toMatch(
+      /Paired: the two arms of one interleaved session \(A B B A A B B A\)/,
+    );
     rmSync(root, { recursive: true, force: true });
   }, 300_000);
 });

@@ -25,7 +25,9 @@ export async function startLocalFloor(o: { workDir: string; idleCloseMs: number;
   const port = await freePort();
   const logFile = join(o.workDir, "floor.log");
   // From the compiled tree: next to this file when it runs from dist/, else dist/ of the checkout (under vitest).
-  const entry = [join(__dirname, "server.js"), join(__dirname, "..", "..", "..", "dist", "workloads", "sides", "floor", "server.js")].find((f) => existsSync(f));
+  const entry = [join(__dirname, "server.js"), join(__dirname, "..", "..", "..", "dist", "workloads", "sides", "floor", "server.js")].find(
+    (f) => existsSync(f),
+  );
   if (!entry) throw new Error(`the floor server is not built (no ${join(__dirname, "server.js")}): run \`npm run build\` first`);
   const server = spawnManaged({
     name: "floor-server",

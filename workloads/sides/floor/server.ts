@@ -28,7 +28,6 @@ import { actorAnswer, readActorCall } from "../actorProtocol";
 import { spinUs } from "../plant";
 import { plantUsFor, readPlant, type Plant } from "../plantSpec";
 
-
 interface Actor {
   id: string;
   actor: ActorClass;
@@ -37,7 +36,6 @@ interface Actor {
   served: number;
   lastUsed: number;
 }
-
 
 export const floorId = (key: string) => `f${createHash("sha256").update(key).digest("hex").slice(0, 24)}`;
 
@@ -165,7 +163,8 @@ export function handle(store: FloorStore, req: IncomingMessage, body: string, re
 
 if (require.main === module) {
   const [port, dataDir, idle] = [Number(process.argv[2]), process.argv[3], Number(process.argv[4])];
-  if (!Number.isInteger(port) || port <= 0 || !dataDir || !(idle > 0)) throw new Error("usage: server.js <port> <dataDir> <idleCloseMs> [<plant>]");
+  if (!Number.isInteger(port) || port <= 0 || !dataDir || !(idle > 0))
+    throw new Error("usage: server.js <port> <dataDir> <idleCloseMs> [<plant>]");
   const delay = readPlant(process.argv[5]);
   const store = new FloorStore(dataDir);
   const server = createServer((req, res) => {

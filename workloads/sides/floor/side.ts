@@ -43,8 +43,12 @@ export const floorSide: SideDescriptor<FloorTarget, Record<string, never>> = {
         idleCloseMs: target.idleCloseMs,
         startedBy: target.startedBy,
         client: client.calls.description,
-        ...(hasPlant(target.plant) ? { plantedDelay: plantNote(target.plant, "a spin on performance.now() in the server's handler before it replies") } : {}),
-        caveats: ["The floor ran on the same machine in the same run, after or before the runtimes, and beside them only in the idle ladder, under the same one-measurement-at-a-time lock: it shares nothing with them but the machine."],
+        ...(hasPlant(target.plant)
+          ? { plantedDelay: plantNote(target.plant, "a spin on performance.now() in the server's handler before it replies") }
+          : {}),
+        caveats: [
+          "The floor ran on the same machine in the same run, after or before the runtimes, and beside them only in the idle ladder, under the same one-measurement-at-a-time lock: it shares nothing with them but the machine.",
+        ],
       },
       close: (abort) => client.close(abort),
     };

@@ -19,7 +19,6 @@ interface InstanceVars {
   served: number;
 }
 
-
 function begin(vars: InstanceVars, op: string): { cold: boolean; t0: number; op: string } {
   const cold = vars.served === 0;
   vars.served += 1;
@@ -65,9 +64,7 @@ export const store = actor({
     /** Point read by primary key; the value is materialized into a JS string. */
     read: async (c, id: number): Promise<ActorReply> => {
       const s = begin(c.vars, "read");
-      const { ms, result } = await timed(() =>
-        c.db.execute<{ v: string }>(SQL.read, id),
-      );
+      const { ms, result } = await timed(() => c.db.execute<{ v: string }>(SQL.read, id));
       const v = result.length > 0 ? String(result[0].v) : null;
       return finish(s, ms, v === null ? null : v.length);
     },
@@ -80,9 +77,7 @@ export const store = actor({
     /** Scan of up to WORKLOAD.scanRows rows, every value materialized. */
     scan: async (c): Promise<ActorReply> => {
       const s = begin(c.vars, "scan");
-      const { ms, result } = await timed(() =>
-        c.db.execute<{ id: number; v: string }>(SQL.scan, WORKLOAD.scanRows),
-      );
+      const { ms, result } = await timed(() => c.db.execute<{ id: number; v: string }>(SQL.scan, WORKLOAD.scanRows));
       let bytes = 0;
       for (const r of result) bytes += String(r.v).length;
       return finish(s, ms, { rows: result.length, bytes });

@@ -1,5 +1,13 @@
 /** The Rivet side of the stage plan: the Engine gateway, driven over HTTP/1.1 (the driver's client; the Engine API with undici). */
-import { measureStage, PREPARE_PACE, type ActorRef, type AdapterProperties, type PlanContext, type SideAdapter, type SleepOutcome } from "../../experiment/stagePlan";
+import {
+  measureStage,
+  PREPARE_PACE,
+  type ActorRef,
+  type AdapterProperties,
+  type PlanContext,
+  type SideAdapter,
+  type SleepOutcome,
+} from "../../experiment/stagePlan";
 import { THROUGHPUT_TEXT } from "../../../analysis/contract/catalog";
 import { RIVET_PROFILE } from "./profile";
 import { gatewayCall, type GatewayClient } from "./gateway";
@@ -11,9 +19,11 @@ import type { Progress } from "../../experiment/progress";
 export const ACTORS_PER_QUERY = 32;
 
 export const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace" | "idleSleep"> = {
-  clock: "the driver's round trip through the Engine gateway (process.hrtime.bigint(), from the request's write on its connection to the full reply)",
+  clock:
+    "the driver's round trip through the Engine gateway (process.hrtime.bigint(), from the request's write on its connection to the full reply)",
   create: "getOrCreate of a new key through the gateway; the first request is the sample",
-  sleep: "explicit c.sleep() on each actor still awake (one idle past RivetKit's sleep timeout is asleep already), then the Engine's actor API is polled until every one reports sleep_ts",
+  sleep:
+    "explicit c.sleep() on each actor still awake (one idle past RivetKit's sleep timeout is asleep already), then the Engine's actor API is polled until every one reports sleep_ts",
   plainActor: "an actor class with no database",
   storeSchema: "CREATE TABLE IF NOT EXISTS in the database's onMigrate, when an instance opens its database",
   inActor: "handler interval (actorMs) and SQL interval around db.execute (sqlMs)",
@@ -34,7 +44,9 @@ export interface RivetAdapterOptions {
 /** The ids among `ids` the Engine reports asleep (and not destroyed), asked 32 at a time, 8 queries at once. */
 async function asleepAmong(client: GatewayClient, ids: readonly string[]): Promise<Set<string>> {
   const out = new Set<string>();
-  const batches = Array.from({ length: Math.ceil(ids.length / ACTORS_PER_QUERY) }, (_, b) => ids.slice(b * ACTORS_PER_QUERY, (b + 1) * ACTORS_PER_QUERY));
+  const batches = Array.from({ length: Math.ceil(ids.length / ACTORS_PER_QUERY) }, (_, b) =>
+    ids.slice(b * ACTORS_PER_QUERY, (b + 1) * ACTORS_PER_QUERY),
+  );
   await forEachBounded(batches.length, SLEEP_CONCURRENCY, async (b) => {
     for (const a of await client.actors(batches[b])) if (a.sleep_ts !== null && a.destroy_ts === null) out.add(a.actor_id);
   });
@@ -49,11 +61,24 @@ async function asleepAmong(client: GatewayClient, ids: readonly string[]): Promi
  * `timeoutMs`, leaves that actor out (counted, like a failed preparation).
  * Long ones report progress.
  */
-export async function sleepAndConfirm(client: GatewayClient, actorIds: string[], timeoutMs: number, progress?: Progress, deadlineMs?: number): Promise<SleepOutcome> {
+export async function sleepAndConfirm(
+  client: GatewayClient,
+  actorIds: string[],
+  timeoutMs: number,
+  progress?: Progress,
+  deadlineMs?: number,
+): Promise<SleepOutcome> {
   const many = actorIds.length > 1 ? progress : undefined;
   const already = await asleepAmong(client, actorIds);
   const awake = actorIds.filter((id) => !already.has(id));
-  const { told, failures } = await sendSleepCalls((id) => client.call({ kind: "id", actorId: id }, "sleep"), awake, many, "rivet: putting the awake actors to sleep", (t) => `rivet: ${already.size} actors asleep already, ${t.told.size} told to sleep, ${t.failures.length} sleep calls failed`, deadlineMs);
+  const { told, failures } = await sendSleepCalls(
+    (id) => client.call({ kind: "id", actorId: id }, "sleep"),
+    awake,
+    many,
+    "rivet: putting the awake actors to sleep",
+    (t) => `rivet: ${already.size} actors asleep already, ${t.told.size} told to sleep, ${t.failures.length} sleep calls failed`,
+    deadlineMs,
+  );
   const pending = new Set(told);
   const confirming = many?.start("rivet: the Engine confirms them asleep", told.size, "actors");
   try {

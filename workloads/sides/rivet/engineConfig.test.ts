@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { DEDICATED_ENGINE_SETTINGS, DEFAULT_ENGINE_SETTINGS, ENGINE_CAPS, engineEnv, NO_LOAD_SHEDDING_CURVE, renderEngineConfig } from "../../../cluster/engineConfig";
+import {
+  DEDICATED_ENGINE_SETTINGS,
+  DEFAULT_ENGINE_SETTINGS,
+  ENGINE_CAPS,
+  engineEnv,
+  NO_LOAD_SHEDDING_CURVE,
+  renderEngineConfig,
+} from "../../../cluster/engineConfig";
 import { loopbackQuickack } from "../../host/loopback";
 import { actionPath } from "./gateway";
 
@@ -12,7 +19,12 @@ describe("renderEngineConfig", () => {
       guard: { host: "127.0.0.1", port: 1, tcp_nodelay: true, rate_limit: { requests: 1e9, period_ms: 60_000 }, max_in_flight: 1e6 },
       pegboard: { actor_create_rate_limit_requests: 1e9, actor_create_rate_limit_drip_rate_ms: 1 },
       // One machine shared with the driver, the app and workerd: the Engine's load shedding off.
-      runtime: { worker_load_shedding_curve: [[1000, 1000], [1001, 999]] },
+      runtime: {
+        worker_load_shedding_curve: [
+          [1000, 1000],
+          [1001, 999],
+        ],
+      },
       api_peer: { host: "127.0.0.1", port: 2 },
       metrics: { host: "127.0.0.1", port: 3 },
     });
@@ -50,7 +62,9 @@ describe("engineEnv", () => {
 describe("loopbackQuickack", () => {
   it("finds quickack on the 127.0.0.1 local route only", () => {
     expect(loopbackQuickack("local 127.0.0.1 dev lo proto kernel scope host src 127.0.0.1 quickack 1 \n")).toBe(true);
-    expect(loopbackQuickack("local 127.0.0.1 dev lo proto kernel scope host src 127.0.0.1 \nlocal 10.0.0.1 dev eth0 quickack 1")).toBe(false);
+    expect(loopbackQuickack("local 127.0.0.1 dev lo proto kernel scope host src 127.0.0.1 \nlocal 10.0.0.1 dev eth0 quickack 1")).toBe(
+      false,
+    );
   });
 });
 

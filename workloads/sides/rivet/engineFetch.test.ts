@@ -21,13 +21,17 @@ describe("--engine-version: an Engine release checked against its pin", () => {
   });
 
   it("refuses a release with no pin, naming the pinned ones, and a cached binary whose hash is not the pin", async () => {
-    await expect(engineBinaryFor("0.0.1")).rejects.toThrow(/^--engine-version 0\.0\.1: no pinned sha256 for that release \(pinned: .*2\.3\.18.*\)/);
+    await expect(engineBinaryFor("0.0.1")).rejects.toThrow(
+      /^--engine-version 0\.0\.1: no pinned sha256 for that release \(pinned: .*2\.3\.18.*\)/,
+    );
     const cache = mkdtempSync(join(tmpdir(), "engine-cache-"));
     process.env.XDG_CACHE_HOME = cache;
     try {
       mkdirSync(join(engineCacheDir(), "2.3.18"), { recursive: true });
       writeFileSync(join(engineCacheDir(), "2.3.18", "rivet-engine"), "#!/bin/sh\necho not an engine\n");
-      await expect(engineBinaryFor("2.3.18")).rejects.toThrow(/rivet-engine has sha256 [0-9a-f]{64}, not the pinned a7754e82.*; delete it to fetch it again/);
+      await expect(engineBinaryFor("2.3.18")).rejects.toThrow(
+        /rivet-engine has sha256 [0-9a-f]{64}, not the pinned a7754e82.*; delete it to fetch it again/,
+      );
     } finally {
       rmSync(cache, { recursive: true, force: true });
     }

@@ -23,7 +23,10 @@ export const engineCacheDir = () => join(process.env.XDG_CACHE_HOME || join(home
 export function sha256File(path: string): Promise<string> {
   return new Promise((ok, fail) => {
     const h = createHash("sha256");
-    createReadStream(path).on("data", (d) => h.update(d)).on("end", () => ok(h.digest("hex"))).on("error", fail);
+    createReadStream(path)
+      .on("data", (d) => h.update(d))
+      .on("end", () => ok(h.digest("hex")))
+      .on("error", fail);
   });
 }
 
@@ -31,7 +34,9 @@ export function sha256File(path: string): Promise<string> {
 function pinOf(version: string): string {
   const pin = ENGINE_BINARY_SHA256[version];
   if (!pin) {
-    throw new Error(`--engine-version ${version}: no pinned sha256 for that release (pinned: ${Object.keys(ENGINE_BINARY_SHA256).join(", ")}); fetch it with \`npm pack ${ENGINE_PACKAGE}@${version}\`, check its rivet-engine, and add its hash to cluster/engineRelease.ts`);
+    throw new Error(
+      `--engine-version ${version}: no pinned sha256 for that release (pinned: ${Object.keys(ENGINE_BINARY_SHA256).join(", ")}); fetch it with \`npm pack ${ENGINE_PACKAGE}@${version}\`, check its rivet-engine, and add its hash to cluster/engineRelease.ts`,
+    );
   }
   return pin;
 }
@@ -48,15 +53,26 @@ export async function engineBinaryFor(version: string): Promise<EngineBinary> {
   const path = installed ? engineBinaryPath() : join(engineCacheDir(), version, "rivet-engine");
   if (!installed && !existsSync(path)) fetchRelease(version, path);
   const sha256 = await sha256File(path);
-  if (sha256 !== pin) throw new Error(`--engine-version ${version}: ${path} has sha256 ${sha256}, not the pinned ${pin}; delete it to fetch it again`);
-  return { version, path, sha256, source: installed ? `the installed ${ENGINE_PACKAGE}` : `${ENGINE_PACKAGE}@${version} from the npm registry, fetched once and kept between runs` };
+  if (sha256 !== pin)
+    throw new Error(`--engine-version ${version}: ${path} has sha256 ${sha256}, not the pinned ${pin}; delete it to fetch it again`);
+  return {
+    version,
+    path,
+    sha256,
+    source: installed
+      ? `the installed ${ENGINE_PACKAGE}`
+      : `${ENGINE_PACKAGE}@${version} from the npm registry, fetched once and kept between runs`,
+  };
 }
 
 /** Fetches the package's tarball with npm and puts its rivet-engine at `dest`. */
 function fetchRelease(version: string, dest: string): void {
   const tmp = mkdtempSync(join(tmpdir(), "actor-bench-engine-"));
   try {
-    execFileSync("npm", ["pack", `${ENGINE_PACKAGE}@${version}`, "--pack-destination", tmp, "--silent"], { stdio: ["ignore", "pipe", "pipe"], timeout: 600_000 });
+    execFileSync("npm", ["pack", `${ENGINE_PACKAGE}@${version}`, "--pack-destination", tmp, "--silent"], {
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 600_000,
+    });
     const tgz = readdirSync(tmp).find((f) => f.endsWith(".tgz"));
     if (!tgz) throw new Error(`npm pack ${ENGINE_PACKAGE}@${version} left no tarball`);
     execFileSync("tar", ["-xzf", join(tmp, tgz), "-C", tmp, "package/rivet-engine"], { stdio: "pipe" });

@@ -23,9 +23,7 @@ export function actionPath(target: Target, action: string): string {
 export type { ActorReply } from "../actorReply";
 
 /** One timed call: `ms` is client send to full reply, from process.hrtime.bigint(). */
-export type CallResult =
-  | { ok: true; ms: number; actorId: string; reply: ActorReply }
-  | { ok: false; ms: number; error: string };
+export type CallResult = { ok: true; ms: number; actorId: string; reply: ActorReply } | { ok: false; ms: number; error: string };
 
 /** Pure: one gateway response as a call's result; anything but a 200 with an actor's reply is a failure. */
 export function toCallResult(r: TimedResponse): CallResult {
@@ -38,7 +36,14 @@ export function toCallResult(r: TimedResponse): CallResult {
     return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
   }
   // Any JSON may come back (null, a number): only an object with an output object is an actor's reply.
-  if (typeof parsed !== "object" || parsed === null || typeof parsed.output !== "object" || parsed.output === null || typeof parsed.output.cold !== "boolean") return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
+  if (
+    typeof parsed !== "object" ||
+    parsed === null ||
+    typeof parsed.output !== "object" ||
+    parsed.output === null ||
+    typeof parsed.output.cold !== "boolean"
+  )
+    return { ok: false, ms: r.ms, error: `unexpected reply: ${r.body.slice(0, 300)}` };
   return { ok: true, ms: r.ms, actorId: headerOf(r.head, "x-rivet-actor") ?? "", reply: parsed.output };
 }
 
@@ -48,15 +53,23 @@ const NO_ARGS = JSON.stringify({ args: [] });
 
 /** The HTTP request of one action call: what the driver sends, and what `npm run bench:driver`'s references send too. */
 export function actionRequest(target: Target, action: string, args: unknown[] = []): TimedRequestOpts {
-  return { method: "POST", path: actionPath(target, action), headers: HEADERS, body: args.length === 0 ? NO_ARGS : JSON.stringify({ args }) };
+  return {
+    method: "POST",
+    path: actionPath(target, action),
+    headers: HEADERS,
+    body: args.length === 0 ? NO_ARGS : JSON.stringify({ args }),
+  };
 }
 
-const targetOf = (ref: ActorRef): Target => ("id" in ref ? { kind: "id", actorId: ref.id } : { kind: "key", actor: ref.actor, key: ref.key });
+const targetOf = (ref: ActorRef): Target =>
+  "id" in ref ? { kind: "id", actorId: ref.id } : { kind: "key", actor: ref.actor, key: ref.key };
 
 /** One call through the gateway's action routes, as a stage-plan outcome. */
 export async function gatewayCall(client: GatewayClient, ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
   const r = await client.call(targetOf(ref), op, arg === undefined ? [] : [arg]);
-  return r.ok ? { ok: true, ms: r.ms, reply: { cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs }, actorId: r.actorId } : r;
+  return r.ok
+    ? { ok: true, ms: r.ms, reply: { cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs }, actorId: r.actorId }
+    : r;
 }
 
 export class GatewayClient {

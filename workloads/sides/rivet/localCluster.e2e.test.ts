@@ -94,8 +94,13 @@ describe("the local three-node Engine cluster", () => {
   it("authenticates: each NATS member refuses a client without its password, and a route without the route password", async () => {
     for (const node of cluster.plan.nodes) {
       expect(await natsConnect(node.host, node.natsClientPort, {}), node.name).toMatch(/^-ERR 'Authorization Violation'/);
-      expect(await natsConnect(node.host, node.natsClientPort, { user: cluster.natsCredentials.user, pass: "wrong" }), node.name).toMatch(/^-ERR 'Authorization Violation'/);
-      expect(await natsConnect(node.host, node.natsClientPort, { user: cluster.natsCredentials.user, pass: cluster.natsCredentials.password }), node.name).toMatch(/^\+OK/);
+      expect(await natsConnect(node.host, node.natsClientPort, { user: cluster.natsCredentials.user, pass: "wrong" }), node.name).toMatch(
+        /^-ERR 'Authorization Violation'/,
+      );
+      expect(
+        await natsConnect(node.host, node.natsClientPort, { user: cluster.natsCredentials.user, pass: cluster.natsCredentials.password }),
+        node.name,
+      ).toMatch(/^\+OK/);
       expect(await natsConnect(node.host, node.natsClusterPort, {}), `${node.name} route`).toMatch(/^-ERR 'Authorization Violation'/);
     }
   });
@@ -103,10 +108,36 @@ describe("the local three-node Engine cluster", () => {
   it("the stage plan still runs on it: a wake group, whose sleep confirmation needs the admin token", async () => {
     const run = new RunDir(mkdtempSync(join(tmpdir(), "ab-cluster-run-")), "local", "test", {});
     const failures: string[] = [];
-    const cfg = parseRunArgs(["--preset", "quick", "--samples", TINY_SAMPLES, "--wake-idle-ms", "500", "--side", "rivet", "--groups", "wake", "--loopback", "host"]);
-    await measureRuntimes(cfg, run, createProgress(process.stdout, true), failures, { rivet: {
-      gatewayUrl: cluster.gatewayUrl, adminToken: cluster.adminToken, engineVersion: cluster.engineVersion, engineConfig: cluster.engineConfig, startedBy: "e2e test",
-    } }, suiteTasks(["rivet"], cfg.groups));
+    const cfg = parseRunArgs([
+      "--preset",
+      "quick",
+      "--samples",
+      TINY_SAMPLES,
+      "--wake-idle-ms",
+      "500",
+      "--side",
+      "rivet",
+      "--groups",
+      "wake",
+      "--loopback",
+      "host",
+    ]);
+    await measureRuntimes(
+      cfg,
+      run,
+      createProgress(process.stdout, true),
+      failures,
+      {
+        rivet: {
+          gatewayUrl: cluster.gatewayUrl,
+          adminToken: cluster.adminToken,
+          engineVersion: cluster.engineVersion,
+          engineConfig: cluster.engineConfig,
+          startedBy: "e2e test",
+        },
+      },
+      suiteTasks(["rivet"], cfg.groups),
+    );
     expect(failures).toEqual([]);
     expect(run.manifest.stages["rivet.wake.ping"]).toMatchObject({ attempts: 2, errors: 0 });
     expect(JSON.stringify(run.manifest)).not.toContain(cluster.adminToken!);
@@ -125,19 +156,29 @@ describe("the local three-node Engine cluster", () => {
         sock.on("error", (e) => resolve(`error ${(e as NodeJS.ErrnoException).code}`));
         sock.on("close", () => resolve(got.split("\r\n")[0] || "closed with no reply"));
       });
-    for (const engine of cluster.plan.nodes) expect(await health(engine.host), engine.name).toMatch(/^(closed with no reply|error ECONNRESET)$/);
+    for (const engine of cluster.plan.nodes)
+      expect(await health(engine.host), engine.name).toMatch(/^(closed with no reply|error ECONNRESET)$/);
     expect(await health("127.0.0.1")).toBe("HTTP/1.1 200 OK");
     // The Engines' own configs never name it: each gives its own address for its datacenter.
-    for (const n of (cluster.engineConfig as { nodes: Array<{ topology: unknown }> }).nodes) expect(JSON.stringify(n.topology)).not.toContain(hostname);
+    for (const n of (cluster.engineConfig as { nodes: Array<{ topology: unknown }> }).nodes)
+      expect(JSON.stringify(n.topology)).not.toContain(hostname);
     ok(await viaLb.call({ kind: "key", actor: "plain", key: `after-refusals-${Date.now()}` }, "ping"));
   });
 
   it("its Postgres refuses a client without the run's password, and no file a local user can read holds it", () => {
     const psql = join(postgresBinDir(), "psql");
-    const r = spawnSync(psql, ["-h", "127.0.0.1", "-p", String(cluster.postgresPort), "-U", "postgres", "-d", "rivet", "-w", "-c", "select 1"], { encoding: "utf8", env: { ...process.env, PGPASSWORD: "" } });
+    const r = spawnSync(
+      psql,
+      ["-h", "127.0.0.1", "-p", String(cluster.postgresPort), "-U", "postgres", "-d", "rivet", "-w", "-c", "select 1"],
+      { encoding: "utf8", env: { ...process.env, PGPASSWORD: "" } },
+    );
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/password/);
-    const wrong = spawnSync(psql, ["-h", "127.0.0.1", "-p", String(cluster.postgresPort), "-U", "postgres", "-d", "rivet", "-c", "select 1"], { encoding: "utf8", env: { ...process.env, PGPASSWORD: "not-the-password" } });
+    const wrong = spawnSync(
+      psql,
+      ["-h", "127.0.0.1", "-p", String(cluster.postgresPort), "-U", "postgres", "-d", "rivet", "-c", "select 1"],
+      { encoding: "utf8", env: { ...process.env, PGPASSWORD: "not-the-password" } },
+    );
     expect(wrong.stderr).toMatch(/password authentication failed/);
     const configs = readdirSync(workDir).filter((n) => /^engine-\d+\.json$/.test(n));
     expect(configs).toHaveLength(3);
@@ -194,7 +235,9 @@ describe("the local three-node Engine cluster", () => {
         expect(rows).toBeLessThanOrEqual(acked.get(id)! + failures.length);
       }
     }
-    console.log(`after SIGKILL of engine-${killed + 1}: ${answered} writes answered, ${failures.length} counted failures, slowest ${slowest.toFixed(0)} ms${failures.length ? ` (first: ${failures[0].slice(0, 120)})` : ""}`);
+    console.log(
+      `after SIGKILL of engine-${killed + 1}: ${answered} writes answered, ${failures.length} counted failures, slowest ${slowest.toFixed(0)} ms${failures.length ? ` (first: ${failures[0].slice(0, 120)})` : ""}`,
+    );
   }, 120_000);
 
   it("leaves no process behind when stopped", async () => {

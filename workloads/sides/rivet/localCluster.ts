@@ -15,7 +15,14 @@ import { ENGINE_RESTART } from "../../../cluster/cloudInit";
 import { engineEnv, type EngineSettings } from "../../../cluster/engineConfig";
 import { engineBinaryPath, healthy, startLocalRivet, startRivetApp, type LocalRivet } from "./localRivet";
 import { postgresBinDir, requireCommand, startLocalPostgres } from "./localPostgres";
-import { NATS_USERS, renderClusterEngineConfig, renderHaproxyConfig, renderNatsConfig, type ClusterCredentials, type ClusterPlan } from "../../../cluster/topology";
+import {
+  NATS_USERS,
+  renderClusterEngineConfig,
+  renderHaproxyConfig,
+  renderNatsConfig,
+  type ClusterCredentials,
+  type ClusterPlan,
+} from "../../../cluster/topology";
 import type { Plant } from "../plantSpec";
 
 const HOST = "127.0.0.1";
@@ -67,7 +74,13 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
   const plan: ClusterPlan = {
     nodes: [0, 1, 2].map((i) => {
       const [gateway, apiPeer, metrics, natsClientPort, natsClusterPort] = ports.slice(2 + i * 5, 7 + i * 5);
-      return { name: `engine-${i + 1}`, host: TWIN_ADDRESSES.engines[i], ports: { gateway, apiPeer, metrics }, natsClientPort, natsClusterPort };
+      return {
+        name: `engine-${i + 1}`,
+        host: TWIN_ADDRESSES.engines[i],
+        ports: { gateway, apiPeer, metrics },
+        natsClientPort,
+        natsClusterPort,
+      };
     }),
     gatewayUrl: `http://${TWIN_ADDRESSES.loadBalancer}:${lbGateway}`,
     datacenter: { name: "default", label: 1 },
@@ -90,7 +103,14 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       const conf = join(w, `nats-${i + 1}.conf`);
       // Holds the NATS passwords: the owner only.
       writeFileSync(conf, renderNatsConfig(plan, i, creds), { mode: 0o600 });
-      const m = spawnManaged({ name: `nats-${i + 1}`, command: natsServer, args: ["-c", conf], env: process.env, cwd: w, logFile: join(w, `nats-${i + 1}.log`) });
+      const m = spawnManaged({
+        name: `nats-${i + 1}`,
+        command: natsServer,
+        args: ["-c", conf],
+        env: process.env,
+        cwd: w,
+        logFile: join(w, `nats-${i + 1}.log`),
+      });
       started.push(m);
       return m;
     });
@@ -112,16 +132,30 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       // Holds the Postgres password and the cluster's credentials: the owner only.
       writeFileSync(conf, JSON.stringify(configs[i], null, 2), { mode: 0o600 });
       const spawn = () => {
-        const m = spawnManaged({ name: `rivet-engine-${i + 1}`, command: binary, args: ["start", "--config", conf], env: engineEnv(process.env, opts.settings), cwd: w, logFile: log });
+        const m = spawnManaged({
+          name: `rivet-engine-${i + 1}`,
+          command: binary,
+          args: ["start", "--config", conf],
+          env: engineEnv(process.env, opts.settings),
+          cwd: w,
+          logFile: log,
+        });
         started.push(m);
         return m;
       };
       let version = "unknown";
-      const up = await startWithRestarts(`rivet-engine-${i + 1}`, spawn, ENGINE_RESTART, async () => {
-        const v = await healthy(`http://${plan.nodes[i].host}:${plan.nodes[i].ports.gateway}`);
-        if (v) version = v;
-        return v !== null;
-      }, log, timeout);
+      const up = await startWithRestarts(
+        `rivet-engine-${i + 1}`,
+        spawn,
+        ENGINE_RESTART,
+        async () => {
+          const v = await healthy(`http://${plan.nodes[i].host}:${plan.nodes[i].ports.gateway}`);
+          if (v) version = v;
+          return v !== null;
+        },
+        log,
+        timeout,
+      );
       return { m: up.process, version, restarts: up.restarts.length };
     };
     const up = await Promise.all(plan.nodes.map((_, i) => startEngine(i)));
@@ -133,16 +167,45 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
     writeFileSync(
       lbConf,
       renderHaproxyConfig([
-        { name: "gateway", bind: TWIN_ADDRESSES.loadBalancer, port: lbGateway, healthPath: "/health", refuseBackends: true, backends: plan.nodes.map((n) => ({ host: n.host, port: n.ports.gateway })) },
+        {
+          name: "gateway",
+          bind: TWIN_ADDRESSES.loadBalancer,
+          port: lbGateway,
+          healthPath: "/health",
+          refuseBackends: true,
+          backends: plan.nodes.map((n) => ({ host: n.host, port: n.ports.gateway })),
+        },
       ]),
     );
-    const loadBalancer = spawnManaged({ name: "haproxy", command: haproxy, args: ["-db", "-f", lbConf], env: process.env, cwd: w, logFile: lbLog });
+    const loadBalancer = spawnManaged({
+      name: "haproxy",
+      command: haproxy,
+      args: ["-db", "-f", lbConf],
+      env: process.env,
+      cwd: w,
+      logFile: lbLog,
+    });
     started.push(loadBalancer);
-    await waitUntil("answering /health through the load balancer", loadBalancer, lbLog, timeout, async () => (await healthy(plan.gatewayUrl)) !== null);
+    await waitUntil(
+      "answering /health through the load balancer",
+      loadBalancer,
+      lbLog,
+      timeout,
+      async () => (await healthy(plan.gatewayUrl)) !== null,
+    );
 
     const appLog = join(w, "app.log");
     const startApp = () =>
-      startRivetApp({ gatewayUrl: plan.gatewayUrl, workDir: w, appLog, settings: opts.settings, actorSleepTimeoutMs: opts.actorSleepTimeoutMs, plant: opts.plant, timeoutMs: timeout, adminToken: creds.adminToken });
+      startRivetApp({
+        gatewayUrl: plan.gatewayUrl,
+        workDir: w,
+        appLog,
+        settings: opts.settings,
+        actorSleepTimeoutMs: opts.actorSleepTimeoutMs,
+        plant: opts.plant,
+        timeoutMs: timeout,
+        adminToken: creds.adminToken,
+      });
     const app = await startApp();
     started.push(app);
 
@@ -158,10 +221,16 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       engineBinary: binary,
       // The manifest gets the configs with the secrets' places, not their values.
       engineConfig: {
-        topology: "postgres-nats (3 engines, each on its own loopback address; haproxy in front, refusing a backend's own connections as Azure's internal load balancer does)",
+        topology:
+          "postgres-nats (3 engines, each on its own loopback address; haproxy in front, refusing a backend's own connections as Azure's internal load balancer does)",
         start: `all three at once, as the VMs boot; a failed start tried again after ${ENGINE_RESTART.restartSec} s (the VMs' unit policy)`,
         startRestarts: up.map((e) => e.restarts),
-        nodes: configs.map((c) => ({ ...c, postgres: { url: "(local Postgres, scram-sha-256)" }, auth: { admin_token: "(random per run, never written)" }, nats: { ...c.nats, password: "(random per run, never written)" } })),
+        nodes: configs.map((c) => ({
+          ...c,
+          postgres: { url: "(local Postgres, scram-sha-256)" },
+          auth: { admin_token: "(random per run, never written)" },
+          nats: { ...c.nats, password: "(random per run, never written)" },
+        })),
       },
       engine: engines[0],
       engines,

@@ -38,7 +38,13 @@ export interface LocalPostgres {
   url: string;
 }
 
-export async function startLocalPostgres(o: { workDir: string; host: string; port: number; timeoutMs: number; tls?: { certFile: string; keyFile: string } }): Promise<LocalPostgres> {
+export async function startLocalPostgres(o: {
+  workDir: string;
+  host: string;
+  port: number;
+  timeoutMs: number;
+  tls?: { certFile: string; keyFile: string };
+}): Promise<LocalPostgres> {
   const pgBin = postgresBinDir();
   const w = o.workDir;
   const pgData = join(w, "postgres");
@@ -53,7 +59,16 @@ export async function startLocalPostgres(o: { workDir: string; host: string; por
     chownSync(pgData, id("-u"), id("-g"));
     chownSync(pwFile, id("-u"), id("-g"));
   }
-  const [initdb, ...initdbArgs] = asPostgres([join(pgBin, "initdb"), "-D", pgData, "--auth=scram-sha-256", `--pwfile=${pwFile}`, "-U", "postgres", "--no-sync"]);
+  const [initdb, ...initdbArgs] = asPostgres([
+    join(pgBin, "initdb"),
+    "-D",
+    pgData,
+    "--auth=scram-sha-256",
+    `--pwfile=${pwFile}`,
+    "-U",
+    "postgres",
+    "--no-sync",
+  ]);
   try {
     execFileSync(initdb, initdbArgs, { stdio: "pipe" });
   } finally {
@@ -61,7 +76,20 @@ export async function startLocalPostgres(o: { workDir: string; host: string; por
   }
   const pgLog = join(w, "postgres.log");
   const tls = o.tls ? ["-c", "ssl=on", "-c", `ssl_cert_file=${o.tls.certFile}`, "-c", `ssl_key_file=${o.tls.keyFile}`] : [];
-  const [pgCmd, ...pgArgs] = asPostgres([join(pgBin, "postgres"), "-D", pgData, "-p", String(o.port), "-k", pgData, "-c", `listen_addresses=${o.host}`, "-c", "fsync=on", ...tls]);
+  const [pgCmd, ...pgArgs] = asPostgres([
+    join(pgBin, "postgres"),
+    "-D",
+    pgData,
+    "-p",
+    String(o.port),
+    "-k",
+    pgData,
+    "-c",
+    `listen_addresses=${o.host}`,
+    "-c",
+    "fsync=on",
+    ...tls,
+  ]);
   const postgres = spawnManaged({ name: "postgres", command: pgCmd, args: pgArgs, env: process.env, cwd: w, logFile: pgLog });
   try {
     await waitUntil("accepting connections", postgres, pgLog, o.timeoutMs, () => {
@@ -72,7 +100,9 @@ export async function startLocalPostgres(o: { workDir: string; host: string; por
         return false;
       }
     });
-    execFileSync(join(pgBin, "createdb"), ["-h", o.host, "-p", String(o.port), "-U", "postgres", "rivet"], { env: { ...process.env, PGPASSWORD: pgPassword } });
+    execFileSync(join(pgBin, "createdb"), ["-h", o.host, "-p", String(o.port), "-U", "postgres", "rivet"], {
+      env: { ...process.env, PGPASSWORD: pgPassword },
+    });
   } catch (err) {
     await postgres.stop();
     throw err;

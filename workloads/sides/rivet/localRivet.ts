@@ -83,7 +83,14 @@ export async function healthy(url: string): Promise<string | null> {
 }
 
 /** Environment of the RivetKit app: points it at the engine (with its admin token, when it has one), no local services, no backtraces. */
-export function appEnv(parent: NodeJS.ProcessEnv, gatewayUrl: string, settings: EngineSettings, sleepTimeoutMs?: number, adminToken?: string, plant?: Plant) {
+export function appEnv(
+  parent: NodeJS.ProcessEnv,
+  gatewayUrl: string,
+  settings: EngineSettings,
+  sleepTimeoutMs?: number,
+  adminToken?: string,
+  plant?: Plant,
+) {
   const env = engineEnv(parent, settings);
   env.RIVET_ENDPOINT = gatewayUrl;
   delete env.RIVET_TOKEN;
@@ -98,7 +105,16 @@ export function appEnv(parent: NodeJS.ProcessEnv, gatewayUrl: string, settings: 
 }
 
 /** Starts the RivetKit app against `gatewayUrl` and waits until it has registered with the Engine. */
-export async function startRivetApp(o: { gatewayUrl: string; workDir: string; appLog: string; settings: EngineSettings; actorSleepTimeoutMs?: number; plant?: Plant; timeoutMs: number; adminToken?: string }): Promise<Managed> {
+export async function startRivetApp(o: {
+  gatewayUrl: string;
+  workDir: string;
+  appLog: string;
+  settings: EngineSettings;
+  actorSleepTimeoutMs?: number;
+  plant?: Plant;
+  timeoutMs: number;
+  adminToken?: string;
+}): Promise<Managed> {
   const before = existsSync(o.appLog) ? readFileSync(o.appLog, "utf8").length : 0;
   const app = spawnManaged({
     name: "rivetkit-app",
@@ -127,7 +143,8 @@ export async function startLocalRivet(opts: LocalRivetOptions): Promise<LocalRiv
     ports = { gateway, apiPeer, metrics };
   }
   const config: Record<string, unknown> = renderEngineConfig(join(opts.workDir, "engine-data"), ports, opts.settings);
-  for (const [section, keys] of Object.entries(opts.configOverride ?? {})) config[section] = { ...(config[section] as object | undefined), ...keys };
+  for (const [section, keys] of Object.entries(opts.configOverride ?? {}))
+    config[section] = { ...(config[section] as object | undefined), ...keys };
   const configPath = join(opts.workDir, "engine.json");
   writeFileSync(configPath, JSON.stringify(config, null, 2));
   const engineLog = join(opts.workDir, "engine.log");
@@ -155,7 +172,16 @@ export async function startLocalRivet(opts: LocalRivetOptions): Promise<LocalRiv
     throw err;
   }
 
-  const startApp = () => startRivetApp({ gatewayUrl, workDir: opts.workDir, appLog, settings: opts.settings, actorSleepTimeoutMs: opts.actorSleepTimeoutMs, plant: opts.plant, timeoutMs: timeout });
+  const startApp = () =>
+    startRivetApp({
+      gatewayUrl,
+      workDir: opts.workDir,
+      appLog,
+      settings: opts.settings,
+      actorSleepTimeoutMs: opts.actorSleepTimeoutMs,
+      plant: opts.plant,
+      timeoutMs: timeout,
+    });
 
   let app: Managed;
   try {

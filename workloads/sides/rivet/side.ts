@@ -60,11 +60,21 @@ function engineSettings(cfg: SideRunSettings<RivetSettings>, target: RivetTarget
 /** What the report must say of the Rivet figures of this run. */
 function rivetCaveats(cfg: SideRunSettings<RivetSettings>, target: RivetTarget): string[] {
   const out: string[] = [];
-  if (target.engineBinary) out.push(`The Rivet Engine is release ${target.engineBinary.version} (asked for with --engine-version; binary sha256 ${target.engineBinary.sha256.slice(0, 16)}..., checked against its pin).`);
-  if (cfg.own.engineTopology === "single" && target.enginePid !== undefined) out.push("No replication: the Engine stored on one local file system and waited for no other zone.");
+  if (target.engineBinary)
+    out.push(
+      `The Rivet Engine is release ${target.engineBinary.version} (asked for with --engine-version; binary sha256 ${target.engineBinary.sha256.slice(0, 16)}..., checked against its pin).`,
+    );
+  if (cfg.own.engineTopology === "single" && target.enginePid !== undefined)
+    out.push("No replication: the Engine stored on one local file system and waited for no other zone.");
   const loopback = loopbackNote();
-  if (loopback.quickack) out.push(`Delayed ACKs were off on the loopback route (quickack 1${loopback.privateNetns ? ", in a private network namespace" : ""}); see docs/engine-latency.md.`);
-  else out.push("Delayed ACKs were on (the host's default loopback route): creates include 40 ms delayed-ACK stalls on the app's connection; see docs/engine-latency.md.");
+  if (loopback.quickack)
+    out.push(
+      `Delayed ACKs were off on the loopback route (quickack 1${loopback.privateNetns ? ", in a private network namespace" : ""}); see docs/engine-latency.md.`,
+    );
+  else
+    out.push(
+      "Delayed ACKs were on (the host's default loopback route): creates include 40 ms delayed-ACK stalls on the app's connection; see docs/engine-latency.md.",
+    );
   if (!cfg.own.engine.keepRustBacktrace) out.push("The Engine and the app ran without RUST_BACKTRACE.");
   return out;
 }
@@ -78,17 +88,36 @@ export const rivetSide: SideDescriptor<RivetTarget, RivetSettings> = {
   open(cfg, target) {
     const client = new GatewayClient(target.gatewayUrl, cfg.requestTimeoutMs, undefined, target.adminToken);
     return {
-      adapter: rivetAdapter(client, { wakeIdleMs: rivetSide.wakeIdleMs(cfg), sleepConfirmTimeoutMs: cfg.own.sleepConfirmTimeoutMs, actorSleepTimeoutMs: cfg.actorSleepTimeoutMs, ...(target.logFile ? { runtimeLog: { name: "Engine", file: target.logFile } } : {}) }),
+      adapter: rivetAdapter(client, {
+        wakeIdleMs: rivetSide.wakeIdleMs(cfg),
+        sleepConfirmTimeoutMs: cfg.own.sleepConfirmTimeoutMs,
+        actorSleepTimeoutMs: cfg.actorSleepTimeoutMs,
+        ...(target.logFile ? { runtimeLog: { name: "Engine", file: target.logFile } } : {}),
+      }),
       cpuPids: () => ({ engine: target.enginePid, app: target.appPid, driver: process.pid }),
       ...watchOf(target.processes),
-      versions: { engine: target.engineVersion, rivetkit: packageVersion("rivetkit"), "@rivetkit/engine-cli": packageVersion("@rivetkit/engine-cli") },
+      versions: {
+        engine: target.engineVersion,
+        rivetkit: packageVersion("rivetkit"),
+        "@rivetkit/engine-cli": packageVersion("@rivetkit/engine-cli"),
+      },
       settings: {
         startedBy: target.startedBy,
         ...engineSettings(cfg, target),
         client: client.calls.description,
         engineApi: GatewayClient.API_CLIENT,
-        ...(target.engineBinary ? { engineRelease: { version: target.engineBinary.version, sha256: target.engineBinary.sha256, source: target.engineBinary.source } } : {}),
-        ...(hasPlant(target.plant) ? { plantedDelay: plantNote(target.plant, "a spin on performance.now() at the end of the actor's action") } : {}),
+        ...(target.engineBinary
+          ? {
+              engineRelease: {
+                version: target.engineBinary.version,
+                sha256: target.engineBinary.sha256,
+                source: target.engineBinary.source,
+              },
+            }
+          : {}),
+        ...(hasPlant(target.plant)
+          ? { plantedDelay: plantNote(target.plant, "a spin on performance.now() at the end of the actor's action") }
+          : {}),
         caveats: rivetCaveats(cfg, target),
       },
       close: (abort) => client.close(abort),
@@ -97,7 +126,13 @@ export const rivetSide: SideDescriptor<RivetTarget, RivetSettings> = {
   async launch(cfg, workDir) {
     const engineBinary = cfg.own.engineVersion ? await engineBinaryFor(cfg.own.engineVersion) : undefined;
     const plant = cfg.plant;
-    const rivet = await startEngineTopology(cfg.own.engineTopology, { workDir, settings: cfg.own.engine, actorSleepTimeoutMs: cfg.actorSleepTimeoutMs, plant, ...(engineBinary ? { engineBinary: engineBinary.path } : {}) });
+    const rivet = await startEngineTopology(cfg.own.engineTopology, {
+      workDir,
+      settings: cfg.own.engine,
+      actorSleepTimeoutMs: cfg.actorSleepTimeoutMs,
+      plant,
+      ...(engineBinary ? { engineBinary: engineBinary.path } : {}),
+    });
     return {
       target: {
         gatewayUrl: rivet.gatewayUrl,

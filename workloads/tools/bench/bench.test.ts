@@ -12,7 +12,8 @@ import { benchTable, median, pairedRatio, toolOrder } from "./benchFigures";
 
 describe("driver benchmark figures", () => {
   it("reads the line wrk's done() hook prints, in ms and completions", () => {
-    const out = "Running 2s test @ http://127.0.0.1:1/\n  1 threads and 8 connections\nWRK_RESULT {\"requests\":60000,\"duration_us\":2000000,\"errors\":2,\"p50_us\":54,\"p99_us\":812}\n";
+    const out =
+      'Running 2s test @ http://127.0.0.1:1/\n  1 threads and 8 connections\nWRK_RESULT {"requests":60000,"duration_us":2000000,"errors":2,"p50_us":54,"p99_us":812}\n';
     expect(parseWrkOutput(out)).toEqual({ requests: 60000, durationMs: 2000, errors: 2, p50: 0.054, p99: 0.812 });
     expect(() => parseWrkOutput("Running 2s test\n")).toThrow(/wrk printed no result line/);
   });
@@ -33,11 +34,21 @@ describe("driver benchmark figures", () => {
     expect(pairedRatio([20, 10, 15], [10, 5, 40])).toBe(2);
     expect(pairedRatio([1], null)).toBeNull();
     expect(pairedRatio([1, 2], [1])).toBeNull();
-    const t = benchTable([{ name: "c1 round trip p50 (ms)", lowerIsBetter: true, rounds: { driver: [0.08, 0.09, 0.07], undici: [0.06, 0.06, 0.06], autocannon: [0.05, 0.06, 0.05], wrk: null } }]);
-    expect(t.split("\n")[0]).toMatch(/^figure\s+driver\s+undici alone\s+autocannon\s+wrk\s+driver\/autocannon\s+undici\/autocannon\s+driver\/wrk$/);
+    const t = benchTable([
+      {
+        name: "c1 round trip p50 (ms)",
+        lowerIsBetter: true,
+        rounds: { driver: [0.08, 0.09, 0.07], undici: [0.06, 0.06, 0.06], autocannon: [0.05, 0.06, 0.05], wrk: null },
+      },
+    ]);
+    expect(t.split("\n")[0]).toMatch(
+      /^figure\s+driver\s+undici alone\s+autocannon\s+wrk\s+driver\/autocannon\s+undici\/autocannon\s+driver\/wrk$/,
+    );
     // Without wrk the table says why its columns are empty (apt-get install wrk), never a bare "-".
     // driver/autocannon: rounds 1.6, 1.5, 1.4 -> 1.5; undici/autocannon: 1.2, 1.0, 1.2 -> 1.2.
-    expect(t.split("\n")[1]).toMatch(/^c1 round trip p50 \(ms\)\s+0\.080\s+0\.060\s+0\.050\s+not installed\s+1\.50\s+1\.20\s+not installed$/);
+    expect(t.split("\n")[1]).toMatch(
+      /^c1 round trip p50 \(ms\)\s+0\.080\s+0\.060\s+0\.050\s+not installed\s+1\.50\s+1\.20\s+not installed$/,
+    );
   });
 });
 
@@ -65,7 +76,10 @@ describe("autocannon's stage in the driver benchmark", () => {
       await autocannonRun(run, url, "rtt.c8.r1", 8, 300);
       const callbackMs = Date.now() - t0;
       const st = run.manifest.stages["autocannon.rtt.c8.r1"];
-      const samples = readFileSync(join(run.dir, st.file), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { at: number; ok: boolean });
+      const samples = readFileSync(join(run.dir, st.file), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { at: number; ok: boolean });
       expect(samples).toHaveLength(300);
       expect(st.attempts).toBe(300);
       // autocannon's callback waits for its sampling tick; the stage does not.

@@ -49,8 +49,14 @@ export function benchTable(figures: readonly Figure[], wrkMissing = WRK_MISSING)
     const r = f.rounds;
     const w = (x: number | null) => (r.wrk === null ? wrkMissing : fmt(x));
     rows.push([
-      f.name, fmt(median(r.driver)), fmt(median(r.undici)), fmt(median(r.autocannon)), w(r.wrk && median(r.wrk)),
-      fmt(pairedRatio(r.driver, r.autocannon)), fmt(pairedRatio(r.undici, r.autocannon)), w(pairedRatio(r.driver, r.wrk)),
+      f.name,
+      fmt(median(r.driver)),
+      fmt(median(r.undici)),
+      fmt(median(r.autocannon)),
+      w(r.wrk && median(r.wrk)),
+      fmt(pairedRatio(r.driver, r.autocannon)),
+      fmt(pairedRatio(r.undici, r.autocannon)),
+      w(pairedRatio(r.driver, r.wrk)),
     ]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));

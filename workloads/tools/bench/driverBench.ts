@@ -46,7 +46,15 @@ interface BenchArgs {
 }
 
 function parseArgs(argv: string[]): BenchArgs {
-  const a: BenchArgs = { rounds: 9, c1Requests: 5000, rateRequests: 20000, wrkSeconds: 2, resultsDir: "results", useWrk: true, nodeServer: false };
+  const a: BenchArgs = {
+    rounds: 9,
+    c1Requests: 5000,
+    rateRequests: 20000,
+    wrkSeconds: 2,
+    resultsDir: "results",
+    useWrk: true,
+    nodeServer: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const f = argv[i];
     const num = () => {
@@ -61,7 +69,10 @@ function parseArgs(argv: string[]): BenchArgs {
     else if (f === "--results-dir") a.resultsDir = argv[++i];
     else if (f === "--no-wrk") a.useWrk = false;
     else if (f === "--node-server") a.nodeServer = true;
-    else throw new Error(`unknown argument ${f}; usage: npm run bench:driver -- [--rounds N] [--c1-requests N] [--rate-requests N] [--wrk-seconds N] [--no-wrk] [--node-server] [--results-dir DIR]`);
+    else
+      throw new Error(
+        `unknown argument ${f}; usage: npm run bench:driver -- [--rounds N] [--c1-requests N] [--rate-requests N] [--wrk-seconds N] [--no-wrk] [--node-server] [--results-dir DIR]`,
+      );
   }
   return a;
 }
@@ -83,7 +94,12 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const wrk = args.useWrk ? wrkVersion() : null;
   const run = new RunDir(resolve(args.resultsDir), "driver-bench", "bench", { ...args });
-  run.manifest.versions = { ...run.manifest.versions, undici: packageVersion("undici"), autocannon: packageVersion("autocannon"), ...(wrk ? { wrk } : {}) };
+  run.manifest.versions = {
+    ...run.manifest.versions,
+    undici: packageVersion("undici"),
+    autocannon: packageVersion("autocannon"),
+    ...(wrk ? { wrk } : {}),
+  };
   const work = mkdtempSync(join(tmpdir(), "actor-bench-driver-"));
   const port = await freePort();
   const found = args.nodeServer ? null : findNginx();
@@ -91,9 +107,20 @@ async function main(): Promise<void> {
     run.manifest.versions = { ...run.manifest.versions, nginx: found.version };
     await startNginx(found.binary, port, join(work, "nginx"));
   } else {
-    if (!args.nodeServer) process.stderr.write("nginx is not installed (apt-get install nginx-light): loading Node's http server instead, which is slower than wrk and caps every tool's rate at high concurrency\n");
-    const server = spawnManaged({ name: "noop-server", command: process.execPath, args: [join(__dirname, "noopServer.js"), String(port)], env: process.env, logFile: join(work, "server.log") });
-    await waitUntil("listening", server, join(work, "server.log"), 10_000, () => readFileSync(join(work, "server.log"), "utf8").includes("listening"));
+    if (!args.nodeServer)
+      process.stderr.write(
+        "nginx is not installed (apt-get install nginx-light): loading Node's http server instead, which is slower than wrk and caps every tool's rate at high concurrency\n",
+      );
+    const server = spawnManaged({
+      name: "noop-server",
+      command: process.execPath,
+      args: [join(__dirname, "noopServer.js"), String(port)],
+      env: process.env,
+      logFile: join(work, "server.log"),
+    });
+    await waitUntil("listening", server, join(work, "server.log"), 10_000, () =>
+      readFileSync(join(work, "server.log"), "utf8").includes("listening"),
+    );
   }
   const origin = `http://127.0.0.1:${port}`;
   const url = `${origin}${REQUEST.path}`;
@@ -104,9 +131,12 @@ async function main(): Promise<void> {
     undici: UNDICI_CLOCK,
     autocannon: AUTOCANNON_CLOCK,
     wrk: wrk ? "one thread, latency percentiles from its done() hook; no per-request samples" : "not installed (apt-get install wrk)",
-    order: "each round: every tool at c1, then every tool at each rate level; at each level the driver, autocannon, undici alone, wrk, in reverse every other round",
-    ratios: "each ratio is the median over rounds of that round's tool/reference ratio, so both values of a pair were taken under the same machine load",
-    clientCpu: "CPU per completed request of the tool's own process: the driver, undici alone and autocannon share this one (process.cpuUsage, all threads, including the sample writes), wrk's from its child fields in /proc/self/stat once it exited",
+    order:
+      "each round: every tool at c1, then every tool at each rate level; at each level the driver, autocannon, undici alone, wrk, in reverse every other round",
+    ratios:
+      "each ratio is the median over rounds of that round's tool/reference ratio, so both values of a pair were taken under the same machine load",
+    clientCpu:
+      "CPU per completed request of the tool's own process: the driver, undici alone and autocannon share this one (process.cpuUsage, all threads, including the sample writes), wrk's from its child fields in /proc/self/stat once it exited",
   };
   run.save();
 
@@ -118,7 +148,12 @@ async function main(): Promise<void> {
   // Client CPU per completed request: the driver, undici alone and autocannon run
   // in this process (getrusage of all its threads), wrk in a child (its CPU once waited for).
   const cpuUs: Record<string, number[]> = {};
-  const timedCpu = async (key: string, requests: () => number, work: () => Promise<unknown> | unknown, of: "self" | "children" = "self") => {
+  const timedCpu = async (
+    key: string,
+    requests: () => number,
+    work: () => Promise<unknown> | unknown,
+    of: "self" | "children" = "self",
+  ) => {
     const self0 = process.cpuUsage();
     const child0 = childCpuMs();
     await work();
@@ -142,12 +177,18 @@ async function main(): Promise<void> {
         return st.attempts - st.errors;
       };
       for (const tool of toolOrder(r)) {
-        if (tool === "driver") await timedCpu(`driver.c${c}`, done("driver"), () => measure({ ctx, side: "driver", metric, n, concurrency: c, call }));
+        if (tool === "driver")
+          await timedCpu(`driver.c${c}`, done("driver"), () => measure({ ctx, side: "driver", metric, n, concurrency: c, call }));
         else if (tool === "autocannon") await timedCpu(`autocannon.c${c}`, done("autocannon"), () => autocannonRun(run, url, metric, c, n));
         else if (tool === "undici") await timedCpu(`undici.c${c}`, done("undici"), () => undiciRun(run, origin, REQUEST, metric, c, n));
         else if (wrk) {
           const runs = (wrkFigures[`c${c}`] ??= []);
-          await timedCpu(`wrk.c${c}`, () => runs[runs.length - 1].requests, () => runs.push(runWrk(url, c, args.wrkSeconds, work)), "children");
+          await timedCpu(
+            `wrk.c${c}`,
+            () => runs[runs.length - 1].requests,
+            () => runs.push(runWrk(url, c, args.wrkSeconds, work)),
+            "children",
+          );
         }
       }
       process.stderr.write(`round ${r} c${c} done\n`);
@@ -159,13 +200,17 @@ async function main(): Promise<void> {
 
   const figures: Figure[] = [];
   for (const c of [1, ...RATE_LEVELS]) {
-    const per = (side: string) => Array.from({ length: args.rounds }, (_, i) => stageFigures(run, side, `${c === 1 ? "rtt" : "rate"}.c${c}.r${i + 1}`));
+    const per = (side: string) =>
+      Array.from({ length: args.rounds }, (_, i) => stageFigures(run, side, `${c === 1 ? "rtt" : "rate"}.c${c}.r${i + 1}`));
     const d = per("driver");
     const u = per("undici");
     const a = per("autocannon");
     const w = wrk ? wrkFigures[`c${c}`] : null;
     const rounds = (pick: (x: { p50: number; p99: number; perSecond: number }) => number) => ({
-      driver: d.map(pick), undici: u.map(pick), autocannon: a.map(pick), wrk: w ? w.map((x) => pick({ p50: x.p50, p99: x.p99, perSecond: (x.requests * 1000) / x.durationMs })) : null,
+      driver: d.map(pick),
+      undici: u.map(pick),
+      autocannon: a.map(pick),
+      wrk: w ? w.map((x) => pick({ p50: x.p50, p99: x.p99, perSecond: (x.requests * 1000) / x.durationMs })) : null,
     });
     if (c === 1) {
       figures.push({ name: "c1 round trip p50 (ms)", lowerIsBetter: true, rounds: rounds((x) => x.p50) });
@@ -173,15 +218,22 @@ async function main(): Promise<void> {
     }
     figures.push({ name: `c${c} completions per second`, lowerIsBetter: false, rounds: rounds((x) => x.perSecond) });
     const cpu = (tool: string) => cpuUs[`${tool}.c${c}`];
-    figures.push({ name: `c${c} client CPU per request (us)`, lowerIsBetter: true, rounds: { driver: cpu("driver"), undici: cpu("undici"), autocannon: cpu("autocannon"), wrk: wrk ? cpu("wrk") : null } });
+    figures.push({
+      name: `c${c} client CPU per request (us)`,
+      lowerIsBetter: true,
+      rounds: { driver: cpu("driver"), undici: cpu("undici"), autocannon: cpu("autocannon"), wrk: wrk ? cpu("wrk") : null },
+    });
   }
   run.manifest.settings.benchFigures = figures;
   run.manifest.settings.wrkRuns = wrkFigures;
   run.manifest.settings.clientCpuUsPerRequest = cpuUs;
   run.finish("complete");
-  console.log(`driver benchmark, ${run.manifest.machine.cpus} x ${run.manifest.machine.cpuModel}, server: ${serverText}; each tool's median of ${args.rounds} rounds; each ratio the median of the rounds' own ratios (the tools run interleaved in a round)\n`);
+  console.log(
+    `driver benchmark, ${run.manifest.machine.cpus} x ${run.manifest.machine.cpuModel}, server: ${serverText}; each tool's median of ${args.rounds} rounds; each ratio the median of the rounds' own ratios (the tools run interleaved in a round)\n`,
+  );
   console.log(benchTable(figures, args.useWrk ? "not installed" : "not run"));
-  if (!wrk) console.log(args.useWrk ? "\nwrk is not installed, so its columns are empty: apt-get install wrk" : "\nwrk was not run (--no-wrk)");
+  if (!wrk)
+    console.log(args.useWrk ? "\nwrk is not installed, so its columns are empty: apt-get install wrk" : "\nwrk was not run (--no-wrk)");
   console.log(`\nrun directory: ${run.dir}`);
 }
 

@@ -33,7 +33,8 @@ export function findNginx(): { binary: string; version: string } | null {
  */
 export function nginxConfig(port: number, dir: string, reply = NOOP_REPLY): string {
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`nginx port must be 1 to 65535, not ${port}`);
-  if (/['\\$\r\n]/.test(reply)) throw new Error("the nginx reply must not contain a quote, backslash, $ or line break (nginx would read them)");
+  if (/['\\$\r\n]/.test(reply))
+    throw new Error("the nginx reply must not contain a quote, backslash, $ or line break (nginx would read them)");
   if (/[\s;'"{}]/.test(dir)) throw new Error(`nginx directory ${JSON.stringify(dir)} has a character nginx's configuration would read`);
   return `daemon off;
 master_process off;
@@ -69,7 +70,13 @@ export async function startNginx(binary: string, port: number, dir: string): Pro
   writeFileSync(conf, nginxConfig(port, dir));
   const log = join(dir, "nginx.out");
   // -e: the error log from the start, before the configuration is read (else nginx opens /var/log/nginx first).
-  const proc = spawnManaged({ name: "noop-nginx", command: binary, args: ["-p", dir, "-c", conf, "-e", join(dir, "error.log")], env: process.env, logFile: log });
+  const proc = spawnManaged({
+    name: "noop-nginx",
+    command: binary,
+    args: ["-p", dir, "-c", conf, "-e", join(dir, "error.log")],
+    env: process.env,
+    logFile: log,
+  });
   await waitUntil("answering", proc, join(dir, "error.log"), 10_000, async () => {
     try {
       const r = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body: "{}" });

@@ -11,7 +11,13 @@ import { rawFileName } from "../../../analysis/contract/runDirContract";
  * it noted). The stage's wall time runs from the start to the last response,
  * and it is recorded like the driver's.
  */
-async function referenceStage(run: RunDir, side: string, metric: string, connections: number, drive: (file: SampleFile, responded: () => bigint) => Promise<void>): Promise<void> {
+async function referenceStage(
+  run: RunDir,
+  side: string,
+  metric: string,
+  connections: number,
+  drive: (file: SampleFile, responded: () => bigint) => Promise<void>,
+): Promise<void> {
   const file = run.rawFile(side, metric);
   const startedAt = new Date().toISOString();
   const t0 = process.hrtime.bigint();
@@ -19,7 +25,16 @@ async function referenceStage(run: RunDir, side: string, metric: string, connect
   await drive(file, () => (last = process.hrtime.bigint()));
   const wallMs = Number(last - t0) / 1e6;
   file.close();
-  run.recordStage({ side, metric, file: rawFileName(side, metric), attempts: file.lines, errors: file.errors, wallMs, concurrency: connections, startedAt });
+  run.recordStage({
+    side,
+    metric,
+    file: rawFileName(side, metric),
+    attempts: file.lines,
+    errors: file.errors,
+    wallMs,
+    concurrency: connections,
+    startedAt,
+  });
 }
 
 /** What the manifest says about how autocannon's stages are timed. */
@@ -37,12 +52,28 @@ export function autocannonRun(run: RunDir, url: string, metric: string, connecti
     let seq = 0;
     return new Promise<void>((res, rej) => {
       const inst = autocannon(
-        { url, connections, pipelining: 1, amount, method: "POST", body: '{"args":[]}', headers: { "content-type": "application/json" }, timeout: 10 },
+        {
+          url,
+          connections,
+          pipelining: 1,
+          amount,
+          method: "POST",
+          body: '{"args":[]}',
+          headers: { "content-type": "application/json" },
+          timeout: 10,
+        },
         (err: Error | null) => (err ? rej(err) : res()),
       );
       inst.on("response", (_client: unknown, status: number, _bytes: number, ms: number) => {
         responded();
-        file.write({ seq: seq++, at: Date.now(), ok: status === 200, ms, cold: null, ...(status === 200 ? {} : { error: `HTTP ${status}` }) });
+        file.write({
+          seq: seq++,
+          at: Date.now(),
+          ok: status === 200,
+          ms,
+          cold: null,
+          ...(status === 200 ? {} : { error: `HTTP ${status}` }),
+        });
       });
     });
   });
@@ -59,7 +90,14 @@ export const UNDICI_CLOCK =
  * the driver costs beyond this is its own code; what this costs beyond
  * autocannon is undici's.
  */
-export async function undiciRun(run: RunDir, origin: string, request: TimedRequestOpts, metric: string, connections: number, amount: number): Promise<void> {
+export async function undiciRun(
+  run: RunDir,
+  origin: string,
+  request: TimedRequestOpts,
+  metric: string,
+  connections: number,
+  amount: number,
+): Promise<void> {
   const pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
   await referenceStage(run, "undici", metric, connections, (file, responded) => {
     let sent = 0;
@@ -88,7 +126,11 @@ export async function undiciRun(run: RunDir, origin: string, request: TimedReque
           },
           onComplete() {
             const ms = Number(responded() - start) / 1e6;
-            file.write(status === 200 ? { seq: seq++, at, ok: true, ms, cold: null } : { seq: seq++, at, ok: false, ms, cold: null, error: `HTTP ${status}` });
+            file.write(
+              status === 200
+                ? { seq: seq++, at, ok: true, ms, cold: null }
+                : { seq: seq++, at, ok: false, ms, cold: null, error: `HTTP ${status}` },
+            );
             next();
           },
           onError(err: Error) {

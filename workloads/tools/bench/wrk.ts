@@ -39,7 +39,13 @@ export function wrkVersion(): string | null {
 export function parseWrkOutput(out: string): WrkResult {
   const line = out.split("\n").find((l) => l.startsWith("WRK_RESULT "));
   if (!line) throw new Error(`wrk printed no result line:\n${out.slice(0, 500)}`);
-  const j = JSON.parse(line.slice("WRK_RESULT ".length)) as { requests: number; duration_us: number; errors: number; p50_us: number; p99_us: number };
+  const j = JSON.parse(line.slice("WRK_RESULT ".length)) as {
+    requests: number;
+    duration_us: number;
+    errors: number;
+    p50_us: number;
+    p99_us: number;
+  };
   return { requests: j.requests, durationMs: j.duration_us / 1000, errors: j.errors, p50: j.p50_us / 1000, p99: j.p99_us / 1000 };
 }
 
@@ -47,6 +53,8 @@ export function parseWrkOutput(out: string): WrkResult {
 export function runWrk(url: string, connections: number, seconds: number, dir: string): WrkResult {
   const script = join(dir, "wrk-bench.lua");
   writeFileSync(script, WRK_SCRIPT);
-  const out = execFileSync("wrk", ["-t1", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", script, url], { encoding: "utf8" });
+  const out = execFileSync("wrk", ["-t1", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", script, url], {
+    encoding: "utf8",
+  });
   return parseWrkOutput(out);
 }

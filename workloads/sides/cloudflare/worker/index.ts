@@ -27,7 +27,6 @@ export interface DoReply {
   rows: { read: number; written: number };
 }
 
-
 export class BenchObject extends DurableObject<Env> {
   /** Requests this instance has served; a new instance (create or wake after eviction) starts at 0. */
   private served = 0;
@@ -114,7 +113,6 @@ export class BenchObject extends DurableObject<Env> {
   }
 }
 
-
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 
@@ -152,7 +150,8 @@ export default {
 
     const m = /^\/do\/([a-z]+)$/.exec(url.pathname);
     const op = m?.[1] as Op | undefined;
-    if (!op || !OPS.includes(op)) return json(404, { error: `unknown route ${url.pathname}; routes: /noop, ${OPS.map((o) => `/do/${o}`).join(", ")}` });
+    if (!op || !OPS.includes(op))
+      return json(404, { error: `unknown route ${url.pathname}; routes: /noop, ${OPS.map((o) => `/do/${o}`).join(", ")}` });
     const id = targetId(env, url);
     if (typeof id === "string") return json(400, { error: id });
     const arg = Number(url.searchParams.get("arg") ?? "0");
@@ -168,6 +167,13 @@ export default {
     const ms = Date.now() - t0;
     // Where this Worker ran (Cloudflare's data center code); local workerd has no cf object.
     const colo = request.cf?.colo;
-    return json(200, { ms, cold: reply.cold, value: reply.value, rows: reply.rows, id: id.toString(), ...(typeof colo === "string" ? { colo } : {}) });
+    return json(200, {
+      ms,
+      cold: reply.cold,
+      value: reply.value,
+      rows: reply.rows,
+      id: id.toString(),
+      ...(typeof colo === "string" ? { colo } : {}),
+    });
   },
 } satisfies ExportedHandler<Env>;
