@@ -53,6 +53,7 @@ beforeAll(async () => {
   const abResults = join(root, "results-ab");
   mkdirSync(join(abResults, "local"), { recursive: true });
   for (const arm of AB_ARMS) cpSync(resolve("results/local", arm), join(abResults, "local", arm), { recursive: true });
+  cpSync(resolve("results/local/ab-20261205T0140Z"), join(abResults, "local", "ab-20261205T0140Z"), { recursive: true });
   smallRun(abResults, new Date(Date.UTC(2026, 11, 5, 0, 0)), 1);
   buildSite(abResults, join(root, "site-ab"), root);
   mkdirSync(OUTPUT, { recursive: true });
@@ -112,7 +113,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
 
     it("leads the index with the newest complete run's headline and its one-clock chart: log scale, one labelled bar per row and side", async () => {
       const page = await open("index.html");
-      expect(await page.$eval("#lead h2", (e) => e.textContent ?? "")).toBe(`Newest complete run: local ${COMMITTED_ID}`);
+      expect(await page.$eval("#lead h2", (e) => e.textContent ?? "")).toBe(`Newest complete run with a headline: local ${COMMITTED_ID}`);
       expect(await page.$$eval("#lead table tbody tr", (rows) => rows.length)).toBeGreaterThan(5);
       await page.waitForFunction(() => document.body.getAttribute("data-charts") !== null, undefined, { timeout: 60_000 });
       expect(await page.getAttribute("body", "data-charts")).toBe("rendered");
@@ -187,13 +188,14 @@ describe.skipIf(!existsSync(CHROMIUM))(
         clip: { x: Math.max(0, box.x - 20), y: Math.max(0, box.y - 20), width: box.width + 40, height: box.height + 40 },
       });
 
-      // The clock switch: the same-clock table replaces the headline.
-      expect(await page.isVisible("#clock-same")).toBe(false);
-      await page.check('input[name="clock"][value="same"]');
+      // The page opens on one clock for every side, as the index leads; the switch shows each side's own.
       expect(await page.isVisible("#clock-same")).toBe(true);
       expect(await page.isVisible("#clock-own")).toBe(false);
       expect(await page.$eval("#clock-same", (e) => e.textContent ?? "")).toContain("Rivet Actor (client)");
       await page.screenshot({ path: join(OUTPUT, "run-same-clock.png") });
+      await page.check('input[name="clock"][value="own"]');
+      expect(await page.isVisible("#clock-own")).toBe(true);
+      expect(await page.isVisible("#clock-same")).toBe(false);
       expect((page as Page & { errors: string[] }).errors).toEqual([]);
     });
 
@@ -229,6 +231,22 @@ describe.skipIf(!existsSync(CHROMIUM))(
       expect(await page.$eval("#comparison", (e) => e.textContent)).toContain("Pick at least two runs");
       await page.check(`input[value="${b}"]`);
       await page.screenshot({ path: join(OUTPUT, "compare.png") });
+      expect((page as Page & { errors: string[] }).errors).toEqual([]);
+    });
+
+    it("lists runs newest first, each with its purpose and machine, an A/B arm linked to its session's comparison", async () => {
+      const page = await open("index.html", "", "site-ab");
+      const rows = await page.$$eval("#runs tbody tr", (trs) =>
+        trs.map((tr) => ({ run: tr.getAttribute("data-run"), cells: [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "") })),
+      );
+      // The arms started 01:40 and after; the small run beside them at 00:00.
+      expect(rows.map((r) => r.run)).toEqual(["local/20261205T0140Z-2", "local/20261205T0140Z", "local/20261205T0000Z"]);
+      expect(rows[0].cells[3]).toContain("A/B arm B of ab-20261205T0140Z (--engine-version 2.3.19)");
+      expect(rows[1].cells[3]).toContain("A/B arm A of ab-20261205T0140Z (--engine-version 2.3.18)");
+      expect(rows[0].cells[4]).toMatch(/^2 x Intel\(R\) Xeon\(R\) Processor, /);
+      await page.click("#runs tbody tr:first-child a.ab");
+      expect(page.url()).toMatch(/\/ab\/local\/ab-20261205T0140Z\.html$/);
+      expect(await page.textContent("main")).toContain("p50 (the primary family): 0 of 19 rows a real difference");
       expect((page as Page & { errors: string[] }).errors).toEqual([]);
     });
 

@@ -174,7 +174,9 @@ export function renderHeadline(model: HeadlineModel, book: SideBook): string {
   );
   const tpCell = (c: ThroughputCell | null) =>
     c
-      ? `${rate(c.perSecond)}/s (${c.errors} errors of ${c.attempts})${c.measuredPerSecond !== undefined ? `; measured by the driver: ${rate(c.measuredPerSecond)}/s` : ""}`
+      ? c.measuredPerSecond !== undefined
+        ? `${rate(c.measuredPerSecond)}/s measured by the driver (${c.errors} errors of ${c.attempts}); by the side's own method, as the column says: ${rate(c.perSecond)}/s`
+        : `${rate(c.perSecond)}/s (${c.errors} errors of ${c.attempts})`
       : "-";
   const tp = model.throughput.map((r) => [r.label, ...r.cells.map(tpCell)]);
   const tpHead = ["Throughput (closed loop, the reference's bursts)", ...sides.map((side) => throughputHead(book, side))];

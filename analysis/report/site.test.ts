@@ -2,7 +2,7 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildSite, indexPage, SITE_MARKER, siteOutputProblem } from "./site";
+import { buildSite, indexPage, purpose, SITE_MARKER, siteOutputProblem } from "./site";
 import { escapeHtml } from "./html";
 import { runDirsUnder } from "../contract/runDirContract";
 import { compareRows, notInBoth, type StageStats } from "../stats/compareRows";
@@ -76,7 +76,7 @@ describe("the site's pages without a browser", () => {
   it("leads the index with the newest complete run's one-clock headline and says what every run covers", () => {
     const root = mkdtempSync(join(tmpdir(), "ab-site-lead-"));
     const results = join(root, "results");
-    fixture(
+    const older = fixture(
       { "rivet.create.ping": { samples: [cold(40), cold(50)] }, "rivet.warm.ping": { samples: [{ ms: 5 }] } },
       { root: results, at: new Date(Date.UTC(2026, 10, 1)), repetitions: 2 },
     );
@@ -86,13 +86,19 @@ describe("the site's pages without a browser", () => {
     );
     const site = buildSite(results, join(root, "site"), root);
     const index = readFileSync(site.index, "utf8");
-    expect(index).toContain(`Newest complete run: <a href="runs/local/${newer.split("/").pop()}.html">local ${newer.split("/").pop()}</a>`);
+    expect(index).toContain(
+      `Newest complete run with a headline: <a href="runs/local/${newer.split("/").pop()}.html">local ${newer.split("/").pop()}</a>`,
+    );
     // the floor's create: nearest rank over 2, 3, 4 ms on the client's clock
     expect(index).toMatch(
       /<td>Actor create, first request answered \(no storage\)<\/td>\s*<td>-<\/td>\s*<td>-<\/td>\s*<td>-<\/td>\s*<td>3.00 \/ 4.00<\/td>\s*<td>3<\/td>/,
     );
     expect(index).toContain("<td>floor; the create group only; 1 repetition</td>");
     expect(index).toContain("<td>rivet; 2 groups (create, warm); 2 repetitions</td>");
+    // Newest first, each labelled with what it was made for.
+    const order = [...index.matchAll(/<tr data-run="local\/([^"]+)">/g)].map((x) => x[1]);
+    expect(order).toEqual([newer.split("/").pop(), older.split("/").pop()]);
+    expect(index).toContain('<td class="purpose">preset quick</td>');
     // Its one-clock chart follows the table, with the scripts that draw it.
     expect(index).toContain('<div class="chart" id="chart-same-clock" data-chart="same-clock"></div>');
     expect(index).toContain('<script src="assets/run.js"></script>');
@@ -124,7 +130,9 @@ describe("the site's pages without a browser", () => {
     // No chart of a group it did not run is named or announced.
     expect(page).not.toContain("Distributions");
     expect(page).not.toMatch(/data-chart="(headline|same-clock|cdf-|hist-)/);
-    expect(readFileSync(site.index, "utf8")).toContain(`Newest complete run: <a href="runs/local/${older.split("/").pop()}.html">`);
+    expect(readFileSync(site.index, "utf8")).toContain(
+      `Newest complete run with a headline: <a href="runs/local/${older.split("/").pop()}.html">`,
+    );
   });
 });
 
@@ -217,5 +225,29 @@ describe("compareRows (npm run compare and the site's comparison view)", () => {
     expect(x.ratioCi!.hi!).toBeLessThan(2.2);
     expect(p50[2].ratioCi).toBeNull();
     expect(notInBoth({ a: 1, b: 1 }, { b: 1, c: 1 })).toEqual(["a (A only)", "c (B only)"]);
+  });
+});
+
+describe("a run's purpose", () => {
+  const base = {
+    preset: "local",
+    config: { groups: ["warm", "sqlite"] },
+    versions: { node: "v20", undici: "7", rivetkit: "2.3.19", engine: "2.3.18" },
+  };
+  it("names preset, groups, the A/B arm with its flags, a planted change and the runtimes' releases, not the driver's", () => {
+    const m = {
+      ...base,
+      settings: {
+        ab: { id: "ab-20261205T0140Z", arm: "B", flags: "--plant-delay-us rivet:write=450" },
+        rivet: { plantedDelay: "450 us in write" },
+      },
+    } as unknown as Parameters<typeof purpose>[0];
+    expect(purpose(m)).toBe(
+      "preset local; groups warm, sqlite; A/B arm B of ab-20261205T0140Z (--plant-delay-us rivet:write=450); planted: 450 us in write; rivetkit 2.3.19, engine 2.3.18",
+    );
+  });
+  it("ignores an A/B session id that is not one (no path can come from it)", () => {
+    const m = { ...base, settings: { ab: { id: "../../x", arm: "A" } } } as unknown as Parameters<typeof purpose>[0];
+    expect(purpose(m)).toBe("preset local; groups warm, sqlite; rivetkit 2.3.19, engine 2.3.18");
   });
 });

@@ -1,4 +1,15 @@
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { Marked } from "marked";
 import {
@@ -36,6 +47,10 @@ export interface SiteRun {
   machine: string;
   /** What the run measured: its sides, groups and repetitions. */
   covers: string;
+  /** Why it was made: preset, groups, an A/B arm and its flags, a planted change, the runtimes' releases. */
+  purpose: string;
+  /** The page of the A/B comparison this run is an arm of, relative to the site's root. */
+  abPage?: string;
   /** Relative to the site's root. */
   page: string;
 }
@@ -94,8 +109,36 @@ function describe(l: Loaded, stack: string, runId: string): SiteRun {
     commit,
     machine: `${mach.cpus ?? "?"} x ${mach.cpuModel ?? "?"}, ${mach.memory ? (Number(mach.memory) / 2 ** 30).toFixed(1) : "?"} GiB`,
     covers: coverage(m),
+    purpose: purpose(m),
     page: `runs/${stack}/${runId}.html`,
+    ...(abOfManifest(m) ? { abPage: `ab/${stack}/${abOfManifest(m)!.id}.html` } : {}),
   };
+}
+
+/** The A/B session a run is an arm of, as its manifest records it; null for any other run. */
+function abOfManifest(m: Loaded["m"]): { id: string; arm: string; flags: string } | null {
+  const ab = (m.settings as { ab?: { id?: unknown; arm?: unknown; flags?: unknown } } | undefined)?.ab;
+  if (!ab || typeof ab.id !== "string" || !/^ab-[0-9TZ-]+$/.test(ab.id) || typeof ab.arm !== "string") return null;
+  return { id: ab.id, arm: ab.arm, flags: typeof ab.flags === "string" ? ab.flags : "" };
+}
+
+/** The driver's own packages: in every run, so not what tells one run's purpose from another's. */
+const DRIVER_VERSIONS = new Set(["node", "undici"]);
+
+/** Pure: why a run was made, from its manifest: "preset large; groups idle, scale; A/B arm B of ab-… (--engine-version 2.3.19); planted: …; rivetkit 2.3.19, engine 2.3.19". */
+export function purpose(m: Loaded["m"]): string {
+  const groups = (m.config as { groups?: unknown }).groups;
+  const parts = [`preset ${m.preset}`];
+  if (Array.isArray(groups)) parts.push(`groups ${groups.join(", ")}`);
+  const ab = abOfManifest(m);
+  if (ab) parts.push(`A/B arm ${ab.arm} of ${ab.id}${ab.flags ? ` (${ab.flags})` : " (no flags)"}`);
+  for (const st of Object.values(m.settings ?? {})) {
+    const planted = (st as { plantedDelay?: unknown } | null)?.plantedDelay;
+    if (typeof planted === "string") parts.push(`planted: ${planted}`);
+  }
+  const releases = Object.entries(m.versions ?? {}).filter(([k]) => !DRIVER_VERSIONS.has(k));
+  if (releases.length) parts.push(releases.map(([k, v]) => `${k} ${v}`).join(", "));
+  return parts.join("; ");
 }
 
 /** Pure: "<side>, <side>; 6 groups (create, wake, ...); 3 repetitions", from the stages a run recorded. */
@@ -149,10 +192,10 @@ export function runPage(l: Loaded, r: SiteRun, charts: readonly ChartSpec[]): st
     l.model.headline.rows.length > 0
       ? [
           '<fieldset class="clock"><legend>Clock</legend>',
-          '<label><input type="radio" name="clock" value="own" checked> Each side on its own clock (the reference\'s)</label>',
-          '<label><input type="radio" name="clock" value="same"> One clock for every side: the driver\'s round trip</label></fieldset>',
-          `<section id="clock-own"><h2>Headline and throughput</h2>${md(own)}${chart("headline")}</section>`,
-          `<section id="clock-same" hidden>${md(same)}${chart("same-clock")}</section>`,
+          '<label><input type="radio" name="clock" value="own"> Each side on its own clock (the reference\'s)</label>',
+          '<label><input type="radio" name="clock" value="same" checked> One clock for every side: the driver\'s round trip</label></fieldset>',
+          `<section id="clock-own" hidden><h2>Headline and throughput</h2>${md(own)}${chart("headline")}</section>`,
+          `<section id="clock-same"><h2>Headline, one clock</h2>${md(same)}${chart("same-clock")}</section>`,
         ].join("\n")
       : `<p id="no-headline">This run covers ${escapeHtml(r.covers)}: none of its stages is a row of the headline, so the page shows its own tables and charts only.</p>`;
   const body = [
@@ -202,22 +245,23 @@ export function indexPage(
   lead?: IndexLead,
   curves: readonly IndexCurve[] = [],
 ): string {
-  const rows = runs.map(
+  const newestFirst = [...runs].sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
+  const rows = newestFirst.map(
     (r) =>
-      `<tr data-run="${escapeHtml(`${r.stack}/${r.runId}`)}"><td>${escapeHtml(r.stack)}</td><td><a href="${escapeHtml(r.page)}">${escapeHtml(r.runId)}</a></td><td>${escapeHtml(r.startedAt)}</td><td>${escapeHtml(r.preset)}</td><td>${escapeHtml(r.covers)}</td><td><code>${escapeHtml(r.commit)}</code></td><td>${escapeHtml(r.machine)}</td><td>${escapeHtml(r.status)}</td></tr>`,
+      `<tr data-run="${escapeHtml(`${r.stack}/${r.runId}`)}"><td>${escapeHtml(r.stack)}</td><td><a href="${escapeHtml(r.page)}">${escapeHtml(r.runId)}</a></td><td>${escapeHtml(r.startedAt)}</td><td class="purpose">${escapeHtml(r.purpose)}${r.abPage ? ` · <a class="ab" href="${escapeHtml(r.abPage)}">the A/B comparison</a>` : ""}</td><td>${escapeHtml(r.machine)}</td><td>${escapeHtml(r.covers)}</td><td><code>${escapeHtml(r.commit)}</code></td><td>${escapeHtml(r.status)}</td></tr>`,
   );
   const body = [
     "<h1>actor-bench results</h1>",
     lead
-      ? `<section id="lead"><h2>Newest complete run: <a href="${escapeHtml(lead.run.page)}">${escapeHtml(lead.run.stack)} ${escapeHtml(lead.run.runId)}</a></h2><p class="meta">${escapeHtml(lead.run.covers)} · preset <code>${escapeHtml(lead.run.preset)}</code> · ${escapeHtml(lead.run.machine)}</p>${md(lead.headline)}${lead.chart ? chartDiv(lead.chart.name) : ""}</section>`
+      ? `<section id="lead"><h2>Newest complete run with a headline: <a href="${escapeHtml(lead.run.page)}">${escapeHtml(lead.run.stack)} ${escapeHtml(lead.run.runId)}</a></h2><p class="meta">${escapeHtml(lead.run.covers)} · preset <code>${escapeHtml(lead.run.preset)}</code> · ${escapeHtml(lead.run.machine)}</p>${md(lead.headline)}${lead.chart ? chartDiv(lead.chart.name) : ""}</section>`
       : "",
     curves.length
       ? `<section id="curves"><h2>Curves</h2>${curves.map((c) => `<p class="meta">From <a href="${escapeHtml(c.run.page)}">${escapeHtml(c.run.stack)} ${escapeHtml(c.run.runId)}</a> (${escapeHtml(c.run.covers)}, preset <code>${escapeHtml(c.run.preset)}</code>, ${escapeHtml(c.run.machine)})</p>${chartDiv(c.chart.name)}`).join("\n")}</section>`
       : "",
     "<h2>Every run</h2>",
-    "<p>Every run directory under <code>results/</code>. A run is shown only when each of its files matches the sha256 its manifest lists; one that does not is listed below as refused, with the reason, and nothing of it is shown.</p>",
+    "<p>Every run directory under <code>results/</code>, newest first. A run is shown only when each of its files matches the sha256 its manifest lists; one that does not is listed below as refused, with the reason, and nothing of it is shown.</p>",
     runs.length
-      ? `<table id="runs"><thead><tr><th>Stack</th><th>Run</th><th>Started</th><th>Preset</th><th>Covers</th><th>Commit</th><th>Machine</th><th>Status</th></tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>`
+      ? `<table id="runs"><thead><tr><th>Stack</th><th>Run</th><th>Started</th><th>Purpose</th><th>Machine</th><th>Covers</th><th>Commit</th><th>Status</th></tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>`
       : "<p>No verified run yet.</p>",
     `<h2>Refused</h2>${refused.length ? `<ul id="refused">${refused.map((x) => `<li><code>${escapeHtml(x.dir)}</code>: ${escapeHtml(x.reason)}</li>`).join("\n")}</ul>` : '<p id="refused">None.</p>'}`,
     lead?.chart || curves.length
@@ -303,6 +347,7 @@ function writeSite(into: string, resultsRoot: string, projectDir: string, built:
       continue;
     }
     const r = describe(l, stack, runId);
+    if (r.abPage && !writeAbPage(into, r.abPage, join(resultsRoot, stack, basename(r.abPage, ".html")))) delete r.abPage;
     mkdirSync(join(into, "runs", stack), { recursive: true });
     const charts = chartSpecs(l.m, l.samples, l.summary, l.model);
     writeFileSync(join(into, r.page), runPage(l, r, charts));
@@ -333,6 +378,17 @@ function writeSite(into: string, resultsRoot: string, projectDir: string, built:
   copyFileSync(packageFile("vega-lite", "build/vega-lite.min.js"), join(into, "assets", "vega-lite.min.js"));
   copyFileSync(packageFile("vega-embed", "build/vega-embed.min.js"), join(into, "assets", "vega-embed.min.js"));
   return { runs: runs.map(({ stats: _stats, m: _m, capacity: _capacity, ...r }) => r), refused };
+}
+
+/** The page of an A/B session's comparison.md, once per session; false when the session folder holds none. */
+function writeAbPage(into: string, rel: string, sessionDir: string): boolean {
+  const file = join(sessionDir, "comparison.md");
+  if (!existsSync(file)) return false;
+  if (existsSync(join(into, rel))) return true;
+  mkdirSync(dirname(join(into, rel)), { recursive: true });
+  const title = `A/B session ${basename(sessionDir)}`;
+  writeFileSync(join(into, rel), page(title, "../../", `<h1>${escapeHtml(title)}</h1>${md(readFileSync(file, "utf8"))}`));
+  return true;
 }
 
 /** The file that marks a folder as one the site built: only such a folder (or an empty or absent one) is ever replaced. */

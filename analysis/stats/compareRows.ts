@@ -96,7 +96,8 @@ function untestable(a: StageStats, b: StageStats, q: Quantile, paired: boolean):
   if (va.length < 2 || vb.length < 2) return "fewer than 2 repetitions";
   if (paired && va.length !== vb.length) return "unequal repetitions in a paired comparison";
   const tick = Math.max(a.tick, b.tick);
-  if ([...va, ...vb].some((v) => !(v > 0) || v < MIN_TICKS * tick)) return `values under ${MIN_TICKS} ticks of a ${tick} ms clock`;
+  if ([...va, ...vb].some((v) => !(v > 0) || v < MIN_TICKS * tick))
+    return `values under ${MIN_TICKS} ticks of a ${Number(tick.toPrecision(3))} ms clock`;
   if ([...a.perRepN, ...b.perRepN].some((n) => isMaximum(n, QUANTILES[q]))) return `${q} of too few samples a repetition is its maximum`;
   return null;
 }

@@ -99,6 +99,7 @@ describe("the interval over repetitions", () => {
     expect(isMaximum(9, 90)).toBe(true);
     // The DO's Worker clock: per-repetition p50s of 1, 1, 1 ms are rounding, not a certainty.
     expect(repInterval([1, 1, 1], { tick: 1 }).none).toMatch(/under 5 ticks of a 1 ms clock/);
+    expect(repInterval([0.5, 0.6, 0.7], { tick: 2 / 3 }).none).toBe("under 5 ticks of a 0.667 ms clock");
     expect(repInterval([0, 1, 1], { tick: 1 }).none).toMatch(/ticks/);
     // Equal repetitions of 20 ms on that clock: the interval is floored at the rounding, never of zero width.
     const floored = repInterval([20, 20, 20], { tick: 1 });

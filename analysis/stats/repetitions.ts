@@ -56,7 +56,8 @@ export function repInterval(values: readonly number[], o: { tick: number; confid
   const none = (why: string): RepInterval => ({ lo: null, hi: null, none: why });
   if (values.length < 2) return none("one repetition");
   if (o.maximumOf) return none(`each repetition's ${o.maximumOf} is its maximum`);
-  if (values.some((v) => !(v > 0) || v < MIN_TICKS * o.tick)) return none(`under ${MIN_TICKS} ticks of a ${o.tick} ms clock`);
+  if (values.some((v) => !(v > 0) || v < MIN_TICKS * o.tick))
+    return none(`under ${MIN_TICKS} ticks of a ${Number(o.tick.toPrecision(3))} ms clock`);
   const c = tInterval(values.map(Math.log), tickVariance(values, o.tick), o.confidence ?? 0.95);
   return { lo: Math.exp(c.lo), hi: Math.exp(c.hi) };
 }
