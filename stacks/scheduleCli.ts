@@ -4,7 +4,7 @@ import { parse } from "yaml";
 import { DEFAULTS, overlapIdleOf, stackRunConfig, STACK_KEYS, type StackKey } from "./stackConfig";
 import { UsageError } from "../workloads/run/runConfig";
 import { RunDirError } from "../analysis/contract/verify";
-import { failureLine } from "../analysis/contract/cliError";
+import { failureLine, wantsHelp } from "../analysis/contract/cliError";
 import { costsFromRun, newestCosts, passSchedule } from "../workloads/run/passSchedule";
 
 const USAGE = "usage: npm run schedule -- <stack> [--from <runDir>]   (the stack's Pulumi.<stack>.yaml, in this folder)";
@@ -52,7 +52,8 @@ export async function main(argv: string[], projectDir = process.cwd()): Promise<
   return (await passSchedule(run, overlap, source, projectDir)).text;
 }
 
-if (require.main === module) {
+if (require.main === module && wantsHelp(process.argv.slice(2))) console.log(USAGE);
+else if (require.main === module) {
   main(process.argv.slice(2)).then(
     (text) => process.stdout.write(`${text}\n`),
     (err: unknown) => {

@@ -136,3 +136,20 @@ describe("docs/bad-input.md: every bad input ends in one line, never a stack tra
     });
   }
 });
+
+describe("asking for help is not bad input", () => {
+  for (const [command, file] of Object.entries(COMMANDS)) {
+    it.concurrent(`${command} --help prints its usage on standard output and exits 0`, async ({ expect }) => {
+      const r = await run(process.execPath, [join(DIST, file), "--help"]);
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toMatch(/usage/i);
+      expect(r.status).toBe(0);
+    });
+  }
+  it("npm run site with no folder says first which folders it reads and writes", async () => {
+    const r = await run(process.execPath, [join(DIST, COMMANDS.site)]);
+    const first = r.stdout.split("\n")[0];
+    expect(first).toBe(`site: reading ${join(cwd, "results")}, writing ${join(cwd, "site")} (the defaults; give both folders to choose)`);
+    expect(r.status).toBe(0);
+  });
+});

@@ -19,6 +19,8 @@ const COMMITTED_ID = "20261204T1506Z";
 const COMMITTED = resolve("results/local", COMMITTED_ID);
 /** The committed A/B session's two arms (Engine 2.3.18 against 2.3.19), the newest runs here. */
 const AB_ARMS = ["20261205T0140Z", "20261205T0140Z-2"];
+/** Committed runs with the idle and scaling groups (three repetitions) and the capacity group: the charts that draw intervals. */
+const CHART_RUNS = { idle: "20261205T0923Z", capacity: "20261205T0609Z" };
 /** Where the screenshots go: the test's output, kept after the run (ignored by git). */
 const OUTPUT = resolve("test-output/site");
 
@@ -56,6 +58,10 @@ beforeAll(async () => {
   cpSync(resolve("results/local/ab-20261205T0140Z"), join(abResults, "local", "ab-20261205T0140Z"), { recursive: true });
   smallRun(abResults, new Date(Date.UTC(2026, 11, 5, 0, 0)), 1);
   buildSite(abResults, join(root, "site-ab"), root);
+  const chartResults = join(root, "results-charts");
+  mkdirSync(join(chartResults, "local"), { recursive: true });
+  for (const id of Object.values(CHART_RUNS)) cpSync(resolve("results/local", id), join(chartResults, "local", id), { recursive: true });
+  buildSite(chartResults, join(root, "site-charts"), root);
   mkdirSync(OUTPUT, { recursive: true });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -197,6 +203,62 @@ describe.skipIf(!existsSync(CHROMIUM))(
       expect(await page.isVisible("#clock-own")).toBe(true);
       expect(await page.isVisible("#clock-same")).toBe(false);
       expect((page as Page & { errors: string[] }).errors).toEqual([]);
+    });
+
+    it("draws the intervals summary.json has on the idle, scale and capacity charts, and legends that show each line's dash", async () => {
+      const rendered = async (id: string) => {
+        const page = await open(`runs/local/${id}.html`, "", "site-charts");
+        await page.waitForFunction(() => document.body.getAttribute("data-charts") !== null, undefined, { timeout: 60_000 });
+        expect(await page.getAttribute("body", "data-charts")).toBe("rendered");
+        return page;
+      };
+      const summaryOf = (id: string) => JSON.parse(readFileSync(resolve("results/local", id, "report", "summary.json"), "utf8"));
+      const rules = (page: Page, chart: string, width?: string) =>
+        page.$$eval(
+          `#chart-${chart} g.mark-rule.role-mark line`,
+          (ls, w) => ls.filter((l) => w === undefined || l.getAttribute("stroke-width") === w).length,
+          width,
+        );
+      const both = (iv: { lo: number | null; hi: number | null }) => iv.lo !== null && iv.hi !== null;
+
+      const idleRun = await rendered(CHART_RUNS.idle);
+      const idle = summaryOf(CHART_RUNS.idle) as {
+        idle: Array<{ p50: number | null; p50Interval: { lo: number | null; hi: number | null } }>;
+        rows: SummaryRow[];
+      };
+      const idleIntervals = idle.idle.filter((s) => s.p50 !== null && both(s.p50Interval)).length;
+      expect(idleIntervals).toBeGreaterThan(5);
+      expect(await rules(idleRun, "idle")).toBe(idleIntervals);
+      const scaleIntervals = idle.rows
+        .filter((r) => /^scale\.(wake|create)\./.test(r.metric) && r.n > 0)
+        .flatMap((r) => [r.repetitions.ci.p50, r.repetitions.ci.p99])
+        .filter(both).length;
+      expect(scaleIntervals).toBeGreaterThan(5);
+      expect(await rules(idleRun, "scale")).toBe(scaleIntervals);
+      // The p50 and p90 legend entries are stroked lines with different dashes, not one filled dot twice.
+      const dashes = await idleRun.$$eval("#chart-idle g.role-legend-symbol path", (ps) =>
+        ps
+          .filter((p) => p.getAttribute("stroke-dasharray") !== null && p.getAttribute("stroke"))
+          .map((p) => p.getAttribute("stroke-dasharray")),
+      );
+      expect(new Set(dashes).size).toBe(2);
+      await idleRun.screenshot({ path: join(OUTPUT, "run-idle.png"), fullPage: true });
+
+      const capacityRun = await rendered(CHART_RUNS.capacity);
+      const capacity = summaryOf(CHART_RUNS.capacity) as { capacity: Array<{ interval: { lo: number | null; hi: number | null } }> };
+      const knees = capacity.capacity.filter((c) => both(c.interval)).length;
+      expect(knees).toBeGreaterThan(3);
+      expect(await rules(capacityRun, "capacity", "5")).toBe(knees);
+      // Rate labels on one axis never overlap (they once ran together as "1020200").
+      const overlaps = await capacityRun.$$eval("#chart-capacity g.role-axis-label text", (ts) => {
+        const boxes = ts.filter((t) => t.getAttribute("opacity") !== "0").map((t) => t.getBoundingClientRect());
+        return boxes.filter((a, i) =>
+          boxes.some((b, j) => j > i && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom),
+        ).length;
+      });
+      expect(overlaps).toBe(0);
+      await capacityRun.screenshot({ path: join(OUTPUT, "run-capacity.png"), fullPage: true });
+      for (const page of [idleRun, capacityRun]) expect((page as Page & { errors: string[] }).errors).toEqual([]);
     });
 
     it("compares two runs with the same statistics code as npm run compare", async () => {

@@ -6,3 +6,6 @@ export function failureLine(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
   return text.split("\n")[0].trim() || (err instanceof Error ? err.name : "unknown error");
 }
+
+/** Whether a command was asked for its usage (`--help` or `-h` anywhere): then it prints the usage on standard output and exits 0. */
+export const wantsHelp = (argv: readonly string[]): boolean => argv.includes("--help") || argv.includes("-h");

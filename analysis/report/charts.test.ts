@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as vega from "vega";
 import * as vl from "vega-lite";
-import { barLogDomain, chartSpecs } from "./charts";
+import { barLogDomain, capacityChartData, chartSpecs, idleChartData } from "./charts";
 import { loadRun } from "./report";
 import { CATALOG, sideMeasures, type Side } from "../contract/catalog";
 import { LEGACY_BOOK } from "../contract/sideProfile";
@@ -145,5 +145,33 @@ describe("the charts' specs", () => {
     expect(barLogDomain([0.35, 80])).toEqual([0.1, 160]);
     expect(barLogDomain([1, 3])).toEqual([0.1, 6]);
     expect(barLogDomain([12, 40])[0]).toBe(10);
+  });
+});
+
+describe("the interval data of the capacity, idle and scale charts", () => {
+  const book = LEGACY_BOOK;
+  it("adds one knee row per side and operation, at the objective's height, with the estimate's 95% interval; none where nothing held", () => {
+    const step = { rep: 0, ratePerSecond: 100, p99: 20, held: true } as never;
+    const curve = (estimate: number | null, lo: number | null, hi: number | null) =>
+      ({ side: "rivet", op: "warm", objective: { p99Ms: 100 }, held: { estimate, lo, hi }, steps: [step] }) as never;
+    const rows = capacityChartData([curve(300, 200, 450)], book);
+    expect(rows.filter((r) => r.kind === "step")).toHaveLength(1);
+    expect(rows.find((r) => r.kind === "knee")).toMatchObject({ rate: 300, p99: 100, lo: 200, hi: 450, sideShort: "Rivet" });
+    expect(capacityChartData([curve(null, null, null)], book).some((r) => r.kind === "knee")).toBe(false);
+  });
+  it("gives the idle chart's p50 its interval, drawn from the axis's floor where its lower end is at or below zero; the p90 none", () => {
+    const step = {
+      side: "rivet",
+      idleMs: 30_000,
+      label: "30 s",
+      n: 60,
+      cold: 60,
+      p50: 30,
+      p90: 46,
+      p50Interval: { lo: -2, hi: 380 },
+    } as never;
+    const [p50, p90] = idleChartData([step], book);
+    expect([p50.percentile, p50.lo, p50.hi]).toEqual(["p50", 0.01, 380]);
+    expect([p90.percentile, p90.lo, p90.hi]).toEqual(["p90", null, null]);
   });
 });

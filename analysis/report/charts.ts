@@ -92,6 +92,8 @@ export function headlineData(
 
 const NO_INTERVAL: Interval = { lo: null, hi: null };
 const bounds = (c: Interval): Interval => ({ lo: c.lo, hi: c.hi });
+/** An interval on a log axis: a lower end at or below zero is drawn at the axis's floor, 0.01 ms. */
+const logBounds = (c: Interval): Interval => ({ lo: c.lo === null ? null : Math.max(c.lo, 0.01), hi: c.hi });
 
 /**
  * Data of the same-clock chart: the client's p50 round trip on every side,
@@ -244,48 +246,70 @@ export function histogramData(
   return out;
 }
 
-/** The scaling chart's points: p50 and p99 of each side's creates and wakes against the actors existing. */
+/** The scaling chart's points: p50 and p99 of each side's creates and wakes against the actors existing, each with its interval over repetitions. */
 export function scaleChartData(
   rows: readonly ScaleRow[],
   book: SideBook,
-): Array<{ series: string; sideShort: string; op: string; percentile: string; existing: number; ms: number }> {
-  const out: Array<{ series: string; sideShort: string; op: string; percentile: string; existing: number; ms: number }> = [];
-  for (const r of rows) {
-    if (r.op === "burst" || r.existing === null || r.n === 0) continue;
-    const series = `${book.get(r.side).short} ${r.op}`;
+): Array<{ series: string; sideShort: string; op: string; percentile: string; existing: number; ms: number } & Interval> {
+  return rows.flatMap((r) => {
+    if (r.op === "burst" || r.existing === null || r.n === 0) return [];
     const sideShort = book.get(r.side).short;
-    out.push(
-      { series, sideShort, op: r.op, percentile: "p50", existing: r.existing, ms: Math.max(r.p50, 0.01) },
-      { series, sideShort, op: r.op, percentile: "p99", existing: r.existing, ms: Math.max(r.p99, 0.01) },
-    );
-  }
-  return out;
+    const series = `${sideShort} ${r.op}`;
+    return (["p50", "p99"] as const).map((q) => ({
+      series,
+      sideShort,
+      op: r.op,
+      percentile: q,
+      existing: r.existing!,
+      ms: Math.max(r[q], 0.01),
+      ...logBounds(r.ci[q]),
+    }));
+  });
 }
 
-/** The capacity chart's points: each step's p99 against its rate, per side, operation and repetition (steps with no success have no p99 and no point). */
+/**
+ * The capacity chart's points: each step's p99 against its rate, per side, operation and repetition (steps with no
+ * success have no p99 and no point); and per side and operation one "knee" row: the estimate with its 95% interval,
+ * drawn at the objective's height.
+ */
 export function capacityChartData(
   curves: readonly CapacityCurve[],
   book: SideBook,
-): Array<{ sideShort: string; op: string; series: string; rate: number; p99: number; verdict: string }> {
-  return curves.flatMap((c) =>
-    c.steps
+): Array<{ kind: "step" | "knee"; sideShort: string; op: string; series: string; rate: number; p99: number; verdict: string } & Interval> {
+  return curves.flatMap((c) => {
+    const sideShort = book.get(c.side).short;
+    const steps = c.steps
       .filter((st) => st.p99 !== null)
       .map((st) => ({
-        sideShort: book.get(c.side).short,
+        kind: "step" as const,
+        sideShort,
         op: c.op,
-        series: `${book.get(c.side).short} repetition ${st.rep + 1}`,
+        series: `${sideShort} repetition ${st.rep + 1}`,
         rate: st.ratePerSecond,
         p99: Math.max(st.p99!, 0.01),
         verdict: st.held ? "held" : "missed",
-      })),
-  );
+        ...NO_INTERVAL,
+      }));
+    if (c.held.estimate === null) return steps;
+    const knee = {
+      kind: "knee" as const,
+      sideShort,
+      op: c.op,
+      series: `${sideShort} capacity`,
+      rate: c.held.estimate,
+      p99: c.objective.p99Ms,
+      verdict: "estimate",
+      ...bounds(c.held),
+    };
+    return [...steps, knee];
+  });
 }
 
-/** The idle chart's points: each step's p50 and p90 (client round trip) against its idle length, per side (steps with no answer have no point). */
+/** The idle chart's points: each step's p50 (with its interval over repetitions) and p90, client round trip, against its idle length, per side (steps with no answer have no point). */
 export function idleChartData(
   steps: readonly IdleStep[],
   book: SideBook,
-): Array<{ sideShort: string; series: string; percentile: string; idleS: number; idle: string; ms: number; cold: string }> {
+): Array<{ sideShort: string; series: string; percentile: string; idleS: number; idle: string; ms: number; cold: string } & Interval> {
   return steps.flatMap((s) => {
     const sideShort = book.get(s.side).short;
     const cold = `${s.cold} of ${s.n} cold`;
@@ -301,6 +325,7 @@ export function idleChartData(
               idle: s.label,
               ms: Math.max(s[q]!, 0.01),
               cold,
+              ...(q === "p50" ? logBounds(s.p50Interval) : NO_INTERVAL),
             },
           ],
     );
@@ -336,6 +361,94 @@ export function costLoadChartData(
       ),
     ];
   });
+}
+
+/** A legend of line dashes that draws each dash as a stroke (a line mark's legend otherwise shows every dash as one dot). */
+const DASH_LEGEND = {
+  symbolType: "stroke",
+  symbolSize: 400,
+  symbolStrokeWidth: 2,
+  encode: { symbols: { update: { stroke: { value: "#1b1f24" } } } },
+} as const;
+
+/** Percentile lines told apart by their dash. */
+const PERCENTILE_DASH = { field: "percentile", type: "nominal", title: null, legend: DASH_LEGEND } as const;
+
+/** Log-scale axis values 1, 2, 5 per decade over these rates, SI-formatted and thinned where labels would touch. */
+const rateAxis = (rates: readonly number[], title?: string) => ({
+  values: logTicks(Math.min(...rates), Math.max(...rates)),
+  format: "~s",
+  labelOverlap: "greedy",
+  labelAngle: -30,
+  ...(title ? { title } : {}),
+});
+
+/**
+ * The capacity chart, one panel per operation: each repetition's steps (filled held, open missed), the objective as a
+ * dashed rule, and each side's estimated capacity with its 95% interval as a thick bar along the objective.
+ */
+function capacitySpec(
+  data: ReturnType<typeof capacityChartData>,
+  p99Ms: number,
+  colour: ReturnType<typeof sideColour>,
+  run: string,
+): ChartSpec {
+  const rates = data.flatMap((d) => [d.rate, ...(d.lo !== null && d.hi !== null ? [d.lo, d.hi] : [])]);
+  const x = {
+    field: "rate",
+    type: "quantitative",
+    scale: { type: "log" },
+    axis: rateAxis(rates),
+    title: "arrivals per second (log scale)",
+  };
+  const y = { field: "p99", type: "quantitative", scale: { type: "log" }, title: "p99 ms (log scale)" };
+  const steps = { filter: "datum.kind === 'step'" };
+  return {
+    name: "capacity",
+    spec: {
+      $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+      title: [
+        `Capacity: p99 against the arrival rate, client clock from the intended send, ${run}`,
+        `dashed rule: the objective, p99 within ${p99Ms} ms; filled points held, open points missed;`,
+        "thick bar on the rule: the side's estimated capacity with its 95% interval over repetitions",
+      ],
+      data: { values: data },
+      facet: { column: { field: "op", type: "nominal", title: null, sort: ["warm", "create", "write"] } },
+      spec: {
+        width: 260,
+        height: 240,
+        layer: [
+          {
+            transform: [steps],
+            mark: { type: "line", point: false, opacity: 0.6 },
+            encoding: { x, y, color: colour, detail: { field: "series", type: "nominal" } },
+          },
+          {
+            transform: [steps],
+            mark: { type: "point", size: 40 },
+            encoding: { x, y, color: colour, fill: { condition: { test: "datum.verdict === 'held'", ...colour }, value: "white" } },
+          },
+          { mark: { type: "rule", strokeDash: [4, 4], color: "black" }, encoding: { y: { datum: p99Ms } } },
+          {
+            transform: [{ filter: "datum.kind === 'knee' && isValid(datum.lo) && isValid(datum.hi)" }],
+            mark: { type: "rule", strokeWidth: 5, opacity: 0.7 },
+            encoding: { x: { ...x, field: "lo" }, x2: { field: "hi" }, y, color: colour },
+          },
+          {
+            transform: [{ filter: "datum.kind === 'knee'" }],
+            mark: { type: "tick", orient: "vertical", thickness: 2, size: 16 },
+            encoding: {
+              x,
+              y,
+              color: colour,
+              tooltip: [{ field: "series" }, { field: "rate", format: ".3~r" }, { field: "lo" }, { field: "hi" }],
+            },
+          },
+        ],
+      },
+      resolve: { scale: { x: "independent" } },
+    } as vl.TopLevelSpec,
+  };
 }
 
 /** One chart of a run: its name (the file name of its SVG and PNG, the id of its place in a page) and its Vega-Lite spec. */
@@ -416,11 +529,13 @@ export function chartSpecs(
       name: "scale",
       spec: {
         $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-        title: `Create and wake latency against the actors that exist, each side's own clock, ${m.stack} run ${m.runId}`,
+        title: [
+          `Create and wake latency against the actors that exist, each side's own clock, ${m.stack} run ${m.runId}`,
+          "vertical rules: 95% interval over repetitions of a fresh run's figure, where the run has two or more",
+        ],
         width: 520,
         height: 300,
         data: { values: scale },
-        mark: { type: "line", point: true },
         encoding: {
           x: {
             field: "existing",
@@ -429,13 +544,21 @@ export function chartSpecs(
             axis: { labelOverlap: "greedy", labelAngle: -30 },
             title: "actors existing (asleep) as the stage began (symlog)",
           },
-          y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "ms (log scale)" },
           color: SIDE_COLOUR,
-          shape: { field: "op", type: "nominal", title: null },
-          strokeDash: { field: "percentile", type: "nominal", title: null },
+          strokeDash: PERCENTILE_DASH,
           detail: { field: "series", type: "nominal" },
         },
-      },
+        layer: [
+          {
+            mark: { type: "line", point: true },
+            encoding: {
+              y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "ms (log scale)" },
+              shape: { field: "op", type: "nominal", title: null },
+            },
+          },
+          INTERVAL_RULES,
+        ],
+      } as vl.TopLevelSpec,
     });
   }
   const idle = idleChartData(model?.idle ?? [], summary.sides);
@@ -446,71 +569,38 @@ export function chartSpecs(
         $schema: "https://vega.github.io/schema/vega-lite/v5.json",
         title: [
           `Wake against idle length: p50 and p90, client round trip (driver hrtime), ${m.stack} run ${m.runId}`,
-          "each actor called once, left untouched that long, then woken by one call",
+          "each actor called once, left untouched that long, then woken by one call; rules: 95% interval of the p50 over repetitions",
         ],
         width: 480,
         height: 280,
         data: { values: idle },
-        mark: { type: "line", point: true },
         encoding: {
           x: {
             field: "idleS",
             type: "quantitative",
-            scale: { type: "log" },
-            axis: { values: [...new Set(idle.map((d) => d.idleS))] },
+            scale: { type: "log", domain: extent(idle.map((d) => d.idleS)) },
+            axis: { values: [...new Set(idle.map((d) => d.idleS))], labelOverlap: "greedy" },
             title: "idle before the wake, s (log scale)",
           },
-          y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "wake ms (log scale)" },
           color: SIDE_COLOUR,
-          strokeDash: { field: "percentile", type: "nominal", title: null },
+          strokeDash: PERCENTILE_DASH,
           detail: { field: "series", type: "nominal" },
-          tooltip: [{ field: "series" }, { field: "idle" }, { field: "ms" }, { field: "cold" }],
         },
-      },
-    });
-  }
-  const capacity = capacityChartData(model?.capacity ?? [], summary.sides);
-  if (capacity.length) {
-    const p99Ms = model!.capacity[0].objective.p99Ms;
-    specs.push({
-      name: "capacity",
-      spec: {
-        $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-        title: [
-          `Capacity: p99 against the arrival rate, client clock from the intended send, ${m.stack} run ${m.runId}`,
-          `dashed rule: the objective, p99 within ${p99Ms} ms; filled points held, open points missed`,
+        layer: [
+          {
+            mark: { type: "line", point: true },
+            encoding: {
+              y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "wake ms (log scale)" },
+              tooltip: [{ field: "series" }, { field: "idle" }, { field: "ms" }, { field: "cold" }],
+            },
+          },
+          INTERVAL_RULES,
         ],
-        data: { values: capacity },
-        facet: { column: { field: "op", type: "nominal", title: null, sort: ["warm", "create", "write"] } },
-        spec: {
-          width: 260,
-          height: 240,
-          layer: [
-            {
-              mark: { type: "line", point: false, opacity: 0.6 },
-              encoding: {
-                x: { field: "rate", type: "quantitative", scale: { type: "log" }, title: "arrivals per second (log scale)" },
-                y: { field: "p99", type: "quantitative", scale: { type: "log" }, title: "p99 ms (log scale)" },
-                color: SIDE_COLOUR,
-                detail: { field: "series", type: "nominal" },
-              },
-            },
-            {
-              mark: { type: "point", size: 40 },
-              encoding: {
-                x: { field: "rate", type: "quantitative", scale: { type: "log" } },
-                y: { field: "p99", type: "quantitative", scale: { type: "log" } },
-                color: SIDE_COLOUR,
-                fill: { condition: { test: "datum.verdict === 'held'", ...SIDE_COLOUR }, value: "white" },
-              },
-            },
-            { mark: { type: "rule", strokeDash: [4, 4], color: "black" }, encoding: { y: { datum: p99Ms } } },
-          ],
-        },
-        resolve: { scale: { x: "independent" } },
       } as vl.TopLevelSpec,
     });
   }
+  const capacity = capacityChartData(model?.capacity ?? [], summary.sides);
+  if (capacity.length) specs.push(capacitySpec(capacity, model!.capacity[0].objective.p99Ms, SIDE_COLOUR, `${m.stack} run ${m.runId}`));
   if (model?.costLoad) {
     specs.push({
       name: "cost-load",
@@ -530,7 +620,7 @@ export function chartSpecs(
             x: { field: "load", type: "quantitative", scale: { type: "log" }, title: "operations per second, sustained (log scale)" },
             y: { field: "usd", type: "quantitative", scale: { type: "log" }, title: "USD per million operations (log scale)" },
             color: SIDE_COLOUR,
-            strokeDash: { field: "series", type: "nominal", title: null, legend: { labelLimit: 320 } },
+            strokeDash: { field: "series", type: "nominal", title: null, legend: { ...DASH_LEGEND, labelLimit: 320 } },
           },
         },
         resolve: { scale: { x: "independent" } },
@@ -561,7 +651,7 @@ export function chartSpecs(
           },
           y: { field: "fraction", type: "quantitative", title: "fraction of samples", scale: { domain: [0, 1] } },
           color: SIDE_COLOUR,
-          strokeDash: { field: "metric", type: "nominal", title: null },
+          strokeDash: { field: "metric", type: "nominal", title: null, legend: DASH_LEGEND },
         },
       },
     });

@@ -3,7 +3,7 @@ import { generateReport } from "./report";
 import { RunDirError } from "../contract/verify";
 import { refreshReadme, runLabel } from "./readme";
 import { referenceMarkdown, replaceReferenceBlock } from "./referenceTable";
-import { failureLine } from "../contract/cliError";
+import { failureLine, wantsHelp } from "../contract/cliError";
 import { readPriceTable } from "../contract/priceFile";
 import type { PriceTable } from "../contract/prices";
 
@@ -15,6 +15,10 @@ const pricesFrom = (file: string | undefined): PriceTable | undefined => (file =
 
 /** npm run report -- <runDir> [--readme] [--prices FILE] */
 async function main(argv: string[]): Promise<number> {
+  if (wantsHelp(argv)) {
+    console.log(USAGE);
+    return 0;
+  }
   const at = argv.indexOf("--prices");
   const pricesFile = at >= 0 ? argv[at + 1] : undefined;
   const rest = at >= 0 ? [...argv.slice(0, at), ...argv.slice(at + 2)] : argv;

@@ -1,10 +1,15 @@
 import { compareRuns } from "./compare";
 import { RunDirError } from "../contract/verify";
-import { failureLine } from "../contract/cliError";
+import { failureLine, wantsHelp } from "../contract/cliError";
 
+const USAGE = "usage: npm run compare -- <runDirA> <runDirB>";
 const dirs = process.argv.slice(2);
+if (wantsHelp(dirs)) {
+  console.log(USAGE);
+  process.exit(0);
+}
 if (dirs.length !== 2) {
-  console.error("usage: npm run compare -- <runDirA> <runDirB>");
+  console.error(USAGE);
   process.exit(2);
 }
 try {

@@ -1,10 +1,10 @@
 import { resolve } from "node:path";
 import { buildSite, SiteOutputError } from "./site";
-import { failureLine } from "../contract/cliError";
+import { failureLine, wantsHelp } from "../contract/cliError";
 
 const USAGE = "usage: npm run site [-- <resultsDir> <siteDir>]   (default: results/ into site/)";
 const args = process.argv.slice(2);
-if (args[0] === "--help" || args[0] === "-h") {
+if (wantsHelp(args)) {
   console.log(USAGE);
   process.exit(0);
 }

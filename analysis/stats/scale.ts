@@ -6,6 +6,7 @@
  */
 import { metricEntry } from "../contract/catalog";
 import { stageReps, stageKey, type ManifestLike } from "../contract/runDirContract";
+import type { Interval } from "./repetitions";
 import type { RunSummary } from "./summary";
 
 export interface ScaleRow {
@@ -18,6 +19,8 @@ export interface ScaleRow {
   errors: number;
   p50: number;
   p99: number;
+  /** The 95% intervals over repetitions of a fresh run's p50 and p99 (null bounds where the run has none). */
+  ci: { p50: Interval; p99: Interval };
   /** Completions per second as the driver measured them (burst only; the same method on every side). */
   perSecond: number | null;
   /** Where a repetition's stage was ended by its deadline, or (on the wakes) its curve ended at this level: each such outcome. */
@@ -58,6 +61,10 @@ export function scaleRows(m: ManifestLike, s: RunSummary): ScaleRow[] {
       errors: r.errors,
       p50: r.p50,
       p99: r.p99,
+      ci: {
+        p50: { lo: r.repetitions.ci.p50.lo, hi: r.repetitions.ci.p50.hi },
+        p99: { lo: r.repetitions.ci.p99.lo, hi: r.repetitions.ci.p99.hi },
+      },
       perSecond: t ? t.perSecond : null,
       ...(ended.length ? { ended } : {}),
     });
