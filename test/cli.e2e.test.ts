@@ -1,5 +1,6 @@
 /** `npm start` as a user runs it: the compiled CLI in its own process, real Engine and app. */
 import { describe, expect, it } from "vitest";
+import { rawText } from "./fixtures";
 import { execFileSync, spawn } from "node:child_process";
 import { alive, commandOf, descendants } from "./processTree";
 import { CLI, startCli, waitFor } from "./cliProcess";
@@ -152,7 +153,7 @@ describe("npm start", () => {
         stageReps(m.stages[`${side}.wake.idle.${ms}`] as StageRecord)[0].notes as { idle: unknown; idleActualMs: { min: number } };
       expect(notes("12s").idle, side).toMatchObject({ ms: 12_000, coldRequired: true });
       expect(notes("12s").idleActualMs.min, side).toBeGreaterThanOrEqual(12_000);
-      const wakes = readFileSync(join(dir, `raw/${side}.wake.idle.12s.jsonl`), "utf8")
+      const wakes = rawText(dir, `raw/${side}.wake.idle.12s.jsonl`)
         .trim()
         .split("\n")
         .map((l) => JSON.parse(l) as { ok: boolean; cold: boolean });
@@ -164,7 +165,7 @@ describe("npm start", () => {
       expect(notes("2s").idle, side).toMatchObject({ ms: 2_000, coldRequired: false });
     }
     // Rivet's 2 s step is below its 3 s sleep timeout: its actors were still running.
-    const short = readFileSync(join(dir, "raw/rivet.wake.idle.2s.jsonl"), "utf8")
+    const short = rawText(dir, "raw/rivet.wake.idle.2s.jsonl")
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as { cold: boolean });
@@ -207,7 +208,8 @@ describe("npm start", () => {
       const { code } = await cli.exited;
       if (signal === "SIGINT") expect(code).toBe(130);
       await waitFor(() => kids.every((k) => !alive(k)), 10_000);
-      const lines = readFileSync(join(dir, raw), "utf8").split("\n").filter(Boolean);
+      // An interrupted run ends (failed) and stores its samples compressed; a killed one leaves them plain.
+      const lines = rawText(dir, raw).split("\n").filter(Boolean);
       expect(lines.length).toBeGreaterThan(20);
       for (const l of lines) expect(JSON.parse(l)).toHaveProperty("ok", true);
       const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));

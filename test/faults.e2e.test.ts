@@ -7,6 +7,7 @@
  * process is left.
  */
 import { describe, expect, it } from "vitest";
+import { rawText } from "./fixtures";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -97,7 +98,7 @@ function expectLost(r: Awaited<ReturnType<typeof midStage>>, f: Fault, signal = 
   // Every sample taken is kept, under its hash, and the record agrees with the file.
   expect(st.attempts).toBeGreaterThanOrEqual(20);
   expect(st.attempts).toBeLessThan(2000);
-  expect(linesOf(join(r.dir, r.raw))).toBe(st.attempts);
+  expect(rawText(r.dir, r.raw).split("\n").filter(Boolean).length).toBe(st.attempts);
   expect(() => verifyRunDir(r.dir)).not.toThrow();
   // Known at once: the run ended within seconds, not at the 30 s request timeout.
   expect(r.tookMs).toBeLessThan(15_000);
@@ -128,7 +129,7 @@ describe("the fault matrix", () => {
     process.kill(pid, "SIGCONT");
   };
   const failedSamples = (r: Awaited<ReturnType<typeof midStage>>) =>
-    readFileSync(join(r.dir, r.raw), "utf8")
+    rawText(r.dir, r.raw)
       .split("\n")
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { ok: boolean; error?: string })
@@ -203,7 +204,7 @@ describe("the results disk full mid-stage (a small tmpfs)", () => {
         expect(st.repetitions![0].failure).toMatch(/^ENOSPC: .*the \d+ samples before it are kept$/);
         expect(st.attempts).toBeGreaterThanOrEqual(20);
         // no half line: every line is a sample, as many as the record says
-        const lines = readFileSync(join(dir, raw), "utf8");
+        const lines = rawText(dir, raw);
         expect(lines.endsWith("\n")).toBe(true);
         expect(
           lines

@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RESERVE_FILE, RunDir } from "../workloads/experiment/runDir";
+import { readListed } from "../analysis/contract/runDirContract";
 
 /** Small counts (`--samples`), the same for every e2e run of the stage plan. */
 export const TINY_SAMPLES =
@@ -84,6 +85,9 @@ export function fixture(
 }
 
 /** Ways a run directory from another machine can try to write or read outside itself, or hold what no run holds. */
+/** A run's listed raw file as text, stored plain or (once the run ended) compressed. */
+export const rawText = (dir: string, file: string): string => readListed(dir, file).toString("utf8");
+
 export const HOSTILE = ["dotdot", "absolute", "symlink", "unknown side", "unknown group"] as const;
 export type Hostile = (typeof HOSTILE)[number];
 

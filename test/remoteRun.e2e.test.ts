@@ -30,7 +30,7 @@ import { alive } from "./processTree";
 import { sftpPut, sshExec, sshRun, type SshTarget } from "./sshClient";
 import { startLocalWorker } from "../workloads/sides/cloudflare/localWorker";
 import { detachedAppCommand, startAzurite, startSshd, type Azurite, type Sshd } from "./remotePeers";
-import { fixture, HOSTILE, makeHostile, tree, TINY_SAMPLES } from "./fixtures";
+import { fixture, HOSTILE, makeHostile, rawText, tree, TINY_SAMPLES } from "./fixtures";
 
 // The remote path for real, with the runner VM played by this machine over
 // SSH (Debian's sshd on loopback) and the result container by Azurite. The
@@ -407,7 +407,7 @@ describe("the rendered runner commands over SSH, the host key pinned", () => {
       expect(Object.keys(m.stages).sort()).toEqual(["cloudflare.baseline.noop", "cloudflare.warm.ping"]);
       expect(m.stages["cloudflare.warm.ping"]).toMatchObject({ errors: 0 });
       expect((m.settings as { cloudflare: { runtime: string } }).cloudflare.runtime).toBe(runtime.runtime);
-      const samples = readFileSync(join(outs.blob as string, "raw/cloudflare.warm.ping.jsonl"), "utf8")
+      const samples = rawText(outs.blob as string, "raw/cloudflare.warm.ping.jsonl")
         .trim()
         .split("\n")
         .map((l) => JSON.parse(l) as { clientMs: number; colo?: string });

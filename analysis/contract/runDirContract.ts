@@ -4,7 +4,7 @@
  * them. docs/run-directory.md describes the format for readers.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { parseJsonLines } from "./jsonLines";
@@ -289,8 +289,14 @@ export function compressRawFiles(dir: string, m: Pick<ManifestLike, "files">): {
     if (!existsSync(plain)) continue;
     const buf = readFileSync(plain);
     const gz = gzipSync(buf, { level: 9 });
-    writeFileSync(`${plain}${COMPRESSED_SUFFIX}.tmp`, gz);
-    renameSync(`${plain}${COMPRESSED_SUFFIX}.tmp`, `${plain}${COMPRESSED_SUFFIX}`);
+    const tmp = `${plain}${COMPRESSED_SUFFIX}.tmp`;
+    try {
+      writeFileSync(tmp, gz);
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw err;
+    }
+    renameSync(tmp, `${plain}${COMPRESSED_SUFFIX}`);
     unlinkSync(plain);
     before += buf.length;
     after += gz.length;

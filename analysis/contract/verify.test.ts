@@ -8,7 +8,7 @@ import { verifyRunDir } from "./verify";
 import { summarizeRun } from "../stats/summary";
 import { fixture } from "../../test/fixtures";
 import { generateReport, partialRun } from "../report/report";
-import { compressRawFiles, stageSamples } from "./runDirContract";
+import { compressRawFiles, readListed, stageSamples } from "./runDirContract";
 import { CHECKPOINT_MS, RunDir } from "../../workloads/experiment/runDir";
 
 const cold = (ms: number, rep: number) => ({ ms, cold: true, rep });
@@ -158,8 +158,9 @@ describe("a run that never finished (its driver killed) or was interrupted", () 
   it("a finished run gets no such leniency: a line after the hash is a changed file", async () => {
     const run = await killedMidStage();
     run.finish("complete");
-    const path = join(run.dir, "raw/rivet.warm.ping.jsonl");
-    writeFileSync(path, `${readFileSync(path, "utf8") + readFileSync(path, "utf8").split("\n")[0]}\n`);
+    // Stored compressed once finished: the line goes into the compressed file, as an edit would.
+    const text = readListed(run.dir, "raw/rivet.warm.ping.jsonl").toString("utf8");
+    writeFileSync(join(run.dir, "raw/rivet.warm.ping.jsonl.gz"), gzipSync(`${text + text.split("\n")[0]}\n`));
     expect(() => verifyRunDir(run.dir)).toThrow(/sha256 [0-9a-f]+ does not match/);
   });
 });

@@ -9,6 +9,7 @@ import { RunDir } from "./runDir";
 import { SampleFile } from "./samples";
 import { RuntimeLost, RuntimeWatch } from "../host/runtimeWatch";
 import { verifyRunDir } from "../../analysis/contract/verify";
+import { rawText } from "../../test/fixtures";
 
 /** A real process standing in for a runtime, and a call that answers in 5 ms while it lives and fails fast once it is gone. */
 function runtimeProcess() {
@@ -92,7 +93,7 @@ describe("measure", () => {
       run.finish("failed", "lost");
       // every sample under its hash, the record matching the file
       expect(() => verifyRunDir(run.dir)).not.toThrow();
-      expect(readFileSync(join(run.dir, st.file), "utf8").trim().split("\n")).toHaveLength(st.attempts);
+      expect(rawText(run.dir, st.file).trim().split("\n")).toHaveLength(st.attempts);
     }
   });
 

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { formatRunId, RunDir } from "./runDir";
+import { rawText } from "../../test/fixtures";
 
 describe("RunDir", () => {
   it("names runs by UTC minute and never reuses a directory", () => {
@@ -37,7 +39,17 @@ describe("RunDir", () => {
     });
     run.finish("complete");
     const m = JSON.parse(readFileSync(join(run.dir, "manifest.json"), "utf8"));
-    const sha = createHash("sha256").update(readFileSync(f.path)).digest("hex");
+    // Stored compressed once ended; the hash is over the bytes written.
+    expect(existsSync(f.path)).toBe(false);
+    const bytes = gunzipSync(readFileSync(`${f.path}.gz`));
+    expect(
+      bytes
+        .toString("utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).seq),
+    ).toEqual([0, 1]);
+    const sha = createHash("sha256").update(bytes).digest("hex");
     expect(m.files["raw/rivet.warm.ping.jsonl"]).toEqual({ sha256: sha, lines: 2 });
     expect(m).toMatchObject({ schema: 1, stack: "local", preset: "quick", status: "complete", config: { x: 1 } });
     expect(Object.keys(m.machine)).toEqual(expect.arrayContaining(["cpus", "memory", "os"]));
@@ -129,7 +141,7 @@ describe("RunDir", () => {
       ],
     });
     expect(
-      readFileSync(join(run.dir, "raw", "rivet.warm.ping.jsonl"), "utf8")
+      rawText(run.dir, "raw/rivet.warm.ping.jsonl")
         .split("\n")
         .filter(Boolean)
         .map((l) => JSON.parse(l).rep),

@@ -5,8 +5,12 @@ import { join } from "node:path";
 import { SampleFile } from "./samples";
 import { codeProvenance } from "../host/versions";
 import {
+  COMPRESSED_SUFFIX,
+  compressRawFiles,
+  digestBytes,
   fileDigest,
   MANIFEST_SCHEMA,
+  readListed,
   rawFileName,
   stageFileName,
   stageKey,
@@ -239,23 +243,29 @@ export class RunDir {
   /** Digests by file, with the size and mtime they were taken at: a file unchanged since is not read again. */
   private digests = new Map<string, { size: bigint; mtimeNs: bigint; digest: FileDigest }>();
 
-  /** Hashes every raw file and stage record present, so the manifest never lists a stale digest. */
+  /**
+   * Hashes every raw file and stage record present, so the manifest never lists a stale digest. A raw file stored
+   * compressed (after finish) is listed under its plain name, hashed over its uncompressed bytes; one present both
+   * ways is the plain one.
+   */
   rehash(): void {
     const files: Manifest["files"] = {};
     for (const [folder, ext] of [
       ["raw", ".jsonl"],
       ["stages", ".json"],
     ] as const) {
-      for (const name of readdirSync(join(this.dir, folder)).sort()) {
-        if (!name.endsWith(ext)) continue;
+      const names = readdirSync(join(this.dir, folder)).sort();
+      for (const name of names) {
+        const listed = name.endsWith(ext + COMPRESSED_SUFFIX) ? name.slice(0, -COMPRESSED_SUFFIX.length) : name;
+        if (!listed.endsWith(ext) || (listed !== name && names.includes(listed))) continue;
         const path = join(this.dir, folder, name);
         const { size, mtimeNs } = statSync(path, { bigint: true });
         let known = this.digests.get(path);
         if (!known || known.size !== size || known.mtimeNs !== mtimeNs) {
-          known = { size, mtimeNs, digest: fileDigest(path) };
+          known = { size, mtimeNs, digest: listed === name ? fileDigest(path) : digestBytes(readListed(this.dir, `${folder}/${listed}`)) };
           this.digests.set(path, known);
         }
-        files[`${folder}/${name}`] = known.digest;
+        files[`${folder}/${listed}`] = known.digest;
       }
     }
     this.manifest.files = files;
@@ -269,6 +279,13 @@ export class RunDir {
     if (failure) this.manifest.failure = failure;
     this.rehash();
     this.save();
+    // Stored compressed once ended (the manifest's hashes stay over the uncompressed bytes): written plain while
+    // measuring, so a crash loses no sample. Where compressing fails (a full disk), the files stay plain, as written.
+    try {
+      compressRawFiles(this.dir, this.manifest);
+    } catch {
+      // left plain: every reader takes a listed file either way
+    }
   }
 
   save(): void {

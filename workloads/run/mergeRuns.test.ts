@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { appendFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fixture, HOSTILE, makeHostile, tree } from "../../test/fixtures";
+import { fixture, HOSTILE, makeHostile, rawText, tree } from "../../test/fixtures";
 import { RunDirError, verifyRunDir } from "../../analysis/contract/verify";
 import { blobDigest } from "./groupRun";
 import { mergeRunParts } from "./mergeRuns";
@@ -21,9 +21,7 @@ describe("mergeRunParts", () => {
     expect(run.dir).toBe(join(root, "local", "20261202T1900Z"));
     const m = verifyRunDir(run.dir);
     expect(Object.keys(m.stages).sort()).toEqual(["cloudflare.baseline.noop", "cloudflare.warm.ping", "rivet.warm.ping"]);
-    expect(readFileSync(join(run.dir, "raw/rivet.warm.ping.jsonl"), "utf8")).toBe(
-      readFileSync(join(a, "raw/rivet.warm.ping.jsonl"), "utf8"),
-    );
+    expect(rawText(run.dir, "raw/rivet.warm.ping.jsonl")).toBe(readFileSync(join(a, "raw/rivet.warm.ping.jsonl"), "utf8"));
     expect(m.config.sides).toEqual(["rivet", "cloudflare"]);
     expect(m.status).toBe("complete");
     expect((m.settings as { parts: Array<{ label: string; sha256: string }> }).parts.map((p) => p.label)).toEqual([

@@ -9,6 +9,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSyn
 import { basename, dirname, join } from "node:path";
 import { metricEntry } from "../../analysis/contract/catalog";
 import { verifyRunDir } from "../../analysis/contract/verify";
+import { COMPRESSED_SUFFIX, listedFilePath } from "../../analysis/contract/runDirContract";
 import { taskLabel, type Task } from "../experiment/passPlan";
 import { writeAtomic, type Manifest } from "../experiment/runDir";
 
@@ -64,7 +65,8 @@ export function finishedPart(runDir: string, dest: string): string {
   rmSync(dest, { recursive: true, force: true });
   for (const f of Object.keys(files)) {
     mkdirSync(dirname(join(dest, f)), { recursive: true });
-    copyFileSync(join(runDir, f), join(dest, f));
+    const at = listedFilePath(runDir, f)!;
+    copyFileSync(at.path, join(dest, f) + (at.compressed ? COMPRESSED_SUFFIX : ""));
   }
   const out: Manifest = {
     ...m,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { blocksOf, collectAnalytics, DATASET, type AnalyticsSource, type Block } from "./analytics";
 import { runAnalytics } from "./analyticsRun";
-import { fixture } from "../../../test/fixtures";
+import { fixture, rawText } from "../../../test/fixtures";
 import { verifyRunDir } from "../../../analysis/contract/verify";
 import { generateReport } from "../../../analysis/report/report";
 import { blobDigest } from "../../run/groupRun";
@@ -278,7 +278,7 @@ describe("analytics as a part of the pass", () => {
     });
     const am = verifyRunDir(res.runDir);
     expect(Object.keys(am.files)).toEqual(["raw/cloudflare.analytics.warm.jsonl"]);
-    const stored = readAnalyticsLines(readFileSync(join(res.runDir, "raw/cloudflare.analytics.warm.jsonl"), "utf8"), "f");
+    const stored = readAnalyticsLines(rawText(res.runDir, "raw/cloudflare.analytics.warm.jsonl"), "f");
     expect(stored.map((l) => l.label)).toEqual([
       "schema-account",
       "schema-filter",
@@ -288,7 +288,7 @@ describe("analytics as a part of the pass", () => {
       "schema-dimensions",
       "block",
     ]);
-    expect(readFileSync(join(res.runDir, "raw/cloudflare.analytics.warm.jsonl"), "utf8")).not.toContain("test-token");
+    expect(rawText(res.runDir, "raw/cloudflare.analytics.warm.jsonl")).not.toContain("test-token");
 
     const merged = mergeRunParts(
       [

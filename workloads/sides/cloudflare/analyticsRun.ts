@@ -1,6 +1,7 @@
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { verifyRunDir, RunDirError } from "../../../analysis/contract/verify";
+import { COMPRESSED_SUFFIX } from "../../../analysis/contract/runDirContract";
 import type { PlatformBlock } from "../../../analysis/stats/platformTimes";
 import { blobDigest, RunDir } from "../../experiment/runDir";
 import { GROUPS } from "../../../analysis/contract/catalog";
@@ -69,6 +70,6 @@ export async function runAnalytics(req: AnalyticsRunRequest): Promise<AnalyticsR
     return { runId: run.manifest.runId, runDir: run.dir, sha256: blobDigest(run.dir), blocks };
   } catch (err) {
     run.finish("failed", (err as Error).message);
-    throw new Error(`${(err as Error).message} (the responses so far are in ${file})`);
+    throw new Error(`${(err as Error).message} (the responses so far are in ${file}${COMPRESSED_SUFFIX}, gzip)`);
   }
 }

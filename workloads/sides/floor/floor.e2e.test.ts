@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawText } from "../../../test/fixtures";
 import { FLOOR_PROFILE } from "./profile";
 import Database from "better-sqlite3";
 import { floorId, FloorStore, runOp } from "./server";
@@ -173,11 +174,7 @@ describe("npm start --side floor: every shared metric through the one stage plan
     expect(m.repetitions!.map((r) => r.order)).toEqual([["floor"]]);
     expect(stageReps(m.stages["floor.wake.read"])[0].notes).toMatchObject({ preparationFailures: 0 });
     expect(JSON.stringify((m.settings as { floor: unknown }).floor)).toMatch(/no actor system/);
-    expect(
-      readFileSync(join(out.runDir, "raw", "floor.create.ping.jsonl"), "utf8")
-        .trim()
-        .split("\n"),
-    ).toHaveLength(20);
+    expect(rawText(out.runDir, "raw/floor.create.ping.jsonl").trim().split("\n")).toHaveLength(20);
     // The scaling group: the 100 level ran with the 100 fillers (and every earlier actor) existing, all asleep.
     const e100 = stageReps(m.stages["floor.scale.wake.e100"])[0].notes as {
       level: number;
