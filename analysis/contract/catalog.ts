@@ -434,7 +434,7 @@ export const PRESET_REPEAT: Record<PresetName, number> = { quick: 1, local: 3, l
  * local (a run asks for it with --groups) so that `npm start` stays within
  * ten minutes; large goes to 4,000, past where a small machine's runtime
  * may stop keeping up; full doubles on to 16,000. A side's curve ends at the
- * first level it could not keep up with (stagePlan.ts, scaleGroup).
+ * first level it could not keep up with (workloads/experiment/groups/scale.ts).
  */
 export const PRESET_SCALE_LEVELS: Record<PresetName, readonly number[]> = {
   quick: [0, 100],

@@ -10,19 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RunDir } from "./runDir";
 import { createProgress } from "./progress";
-import {
-  censusFor,
-  groupShape,
-  LAST_GROUPS,
-  OVERLAPPING_GROUPS,
-  prepareActors,
-  runGroup,
-  trackActors,
-  type ActorRef,
-  type GroupStart,
-  type PlanContext,
-  type SideAdapter,
-} from "./stagePlan";
+import { groupShape, LAST_GROUPS, OVERLAPPING_GROUPS, runGroup } from "./stagePlan";
+import { censusFor, trackActors } from "./stageKit";
+import { prepareActors } from "./prepare";
+import type { ActorRef, GroupStart, PlanContext, SideAdapter } from "./adapter";
 import { CpuLock, runOverlapped } from "../host/cpuLock";
 import { StageSetupError } from "./measure";
 import { rivetAdapter } from "../sides/rivet/adapter";

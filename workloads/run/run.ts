@@ -10,7 +10,9 @@ import { packageVersion } from "../host/versions";
 import { onInterrupt } from "../host/processes";
 import { CpuLock } from "../host/cpuLock";
 import { runTasks, suiteTasks, taskLabel, type Task } from "../experiment/passPlan";
-import { censusFor, OVERLAPPING_GROUPS, runGroup, trackActors, type PlanContext } from "../experiment/stagePlan";
+import { JOINT_GROUPS, OVERLAPPING_GROUPS, runGroup } from "../experiment/stagePlan";
+import { censusFor, trackActors } from "../experiment/stageKit";
+import type { PlanContext } from "../experiment/adapter";
 import { summarizeRun, type SummaryRow, type ThroughputRow } from "../../analysis/stats/summary";
 import { rotation } from "../../analysis/stats/repetitions";
 import { quietMachine } from "../host/quietMachine";
@@ -181,14 +183,6 @@ export async function measureRuntimes(
  * (ext4 with online discard here) while the next side measures its fsyncs.
  */
 export type Leftovers = string[];
-
-/**
- * Groups a local repetition runs with every side's runtime up at once, after
- * the sides' own runs: the idle ladder, whose long waits measure nothing, so
- * the sides' waits overlap while each wake is still measured alone under the
- * one lock (a laptop run would otherwise wait the ladder once per side).
- */
-export const JOINT_GROUPS: ReadonlySet<Group> = new Set(["idle"]);
 
 /**
  * Starts the sides' runtimes on this machine (each its package's launch, over

@@ -13,7 +13,7 @@
 import { Http1Client } from "../driver/http1/client";
 import { timedRequest, type TimedResponse } from "../driver/timedRequest";
 import type { ActorReply } from "./actorReply";
-import type { ActorRef, SideOutcome } from "../experiment/stagePlan";
+import type { ActorRef, SideOutcome } from "../experiment/adapter";
 import { ACTOR_CLASSES, type ActorClass, type Op } from "../../analysis/contract/operations";
 
 /** What a server reads from a request: the actor, the op and its arguments; or why not, with its status. */

@@ -10,7 +10,7 @@
 import type { Group, PresetName, SampleCounts } from "../../analysis/contract/catalog";
 import type { Plant } from "./plantSpec";
 import type { SideProfile } from "../../analysis/contract/sideProfile";
-import type { SideAdapter } from "../experiment/stagePlan";
+import type { SideAdapter } from "../experiment/adapter";
 import { RuntimeWatch, type WatchedProcess } from "../host/runtimeWatch";
 import type { Managed } from "../host/processes";
 import type { OptionSpec } from "./options";

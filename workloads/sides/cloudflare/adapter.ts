@@ -1,14 +1,7 @@
 /** The Durable Object side of the stage plan: one Worker invocation per call, timed by the Worker. */
-import {
-  measureStage,
-  PREPARE_PACE,
-  type ActorRef,
-  type AdapterProperties,
-  type Op,
-  type PlanContext,
-  type SideAdapter,
-  type SideOutcome,
-} from "../../experiment/stagePlan";
+import type { ActorRef, AdapterProperties, Op, PlanContext, SideAdapter, SideOutcome } from "../../experiment/adapter";
+import { PREPARE_PACE } from "../../experiment/prepare";
+import { measureStage } from "../../experiment/stageKit";
 import type { DoTarget, WorkerClient } from "./workerClient";
 import { THROUGHPUT_TEXT } from "../../../analysis/contract/catalog";
 import { CLOUDFLARE_PROFILE } from "./profile";

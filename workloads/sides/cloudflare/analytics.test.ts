@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { blocksOf, collectAnalytics, DATASET, type AnalyticsSource, type Block } from "./analytics";

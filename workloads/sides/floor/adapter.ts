@@ -1,5 +1,6 @@
 /** The floor side of the stage plan: the same driver client, against a plain Node server over SQLite files. */
-import { PREPARE_PACE, type AdapterProperties, type SideAdapter, type SleepOutcome } from "../../experiment/stagePlan";
+import type { AdapterProperties, SideAdapter, SleepOutcome } from "../../experiment/adapter";
+import { PREPARE_PACE } from "../../experiment/prepare";
 import { THROUGHPUT_TEXT } from "../../../analysis/contract/catalog";
 import { FLOOR_PROFILE } from "./profile";
 import type { Progress } from "../../experiment/progress";

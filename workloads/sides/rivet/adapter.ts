@@ -1,13 +1,7 @@
 /** The Rivet side of the stage plan: the Engine gateway, driven over HTTP/1.1 (the driver's client; the Engine API with undici). */
-import {
-  measureStage,
-  PREPARE_PACE,
-  type ActorRef,
-  type AdapterProperties,
-  type PlanContext,
-  type SideAdapter,
-  type SleepOutcome,
-} from "../../experiment/stagePlan";
+import type { ActorRef, AdapterProperties, PlanContext, SideAdapter, SleepOutcome } from "../../experiment/adapter";
+import { PREPARE_PACE } from "../../experiment/prepare";
+import { measureStage } from "../../experiment/stageKit";
 import { THROUGHPUT_TEXT } from "../../../analysis/contract/catalog";
 import { RIVET_PROFILE } from "./profile";
 import { gatewayCall, type GatewayClient } from "./gateway";

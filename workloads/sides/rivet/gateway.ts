@@ -2,7 +2,7 @@ import { Pool } from "undici";
 import { headerOf, Http1Client } from "../../driver/http1/client";
 import { timedRequest, type TimedRequestOpts, type TimedResponse } from "../../driver/timedRequest";
 import type { ActorReply } from "../actorReply";
-import type { ActorRef, Op, SideOutcome } from "../../experiment/stagePlan";
+import type { ActorRef, Op, SideOutcome } from "../../experiment/adapter";
 
 /** Pure URL building for the Engine gateway's action routes. */
 export type Target = { kind: "key"; actor: string; key: string } | { kind: "id"; actorId: string };
