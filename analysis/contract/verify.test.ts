@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import { verifyRunDir } from "./verify";
 import { summarizeRun } from "../stats/summary";
 import { fixture } from "../../test/fixtures";
-import { generateReport, partialRun } from "../report/report";
+import { generateReport } from "../report/report";
+import { partialRun } from "../report/sections/runNotes";
 import { compressRawFiles, readListed, stageSamples } from "./runDirContract";
 import { CHECKPOINT_MS, RunDir } from "../../workloads/experiment/runDir";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import * as vega from "vega";
 import * as vl from "vega-lite";
 import { barLogDomain, capacityChartData, chartSpecs, idleChartData } from "./charts";
-import { loadRun } from "./report";
+import { loadRun } from "./load";
 import { CATALOG, sideMeasures, type Side } from "../contract/catalog";
 import { LEGACY_BOOK } from "../contract/sideProfile";
 

@@ -1,4 +1,4 @@
-import { readManifest } from "./report";
+import { readManifest } from "./load";
 import { escapeMd } from "./format";
 import type { ManifestLike } from "../contract/runDirContract";
 

@@ -4,17 +4,10 @@ import { existsSync, readdirSync, readFileSync, writeFileSync, appendFileSync, r
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fixture, makeHostile, tree, type S } from "../../test/fixtures";
-import {
-  caveats,
-  differencesMarkdown,
-  controlCostMarkdown,
-  generateReport,
-  headlineMarkdown,
-  readmeHeadlineMarkdown,
-  sameClockMarkdown,
-  startStateMarkdown,
-  tableSides,
-} from "./report";
+import { caveats, differencesMarkdown, startStateMarkdown } from "./sections/runNotes";
+import { controlCostMarkdown, headlineMarkdown, readmeHeadlineMarkdown, sameClockMarkdown } from "./sections/headline";
+import { generateReport } from "./report";
+import { tableSides } from "./model";
 import { summarize, summarizeRun, type RawSample } from "../stats/summary";
 import { verifyRunDir } from "../contract/verify";
 import { fileDigest, RunDirError } from "../contract/runDirContract";

@@ -12,23 +12,11 @@ import {
 } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { Marked } from "marked";
-import {
-  caveats,
-  loadRun,
-  renderCapacity,
-  renderIdle,
-  renderControlCost,
-  renderCost,
-  renderCostLoad,
-  renderCpu,
-  renderMemory,
-  renderRows,
-  renderHeadline,
-  renderReadme,
-  renderSameClock,
-  renderScale,
-  type Loaded,
-} from "./report";
+import { caveats } from "./sections/runNotes";
+import { loadRun, type Loaded } from "./load";
+import { renderCapacity, renderIdle, renderCostLoad, renderScale } from "./sections/groups";
+import { renderControlCost, renderHeadline, renderReadme, renderSameClock } from "./sections/headline";
+import { renderCost, renderCpu, renderMemory, renderRows } from "./sections/tables";
 import { GROUPS, metricEntry } from "../contract/catalog";
 import { chartSpecs, type ChartSpec } from "./charts";
 import { stageStats } from "./compare";
