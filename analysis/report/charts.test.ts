@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import * as vega from "vega";
 import * as vl from "vega-lite";
-import { barLogDomain, capacityChartData, chartSpecs, idleChartData } from "./charts";
+import { chartSpecs } from "./charts";
+import { barLogDomain, capacityChartData, idleChartData } from "./chartData";
 import { loadRun } from "./load";
 import { CATALOG, sideMeasures, type Side } from "../contract/catalog";
 import { LEGACY_BOOK } from "../contract/sideProfile";

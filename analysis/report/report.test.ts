@@ -13,7 +13,7 @@ import { verifyRunDir } from "../contract/verify";
 import { fileDigest, RunDirError } from "../contract/runDirContract";
 import { replaceHeadline, README_END, README_START } from "./readme";
 import { repSpread } from "../stats/repetitions";
-import { headlineData, histogramData, logTicks } from "./charts";
+import { headlineData, histogramData, logTicks } from "./chartData";
 
 const range = (n: number, f: (i: number) => S) => Array.from({ length: n }, (_, i) => f(i));
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { LEGACY_BOOK } from "../contract/sideProfile";
 import { scaleRows } from "./scale";
-import { scaleChartData } from "../report/charts";
+import { scaleChartData } from "../report/chartData";
 import { repSpread } from "./repetitions";
 
 const row = (side: string, metric: string, p50: number) => ({
