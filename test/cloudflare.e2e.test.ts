@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WORKER_UPLOAD } from "../workloads/sides/cloudflare/upload";
 import { summarizeRun } from "../analysis/stats/summary";
 import { CLOUDFLARE_PROFILE } from "../workloads/sides/cloudflare/profile";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
@@ -31,8 +32,10 @@ const ok = (r: WorkerResult) => {
   if (!r.ok) throw new Error(r.error);
   return r;
 };
+/** A raw file's samples, stored plain or (once its run ended) compressed beside. */
 const samplesOf = (path: string): Sample[] =>
-  readFileSync(path, "utf8")
+  (existsSync(path) ? readFileSync(path) : gunzipSync(readFileSync(`${path}.gz`)))
+    .toString("utf8")
     .trim()
     .split("\n")
     .map((l) => JSON.parse(l) as Sample);
