@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WORKER_UPLOAD } from "../workloads/sides/cloudflare/upload";
 import { summarizeRun } from "../analysis/stats/summary";
 import { CLOUDFLARE_PROFILE } from "../workloads/sides/cloudflare/profile";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { gunzipSync } from "node:zlib";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
@@ -21,7 +20,7 @@ import { measureRuntimes } from "../workloads/run/run";
 import { suiteTasks } from "../workloads/experiment/passPlan";
 import { parseRunArgs } from "../workloads/run/runConfig";
 import type { Sample } from "../workloads/experiment/samples";
-import { TINY_SAMPLES } from "./fixtures";
+import { rawText, TINY_SAMPLES } from "./fixtures";
 import { stageReps } from "../analysis/contract/runDirContract";
 import { generateReport } from "../analysis/report/report";
 
@@ -32,10 +31,9 @@ const ok = (r: WorkerResult) => {
   if (!r.ok) throw new Error(r.error);
   return r;
 };
-/** A raw file's samples, stored plain or (once its run ended) compressed beside. */
-const samplesOf = (path: string): Sample[] =>
-  (existsSync(path) ? readFileSync(path) : gunzipSync(readFileSync(`${path}.gz`)))
-    .toString("utf8")
+/** A run's raw file's samples, stored plain or (once the run ended) compressed. */
+const samplesOf = (dir: string, file: string): Sample[] =>
+  rawText(dir, file)
     .trim()
     .split("\n")
     .map((l) => JSON.parse(l) as Sample);
@@ -145,7 +143,7 @@ describe("the Cloudflare driver stages (the stage plan through measureRuntimes)"
     expect(Object.keys(run.manifest.stages).sort()).toEqual(expected.map((m) => `cloudflare.${m}`).sort());
     for (const m of expected) {
       const st = run.manifest.stages[`cloudflare.${m}`];
-      const samples = samplesOf(join(run.dir, st.file));
+      const samples = samplesOf(run.dir, st.file);
       expect(samples.length, m).toBe(st.attempts);
       expect(st.errors, m).toBe(0);
       for (const s of samples) {
@@ -172,7 +170,7 @@ describe("the Cloudflare driver stages (the stage plan through measureRuntimes)"
 
   it("counts the SQLite rows each DO call read and wrote, as its own cursors did: what a DO's storage is billed by", () => {
     const rowsOf = (metric: string) =>
-      samplesOf(join(run.dir, run.manifest.stages[`cloudflare.${metric}`].file)).map((s) => [s.rowsRead, s.rowsWritten]);
+      samplesOf(run.dir, run.manifest.stages[`cloudflare.${metric}`].file).map((s) => [s.rowsRead, s.rowsWritten]);
     // A warm ping runs no SQL; a point read reads one row; a durable write writes one (the table has only its primary key); a scan reads the 1,000 seeded rows.
     for (const r of rowsOf("warm.ping")) expect(r).toEqual([0, 0]);
     for (const r of rowsOf("sqlite.read")) expect(r).toEqual([1, 0]);
@@ -191,7 +189,7 @@ describe("the Cloudflare driver stages (the stage plan through measureRuntimes)"
 
   it("creates, wakes and bursts are proven cold by the DO; warm rows keep their (false) cold flag", () => {
     for (const [metric, st] of Object.entries(run.manifest.stages)) {
-      const samples = samplesOf(join(run.dir, st.file));
+      const samples = samplesOf(run.dir, st.file);
       if (/\.(create|wake|burst|open)\./.test(`.${metric.split(".").slice(1).join(".")}`)) {
         expect(
           samples.every((s) => s.cold === true),

@@ -4,8 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RIVET_PROFILE } from "../workloads/sides/rivet/profile";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { gunzipSync } from "node:zlib";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { readListed } from "../analysis/contract/runDirContract";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -23,7 +22,7 @@ import { measureRuntimes } from "../workloads/run/run";
 import { suiteTasks } from "../workloads/experiment/passPlan";
 import { parseRunArgs } from "../workloads/run/runConfig";
 import type { Sample } from "../workloads/experiment/samples";
-import { TINY_SAMPLES } from "./fixtures";
+import { rawText, TINY_SAMPLES } from "./fixtures";
 
 let rivet: LocalRivet;
 let client: GatewayClient;
@@ -33,10 +32,9 @@ const ok = (r: CallResult) => {
   if (!r.ok) throw new Error(r.error);
   return r;
 };
-/** A raw file's samples, stored plain or (once its run ended) compressed beside. */
-const samplesOf = (path: string): Sample[] =>
-  (existsSync(path) ? readFileSync(path) : gunzipSync(readFileSync(`${path}.gz`)))
-    .toString("utf8")
+/** A run's raw file's samples, stored plain or (once the run ended) compressed. */
+const samplesOf = (dir: string, file: string): Sample[] =>
+  rawText(dir, file)
     .trim()
     .split("\n")
     .map((l) => JSON.parse(l) as Sample);
@@ -159,7 +157,7 @@ describe("the Rivet driver stages (the stage plan through measureRuntimes)", () 
     expect(Object.keys(run.manifest.stages).sort()).toEqual(expected.map((m) => `rivet.${m}`).sort());
     for (const m of expected) {
       const st = run.manifest.stages[`rivet.${m}`];
-      const samples = samplesOf(join(run.dir, st.file));
+      const samples = samplesOf(run.dir, st.file);
       expect(samples.length, m).toBe(st.attempts);
       expect(
         samples.map((s) => s.seq).sort((a, b) => a - b),
@@ -179,7 +177,7 @@ describe("the Rivet driver stages (the stage plan through measureRuntimes)", () 
 
   it("creates, wakes and burst creates are proven cold; warm, SQLite and sequential series keep their (false) cold flag", () => {
     for (const [metric, st] of Object.entries(run.manifest.stages)) {
-      const samples = samplesOf(join(run.dir, st.file));
+      const samples = samplesOf(run.dir, st.file);
       const m = metric.slice("rivet.".length);
       if (/^(create|wake|burst|open)\./.test(m)) {
         expect(
@@ -199,7 +197,7 @@ describe("the Rivet driver stages (the stage plan through measureRuntimes)", () 
 
   it("records SQL intervals on SQLite rows and the wake idle time", () => {
     for (const m of ["sqlite.read", "sqlite.write", "sqlite.scan", "create.write", "wake.read"]) {
-      const samples = samplesOf(join(run.dir, `raw/rivet.${m}.jsonl`));
+      const samples = samplesOf(run.dir, `raw/rivet.${m}.jsonl`);
       expect(
         samples.every((s) => typeof s.sqlMs === "number" && s.sqlMs > 0),
         m,
@@ -213,7 +211,7 @@ describe("the Rivet driver stages (the stage plan through measureRuntimes)", () 
     const st = run.manifest.stages["rivet.open.r5"];
     expect(st.notes).toMatchObject({ mode: "open", ratePerSecond: 5 });
     expect(st.attempts).toBe(5);
-    const samples = samplesOf(join(run.dir, st.file));
+    const samples = samplesOf(run.dir, st.file);
     // Sends 200 ms apart (the samples' `at` is the intended send time).
     const at = samples.map((s) => s.at).sort((a, b) => a - b);
     for (let i = 1; i < at.length; i++) expect(at[i] - at[i - 1]).toBeGreaterThanOrEqual(199);
@@ -307,7 +305,7 @@ describe("failures", () => {
         return short.call(k, "ping");
       },
     });
-    const samples = samplesOf(join(run.dir, "raw/rivet.warm.ping.jsonl"));
+    const samples = samplesOf(run.dir, "raw/rivet.warm.ping.jsonl");
     expect(samples.length).toBe(n);
     expect(samples.slice(0, 10).every((s) => s.ok)).toBe(true);
     const failed = samples.filter((s) => !s.ok);
