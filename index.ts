@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { validateStackConfig, type StackKey } from "./stacks/stackConfig";
+import { validateStackConfig, type RawStackConfig, type StackKey } from "./stacks/stackConfig";
 import { packageVersion } from "./workloads/host/versions";
 import { LocalBenchmark } from "./components/local/localBenchmark";
 import { AzureBenchmark } from "./components/azure/azureBenchmark";
@@ -9,7 +9,7 @@ import { stackSlug } from "./components/azure/names";
 // declared, so a typo fails the preview instead of being ignored.
 const NAMESPACE = "actor-bench:";
 const SECRET_KEYS = ["cloudflareApiToken"];
-const raw: Partial<Record<StackKey, string>> = {};
+const raw: RawStackConfig = {};
 for (const [fullKey, value] of Object.entries(pulumi.runtime.allConfig())) {
   if (!fullKey.startsWith(NAMESPACE)) continue;
   const key = fullKey.slice(NAMESPACE.length);
@@ -42,8 +42,10 @@ export const runDir = bench.runDir;
 export const summary = bench.summary;
 /** The static site (site/index.html beside results/): every verified run, this pass's included, and the comparison view. */
 export const site = bench.site;
-export const gatewayUrl = local?.engine?.gatewayUrl ?? cloud?.cluster.gatewayUrl;
-export const workerUrl = local?.worker?.url ?? cloud?.worker?.url;
+/** The URL each side's clients use, by side (a local stack's runtimes on this machine's loopback). */
+export const endpoints = local
+  ? pulumi.all(Object.fromEntries(Object.entries(local.sides).map(([side, s]) => [side, s.endpoint])))
+  : cloud?.endpoints;
 /** A cloud pass's planned runs, their expected times and where idle waits overlap (also `npm run schedule -- <stack>`). */
 export const schedule = cloud?.schedule;
 /** The runner VM's public address (SSH from sshSourceAddress only). */

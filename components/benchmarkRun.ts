@@ -1,11 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import { delegatingProvider, withOutputs } from "./delegatingProvider";
-import type { DaemonOut } from "./local/localEngine";
+import type { DaemonHandle } from "../workloads/run/daemons";
 
 /** What every run measures, local or remote: one side's stage group with the stack's run flags. */
 export interface GroupRunArgs {
   stack: pulumi.Input<string>;
-  side: pulumi.Input<"rivet" | "cloudflare">;
+  /** A runtime of the side registry. */
+  side: pulumi.Input<string>;
   group: pulumi.Input<string>;
   /** `npm start` flags for preset, counts and timeouts (the stack config's run keys). */
   runArgs: pulumi.Input<pulumi.Input<string>[]>;
@@ -16,15 +17,10 @@ export interface GroupRunArgs {
 }
 
 export interface BenchmarkRunArgs extends GroupRunArgs {
-  /** The running Engine (gatewayUrl) or Worker (url, versions), with its daemon. */
-  target: pulumi.Input<{
-    daemon: pulumi.Input<DaemonOut>;
-    gatewayUrl?: pulumi.Input<string>;
-    url?: pulumi.Input<string>;
-    versions?: pulumi.Input<Record<string, string>>;
-  }>;
-  /** The Worker's bench token (a secret); Cloudflare runs only. */
-  token?: pulumi.Input<string>;
+  /** The stack's running side (LocalSide's daemon): the run reads its target from what the daemon recorded. */
+  daemon: pulumi.Input<DaemonHandle>;
+  /** The secrets the stack made for the side (LocalSide's secrets), a secret input; each joins the target under its name. */
+  secrets?: pulumi.Input<Record<string, string>>;
 }
 
 export interface RunSummaryOut {

@@ -9,10 +9,10 @@
 import { describe, expect, it } from "vitest";
 import { readdirSync, readFileSync } from "node:fs";
 import { parse } from "yaml";
-import { BOOLEAN_KEYS, INTEGER_KEYS, STACK_KEYS, validateStackConfig } from "./stackConfig";
+import { BOOLEAN_KEYS, DEFAULTS, INTEGER_KEYS, STACK_KEYS, validateStackConfig } from "./stackConfig";
 import { STACK_RUN_OPTIONS } from "../workloads/run/runConfig";
 
-type Spec = { type?: string; default?: unknown; secret?: boolean };
+type Spec = { type?: string; default?: unknown; secret?: boolean; description?: string };
 const project = parse(readFileSync("Pulumi.yaml", "utf8")) as { config: Record<string, Spec> };
 
 /** What the Pulumi CLI accepts for a typed key: integers (or strings Go's Atoi reads), booleans (or "true"/"false"), strings. */
@@ -42,6 +42,15 @@ describe("Pulumi.yaml's config schema", () => {
 
   it("declares each run key's default as the option table has it, or none where the preset decides", () => {
     for (const o of STACK_RUN_OPTIONS) expect(project.config[o.key].default, `${o.key} (${o.flag})`).toEqual(o.stackDefault);
+  });
+
+  it("says each cloud key's default in its description as the stack config has it", () => {
+    // A cloud key has no default: in Pulumi.yaml (a local stack refuses it), so its description carries it.
+    for (const [k, v] of Object.entries(DEFAULTS)) {
+      const s = project.config[k];
+      if (s.default !== undefined) expect(String(s.default), k).toBe(v);
+      else expect(s.description, k).toMatch(new RegExp(`default ${v}\\b|\\b${v} \\(default`));
+    }
   });
 
   it("has defaults of their own type, and committed stack files whose values the CLI accepts", () => {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parse } from "yaml";
-import { DEFAULTS, overlapIdleOf, stackRunConfig, STACK_KEYS, type StackKey } from "./stackConfig";
+import { DEFAULTS, overlapIdleOf, stackRunConfig, STACK_KEYS, type RawStackConfig, type StackKey } from "./stackConfig";
 import { UsageError } from "../workloads/run/runConfig";
 import { RunDirError } from "../analysis/contract/verify";
 import { failureLine, wantsHelp } from "../analysis/contract/cliError";
@@ -10,7 +10,7 @@ import { costsFromRun, newestCosts, passSchedule } from "../workloads/run/passSc
 const USAGE = "usage: npm run schedule -- <stack> [--from <runDir>]   (the stack's Pulumi.<stack>.yaml, in this folder)";
 
 /** The actor-bench keys of a stack file, as the strings Pulumi holds; secrets are neither needed nor read. */
-export function stackFileConfig(path: string): Partial<Record<StackKey, string>> {
+export function stackFileConfig(path: string): RawStackConfig {
   let doc: { config?: Record<string, unknown> };
   try {
     doc = (parse(readFileSync(path, "utf8")) ?? {}) as { config?: Record<string, unknown> };
@@ -24,7 +24,7 @@ export function stackFileConfig(path: string): Partial<Record<StackKey, string>>
   ) {
     throw new UsageError(`${path}: its top level must be a mapping with a "config:" mapping in it`);
   }
-  const raw: Partial<Record<StackKey, string>> = {};
+  const raw: RawStackConfig = {};
   for (const [full, value] of Object.entries(doc.config ?? {})) {
     if (!full.startsWith("actor-bench:") || typeof value === "object") continue;
     const key = full.slice("actor-bench:".length);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { validateStackConfig, validateSshSource, validateZones, type StackKey } from "./stackConfig";
+import { validateStackConfig, validateSshSource, validateZones, type RawStackConfig } from "./stackConfig";
 
 const facts = { installedEngineVersion: "2.3.19", hasCloudflareApiToken: true };
 const azure = {
@@ -9,7 +9,7 @@ const azure = {
   cloudflareAccountId: "0123456789abcdef0123456789abcdef",
   cloudflareWorkersSubdomain: "bench-account",
 };
-const v = (raw: Partial<Record<StackKey, string>>, stack = "local", f = facts) => validateStackConfig(stack, raw, f);
+const v = (raw: RawStackConfig, stack = "local", f = facts) => validateStackConfig(stack, raw, f);
 
 describe("validateStackConfig: run keys (the same rules as npm start)", () => {
   it("maps keys onto the run config and keeps the flags for the runs", () => {
@@ -26,10 +26,10 @@ describe("validateStackConfig: run keys (the same rules as npm start)", () => {
     expect(() => v({ side: "aws" })).toThrow(
       /^config actor-bench:side: must be rivet, cloudflare, floor, both \(the runtimes\) or all \(every side\), got "aws"$/,
     );
-    // A stack measures the two runtimes: by default, and the floor is refused by name.
+    // A stack measures the two runtimes: by default, and the floor is refused by its role (a control side).
     expect(v({}).run.sides).toEqual(["rivet", "cloudflare"]);
     expect(() => v({ side: "floor" })).toThrow(
-      /^config actor-bench:side: "floor" is not allowed; rivet, cloudflare or both: a stack measures the two runtimes; the floor runs with `npm start` on one machine$/,
+      /^config actor-bench:side: "floor" is not allowed; rivet, cloudflare or both: a stack measures the runtimes; a control side runs with `npm start` on one machine$/,
     );
     expect(() => v({ side: "all" })).toThrow(/^config actor-bench:side: "all" is not allowed/);
   });

@@ -38,35 +38,19 @@ export const CLOUD_KEYS = [
   "cloudflareAccountId",
   "cloudflareWorkersSubdomain",
 ] as const;
-type RunKey =
-  | "preset"
-  | "side"
-  | "groups"
-  | "samples"
-  | "wakeIdleMs"
-  | "cfWakeIdleMs"
-  | "requestTimeoutMs"
-  | "actorSleepTimeoutMs"
-  | "loopback"
-  | "engineTopology"
-  | "capacityP99Ms"
-  | "prices"
-  | "stageDeadlineMs"
-  | "idleLadder";
-export const STACK_KEYS = [...(RUN_KEYS as RunKey[]), "target", "engineVersion", "runId", ...CLOUD_KEYS] as const;
-export type StackKey = RunKey | "target" | "engineVersion" | "runId" | (typeof CLOUD_KEYS)[number];
+/** The stack's keys that are not run options: where the runtimes run and what re-runs them. */
+const OWN_KEYS = ["target", "engineVersion", "runId", ...CLOUD_KEYS] as const;
+export const STACK_KEYS: readonly string[] = [...RUN_KEYS, ...OWN_KEYS];
+/** A stack key: a run option's (RUN_KEYS, from the option table) or one of the stack's own. */
+export type StackKey = string;
+export type RawStackConfig = { [key: string]: string | undefined };
 
 /** The keys whose values are whole numbers and switches: typed integer and boolean in Pulumi.yaml, so the CLI refuses another kind first. */
-export const INTEGER_KEYS = [
-  "wakeIdleMs",
-  "cfWakeIdleMs",
-  "requestTimeoutMs",
-  "actorSleepTimeoutMs",
-  "capacityP99Ms",
-  "stageDeadlineMs",
+export const INTEGER_KEYS: readonly StackKey[] = [
+  ...STACK_RUN_OPTIONS.filter((o) => o.kind === "integer").map((o) => o.key),
   "runTimeLimitMinutes",
-] as const satisfies readonly StackKey[];
-export const BOOLEAN_KEYS = ["overlapIdle", "sshSourceWide"] as const satisfies readonly StackKey[];
+];
+export const BOOLEAN_KEYS: readonly StackKey[] = ["overlapIdle", "sshSourceWide"];
 
 export const TARGETS = ["local", "azure"] as const;
 
@@ -81,7 +65,9 @@ export const DEFAULTS = {
   runTimeLimitMinutes: "120",
   /** The Cloudflare groups' idle waits host Rivet groups (workloads/experiment/passPlan.ts). */
   overlapIdle: "true",
-} as const;
+  sshSourceWide: "false",
+  gatewayPath: "zone",
+} as const satisfies RawStackConfig;
 
 /** What the validator needs to know besides the raw values. */
 export interface StackFacts {
@@ -98,33 +84,33 @@ const fail = (key: StackKey, value: string, allowed: string): never => {
 /**
  * The run part of a stack's config: the run keys as `npm start` flags, parsed
  * by the same parser (an error names the config key), the sides defaulting to
- * the two runtimes. The floor is refused: a stack measures the runtimes only.
+ * the two runtimes. A control side is refused by its role: a stack measures the runtimes only.
  */
-export function stackRunConfig(stack: string, raw: Partial<Record<StackKey, string>>): { run: RunConfig; runArgs: string[] } {
+export function stackRunConfig(stack: string, raw: RawStackConfig): { run: RunConfig; runArgs: string[] } {
   const parsed = stackRunOptions(raw);
   const run = { ...parsed.run, stack };
   const runArgs = parsed.runArgs;
-  // The floor is a local reading beside the runtimes (npm start); a stack provisions and measures the runtimes only.
-  if (raw.side === undefined) run.sides = runtimeIds(SIDE_REGISTRY);
-  else if (run.sides.includes("floor"))
-    fail("side", raw.side, "rivet, cloudflare or both: a stack measures the two runtimes; the floor runs with `npm start` on one machine");
+  // A control side (the floor) is a local reading beside the runtimes (npm start); a stack provisions and measures the runtimes only.
+  const runtimes = runtimeIds(SIDE_REGISTRY);
+  if (raw.side === undefined) run.sides = runtimes;
+  else if (run.sides.some((s) => !runtimes.includes(s)))
+    fail(
+      "side",
+      raw.side,
+      `${runtimes.join(", ")} or both: a stack measures the runtimes; a control side runs with \`npm start\` on one machine`,
+    );
   return { run, runArgs };
 }
 
 /** A true/false key, its default when unset; anything else is refused naming what each value means. */
-function booleanKey(
-  raw: Partial<Record<StackKey, string>>,
-  key: "sshSourceWide" | "overlapIdle",
-  fallback: string,
-  allowed: string,
-): boolean {
+function booleanKey(raw: RawStackConfig, key: "sshSourceWide" | "overlapIdle", fallback: string, allowed: string): boolean {
   const v = raw[key] ?? fallback;
   if (v !== "true" && v !== "false") fail(key, v, allowed);
   return v === "true";
 }
 
 /** Whether Rivet's groups measure during the Durable Object groups' idle waits (actor-bench:overlapIdle). */
-export const overlapIdleOf = (raw: Partial<Record<StackKey, string>>): boolean =>
+export const overlapIdleOf = (raw: RawStackConfig): boolean =>
   booleanKey(
     raw,
     "overlapIdle",
@@ -153,7 +139,7 @@ export function validateZones(v: string): number[] {
  * resource is declared. Each error is one message naming the key, the value
  * and what is allowed.
  */
-export function validateStackConfig(stack: string, raw: Partial<Record<StackKey, string>>, facts: StackFacts): StackConfig {
+export function validateStackConfig(stack: string, raw: RawStackConfig, facts: StackFacts): StackConfig {
   for (const key of Object.keys(raw)) {
     if (!(STACK_KEYS as readonly string[]).includes(key)) {
       throw new UsageError(`unknown config key actor-bench:${key}; known keys: ${STACK_KEYS.join(", ")}`);
@@ -209,8 +195,8 @@ export function validateStackConfig(stack: string, raw: Partial<Record<StackKey,
       `an L-series size (e.g. Standard_L8as_v5): the Engine keeps its data on the local NVMe disk only they have (${LOCAL_NVME_SIZE.source})`,
     );
   if (raw.sshSourceAddress === undefined) fail("sshSourceAddress", "", "an azure stack needs the address SSH is open to, e.g. 203.0.113.7");
-  const wide = booleanKey(raw, "sshSourceWide", "false", "true or false");
-  const gatewayPath = raw.gatewayPath ?? "zone";
+  const wide = booleanKey(raw, "sshSourceWide", DEFAULTS.sshSourceWide, "true or false");
+  const gatewayPath = raw.gatewayPath ?? DEFAULTS.gatewayPath;
   if (!(GATEWAY_PATHS as readonly string[]).includes(gatewayPath)) {
     fail(
       "gatewayPath",

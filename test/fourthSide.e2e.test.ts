@@ -3,7 +3,8 @@
  * server (test/fixtures/echoSide/: profile, runtime, descriptor), added here
  * by that one line, runs through `npm start`'s parser and run, and shows in
  * the run directory, the report, the README's headline and the site without
- * a change anywhere else (docs/adding-a-side.md).
+ * a change anywhere else (docs/adding-a-side.md); and a local stack declares
+ * its runtime and its runs from the same registry.
  */
 import { describe, expect, it, beforeAll } from "vitest";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -19,6 +20,9 @@ import { generateReport, type Report } from "../analysis/report/report";
 import { buildSite } from "../analysis/report/site";
 import { echoSide } from "./fixtures/echoSide/side";
 import { ECHO_PROFILE } from "./fixtures/echoSide/profile";
+import { runProgram } from "./pulumiProgram";
+import { check as checkLocalSide } from "../components/providers/localSide";
+import { resolve } from "node:path";
 
 // The registry line.
 const registry = [...SIDE_REGISTRY, echoSide];
@@ -86,5 +90,39 @@ describe("a fourth side, added by its folder and one registry line", () => {
     expect(page).toContain("Echo server (test fixture)");
     expect(page).toContain(ECHO_PROFILE.colour);
     expect(readFileSync(site.index, "utf8")).toContain("Echo (client)");
+  });
+
+  it("runs in a local stack: the stack declares its LocalSide and one run per group, and the provider accepts it", async () => {
+    const dist = (p: string) => resolve("dist", p);
+    const { registered } = await runProgram("echo-local", {}, false, [], (load) => {
+      const { LocalBenchmark } = load(dist("components/local/localBenchmark.js")) as typeof import("../components/local/localBenchmark");
+      const reg = [...(load(dist("workloads/sides/registry.js")) as typeof import("../workloads/sides/registry")).SIDE_REGISTRY];
+      reg.push((load(dist("test/fixtures/echoSide/side.js")) as typeof import("./fixtures/echoSide/side")).echoSide);
+      const { parseRunArgs: parse } = load(dist("workloads/run/runConfig.js")) as typeof import("../workloads/run/runConfig");
+      const runArgs = ["--preset", "quick"];
+      const run = { ...parse([...runArgs, "--side", "echo"], reg), stack: "echo-local" };
+      const config = {
+        stack: "echo-local",
+        target: "local" as const,
+        run,
+        runArgs,
+        engineVersion: "2.3.19",
+        runTrigger: null,
+        azure: null,
+        cloudflare: null,
+      };
+      return { report: new LocalBenchmark("echo-local", { config, projectDir: root, registry: reg }).report };
+    });
+    const sides = registered.filter((r) => r.type.endsWith(":LocalSide"));
+    expect(sides.map((r) => [r.inputs.side, r.inputs.stateDir])).toEqual([["echo", join(root, ".actor-bench", "echo-local", "echo")]]);
+    const runs = registered.filter((r) => r.type.endsWith(":BenchmarkRun"));
+    expect(runs.map((r) => `${r.inputs.side}.${r.inputs.group}`)).toEqual(
+      ["create", "wake", "warm", "sqlite", "seqwrite", "burst"].map((g) => `echo.${g}`),
+    );
+    for (const r of runs) expect(r.dependencies).toContain(sides[0].urn);
+    // The provider takes it by the registry, as a runtime with a daemon target; without the registry line it is refused.
+    const inputs = { stack: "t", side: "echo", stateDir: "/tmp/x", loopback: "host", own: {}, actorSleepTimeoutMs: 1000 };
+    expect((await checkLocalSide({}, inputs, registry)).failures).toEqual([]);
+    expect((await checkLocalSide({}, inputs)).failures.map((f) => f.property)).toEqual(["side"]);
   });
 });

@@ -13,26 +13,29 @@ const cloudSecrets = {
 const resultsIn = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : []);
 
 describe("index.ts under setMocks: the local stack", () => {
-  it("declares the Engine, the Worker, one BenchmarkRun per side and group, in one chain, and the report", async () => {
+  it("declares one LocalSide per runtime, one BenchmarkRun per side and group, in one chain, and the report", async () => {
     const { registered, exports } = await runProgram("local", stackConfigFromFiles("local"), false);
     const byType = (t: string) => registered.filter((r) => r.type === t);
     const [component] = byType("actor-bench:local:Benchmark");
     expect(component.name).toBe("local");
-    const engine = byType("pulumi-nodejs:dynamic/actor-bench:LocalEngine");
-    const worker = byType("pulumi-nodejs:dynamic/actor-bench:LocalWorker");
+    const sides = byType("pulumi-nodejs:dynamic/actor-bench:LocalSide");
     const runs = byType("pulumi-nodejs:dynamic/actor-bench:BenchmarkRun");
     const report = byType("pulumi-nodejs:dynamic/actor-bench:BenchmarkReport");
-    expect([engine.length, worker.length, report.length]).toEqual([1, 1, 1]);
+    expect(sides.map((r) => r.inputs.side).sort()).toEqual(["cloudflare", "rivet"]);
+    expect(report).toHaveLength(1);
     // The local preset's groups: every one but the scaling group (a stack asks for it with actor-bench:groups).
     const groups = defaultGroups("local");
     expect(registered).toHaveLength(4 + 2 * groups.length);
     for (const r of registered.filter((x) => x !== component)) expect(r.parent).toBe(component.urn);
 
-    expect(engine[0].inputs).toMatchObject({ stack: "local", loopback: "quickack", engineVersion: "2.3.19", actorSleepTimeoutMs: 30000 });
-    expect(engine[0].inputs.stateDir).toBe(`${process.cwd()}/.actor-bench/local/engine`);
-    expect(String(engine[0].inputs.__provider)).toContain("localEngine");
+    const side = (id: string) => sides.find((r) => r.inputs.side === id)!;
+    expect(side("rivet").inputs).toMatchObject({ stack: "local", loopback: "quickack", actorSleepTimeoutMs: 30000 });
+    expect(side("rivet").inputs.own).toMatchObject({ engineTopology: "single", engine: { tcpNodelay: true } });
+    expect(side("cloudflare").inputs.own).toMatchObject({ cfWakeIdleMs: 12000 });
+    expect(side("rivet").inputs.stateDir).toBe(`${process.cwd()}/.actor-bench/local/rivet`);
+    for (const r of sides) expect(String(r.inputs.__provider)).toContain("localSide");
 
-    // Cloudflare's groups first, then Rivet's; each run waits for the one before.
+    // The side whose actors sleep by idle only (the DO) goes first, then Rivet's; each run waits for the one before.
     expect(runs.map((r) => `${r.inputs.side}.${r.inputs.group}`)).toEqual([
       ...groups.map((g) => `cloudflare.${g}`),
       ...groups.map((g) => `rivet.${g}`),
@@ -40,16 +43,17 @@ describe("index.ts under setMocks: the local stack", () => {
     for (let i = 1; i < runs.length; i++) expect(runs[i].dependencies).toContain(runs[i - 1].urn);
     for (const r of runs) {
       expect(r.inputs.runArgs).toEqual(expect.arrayContaining(["--preset", "local"]));
-      expect(r.dependencies).toContain((r.inputs.side === "rivet" ? engine : worker)[0].urn);
+      expect(r.dependencies).toContain(side(r.inputs.side as string).urn);
     }
     for (const r of runs) expect(report[0].dependencies).toContain(r.urn);
 
-    // The Worker's token is a secret output and reaches the Cloudflare runs as a secret input.
-    expect(worker[0].additionalSecretOutputs).toContain("token");
-    for (const r of runs.filter((x) => x.inputs.side === "cloudflare")) expect(r.secretInputs).toContain("token");
+    // The secrets a side's package asks the stack for are a secret output and reach its runs as a secret input.
+    for (const r of sides) expect(r.additionalSecretOutputs).toContain("secrets");
+    for (const r of runs) expect(r.secretInputs).toContain("secrets");
     for (const [name, value] of Object.entries(exports)) {
       expect(JSON.stringify((await outputValue(value)) ?? null), `export ${name}`).not.toContain("mock-token");
     }
+    expect(await outputValue(exports.endpoints)).toEqual({ rivet: "http://127.0.0.1:1", cloudflare: "http://127.0.0.1:2" });
 
     expect(await outputValue(exports.report)).toBe("# mocked report");
     expect(await outputValue(exports.runDir)).toBe("/mock/run");
@@ -65,7 +69,7 @@ describe("index.ts under setMocks: the local stack", () => {
     expect(await isKnown(exports.summary)).toBe(false);
     expect(await isKnown(exports.site)).toBe(false);
     expect(resultsIn("results/local")).toEqual(before);
-    expect(existsSync(".actor-bench/local/engine/daemon.log")).toBe(false);
+    expect(existsSync(".actor-bench/local/rivet/daemon.log")).toBe(false);
   });
 
   it("a subset config declares only its side's runtime and runs", async () => {
@@ -76,7 +80,7 @@ describe("index.ts under setMocks: the local stack", () => {
       "actor-bench:runId": "again-1",
     };
     const { registered } = await runProgram("local", cfg, false);
-    expect(registered.some((r) => r.type.endsWith(":LocalWorker"))).toBe(false);
+    expect(registered.filter((r) => r.type.endsWith(":LocalSide")).map((r) => r.inputs.side)).toEqual(["rivet"]);
     const runs = registered.filter((r) => r.type.endsWith(":BenchmarkRun"));
     expect(runs.map((r) => r.inputs.group)).toEqual(["create", "wake"]);
     expect(runs.every((r) => r.inputs.trigger === "again-1")).toBe(true);

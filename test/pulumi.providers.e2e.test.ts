@@ -28,7 +28,7 @@ describe("dynamic providers in the real provider host", () => {
     const { registered } = await runProgram("local", stackConfigFromFiles("local"), true);
     providers = {};
     for (const r of registered) if (r.custom) providers[r.type.split(":").pop()!] = String(r.inputs.__provider);
-    expect(Object.keys(providers).sort()).toEqual(["BenchmarkReport", "BenchmarkRun", "LocalEngine", "LocalWorker"]);
+    expect(Object.keys(providers).sort()).toEqual(["BenchmarkReport", "BenchmarkRun", "LocalSide"]);
     host = await startProviderHost();
   });
   afterAll(async () => {
@@ -40,47 +40,50 @@ describe("dynamic providers in the real provider host", () => {
 
   it("Check refuses bad inputs with the property and the reason", async () => {
     const bad = await host.check(
-      urnOf(T("LocalEngine"), "e"),
+      urnOf(T("LocalSide"), "e"),
       {},
-      withProvider("LocalEngine", {
+      withProvider("LocalSide", { stack: "t", side: "rivet", stateDir: "relative", loopback: "fast", own: {}, actorSleepTimeoutMs: 0 }),
+    );
+    expect(bad.failures.map((f) => f.property).sort()).toEqual(["actorSleepTimeoutMs", "loopback", "stateDir"]);
+    // A control side cannot run in a stack; a side's own check speaks through the provider's.
+    const floor = await host.check(
+      urnOf(T("LocalSide"), "f"),
+      {},
+      withProvider("LocalSide", { stack: "t", side: "floor", stateDir: "/x", loopback: "host", own: {}, actorSleepTimeoutMs: 1 }),
+    );
+    expect(floor.failures).toEqual([
+      { property: "side", reason: 'side must be a runtime a stack can run (rivet, cloudflare), got "floor"' },
+    ]);
+    const cluster = await host.check(
+      urnOf(T("LocalSide"), "c"),
+      {},
+      withProvider("LocalSide", {
         stack: "t",
-        stateDir: "relative",
-        loopback: "fast",
-        engineVersion: "0.0.1",
-        settings: {},
-        actorSleepTimeoutMs: 0,
-        topology: "ring",
+        side: "rivet",
+        stateDir: "/x",
+        loopback: "quickack",
+        own: { engineTopology: "cluster" },
+        actorSleepTimeoutMs: 1,
       }),
     );
-    expect(bad.failures.map((f) => f.property).sort()).toEqual([
-      "actorSleepTimeoutMs",
-      "engineVersion",
-      "loopback",
-      "stateDir",
-      "topology",
-    ]);
-    expect(bad.failures.find((f) => f.property === "engineVersion")!.reason).toMatch(
-      /the local Engine is the one installed from npm, 2\.3\.19/,
-    );
+    expect(cluster.failures.map((f) => f.property)).toEqual(["own"]);
+    expect(cluster.failures[0].reason).toMatch(/^--engine-topology cluster needs --loopback host/);
     const run = await host.check(
       urnOf(T("BenchmarkRun"), "r"),
       {},
-      withProvider("BenchmarkRun", { stack: "t", side: "rivet", group: "nap", runArgs: ["--preset", "huge"], blobRoot: "/x", target: {} }),
+      withProvider("BenchmarkRun", { stack: "t", side: "rivet", group: "nap", runArgs: ["--preset", "huge"], blobRoot: "/x", daemon: {} }),
     );
-    expect(run.failures.map((f) => f.property).sort()).toEqual(["group", "runArgs", "target"]);
+    expect(run.failures.map((f) => f.property).sort()).toEqual(["daemon", "group", "runArgs"]);
   });
 
   it("the Engine and the Worker start, runs of both sides measure against them, the report merges them; Delete stops and removes everything", async () => {
     // Start both runtimes.
-    const engineUrn = urnOf(T("LocalEngine"), "local-engine");
-    const engineIn = withProvider("LocalEngine", {
-      stack: "t",
-      stateDir: join(work, "engine"),
-      loopback,
-      engineVersion: "2.3.19",
-      settings: { tcpNodelay: true, keepRustBacktrace: false, loadShedding: false },
-      actorSleepTimeoutMs: 30000,
-      topology: "single",
+    const engineUrn = urnOf(T("LocalSide"), "local-rivet");
+    const sideIn = (side: string, dir: string, own: object) =>
+      withProvider("LocalSide", { stack: "t", side, stateDir: join(work, dir), loopback, own, actorSleepTimeoutMs: 30000 });
+    const engineIn = sideIn("rivet", "engine", {
+      engine: { tcpNodelay: true, keepRustBacktrace: false, loadShedding: false },
+      engineTopology: "single",
     });
     const checked = await host.check(engineUrn, {}, engineIn);
     expect(checked.failures).toEqual([]);
@@ -91,15 +94,18 @@ describe("dynamic providers in the real provider host", () => {
       expect.arrayContaining([engineDaemon.ready.target.enginePid, engineDaemon.ready.target.appPid]),
     );
     expect(alive(engineDaemon.pid) && engineDaemon.ready.pids.every(alive)).toBe(true);
-    expect(engine.props.gatewayUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(engine.props.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(engine.props.secrets).toEqual({});
 
-    const workerUrn = urnOf(T("LocalWorker"), "local-worker");
-    const workerIn = withProvider("LocalWorker", { stack: "t", stateDir: join(work, "worker"), loopback });
+    const workerUrn = urnOf(T("LocalSide"), "local-cloudflare");
+    const workerIn = sideIn("cloudflare", "worker", { cfWakeIdleMs: 12000 });
     const worker = await host.create(workerUrn, (await host.check(workerUrn, {}, workerIn)).inputs);
     const workerDaemon = worker.props.daemon as { pid: number };
     const workerTree = [workerDaemon.pid, ...descendants(workerDaemon.pid)];
     expect(workerTree.length).toBeGreaterThan(1); // the daemon and its workerd
-    expect(String(worker.props.token)).toMatch(/^[0-9a-f]{48}$/);
+    const token = (worker.props.secrets as { token: string }).token;
+    expect(token).toMatch(/^[0-9a-f]{48}$/);
+    expect(JSON.stringify(worker.props.target)).not.toContain(token);
 
     // Unchanged inputs: no diff; a changed input replaces.
     expect(await host.diff(engineUrn, engine.id, engine.props, engineIn)).toEqual({ changes: "none", replaces: [] });
@@ -112,10 +118,7 @@ describe("dynamic providers in the real provider host", () => {
     const runUrn = (side: string) => urnOf(T("BenchmarkRun"), `local-${side}-create`);
     const runs: Array<{ id: string; props: Props }> = [];
     for (const side of ["cloudflare", "rivet"]) {
-      const target =
-        side === "rivet"
-          ? { daemon: engine.props.daemon, gatewayUrl: engine.props.gatewayUrl }
-          : { daemon: worker.props.daemon, url: worker.props.url, versions: worker.props.versions };
+      const running = side === "rivet" ? engine : worker;
       const input = withProvider("BenchmarkRun", {
         stack: "t",
         side,
@@ -123,8 +126,8 @@ describe("dynamic providers in the real provider host", () => {
         runArgs: ["--preset", "quick", "--request-timeout-ms", "30000"],
         trigger: null,
         blobRoot: join(work, "blobs", `${side}.create`),
-        target,
-        ...(side === "cloudflare" ? { token: worker.props.token } : {}),
+        daemon: running.props.daemon,
+        secrets: running.props.secrets,
       });
       const c = await host.check(runUrn(side), {}, input);
       expect(c.failures).toEqual([]);
@@ -140,7 +143,7 @@ describe("dynamic providers in the real provider host", () => {
       );
       const m = verifyRunDir(blob);
       expect(Object.keys(m.files).length).toBeGreaterThanOrEqual(3);
-      expect(JSON.stringify(m)).not.toContain(String(worker.props.token));
+      expect(JSON.stringify(m)).not.toContain(token);
       // Outputs carry a summary, never the samples.
       expect(JSON.stringify(run.props)).not.toMatch(/"seq"/);
       const rows = (run.props.summary as { rows: Array<{ metric: string; n: number; notCold: number; errors: number }> }).rows;

@@ -45,8 +45,11 @@ const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 function mockState(type: string, name: string, inputs: Record<string, unknown>, preview: boolean): Record<string, unknown> {
   if (preview) return inputs;
   const daemon = { kind: "mock", pid: 1, startTime: "0", netns: false, stateDir: "/mock", log: "/mock/log", ready: {} };
-  if (type.endsWith(":LocalEngine")) return { ...inputs, gatewayUrl: "http://127.0.0.1:1", runningEngineVersion: "mock", daemon };
-  if (type.endsWith(":LocalWorker")) return { ...inputs, url: "http://127.0.0.1:2", token: "mock-token", versions: {}, daemon };
+  if (type.endsWith(":LocalSide")) {
+    const port = inputs.side === "rivet" ? 1 : 2;
+    const secrets = inputs.side === "cloudflare" ? { token: "mock-token" } : {};
+    return { ...inputs, endpoint: `http://127.0.0.1:${port}`, target: {}, secrets, daemon: { ...daemon, kind: inputs.side } };
+  }
   if (type === "tls:index/privateKey:PrivateKey")
     return {
       ...inputs,

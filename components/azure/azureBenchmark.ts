@@ -73,6 +73,8 @@ export class AzureBenchmark extends pulumi.ComponentResource {
   readonly summary: pulumi.Output<unknown>;
   /** The static site's index.html, rebuilt from every run under results/ after this pass. */
   readonly site: pulumi.Output<string>;
+  /** The URL each side's clients use, by side: the gateway the runner reaches, the Worker's. */
+  readonly endpoints: pulumi.Output<Record<string, string>>;
 
   constructor(name: string, args: AzureBenchmarkArgs, opts?: pulumi.ComponentResourceOptions) {
     super("actor-bench:azure:Benchmark", name, {}, opts);
@@ -122,6 +124,11 @@ export class AzureBenchmark extends pulumi.ComponentResource {
       cf?.apiToken,
     );
 
+    const endpoints: Record<string, pulumi.Output<string>> = {
+      rivet: gateway.url,
+      ...(this.worker ? { cloudflare: this.worker.url } : {}),
+    };
+    this.endpoints = pulumi.all(endpoints);
     this.reportResource = passReport(`${name}-report`, cfg.stack, args.projectDir, parts, this, cfg.run.prices);
     this.report = this.reportResource.report;
     this.runDir = this.reportResource.runDir;
@@ -314,7 +321,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
     azure: AzureTarget,
     stateRoot: string,
     runnerCode: string,
-    targets: { rivet: Record<string, unknown>; cloudflare?: Record<string, unknown> },
+    targets: Record<string, Record<string, unknown> | undefined>,
     apiToken: pulumi.Output<string> | undefined,
   ): Array<{ run: RemoteGroupRun | DoAnalytics; label: string }> {
     const parts: Array<{ run: RemoteGroupRun | DoAnalytics; label: string }> = [];
@@ -325,7 +332,7 @@ export class AzureBenchmark extends pulumi.ComponentResource {
       const slug = part.replace(/[.+]/g, "-");
       const hasCloudflare = planned.tasks.some((t) => t.side === "cloudflare");
       const first = planned.tasks[0];
-      const runTargets = Object.fromEntries(planned.tasks.map((t) => [t.side, t.side === "rivet" ? targets.rivet : targets.cloudflare]));
+      const runTargets = Object.fromEntries(planned.tasks.map((t) => [t.side, targets[t.side]]));
       const prefix = `${cfg.stack}/${part}`;
       const run = new RemoteGroupRun(
         `${name}-${slug}`,

@@ -1,28 +1,30 @@
 import * as pulumi from "@pulumi/pulumi";
 import { join } from "node:path";
 import type { StackConfig } from "../benchmarkConfig";
-import { LocalEngine } from "./localEngine";
-import { LocalWorker } from "./localWorker";
+import { LocalSide } from "./localSide";
 import { BenchmarkRun } from "../benchmarkRun";
 import { passReport, type BenchmarkReport } from "../benchmarkReport";
-import { rivetSettingsOf } from "../../workloads/sides/rivet/settings";
+import { SIDE_REGISTRY, sideOf, type SideRegistry } from "../../workloads/sides/registry";
+import { localPassOrder } from "../../workloads/experiment/passPlan";
 
 export interface LocalBenchmarkArgs {
   config: StackConfig;
   /** Absolute project directory: state under .actor-bench/<stack>/, results under results/. */
   projectDir: string;
+  /** The sides there are (the project's registry unless a test adds one). */
+  registry?: SideRegistry;
 }
 
 /**
- * The `local` stack's whole pass: the local Engine + app and the local Worker
- * as running processes, one BenchmarkRun per side and stage group, and the
- * report made from all of them. The runs go one after another (the two sides
- * never measure at the same time); the Cloudflare side goes first so that
- * Rivet's bursts, which leave hundreds of actors awake, come last.
+ * The `local` stack's whole pass: each measured side's runtime as a running
+ * LocalSide, one BenchmarkRun per side and stage group, and the report made
+ * from all of them. The runs go one after another (two sides never measure at
+ * the same time) in localPassOrder: a side whose actors sleep by idle only
+ * goes first, so the actors another side's bursts leave awake cost it nothing.
  */
 export class LocalBenchmark extends pulumi.ComponentResource {
-  readonly engine?: LocalEngine;
-  readonly worker?: LocalWorker;
+  /** Each side's running runtime, by side id. */
+  readonly sides: Record<string, LocalSide> = {};
   readonly runs: BenchmarkRun[] = [];
   readonly reportResource: BenchmarkReport;
   readonly report: pulumi.Output<string>;
@@ -34,59 +36,45 @@ export class LocalBenchmark extends pulumi.ComponentResource {
   constructor(name: string, args: LocalBenchmarkArgs, opts?: pulumi.ComponentResourceOptions) {
     super("actor-bench:local:Benchmark", name, {}, opts);
     const cfg = args.config;
+    const registry = args.registry ?? SIDE_REGISTRY;
     const stateRoot = join(args.projectDir, ".actor-bench", cfg.stack);
-    const loopback = cfg.run.loopback;
-    const sides = cfg.run.sides;
-
-    if (sides.includes("rivet")) {
-      this.engine = new LocalEngine(
-        `${name}-engine`,
+    for (const side of cfg.run.sides) {
+      this.sides[side] = new LocalSide(
+        `${name}-${side}`,
         {
           stack: cfg.stack,
-          stateDir: join(stateRoot, "engine"),
-          loopback,
-          engineVersion: cfg.engineVersion,
-          settings: { ...rivetSettingsOf(cfg.run.sideSettings).engine },
+          side,
+          stateDir: join(stateRoot, side),
+          loopback: cfg.run.loopback,
+          own: cfg.run.sideSettings[side] as object,
           actorSleepTimeoutMs: cfg.run.actorSleepTimeoutMs,
-          topology: rivetSettingsOf(cfg.run.sideSettings).engineTopology,
         },
-        { parent: this },
-      );
-    }
-    if (sides.includes("cloudflare")) {
-      this.worker = new LocalWorker(
-        `${name}-worker`,
-        { stack: cfg.stack, stateDir: join(stateRoot, "worker"), loopback },
         { parent: this },
       );
     }
 
     const labels: string[] = [];
     let previous: pulumi.Resource | undefined;
-    for (const side of (["cloudflare", "rivet"] as const).filter((s) => sides.includes(s))) {
-      for (const group of cfg.run.groups) {
-        const target =
-          side === "rivet"
-            ? { daemon: this.engine!.daemon, gatewayUrl: this.engine!.gatewayUrl }
-            : { daemon: this.worker!.daemon, url: this.worker!.url, versions: this.worker!.versions };
-        const run = new BenchmarkRun(
-          `${name}-${side}-${group}`,
-          {
-            stack: cfg.stack,
-            side,
-            group,
-            runArgs: cfg.runArgs,
-            trigger: cfg.runTrigger,
-            blobRoot: join(stateRoot, "blobs", `${side}.${group}`),
-            target,
-            token: side === "cloudflare" ? pulumi.secret(this.worker!.token) : undefined,
-          },
-          { parent: this, dependsOn: previous ? [previous] : [] },
-        );
-        this.runs.push(run);
-        labels.push(`${side} ${group}`);
-        previous = run;
-      }
+    const profiles = cfg.run.sides.map((s) => sideOf(registry, s).profile);
+    for (const { side, group } of localPassOrder(profiles, cfg.run.groups)) {
+      const running = this.sides[side];
+      const run = new BenchmarkRun(
+        `${name}-${side}-${group}`,
+        {
+          stack: cfg.stack,
+          side,
+          group,
+          runArgs: cfg.runArgs,
+          trigger: cfg.runTrigger,
+          blobRoot: join(stateRoot, "blobs", `${side}.${group}`),
+          daemon: running.daemon,
+          secrets: pulumi.secret(running.secrets),
+        },
+        { parent: this, dependsOn: previous ? [previous] : [] },
+      );
+      this.runs.push(run);
+      labels.push(`${side} ${group}`);
+      previous = run;
     }
 
     this.reportResource = passReport(

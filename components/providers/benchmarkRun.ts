@@ -14,7 +14,7 @@ import { privateDir } from "../../workloads/host/privateDir";
  * Inputs whose change re-runs the measurement: what is measured, with which
  * settings, against which running target, and the stack's runId trigger.
  */
-const INPUT_KEYS = ["stack", "side", "group", "runArgs", "trigger", "blobRoot", "target"];
+const INPUT_KEYS = ["stack", "side", "group", "runArgs", "trigger", "blobRoot", "daemon"];
 
 /** The part of a run's inputs every run shares, local or remote: which stack, side, group, flags and blob root. */
 export function checkGroupSelection(news: Props, failures: CheckFailure[]): void {
@@ -44,9 +44,9 @@ export function groupRunArgs(inputs: Props): string[] {
 export async function check(_olds: Props, news: Props) {
   const failures: CheckFailure[] = [];
   checkGroupSelection(news, failures);
-  const t = news.target as Props | undefined;
-  if (!t || typeof t !== "object" || !t.daemon)
-    failures.push({ property: "target", reason: "target must name the running Engine or Worker (its daemon and endpoints)" });
+  const d = news.daemon as Props | undefined;
+  if (!d || typeof d !== "object" || typeof d.pid !== "number" || d.kind !== news.side)
+    failures.push({ property: "daemon", reason: "daemon must be the running side's daemon (the stack's LocalSide for this side)" });
   return { inputs: news, failures };
 }
 
@@ -58,30 +58,28 @@ export async function diff(_id: string, olds: Props, news: Props) {
 export async function create(inputs: Props) {
   const side = inputs.side as GroupRunRequest["side"];
   const group = inputs.group as string;
-  const target = inputs.target as { daemon: DaemonHandle } & Props;
+  const daemon = inputs.daemon as DaemonHandle;
   const blobRoot = inputs.blobRoot as string;
   privateDir(blobRoot);
+  // The target as the daemon's side described it, each secret it keeps read from its private state folder, and the
+  // secrets the stack made for it (an input of this run): all go to the run over stdin only.
+  const r = daemon.ready as { target?: Props; secretFiles?: Record<string, string> };
+  const kept = Object.fromEntries(Object.entries(r.secretFiles ?? {}).map(([name, file]) => [name, readFileSync(file, "utf8")]));
   const req: GroupRunRequest = {
     side,
     runArgs: groupRunArgs(inputs),
     stack: inputs.stack as string,
     blobRoot,
-    targets: {},
+    targets: {
+      [side]: {
+        ...r.target,
+        ...kept,
+        ...((inputs.secrets as Record<string, string> | undefined) ?? {}),
+        startedBy: `pulumi up: the stack's LocalSide resource for ${side} (its runtime kept running between runs)`,
+      },
+    },
   };
-  // The target as the daemon's side described it, each secret it keeps read from its private state folder (it goes to the run over stdin only).
-  const r = target.daemon.ready as { target?: Props; secretFiles?: Record<string, string> };
-  const kept = Object.fromEntries(Object.entries(r.secretFiles ?? {}).map(([name, file]) => [name, readFileSync(file, "utf8")]));
-  req.targets[side] = {
-    ...r.target,
-    ...kept,
-    // The Worker's bench token is the stack's own secret, an input of this run.
-    ...(typeof inputs.token === "string" ? { token: inputs.token } : {}),
-    startedBy:
-      side === "rivet"
-        ? "pulumi up: the stack's LocalEngine resource (Engine + app kept running between runs)"
-        : "pulumi up: the stack's LocalWorker resource (workerd kept running between runs)",
-  };
-  const result = await runGroupInChild(req, target.daemon, join(blobRoot, `${side}.${group}.driver.log`));
+  const result = await runGroupInChild(req, daemon, join(blobRoot, `${side}.${group}.driver.log`));
   return {
     id: `${inputs.stack}-${side}-${group}-${result.runId}`,
     outs: {

@@ -1,4 +1,6 @@
 import type { SideRunSettings } from "../../workloads/sides/side";
+import type { Loopback } from "../../workloads/host/netns";
+import { RUN_DEFAULTS } from "../../workloads/run/runConfig";
 import { PRESETS } from "../../analysis/contract/catalog";
 import { rmSync } from "node:fs";
 import { daemonAnswers, stopDaemon, type DaemonHandle } from "../../workloads/run/daemons";
@@ -29,8 +31,6 @@ export function requireString(news: Props, key: string, failures: CheckFailure[]
   }
 }
 
-export const LOOPBACKS = ["quickack", "host"];
-
 /** Refresh of a daemon-backed resource: it exists while its daemon is the same process and `url` answers. */
 export function readDaemon(id: string, props: Props, url: string) {
   const h = props.daemon as DaemonHandle | undefined;
@@ -47,17 +47,17 @@ export async function removeDaemon(props: Props): Promise<void> {
 
 /**
  * The run settings a stack's daemon launches a side with: the side's own
- * settings, the loopback and the actors' sleep timeout; the rest (counts,
- * groups, timeouts) belong to the runs, which send their own.
+ * settings, the loopback and the actors' sleep timeout, the rest at the run's
+ * defaults; counts, groups and timeouts belong to the runs, which send their own.
  */
-export function daemonSettings(own: unknown, loopback: "quickack" | "host", actorSleepTimeoutMs = 30_000): SideRunSettings {
+export function daemonSettings(own: unknown, loopback: Loopback, actorSleepTimeoutMs: number): SideRunSettings {
   return {
-    requestTimeoutMs: 30_000,
-    wakeIdleMs: 10_000,
+    requestTimeoutMs: RUN_DEFAULTS.requestTimeoutMs,
+    wakeIdleMs: RUN_DEFAULTS.wakeIdleMs,
     actorSleepTimeoutMs,
     loopback,
     plant: {},
-    counts: PRESETS.local,
+    counts: PRESETS[RUN_DEFAULTS.preset],
     groups: [],
     scaleLevels: [],
     own,

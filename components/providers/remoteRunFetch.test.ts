@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkRunnerResult, parseRunnerResult } from "./remoteRunFetch";
+import { checkRunnerResult, PART, parseRunnerResult, partPattern } from "./remoteRunFetch";
 
 const sha = "a".repeat(64);
 const ok = { runId: "20261203T1530Z", blobPrefix: "eastus2/rivet.create/20261203T1530Z", sha256: sha };
@@ -43,5 +43,14 @@ describe("the run's stdout is one JSON line, or it is refused with what came", (
     expect(() => parseRunnerResult("done", "eastus2/rivet.create", "r")).toThrow(/printed "done", not the one JSON line/);
     expect(() => parseRunnerResult("[1]", "eastus2/rivet.create", "r")).toThrow(/printed "\[1\]", not a JSON object/);
     expect(() => parseRunnerResult("", "eastus2/rivet.create", "r")).toThrow(/printed "", not the one JSON line/);
+  });
+});
+
+describe("a run's part name", () => {
+  it("names tasks of the registry's runtimes only", () => {
+    for (const ok of ["rivet.create", "cloudflare.wake+rivet.create+rivet.wake"]) expect(PART.test(ok), ok).toBe(true);
+    for (const bad of ["floor.create", "rivet.create+", "rivet", "rivet.create+floor.warm", "../rivet.create", "rivet.Create"])
+      expect(PART.test(bad), bad).toBe(false);
+    expect(partPattern(["rivet", "echo"]).test("echo.warm+rivet.create")).toBe(true);
   });
 });

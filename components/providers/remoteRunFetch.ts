@@ -6,12 +6,19 @@ import { summarizeRun } from "../../analysis/stats/summary";
 import type { RemoteRunResult } from "../../workloads/runner/runner";
 import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
 import { privateDir } from "../../workloads/host/privateDir";
+import { runtimeIds, SIDE_REGISTRY } from "../../workloads/sides/registry";
 
 /** The run it fetches (its reported line) and where it goes; the SAS is a credential, not a reason to fetch again. */
 const INPUT_KEYS = ["stack", "part", "prefix", "result", "blobRoot", "containerUrl"];
 
 /** A run's part name: its tasks as <side>.<group>, joined by "+" (workloads/experiment/passPlan.ts passRunName). */
-export const PART = /^(rivet|cloudflare)\.[a-z]+(\+(rivet|cloudflare)\.[a-z]+)*$/;
+export const PART = partPattern(runtimeIds(SIDE_REGISTRY));
+
+/** The part names a stack's runs may have: tasks of the registry's runtimes only. */
+export function partPattern(runtimes: readonly string[]): RegExp {
+  const task = `(${runtimes.join("|")})\\.[a-z]+`;
+  return new RegExp(`^${task}(\\+${task})*$`);
+}
 
 export async function check(_olds: Props, news: Props) {
   const failures: CheckFailure[] = [];

@@ -36,6 +36,19 @@ export function suiteTasks(sides: readonly Side[], groups: readonly Group[]): Ta
   return sides.flatMap((side) => groups.map((group) => ({ side, group })));
 }
 
+/**
+ * A local stack's pass, one task per run: the sides whose actors sleep by idle
+ * only first (as a cloud pass's host), then the others, each side's groups in
+ * suite order, so no side measures beside actors another side's bursts left awake.
+ */
+export function localPassOrder(sides: readonly Pick<SideProfile, "id" | "sleepsByIdleOnly">[], groups: readonly Group[]): Task[] {
+  const first = sides.filter((p) => p.sleepsByIdleOnly);
+  return suiteTasks(
+    [...first, ...sides.filter((p) => !first.includes(p))].map((p) => p.id),
+    groups,
+  );
+}
+
 /** One run of a pass on the runner: its tasks in order, measured into one run directory. */
 export interface PassRun {
   tasks: Task[];

@@ -3,6 +3,10 @@ import { spawn, spawnSync } from "node:child_process";
 /** Set inside the namespace, so the re-executed CLI knows where it runs. */
 export const NETNS_ENV = "ACTOR_BENCH_NETNS";
 
+/** quickack: a private network namespace whose loopback has delayed ACKs off; host: the machine's own loopback. */
+export const LOOPBACKS = ["quickack", "host"] as const;
+export type Loopback = (typeof LOOPBACKS)[number];
+
 /**
  * Shell run inside `unshare -rn`: bring the namespace's own loopback up,
  * disable delayed ACKs on its 127.0.0.1 route (the fix measured in

@@ -54,7 +54,7 @@ async function main(kind: string | undefined, stateDir: string | undefined): Pro
       void stopAll().finally(() => process.exit(1));
     });
   }
-  const { target, secrets } = side.daemonTarget(launched.target);
+  const { target, secrets, endpoint, health } = side.daemonTarget(launched.target);
   // Each secret stays on this machine in a file only the owner reads, never in Pulumi's state.
   const secretFiles = Object.fromEntries(
     Object.entries(secrets).map(([name, value]) => {
@@ -63,7 +63,14 @@ async function main(kind: string | undefined, stateDir: string | undefined): Pro
       return [name, file];
     }),
   );
-  writeReady(stateDir, { kind, target, secretFiles, pids: launched.processes.map((p) => p.pid).filter((p) => typeof p === "number") });
+  writeReady(stateDir, {
+    kind,
+    target,
+    endpoint,
+    health,
+    secretFiles,
+    pids: launched.processes.map((p) => p.pid).filter((p) => typeof p === "number"),
+  });
   console.error(`actor-bench ${kind} daemon ready (pid ${process.pid})`);
 }
 

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { netnsAvailable, netnsScript, nsenterArgv } from "../host/netns";
+import { netnsAvailable, netnsScript, nsenterArgv, type Loopback } from "../host/netns";
 import { logTail } from "../host/waitFor";
 import { privateDir } from "../host/privateDir";
 
@@ -66,7 +66,7 @@ export interface StartDaemonOptions {
   /** Passed on stdin (never in argv or the environment, so a token stays out of `ps`). */
   options: object;
   /** quickack: a private network namespace whose loopback has delayed ACKs off, as `npm start` uses. */
-  loopback: "quickack" | "host";
+  loopback: Loopback;
   timeoutMs?: number;
 }
 

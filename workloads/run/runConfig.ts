@@ -12,6 +12,7 @@ import {
   type Side,
 } from "../../analysis/contract/catalog";
 import { STALL_MS } from "../host/runtimeWatch";
+import { LOOPBACKS, type Loopback } from "../host/netns";
 import { CAPACITY } from "../../analysis/contract/capacity";
 import { IDLE_BOUNDS, IDLE_LADDERS, idleLabel, parseIdleLadder } from "../../analysis/contract/idleLadder";
 import { readPriceTable } from "../../analysis/contract/priceFile";
@@ -57,7 +58,7 @@ export interface RunConfig {
    * quickack: run inside a private network namespace whose loopback route has
    * delayed ACKs off (see docs/engine-latency.md); host: the machine's own loopback.
    */
-  loopback: "quickack" | "host";
+  loopback: Loopback;
   /** Set when quickack was asked for and no private namespace could be made: why, and the run measured on the host loopback. */
   loopbackFallback?: string;
   /** Each side's own settings, by side: its options over its package's defaults. */
@@ -69,29 +70,38 @@ export interface RunConfig {
   quiet: boolean;
 }
 
-/** What parsed options set: the run config's fields, and each side's own settings, before the defaults fill the rest. */
-interface Parsed {
-  preset?: PresetName;
-  repeat?: number;
-  plantDelayUs?: Partial<Record<Side, Plant>>;
+/**
+ * Every default of the run's own options, written once: the parser fills the
+ * config from it, and each option's --help text and stack default read it.
+ * The preset decides the rest (counts, groups, repetitions, levels, ladder).
+ */
+export const RUN_DEFAULTS = {
+  preset: "local" as PresetName,
+  wakeIdleMs: 10_000,
+  requestTimeoutMs: 30_000,
+  stallMs: STALL_MS,
+  stageDeadlineMs: STAGE_DEADLINE_MS,
+  actorSleepTimeoutMs: 30_000,
+  loopback: "quickack" as Loopback,
+  capacityP99Ms: CAPACITY.objective.p99Ms,
+  resultsDir: "results",
+  quiet: false,
+} satisfies Partial<RunConfig>;
+
+/** What parsed options set: a part of the run config, the --side word, the count overrides and each side's own settings. */
+type Parsed = Partial<Pick<RunConfig, keyof typeof RUN_DEFAULTS | "repeat" | "groups" | "idleLadder" | "prices" | "plantDelayUs">> & {
   /** --side: a side's id, both (the runtimes) or all. */
   side?: string;
-  groups?: Group[];
-  idleLadder?: number[];
-  wakeIdleMs?: number;
-  requestTimeoutMs?: number;
-  stallMs?: number;
-  stageDeadlineMs?: number;
-  actorSleepTimeoutMs?: number;
   samples?: Partial<SampleCounts>;
-  loopback?: "quickack" | "host";
-  capacityP99Ms?: number;
-  prices?: PriceTable;
-  resultsDir?: string;
-  quiet?: boolean;
   /** Each side's own options, by side. */
   own: Record<Side, Record<string, unknown>>;
-}
+};
+
+/** An option's default as --help says it and as a stack's Pulumi.yaml declares it, from RUN_DEFAULTS. */
+const defaultOf = (k: keyof typeof RUN_DEFAULTS) => {
+  const v = RUN_DEFAULTS[k] as string | number;
+  return { default: String(v), stackDefault: v };
+};
 
 /**
  * One option of a run, in the form every option takes (workloads/sides/options.ts).
@@ -160,14 +170,13 @@ function ladderText(ms: readonly number[]): string {
   return ms.map(idleLabel).join(",");
 }
 
-/** The run's own options, in the order --help lists them; each side's follow (sideOptions). */
-const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
+/** The run's options that say what is measured: preset, repetitions, planted change, sides, groups, counts, idle ladder. */
+const WHAT_OPTIONS = (registry: SideRegistry): RunOption[] => [
   {
     flag: "--preset",
     value: Object.keys(PRESETS).join("|"),
     key: "preset",
-    default: "local",
-    stackDefault: "local",
+    ...defaultOf("preset"),
     help: "sample counts and repetitions (docs/local-runs.md, Presets)",
     ...oneOf(Object.keys(PRESETS) as PresetName[], `one of ${Object.keys(PRESETS).join(", ")}`, (p, v) => (p.preset = v)),
   },
@@ -248,12 +257,15 @@ const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
       p.idleLadder = r.lengths;
     },
   },
+];
+
+/** The run's options that say how long things wait and where results go. */
+const LIMIT_OPTIONS: readonly RunOption[] = [
   {
     flag: "--wake-idle-ms",
     value: "N",
     key: "wakeIdleMs",
-    default: "10000",
-    stackDefault: 10_000,
+    ...defaultOf("wakeIdleMs"),
     help: "how long every actor is confirmed asleep before it is woken, on a side that confirms sleep",
     ...whole(1, DAY_MS, "milliseconds", (p, n) => (p.wakeIdleMs = n)),
   },
@@ -261,15 +273,14 @@ const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
     flag: "--request-timeout-ms",
     value: "N",
     key: "requestTimeoutMs",
-    default: "30000",
-    stackDefault: 30_000,
+    ...defaultOf("requestTimeoutMs"),
     help: "per request; a timeout is a failure with its error text",
     ...whole(1, DAY_MS, "milliseconds", (p, n) => (p.requestTimeoutMs = n)),
   },
   {
     flag: "--stall-ms",
     value: "N",
-    default: String(STALL_MS),
+    default: String(RUN_DEFAULTS.stallMs),
     help: "a runtime that answers no call for this long is stalled: its side stops, named in the run",
     ...whole(1000, DAY_MS, "milliseconds", (p, n) => (p.stallMs = n)),
   },
@@ -277,8 +288,7 @@ const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
     flag: "--capacity-p99-ms",
     value: "N",
     key: "capacityP99Ms",
-    default: String(CAPACITY.objective.p99Ms),
-    stackDefault: CAPACITY.objective.p99Ms,
+    ...defaultOf("capacityP99Ms"),
     help: `the capacity group's objective: a rate is held when its p99 (client clock from the intended send) is within this and at most ${CAPACITY.objective.maxFailureShare * 100}% of its calls fail`,
     ...whole(1, 60_000, "milliseconds", (p, n) => (p.capacityP99Ms = n)),
   },
@@ -301,8 +311,7 @@ const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
     flag: "--stage-deadline-ms",
     value: "N",
     key: "stageDeadlineMs",
-    default: String(STAGE_DEADLINE_MS),
-    stackDefault: STAGE_DEADLINE_MS,
+    ...defaultOf("stageDeadlineMs"),
     help: 'how long one stage may send calls; past it the stage stops, keeps its samples and records "deadline: X of N done" as its outcome',
     ...whole(1000, DAY_MS, "milliseconds", (p, n) => (p.stageDeadlineMs = n)),
   },
@@ -310,8 +319,7 @@ const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
     flag: "--actor-sleep-timeout-ms",
     value: "N",
     key: "actorSleepTimeoutMs",
-    default: "30000",
-    stackDefault: 30_000,
+    ...defaultOf("actorSleepTimeoutMs"),
     help: "the benchmark actors' idle sleep timeout, on every side that has one",
     ...whole(1, DAY_MS, "milliseconds", (p, n) => (p.actorSleepTimeoutMs = n)),
   },
@@ -319,15 +327,14 @@ const OWN_OPTIONS = (registry: SideRegistry): RunOption[] => [
     flag: "--loopback",
     value: "quickack|host",
     key: "loopback",
-    default: "quickack",
-    stackDefault: "quickack",
+    ...defaultOf("loopback"),
     help: "a private network namespace whose loopback has delayed ACKs off, or the host's loopback",
-    ...oneOf(["quickack", "host"] as const, "quickack or host", (p, v) => (p.loopback = v)),
+    ...oneOf(LOOPBACKS, LOOPBACKS.join(" or "), (p, v) => (p.loopback = v)),
   },
   {
     flag: "--results-dir",
     value: "DIR",
-    default: "results",
+    default: RUN_DEFAULTS.resultsDir,
     help: "where run directories go",
     read: (v, name, p) => {
       if (v.trim() === "") throw new UsageError(`${name} needs a folder name, got an empty one`);
@@ -348,7 +355,8 @@ function sideOptions(registry: SideRegistry): RunOption[] {
 
 /** Every option of `npm start` and of a stack's runs, in the order --help lists them: the run's own, then each side's. */
 export const runOptions = (registry: SideRegistry = SIDE_REGISTRY): readonly RunOption[] => [
-  ...OWN_OPTIONS(registry),
+  ...WHAT_OPTIONS(registry),
+  ...LIMIT_OPTIONS,
   ...sideOptions(registry),
 ];
 export const RUN_OPTIONS: readonly RunOption[] = runOptions();
@@ -386,30 +394,21 @@ export function flagsMarkdown(options: readonly RunOption[] = RUN_OPTIONS): stri
 
 /** The run config from parsed options: the preset's counts, groups, repetitions and levels where none was given; each side's settings over its defaults. */
 export function runConfigOf(p: Parsed, registry: SideRegistry = SIDE_REGISTRY): RunConfig {
-  const preset = p.preset ?? "local";
+  const { side, samples, own, ...given } = p;
+  const preset = given.preset ?? RUN_DEFAULTS.preset;
   const ids = registry.map((d) => d.profile.id);
-  const sides = p.side === undefined || p.side === "all" ? ids : p.side === "both" ? runtimeIds(registry) : [p.side];
   const cfg: RunConfig = {
+    ...RUN_DEFAULTS,
     stack: "local",
-    preset,
-    counts: Object.fromEntries(registry.map((d) => [d.profile.id, { ...(d.presetCounts?.[preset] ?? PRESETS[preset]), ...p.samples }])),
-    sides,
-    groups: p.groups ?? defaultGroups(preset),
+    counts: Object.fromEntries(registry.map((d) => [d.profile.id, { ...(d.presetCounts?.[preset] ?? PRESETS[preset]), ...samples }])),
+    sides: side === undefined || side === "all" ? ids : side === "both" ? runtimeIds(registry) : [side],
+    groups: defaultGroups(preset),
     scaleLevels: PRESET_SCALE_LEVELS[preset],
-    idleLadder: p.idleLadder ?? (preset === "full" ? IDLE_LADDERS.long : IDLE_LADDERS.local),
-    resultsDir: p.resultsDir ?? "results",
-    repeat: p.repeat ?? PRESET_REPEAT[preset],
-    plantDelayUs: p.plantDelayUs ?? {},
-    wakeIdleMs: p.wakeIdleMs ?? 10_000,
-    requestTimeoutMs: p.requestTimeoutMs ?? 30_000,
-    stallMs: p.stallMs ?? STALL_MS,
-    stageDeadlineMs: p.stageDeadlineMs ?? STAGE_DEADLINE_MS,
-    actorSleepTimeoutMs: p.actorSleepTimeoutMs ?? 30_000,
-    loopback: p.loopback ?? "quickack",
-    sideSettings: Object.fromEntries(registry.map((d) => [d.profile.id, { ...(d.defaults as object), ...p.own[d.profile.id] }])),
-    capacityP99Ms: p.capacityP99Ms ?? CAPACITY.objective.p99Ms,
-    ...(p.prices ? { prices: p.prices } : {}),
-    quiet: p.quiet ?? false,
+    idleLadder: preset === "full" ? IDLE_LADDERS.long : IDLE_LADDERS.local,
+    repeat: PRESET_REPEAT[preset],
+    plantDelayUs: {},
+    ...given,
+    sideSettings: Object.fromEntries(registry.map((d) => [d.profile.id, { ...(d.defaults as object), ...own[d.profile.id] }])),
   };
   for (const d of registry) {
     const problem = d.check?.(sideSettingsOf(cfg, d.profile.id));

@@ -21,6 +21,8 @@ export interface OptionSpec<P> {
   /** The default as a stack's Pulumi.yaml declares it, where the option has a key and one value for every preset. */
   stackDefault?: number | string;
   bounds?: string;
+  /** integer: a whole number (whole()), which a stack's Pulumi.yaml types integer; absent: a word or list, typed string. */
+  kind?: "integer";
   help: string;
   /** The side whose option this is (its package declares it); absent: the run's own. */
   side?: string;
@@ -41,8 +43,13 @@ export function wholeNumber(name: string, v: string, min: number, max: number, u
 }
 
 /** A whole-number option: its bounds in the usage text and the docs, its reading checked against them. */
-export function whole<P>(min: number, max: number, unit: string, set: (p: P, n: number) => void): Pick<OptionSpec<P>, "bounds" | "read"> {
-  return { bounds: `${min} to ${max} ${unit}`, read: (v, name, p) => set(p, wholeNumber(name, v, min, max, unit)) };
+export function whole<P>(
+  min: number,
+  max: number,
+  unit: string,
+  set: (p: P, n: number) => void,
+): Pick<OptionSpec<P>, "bounds" | "read" | "kind"> {
+  return { bounds: `${min} to ${max} ${unit}`, kind: "integer", read: (v, name, p) => set(p, wholeNumber(name, v, min, max, unit)) };
 }
 
 /** One of a few words. */

@@ -13,6 +13,7 @@ import type { SideProfile } from "../../analysis/contract/sideProfile";
 import type { SideAdapter } from "../experiment/adapter";
 import { RuntimeWatch, type WatchedProcess } from "../host/runtimeWatch";
 import type { Managed } from "../host/processes";
+import type { Loopback } from "../host/netns";
 import type { OptionSpec } from "./options";
 
 /** What a side is given of a run: the run's settings every side reads, its own share, and its own settings (S). */
@@ -23,7 +24,7 @@ export interface SideRunSettings<S = unknown> {
   /** The actors' idle sleep timeout (--actor-sleep-timeout-ms). */
   actorSleepTimeoutMs: number;
   /** quickack: the run is in a private network namespace whose loopback has delayed ACKs off; host: the machine's loopback. */
-  loopback: "quickack" | "host";
+  loopback: Loopback;
   /** Its planted delay, microseconds by operation (--plant-delay-us); empty: none. */
   plant: Plant;
   /** Its sample counts, the groups and the scaling levels of the run. */
@@ -81,8 +82,21 @@ export interface SideDescriptor<T, S = unknown> {
    * local stack's daemon (workloads/run/daemon.ts), which passes the secrets the stack holds for it.
    */
   launch(s: SideRunSettings<S>, workDir: string, secrets?: Record<string, string>): Promise<Launched<T>>;
-  /** What a local stack's daemon keeps of a launched target: the part it writes to ready.json, and the secrets it keeps in private files. */
-  daemonTarget?(target: T): { target: Record<string, unknown>; secrets: Record<string, string> };
+  /**
+   * What a local stack's daemon keeps of a launched target: the part it writes to ready.json, the secrets it keeps in
+   * private files, the URL callers use and one that answers while the runtime is up. A side without it cannot run in a stack.
+   */
+  daemonTarget?(target: T): DaemonTarget;
+  /** Secrets a stack makes for the side's daemon (random, by name), handed to launch and to each run's target under that name. */
+  stackSecrets?: readonly string[];
+}
+
+/** What a local stack's daemon records of a runtime it launched. */
+export interface DaemonTarget {
+  target: Record<string, unknown>;
+  secrets: Record<string, string>;
+  endpoint: string;
+  health: string;
 }
 
 /** Any side's descriptor, as the registry holds them. */

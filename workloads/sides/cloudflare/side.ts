@@ -160,6 +160,7 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget, CloudflareSettings
   daemonTarget(target) {
     // The token is the stack's own secret (it gave it), so the daemon keeps nothing of it.
     const { token: _t, processes: _p, ...rest } = target;
-    return { target: rest as Record<string, unknown>, secrets: {} };
+    return { target: rest as Record<string, unknown>, secrets: {}, endpoint: target.url, health: `${target.url}/noop` };
   },
+  stackSecrets: ["token"],
 };

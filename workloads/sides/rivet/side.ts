@@ -154,6 +154,6 @@ export const rivetSide: SideDescriptor<RivetTarget, RivetSettings> = {
   daemonTarget(target) {
     const { adminToken, processes: _p, engineBinary: _b, ...rest } = target;
     const secrets: Record<string, string> = adminToken ? { adminToken } : {};
-    return { target: rest as Record<string, unknown>, secrets };
+    return { target: rest as Record<string, unknown>, secrets, endpoint: target.gatewayUrl, health: `${target.gatewayUrl}/health` };
   },
 };
