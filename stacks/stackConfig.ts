@@ -170,6 +170,22 @@ export function validateStackConfig(stack: string, raw: RawStackConfig, facts: S
     return { stack, target, run, runArgs, engineVersion, runTrigger, azure: null, cloudflare: null };
   }
 
+  const azure = validateAzure(raw);
+  const cloudflare = run.sides.includes("cloudflare") ? validateCloudflareAccount(raw, facts) : null;
+  return { stack, target, run, runArgs, engineVersion, runTrigger, azure, cloudflare };
+}
+
+/** An Azure VM size key: a size name, attaching disks the way the image can boot from. */
+function vmSize(raw: RawStackConfig, key: "engineVmSize" | "runnerVmSize"): string {
+  const v = raw[key] ?? DEFAULTS[key];
+  if (!/^Standard_[A-Za-z0-9_]+$/.test(v)) fail(key, v, "an Azure VM size such as Standard_L8as_v5");
+  if (NVME_ONLY_SIZE.value.test(v) && !isNvmeImage(VM_IMAGE))
+    fail(key, v, `a size that attaches disks over NVMe only needs an NVMe-tagged Gen2 image (${NVME_ONLY_SIZE.source})`);
+  return v;
+}
+
+/** The Azure keys of an azure stack, each checked against what Azure accepts. */
+function validateAzure(raw: RawStackConfig): AzureConfig {
   const region = raw.region;
   if (region === undefined) fail("region", "", "an azure stack needs its Azure region, e.g. eastus2");
   if (!/^[a-z][a-z0-9]{2,30}$/.test(region!)) fail("region", region!, "an Azure region name in lower case, e.g. eastus2");
@@ -180,14 +196,7 @@ export function validateStackConfig(stack: string, raw: RawStackConfig, facts: S
       `the Engine cluster needs a region with availability zones (${ZONE_REGIONS.source}, read ${ZONE_REGIONS.read}); add a newer one to components/azure/azureFacts.ts`,
     );
   }
-  const size = (key: "engineVmSize" | "runnerVmSize") => {
-    const v = raw[key] ?? DEFAULTS[key];
-    if (!/^Standard_[A-Za-z0-9_]+$/.test(v)) fail(key, v, "an Azure VM size such as Standard_L8as_v5");
-    if (NVME_ONLY_SIZE.value.test(v) && !isNvmeImage(VM_IMAGE))
-      fail(key, v, `a size that attaches disks over NVMe only needs an NVMe-tagged Gen2 image (${NVME_ONLY_SIZE.source})`);
-    return v;
-  };
-  const engineSize = size("engineVmSize");
+  const engineSize = vmSize(raw, "engineVmSize");
   if (!LOCAL_NVME_SIZE.value.test(engineSize))
     fail(
       "engineVmSize",
@@ -212,7 +221,7 @@ export function validateStackConfig(stack: string, raw: RawStackConfig, facts: S
     region: region!,
     zones: validateZones(raw.zones ?? DEFAULTS.zones),
     engineVmSize: engineSize,
-    runnerVmSize: size("runnerVmSize"),
+    runnerVmSize: vmSize(raw, "runnerVmSize"),
     sshSourceAddress: validateSshSource(raw.sshSourceAddress!, wide),
     sshSourceWide: wide,
     gatewayPath: gatewayPath as GatewayPath,
@@ -231,31 +240,31 @@ export function validateStackConfig(stack: string, raw: RawStackConfig, facts: S
   if (azure.resourceGroup !== null && !/^[-\w._()]{1,89}[-\w_()]$/.test(azure.resourceGroup)) {
     fail("resourceGroup", azure.resourceGroup, "an Azure resource group name: letters, digits, - _ . ( ), not ending in a dot");
   }
+  return azure;
+}
 
-  let cloudflare: StackConfig["cloudflare"] = null;
-  if (run.sides.includes("cloudflare")) {
-    const accountId = raw.cloudflareAccountId;
-    if (accountId === undefined || !/^[0-9a-f]{32}$/.test(accountId)) {
-      fail(
-        "cloudflareAccountId",
-        accountId ?? "",
-        "the 32-character hex account id from the Cloudflare dashboard (or set actor-bench:side rivet)",
-      );
-    }
-    if (!facts.hasCloudflareApiToken) {
-      throw new UsageError(
-        "config actor-bench:cloudflareApiToken: not set; set it as a secret: `pulumi config set --secret actor-bench:cloudflareApiToken <token>`",
-      );
-    }
-    const sub = raw.cloudflareWorkersSubdomain;
-    if (sub === undefined || !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(sub)) {
-      fail(
-        "cloudflareWorkersSubdomain",
-        sub ?? "",
-        "the account's workers.dev subdomain, the <name> in <name>.workers.dev (dashboard: Workers & Pages, Account details); lower-case letters, digits and dashes",
-      );
-    }
-    cloudflare = { accountId: accountId!, workersSubdomain: sub! };
+/** The Cloudflare account an azure stack deploys the Worker to, while the Cloudflare side runs. */
+function validateCloudflareAccount(raw: RawStackConfig, facts: StackFacts): NonNullable<StackConfig["cloudflare"]> {
+  const accountId = raw.cloudflareAccountId;
+  if (accountId === undefined || !/^[0-9a-f]{32}$/.test(accountId)) {
+    fail(
+      "cloudflareAccountId",
+      accountId ?? "",
+      "the 32-character hex account id from the Cloudflare dashboard (or set actor-bench:side rivet)",
+    );
   }
-  return { stack, target, run, runArgs, engineVersion, runTrigger, azure, cloudflare };
+  if (!facts.hasCloudflareApiToken) {
+    throw new UsageError(
+      "config actor-bench:cloudflareApiToken: not set; set it as a secret: `pulumi config set --secret actor-bench:cloudflareApiToken <token>`",
+    );
+  }
+  const sub = raw.cloudflareWorkersSubdomain;
+  if (sub === undefined || !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(sub)) {
+    fail(
+      "cloudflareWorkersSubdomain",
+      sub ?? "",
+      "the account's workers.dev subdomain, the <name> in <name>.workers.dev (dashboard: Workers & Pages, Account details); lower-case letters, digits and dashes",
+    );
+  }
+  return { accountId: accountId!, workersSubdomain: sub! };
 }

@@ -41,6 +41,16 @@ function firstDifference(a: StageRecord, b: StageRecord): string {
  * RunDirError naming the file, line or stage and what to do.
  */
 export function verifyRunDir(dir: string): ManifestLike {
+  const { m, mPath } = readManifest(dir);
+  const reps = repetitionsOf(m, mPath);
+  const bytes = new Map<string, Buffer>();
+  for (const [file, want] of Object.entries(m.files)) bytes.set(file, verifiedFile(dir, mPath, m, file, want));
+  for (const [key, st] of Object.entries(m.stages)) verifyStage(m, key, st, bytes, reps);
+  return m;
+}
+
+/** The manifest, parsed and of the shape the driver writes, in a directory whose raw/ and stages/ are plain folders. */
+function readManifest(dir: string): { m: ManifestLike; mPath: string } {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     throw new RunDirError(`${dir}: no such run directory (expected results/<stack>/<runId>/ with manifest.json and raw/)`);
   }
@@ -63,73 +73,81 @@ export function verifyRunDir(dir: string): ManifestLike {
     if (existsSync(p) && !lstatSync(p).isDirectory())
       throw new RunDirError(`${p}: not a plain folder (a link or a file); a run directory holds its files itself`);
   }
-  const reps = repetitionsOf(m, mPath);
-  const bytes = new Map<string, Buffer>();
-  for (const [file, want] of Object.entries(m.files)) {
-    if (!plainRelativePath(file))
-      throw new RunDirError(`${mPath}: lists "${file}", which is not a plain relative path inside the run directory`);
-    const problem = listedNameProblem(file);
-    if (problem) throw new RunDirError(`${mPath}: lists "${file}", which a run directory does not hold (${problem})`);
-    const at = listedFilePath(dir, file);
-    if (!at) throw new RunDirError(`${file}: listed in the manifest but missing from ${dir}; the run directory is incomplete`);
-    if (!lstatSync(at.path).isFile())
-      throw new RunDirError(
-        `${file}${at.compressed ? COMPRESSED_SUFFIX : ""}: not a regular file (a link or a folder); a run directory holds plain files only`,
-      );
-    let buf = readListed(dir, file);
-    let got = digestBytes(buf);
-    // A run whose driver was killed: its last stage's samples went on after the last checkpoint. The hashed lines stand; the rest are not read.
-    if (m.status === "running" && file.startsWith("raw/") && got.sha256 !== want.sha256 && got.lines > want.lines) {
-      const prefix = buf.subarray(0, endOfLine(buf, want.lines));
-      const head = digestBytes(prefix);
-      if (head.sha256 === want.sha256) {
-        buf = prefix;
-        got = head;
-      }
+  return { m, mPath };
+}
+
+/** A listed file's bytes (uncompressed), once its name, kind, sha256 and line count are the manifest's. */
+function verifiedFile(dir: string, mPath: string, m: ManifestLike, file: string, want: { sha256: string; lines: number }): Buffer {
+  if (!plainRelativePath(file))
+    throw new RunDirError(`${mPath}: lists "${file}", which is not a plain relative path inside the run directory`);
+  const problem = listedNameProblem(file);
+  if (problem) throw new RunDirError(`${mPath}: lists "${file}", which a run directory does not hold (${problem})`);
+  const at = listedFilePath(dir, file);
+  if (!at) throw new RunDirError(`${file}: listed in the manifest but missing from ${dir}; the run directory is incomplete`);
+  if (!lstatSync(at.path).isFile())
+    throw new RunDirError(
+      `${file}${at.compressed ? COMPRESSED_SUFFIX : ""}: not a regular file (a link or a folder); a run directory holds plain files only`,
+    );
+  let buf = readListed(dir, file);
+  let got = digestBytes(buf);
+  // A run whose driver was killed: its last stage's samples went on after the last checkpoint. The hashed lines stand; the rest are not read.
+  if (m.status === "running" && file.startsWith("raw/") && got.sha256 !== want.sha256 && got.lines > want.lines) {
+    const prefix = buf.subarray(0, endOfLine(buf, want.lines));
+    const head = digestBytes(prefix);
+    if (head.sha256 === want.sha256) {
+      buf = prefix;
+      got = head;
     }
-    if (got.sha256 !== want.sha256) {
-      throw new RunDirError(
-        `${file}: sha256 ${got.sha256} does not match the manifest's ${want.sha256}; the file was changed after the run. Restore it (e.g. git checkout) instead of editing it`,
-      );
-    }
-    if (got.lines !== want.lines) throw new RunDirError(`${file}: ${got.lines} lines, the manifest says ${want.lines}`);
-    bytes.set(file, buf);
   }
-  for (const [key, st] of Object.entries(m.stages)) {
-    const recFile = stageFileName(st.side, st.metric);
-    if (key !== stageKey(st.side, st.metric)) throw new RunDirError(`stage ${key}: its record names ${st.side}.${st.metric}`);
-    const rec = bytes.get(recFile);
-    if (!rec)
-      throw new RunDirError(
-        `stage ${key}: its record ${recFile} is not listed (with a hash) in the manifest's files; a run made before stage records were hashed cannot be reported, measure it again`,
-      );
-    let hashed: StageRecord;
-    try {
-      hashed = JSON.parse(rec.toString("utf8")) as StageRecord;
-    } catch {
-      throw new RunDirError(`${recFile}: not valid JSON`);
-    }
-    if (!isDeepStrictEqual(st, hashed)) {
-      throw new RunDirError(
-        `stage ${key}: the manifest's record differs from the hashed ${recFile} (${firstDifference(st, hashed)}); restore manifest.json instead of editing it`,
-      );
-    }
-    const raw = bytes.get(st.file);
-    if (!raw) throw new RunDirError(`stage ${key}: its file ${st.file} is not listed (with a hash) in the manifest's files`);
-    const all = parseSamples(raw.toString("utf8"), st.file);
-    const unended = unendedRepetition(m);
-    // Samples of the repetition a run ended in, for which the stage has no part yet: a stage that never ended; not counted.
-    const samples =
-      unended === null || !st.repetitions ? all : all.filter((s) => s.rep !== unended || st.repetitions!.some((r) => r.rep === unended));
-    const errors = samples.filter((s) => !s.ok).length;
-    if (samples.length !== st.attempts || errors !== st.errors) {
-      throw new RunDirError(
-        `stage ${key}: records ${st.attempts} attempts and ${st.errors} errors, but ${st.file} holds ${samples.length} samples with ${errors} failures`,
-      );
-    }
-    checkRepetitions(key, st, samples, reps);
+  if (got.sha256 !== want.sha256) {
+    throw new RunDirError(
+      `${file}: sha256 ${got.sha256} does not match the manifest's ${want.sha256}; the file was changed after the run. Restore it (e.g. git checkout) instead of editing it`,
+    );
   }
-  return m;
+  if (got.lines !== want.lines) throw new RunDirError(`${file}: ${got.lines} lines, the manifest says ${want.lines}`);
+  return buf;
+}
+
+/** A stage: its record equals the hashed stages/<key>.json, and its attempts and errors are what its raw file holds. */
+function verifyStage(
+  m: ManifestLike,
+  key: string,
+  st: StageRecord,
+  bytes: ReadonlyMap<string, Buffer>,
+  reps: ReturnType<typeof repetitionsOf>,
+): void {
+  const recFile = stageFileName(st.side, st.metric);
+  if (key !== stageKey(st.side, st.metric)) throw new RunDirError(`stage ${key}: its record names ${st.side}.${st.metric}`);
+  const rec = bytes.get(recFile);
+  if (!rec)
+    throw new RunDirError(
+      `stage ${key}: its record ${recFile} is not listed (with a hash) in the manifest's files; a run made before stage records were hashed cannot be reported, measure it again`,
+    );
+  let hashed: StageRecord;
+  try {
+    hashed = JSON.parse(rec.toString("utf8")) as StageRecord;
+  } catch {
+    throw new RunDirError(`${recFile}: not valid JSON`);
+  }
+  if (!isDeepStrictEqual(st, hashed)) {
+    throw new RunDirError(
+      `stage ${key}: the manifest's record differs from the hashed ${recFile} (${firstDifference(st, hashed)}); restore manifest.json instead of editing it`,
+    );
+  }
+  const raw = bytes.get(st.file);
+  if (!raw) throw new RunDirError(`stage ${key}: its file ${st.file} is not listed (with a hash) in the manifest's files`);
+  const all = parseSamples(raw.toString("utf8"), st.file);
+  const unended = unendedRepetition(m);
+  // Samples of the repetition a run ended in, for which the stage has no part yet: a stage that never ended; not counted.
+  const samples =
+    unended === null || !st.repetitions ? all : all.filter((s) => s.rep !== unended || st.repetitions!.some((r) => r.rep === unended));
+  const errors = samples.filter((s) => !s.ok).length;
+  if (samples.length !== st.attempts || errors !== st.errors) {
+    throw new RunDirError(
+      `stage ${key}: records ${st.attempts} attempts and ${st.errors} errors, but ${st.file} holds ${samples.length} samples with ${errors} failures`,
+    );
+  }
+  checkRepetitions(key, st, samples, reps);
 }
 
 /** The byte offset just past the `lines`-th newline of `buf` (its length if it has fewer). */

@@ -35,25 +35,16 @@ export interface RunOutcome {
   status: "complete" | "failed";
 }
 
-/**
- * Runs the tasks in order through the stage plan under one CpuLock, one
- * measurement at a time (runTasks: the next tasks, of either side, measure
- * during a wake's idle wait; a last group waits for its side's groups before
- * it). Each side keeps its own census
- * and context. A group whose setup fails is recorded and the rest go on.
- * Each adapter's properties (what differs between the sides) go into the manifest.
- */
-async function measureTasks(
+/** Each side's stage-plan context over its open session: its own census and key prefix, the run's one lock for idle waits. */
+function planContexts(
   cfg: RunConfig,
   run: RunDir,
   progress: Progress,
-  failures: string[],
   sessions: Partial<Record<Side, OpenSide>>,
-  tasks: readonly Task[],
-): Promise<void> {
-  const lock = new CpuLock();
+  sides: ReadonlySet<Side>,
+  lock: CpuLock,
+): Partial<Record<Side, PlanContext>> {
   const contexts: Partial<Record<Side, PlanContext>> = {};
-  const sides = new Set(tasks.map((t) => t.side));
   for (const side of sides) {
     const session = sessions[side];
     if (!session) throw new Error(`${side}: the run's order names this side but it has no target`);
@@ -80,6 +71,28 @@ async function measureTasks(
       progress.note(`${side}: ${loss.message}; its stage in progress stops, its remaining groups are not run`),
     );
   }
+  return contexts;
+}
+
+/**
+ * Runs the tasks in order through the stage plan under one CpuLock, one
+ * measurement at a time (runTasks: the next tasks, of either side, measure
+ * during a wake's idle wait; a last group waits for its side's groups before
+ * it). Each side keeps its own census
+ * and context. A group whose setup fails is recorded and the rest go on.
+ * Each adapter's properties (what differs between the sides) go into the manifest.
+ */
+async function measureTasks(
+  cfg: RunConfig,
+  run: RunDir,
+  progress: Progress,
+  failures: string[],
+  sessions: Partial<Record<Side, OpenSide>>,
+  tasks: readonly Task[],
+): Promise<void> {
+  const lock = new CpuLock();
+  const sides = new Set(tasks.map((t) => t.side));
+  const contexts = planContexts(cfg, run, progress, sessions, sides, lock);
   const lost: Partial<Record<Side, { during: string; skipped: string[]; loss: RuntimeLoss }>> = {};
   let diskFullDuring: string | undefined;
   const diskSkipped: string[] = [];

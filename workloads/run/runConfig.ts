@@ -170,7 +170,7 @@ function ladderText(ms: readonly number[]): string {
   return ms.map(idleLabel).join(",");
 }
 
-/** The run's options that say what is measured: preset, repetitions, planted change, sides, groups, counts, idle ladder. */
+/** The run's options that say what is measured: preset, repetitions, planted change, sides. */
 const WHAT_OPTIONS = (registry: SideRegistry): RunOption[] => [
   {
     flag: "--preset",
@@ -217,6 +217,10 @@ const WHAT_OPTIONS = (registry: SideRegistry): RunOption[] => [
       p.side = v;
     },
   },
+];
+
+/** The run's options that select groups, counts and the idle ladder. */
+const SELECT_OPTIONS: readonly RunOption[] = [
   {
     flag: "--groups",
     value: "LIST",
@@ -356,6 +360,7 @@ function sideOptions(registry: SideRegistry): RunOption[] {
 /** Every option of `npm start` and of a stack's runs, in the order --help lists them: the run's own, then each side's. */
 export const runOptions = (registry: SideRegistry = SIDE_REGISTRY): readonly RunOption[] => [
   ...WHAT_OPTIONS(registry),
+  ...SELECT_OPTIONS,
   ...LIMIT_OPTIONS,
   ...sideOptions(registry),
 ];

@@ -60,155 +60,159 @@ export interface LocalClusterOptions {
   startTimeoutMs?: number;
 }
 
+/** What every step of a cluster's start shares: its folder, its timeout, and the processes started so far (stopped on a failure). */
+interface StartContext {
+  w: string;
+  timeout: number;
+  started: Managed[];
+  opts: LocalClusterOptions;
+}
+
+/** Ports and addresses of every node and of the load balancer. */
+async function planCluster(): Promise<{ plan: ClusterPlan; pgPort: number }> {
+  const ports = await freePorts(2 + 3 * 5);
+  const [lbGateway, pgPort] = ports;
+  const nodes = [0, 1, 2].map((i) => {
+    const [gateway, apiPeer, metrics, natsClientPort, natsClusterPort] = ports.slice(2 + i * 5, 7 + i * 5);
+    return {
+      name: `engine-${i + 1}`,
+      host: TWIN_ADDRESSES.engines[i],
+      ports: { gateway, apiPeer, metrics },
+      natsClientPort,
+      natsClusterPort,
+    };
+  });
+  const plan = { nodes, gatewayUrl: `http://${TWIN_ADDRESSES.loadBalancer}:${lbGateway}`, datacenter: { name: "default", label: 1 } };
+  return { plan, pgPort };
+}
+
+/** The three NATS members, each ready before it returns: an Engine that finds no NATS listening exits at once. */
+async function startNats(c: StartContext, command: string, plan: ClusterPlan, creds: ClusterCredentials): Promise<Managed[]> {
+  const nats = plan.nodes.map((_node, i) => {
+    const conf = join(c.w, `nats-${i + 1}.conf`);
+    // Holds the NATS passwords: the owner only.
+    writeFileSync(conf, renderNatsConfig(plan, i, creds), { mode: 0o600 });
+    const logFile = join(c.w, `nats-${i + 1}.log`);
+    const m = spawnManaged({ name: `nats-${i + 1}`, command, args: ["-c", conf], env: process.env, cwd: c.w, logFile });
+    c.started.push(m);
+    return m;
+  });
+  await Promise.all(
+    nats.map((m, i) => {
+      const log = join(c.w, `nats-${i + 1}.log`);
+      return waitUntil("ready", m, log, c.timeout, () => existsSync(log) && readFileSync(log, "utf8").includes("Server is ready"));
+    }),
+  );
+  return nats;
+}
+
+/**
+ * The three Engines, all at once, as the VMs boot: a start that loses the race on the Postgres schema is tried again
+ * after RestartSec, as the VMs' unit does (ENGINE_RESTART). Once up, an Engine that dies is a fault the run names, not restarted.
+ */
+async function startEngines(c: StartContext, binary: string, plan: ClusterPlan, configs: object[]) {
+  const startEngine = async (i: number) => {
+    const conf = join(c.w, `engine-${i + 1}.json`);
+    const log = join(c.w, `engine-${i + 1}.log`);
+    // Holds the Postgres password and the cluster's credentials: the owner only.
+    writeFileSync(conf, JSON.stringify(configs[i], null, 2), { mode: 0o600 });
+    const spawn = () => {
+      const env = engineEnv(process.env, c.opts.settings);
+      const m = spawnManaged({
+        name: `rivet-engine-${i + 1}`,
+        command: binary,
+        args: ["start", "--config", conf],
+        env,
+        cwd: c.w,
+        logFile: log,
+      });
+      c.started.push(m);
+      return m;
+    };
+    let version = "unknown";
+    const answers = async () => {
+      const v = await healthy(`http://${plan.nodes[i].host}:${plan.nodes[i].ports.gateway}`);
+      if (v) version = v;
+      return v !== null;
+    };
+    const up = await startWithRestarts(`rivet-engine-${i + 1}`, spawn, ENGINE_RESTART, answers, log, c.timeout);
+    return { m: up.process, version, restarts: up.restarts.length };
+  };
+  return Promise.all(plan.nodes.map((_, i) => startEngine(i)));
+}
+
+/** haproxy in TCP mode where Azure has its internal load balancer, refusing a backend's own connections as Azure's does. */
+async function startLoadBalancer(c: StartContext, command: string, plan: ClusterPlan): Promise<Managed> {
+  const lbConf = join(c.w, "haproxy.cfg");
+  const lbLog = join(c.w, "haproxy.log");
+  const backends = plan.nodes.map((n) => ({ host: n.host, port: n.ports.gateway }));
+  const port = Number(new URL(plan.gatewayUrl).port);
+  writeFileSync(
+    lbConf,
+    renderHaproxyConfig([
+      { name: "gateway", bind: TWIN_ADDRESSES.loadBalancer, port, healthPath: "/health", refuseBackends: true, backends },
+    ]),
+  );
+  const lb = spawnManaged({ name: "haproxy", command, args: ["-db", "-f", lbConf], env: process.env, cwd: c.w, logFile: lbLog });
+  c.started.push(lb);
+  const through = async () => (await healthy(plan.gatewayUrl)) !== null;
+  await waitUntil("answering /health through the load balancer", lb, lbLog, c.timeout, through);
+  return lb;
+}
+
+/** What the manifest records of the cluster's Engines: their configs with the secrets' places, not their values. */
+function recordedConfig(configs: ReturnType<typeof renderClusterEngineConfig>[], restarts: number[]) {
+  return {
+    topology:
+      "postgres-nats (3 engines, each on its own loopback address; haproxy in front, refusing a backend's own connections as Azure's internal load balancer does)",
+    start: `all three at once, as the VMs boot; a failed start tried again after ${ENGINE_RESTART.restartSec} s (the VMs' unit policy)`,
+    startRestarts: restarts,
+    nodes: configs.map((cfg) => ({
+      ...cfg,
+      postgres: { url: "(local Postgres, scram-sha-256)" },
+      auth: { admin_token: "(random per run, never written)" },
+      nats: { ...cfg.nats, password: "(random per run, never written)" },
+    })),
+  };
+}
+
+/** Postgres, NATS, the Engines, the load balancer and the app, in that order; on a failure, everything started so far is stopped. */
 export async function startLocalCluster(opts: LocalClusterOptions): Promise<LocalCluster> {
   const binary = opts.engineBinary ?? engineBinaryPath();
   postgresBinDir(); // names the missing package before anything starts
   const natsServer = requireCommand("/usr/sbin/nats-server", "nats-server");
   const haproxy = requireCommand("/usr/sbin/haproxy", "haproxy");
-  const timeout = opts.startTimeoutMs ?? 60_000;
-  const w = opts.workDir;
-  mkdirSync(w, { recursive: true });
-
-  const ports = await freePorts(2 + 3 * 5);
-  const [lbGateway, pgPort] = ports;
-  const plan: ClusterPlan = {
-    nodes: [0, 1, 2].map((i) => {
-      const [gateway, apiPeer, metrics, natsClientPort, natsClusterPort] = ports.slice(2 + i * 5, 7 + i * 5);
-      return {
-        name: `engine-${i + 1}`,
-        host: TWIN_ADDRESSES.engines[i],
-        ports: { gateway, apiPeer, metrics },
-        natsClientPort,
-        natsClusterPort,
-      };
-    }),
-    gatewayUrl: `http://${TWIN_ADDRESSES.loadBalancer}:${lbGateway}`,
-    datacenter: { name: "default", label: 1 },
-  };
-  const started: Managed[] = [];
+  const c: StartContext = { w: opts.workDir, timeout: opts.startTimeoutMs ?? 60_000, started: [], opts };
+  mkdirSync(c.w, { recursive: true });
+  const { plan, pgPort } = await planCluster();
   const stopStarted = async () => {
-    for (const m of [...started].reverse()) await m.stop();
+    for (const m of [...c.started].reverse()) await m.stop();
   };
-
   try {
-    const pg = await startLocalPostgres({ workDir: w, host: HOST, port: pgPort, timeoutMs: timeout });
-    started.push(pg.process);
-    const postgres = pg.process;
-    const postgresUrl = pg.url;
-
+    const pg = await startLocalPostgres({ workDir: c.w, host: HOST, port: pgPort, timeoutMs: c.timeout });
+    c.started.push(pg.process);
     // The cluster authenticates: an admin token for the Engines' API, passwords for NATS clients and routes, new each run.
     const secret = () => randomBytes(24).toString("hex");
     const creds: ClusterCredentials = { adminToken: secret(), natsPassword: secret(), natsRoutePassword: secret() };
-    const nats = plan.nodes.map((_node, i) => {
-      const conf = join(w, `nats-${i + 1}.conf`);
-      // Holds the NATS passwords: the owner only.
-      writeFileSync(conf, renderNatsConfig(plan, i, creds), { mode: 0o600 });
-      const m = spawnManaged({
-        name: `nats-${i + 1}`,
-        command: natsServer,
-        args: ["-c", conf],
-        env: process.env,
-        cwd: w,
-        logFile: join(w, `nats-${i + 1}.log`),
-      });
-      started.push(m);
-      return m;
-    });
-    // An Engine that finds no NATS listening exits at once: every member must be ready first.
-    await Promise.all(
-      nats.map((m, i) => {
-        const log = join(w, `nats-${i + 1}.log`);
-        return waitUntil("ready", m, log, timeout, () => existsSync(log) && readFileSync(log, "utf8").includes("Server is ready"));
-      }),
-    );
-
-    // All at once, as the VMs boot: a start that loses the race on the Postgres schema is tried
-    // again after RestartSec, as the VMs' unit does (ENGINE_RESTART). Once up, an Engine that dies
-    // is a fault the run names, not restarted.
-    const configs = plan.nodes.map((_, i) => renderClusterEngineConfig(plan, i, postgresUrl, opts.settings, creds));
-    const startEngine = async (i: number) => {
-      const conf = join(w, `engine-${i + 1}.json`);
-      const log = join(w, `engine-${i + 1}.log`);
-      // Holds the Postgres password and the cluster's credentials: the owner only.
-      writeFileSync(conf, JSON.stringify(configs[i], null, 2), { mode: 0o600 });
-      const spawn = () => {
-        const m = spawnManaged({
-          name: `rivet-engine-${i + 1}`,
-          command: binary,
-          args: ["start", "--config", conf],
-          env: engineEnv(process.env, opts.settings),
-          cwd: w,
-          logFile: log,
-        });
-        started.push(m);
-        return m;
-      };
-      let version = "unknown";
-      const up = await startWithRestarts(
-        `rivet-engine-${i + 1}`,
-        spawn,
-        ENGINE_RESTART,
-        async () => {
-          const v = await healthy(`http://${plan.nodes[i].host}:${plan.nodes[i].ports.gateway}`);
-          if (v) version = v;
-          return v !== null;
-        },
-        log,
-        timeout,
-      );
-      return { m: up.process, version, restarts: up.restarts.length };
-    };
-    const up = await Promise.all(plan.nodes.map((_, i) => startEngine(i)));
-    const engines: Managed[] = up.map((e) => e.m);
-    const engineVersion = up[0].version;
-
-    const lbConf = join(w, "haproxy.cfg");
-    const lbLog = join(w, "haproxy.log");
-    writeFileSync(
-      lbConf,
-      renderHaproxyConfig([
-        {
-          name: "gateway",
-          bind: TWIN_ADDRESSES.loadBalancer,
-          port: lbGateway,
-          healthPath: "/health",
-          refuseBackends: true,
-          backends: plan.nodes.map((n) => ({ host: n.host, port: n.ports.gateway })),
-        },
-      ]),
-    );
-    const loadBalancer = spawnManaged({
-      name: "haproxy",
-      command: haproxy,
-      args: ["-db", "-f", lbConf],
-      env: process.env,
-      cwd: w,
-      logFile: lbLog,
-    });
-    started.push(loadBalancer);
-    await waitUntil(
-      "answering /health through the load balancer",
-      loadBalancer,
-      lbLog,
-      timeout,
-      async () => (await healthy(plan.gatewayUrl)) !== null,
-    );
-
-    const appLog = join(w, "app.log");
+    const nats = await startNats(c, natsServer, plan, creds);
+    const configs = plan.nodes.map((_, i) => renderClusterEngineConfig(plan, i, pg.url, opts.settings, creds));
+    const up = await startEngines(c, binary, plan, configs);
+    const engines = up.map((e) => e.m);
+    const loadBalancer = await startLoadBalancer(c, haproxy, plan);
+    const appLog = join(c.w, "app.log");
     const startApp = () =>
       startRivetApp({
         gatewayUrl: plan.gatewayUrl,
-        workDir: w,
+        workDir: c.w,
         appLog,
         settings: opts.settings,
         actorSleepTimeoutMs: opts.actorSleepTimeoutMs,
         plant: opts.plant,
-        timeoutMs: timeout,
+        timeoutMs: c.timeout,
         adminToken: creds.adminToken,
       });
     const app = await startApp();
-    started.push(app);
-
+    c.started.push(app);
     const cluster: LocalCluster = {
       plan,
       engineRestarts: up.map((e) => e.restarts),
@@ -217,40 +221,30 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
       natsCredentials: { user: NATS_USERS.client, password: creds.natsPassword },
       nodeUrls: plan.nodes.map((n) => `http://${n.host}:${n.ports.gateway}`),
       ports: plan.nodes[0].ports,
-      engineVersion,
+      engineVersion: up[0].version,
       engineBinary: binary,
-      // The manifest gets the configs with the secrets' places, not their values.
-      engineConfig: {
-        topology:
-          "postgres-nats (3 engines, each on its own loopback address; haproxy in front, refusing a backend's own connections as Azure's internal load balancer does)",
-        start: `all three at once, as the VMs boot; a failed start tried again after ${ENGINE_RESTART.restartSec} s (the VMs' unit policy)`,
-        startRestarts: up.map((e) => e.restarts),
-        nodes: configs.map((c) => ({
-          ...c,
-          postgres: { url: "(local Postgres, scram-sha-256)" },
-          auth: { admin_token: "(random per run, never written)" },
-          nats: { ...c.nats, password: "(random per run, never written)" },
-        })),
-      },
+      engineConfig: recordedConfig(
+        configs,
+        up.map((e) => e.restarts),
+      ),
       engine: engines[0],
       engines,
-      postgres,
+      postgres: pg.process,
       postgresPort: pg.port,
       nats,
       loadBalancer,
       app,
-      engineLog: join(w, "engine-1.log"),
+      engineLog: join(c.w, "engine-1.log"),
       appLog,
       async restartApp() {
         await cluster.app.stop();
         cluster.app = await startApp();
-        started.push(cluster.app);
+        c.started.push(cluster.app);
       },
-      processes: () => [postgres, ...nats, ...engines, loadBalancer, cluster.app],
+      processes: () => [pg.process, ...nats, ...engines, loadBalancer, cluster.app],
       async killEngine(index: number) {
-        const m = engines[index];
-        m.child.kill("SIGKILL");
-        await m.exited;
+        engines[index].child.kill("SIGKILL");
+        await engines[index].exited;
       },
       stop: stopStarted,
     };

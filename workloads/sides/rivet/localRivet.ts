@@ -130,18 +130,22 @@ export async function startRivetApp(o: {
   return app;
 }
 
+/** The ports asked for, each checked free, or three free ones. */
+async function enginePorts(asked: LocalRivetOptions["ports"]): Promise<NonNullable<LocalRivetOptions["ports"]>> {
+  if (!asked) {
+    const [gateway, apiPeer, metrics] = await freePorts(3);
+    return { gateway, apiPeer, metrics };
+  }
+  await assertPortFree(asked.gateway, "127.0.0.1", "Engine gateway port");
+  await assertPortFree(asked.apiPeer, "127.0.0.1", "Engine api_peer port");
+  await assertPortFree(asked.metrics, "127.0.0.1", "Engine metrics port");
+  return asked;
+}
+
 export async function startLocalRivet(opts: LocalRivetOptions): Promise<LocalRivet> {
   const binary = opts.engineBinary ?? engineBinaryPath();
   mkdirSync(opts.workDir, { recursive: true });
-  let ports = opts.ports;
-  if (ports) {
-    await assertPortFree(ports.gateway, "127.0.0.1", "Engine gateway port");
-    await assertPortFree(ports.apiPeer, "127.0.0.1", "Engine api_peer port");
-    await assertPortFree(ports.metrics, "127.0.0.1", "Engine metrics port");
-  } else {
-    const [gateway, apiPeer, metrics] = await freePorts(3);
-    ports = { gateway, apiPeer, metrics };
-  }
+  const ports = await enginePorts(opts.ports);
   const config: Record<string, unknown> = renderEngineConfig(join(opts.workDir, "engine-data"), ports, opts.settings);
   for (const [section, keys] of Object.entries(opts.configOverride ?? {}))
     config[section] = { ...(config[section] as object | undefined), ...keys };

@@ -90,18 +90,8 @@ function stageFigures(run: RunDir, side: string, metric: string): { p50: number;
   return { p50: p.p50, p99: p.p99, perSecond: ((st.attempts - st.errors) * 1000) / st.wallMs, errors: st.errors };
 }
 
-async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
-  const wrk = args.useWrk ? wrkVersion() : null;
-  const run = new RunDir(resolve(args.resultsDir), "driver-bench", "bench", { ...args });
-  run.manifest.versions = {
-    ...run.manifest.versions,
-    undici: packageVersion("undici"),
-    autocannon: packageVersion("autocannon"),
-    ...(wrk ? { wrk } : {}),
-  };
-  const work = mkdtempSync(join(tmpdir(), "actor-bench-driver-"));
-  const port = await freePort();
+/** The no-op server every tool loads: nginx where installed, else Node's http server. Returns how the manifest names it. */
+async function startServer(args: BenchArgs, run: RunDir, work: string, port: number): Promise<string> {
   const found = args.nodeServer ? null : findNginx();
   if (found) {
     run.manifest.versions = { ...run.manifest.versions, nginx: found.version };
@@ -122,44 +112,48 @@ async function main(): Promise<void> {
       readFileSync(join(work, "server.log"), "utf8").includes("listening"),
     );
   }
-  const origin = `http://127.0.0.1:${port}`;
-  const url = `${origin}${REQUEST.path}`;
-  const serverText = `${found ? `nginx ${found.version}, one process` : "Node http server, one process"}, 127.0.0.1, fixed ${Buffer.byteLength(NOOP_REPLY)}-byte JSON reply${found || args.nodeServer ? "" : " (nginx not installed)"}`;
-  run.manifest.settings.bench = {
-    server: serverText,
-    driver: `GatewayClient.call (${Http1Client.DESCRIPTION}) in the shared measure loop, one sample written per request`,
-    undici: UNDICI_CLOCK,
-    autocannon: AUTOCANNON_CLOCK,
-    wrk: wrk ? "one thread, latency percentiles from its done() hook; no per-request samples" : "not installed (apt-get install wrk)",
-    order:
-      "each round: every tool at c1, then every tool at each rate level; at each level the driver, autocannon, undici alone, wrk, in reverse every other round",
-    ratios:
-      "each ratio is the median over rounds of that round's tool/reference ratio, so both values of a pair were taken under the same machine load",
-    clientCpu:
-      "CPU per completed request of the tool's own process: the driver, undici alone and autocannon share this one (process.cpuUsage, all threads, including the sample writes), wrk's from its child fields in /proc/self/stat once it exited",
-  };
-  run.save();
+  const kind = found ? `nginx ${found.version}, one process` : "Node http server, one process";
+  return `${kind}, 127.0.0.1, fixed ${Buffer.byteLength(NOOP_REPLY)}-byte JSON reply${found || args.nodeServer ? "" : " (nginx not installed)"}`;
+}
 
-  const progress = createProgress(process.stderr, true);
+/** How the bench measures, as its manifest records it. */
+const benchSettings = (serverText: string, wrk: string | null) => ({
+  server: serverText,
+  driver: `GatewayClient.call (${Http1Client.DESCRIPTION}) in the shared measure loop, one sample written per request`,
+  undici: UNDICI_CLOCK,
+  autocannon: AUTOCANNON_CLOCK,
+  wrk: wrk ? "one thread, latency percentiles from its done() hook; no per-request samples" : "not installed (apt-get install wrk)",
+  order:
+    "each round: every tool at c1, then every tool at each rate level; at each level the driver, autocannon, undici alone, wrk, in reverse every other round",
+  ratios:
+    "each ratio is the median over rounds of that round's tool/reference ratio, so both values of a pair were taken under the same machine load",
+  clientCpu:
+    "CPU per completed request of the tool's own process: the driver, undici alone and autocannon share this one (process.cpuUsage, all threads, including the sample writes), wrk's from its child fields in /proc/self/stat once it exited",
+});
+
+/** What the rounds leave beside the run's stages: wrk's own figures and each tool's client CPU per request, by tool and level. */
+interface RoundsOut {
+  wrkFigures: Record<string, WrkResult[]>;
+  cpuUs: Record<string, number[]>;
+}
+
+/**
+ * Every round: each tool at c1, then at each rate level, in the round's order. Client CPU per completed request: the
+ * driver, undici alone and autocannon run in this process (getrusage of all its threads), wrk in a child (its CPU once waited for).
+ */
+async function measureRounds(args: BenchArgs, run: RunDir, origin: string, wrk: string | null, work: string): Promise<RoundsOut> {
+  const url = `${origin}${REQUEST.path}`;
+  const ctx = { run, progress: createProgress(process.stderr, true) };
   const client = new GatewayClient(origin, 10_000);
-  const ctx = { run, progress };
   const call = () => client.call(NOOP, "ping");
-  const wrkFigures: Record<string, WrkResult[]> = {};
-  // Client CPU per completed request: the driver, undici alone and autocannon run
-  // in this process (getrusage of all its threads), wrk in a child (its CPU once waited for).
-  const cpuUs: Record<string, number[]> = {};
-  const timedCpu = async (
-    key: string,
-    requests: () => number,
-    work: () => Promise<unknown> | unknown,
-    of: "self" | "children" = "self",
-  ) => {
+  const out: RoundsOut = { wrkFigures: {}, cpuUs: {} };
+  const timedCpu = async (key: string, requests: () => number, job: () => unknown, of: "self" | "children" = "self") => {
     const self0 = process.cpuUsage();
     const child0 = childCpuMs();
-    await work();
+    await job();
     const self = process.cpuUsage(self0);
     const usedUs = of === "children" ? (childCpuMs() - child0) * 1000 : self.user + self.system;
-    (cpuUs[key] ??= []).push(usedUs / Math.max(1, requests()));
+    (out.cpuUs[key] ??= []).push(usedUs / Math.max(1, requests()));
   };
   // Warm-up for every tool: connections open, JIT warm. Not recorded.
   await measure({ ctx, side: "warmup", metric: "driver", n: 2000, concurrency: 8, call });
@@ -167,7 +161,6 @@ async function main(): Promise<void> {
   await autocannonRun(run, url, "warmup", 8, 2000);
   if (wrk) runWrk(url, 8, 1, work);
   for (const k of ["warmup.driver", "undici.warmup", "autocannon.warmup"]) delete run.manifest.stages[k];
-
   for (let r = 1; r <= args.rounds; r++) {
     for (const c of [1, ...RATE_LEVELS]) {
       const metric = `${c === 1 ? "rtt" : "rate"}.c${c}.r${r}`;
@@ -182,51 +175,71 @@ async function main(): Promise<void> {
         else if (tool === "autocannon") await timedCpu(`autocannon.c${c}`, done("autocannon"), () => autocannonRun(run, url, metric, c, n));
         else if (tool === "undici") await timedCpu(`undici.c${c}`, done("undici"), () => undiciRun(run, origin, REQUEST, metric, c, n));
         else if (wrk) {
-          const runs = (wrkFigures[`c${c}`] ??= []);
-          await timedCpu(
-            `wrk.c${c}`,
-            () => runs[runs.length - 1].requests,
-            () => runs.push(runWrk(url, c, args.wrkSeconds, work)),
-            "children",
-          );
+          const runs = (out.wrkFigures[`c${c}`] ??= []);
+          const job = () => runs.push(runWrk(url, c, args.wrkSeconds, work));
+          await timedCpu(`wrk.c${c}`, () => runs[runs.length - 1].requests, job, "children");
         }
       }
       process.stderr.write(`round ${r} c${c} done\n`);
     }
   }
   await client.close();
-  await stopAll();
-  rmSync(work, { recursive: true, force: true });
+  return out;
+}
 
+/** The bench's figures, each tool's value per round, from the run's stages and the rounds' own records. */
+function benchFigures(run: RunDir, rounds: number, wrk: string | null, out: RoundsOut): Figure[] {
   const figures: Figure[] = [];
   for (const c of [1, ...RATE_LEVELS]) {
     const per = (side: string) =>
-      Array.from({ length: args.rounds }, (_, i) => stageFigures(run, side, `${c === 1 ? "rtt" : "rate"}.c${c}.r${i + 1}`));
+      Array.from({ length: rounds }, (_, i) => stageFigures(run, side, `${c === 1 ? "rtt" : "rate"}.c${c}.r${i + 1}`));
     const d = per("driver");
     const u = per("undici");
     const a = per("autocannon");
-    const w = wrk ? wrkFigures[`c${c}`] : null;
-    const rounds = (pick: (x: { p50: number; p99: number; perSecond: number }) => number) => ({
+    const w = wrk ? out.wrkFigures[`c${c}`] : null;
+    const byRound = (pick: (x: { p50: number; p99: number; perSecond: number }) => number) => ({
       driver: d.map(pick),
       undici: u.map(pick),
       autocannon: a.map(pick),
       wrk: w ? w.map((x) => pick({ p50: x.p50, p99: x.p99, perSecond: (x.requests * 1000) / x.durationMs })) : null,
     });
     if (c === 1) {
-      figures.push({ name: "c1 round trip p50 (ms)", lowerIsBetter: true, rounds: rounds((x) => x.p50) });
-      figures.push({ name: "c1 round trip p99 (ms)", lowerIsBetter: true, rounds: rounds((x) => x.p99) });
+      figures.push({ name: "c1 round trip p50 (ms)", lowerIsBetter: true, rounds: byRound((x) => x.p50) });
+      figures.push({ name: "c1 round trip p99 (ms)", lowerIsBetter: true, rounds: byRound((x) => x.p99) });
     }
-    figures.push({ name: `c${c} completions per second`, lowerIsBetter: false, rounds: rounds((x) => x.perSecond) });
-    const cpu = (tool: string) => cpuUs[`${tool}.c${c}`];
+    figures.push({ name: `c${c} completions per second`, lowerIsBetter: false, rounds: byRound((x) => x.perSecond) });
+    const cpu = (tool: string) => out.cpuUs[`${tool}.c${c}`];
     figures.push({
       name: `c${c} client CPU per request (us)`,
       lowerIsBetter: true,
       rounds: { driver: cpu("driver"), undici: cpu("undici"), autocannon: cpu("autocannon"), wrk: wrk ? cpu("wrk") : null },
     });
   }
+  return figures;
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const wrk = args.useWrk ? wrkVersion() : null;
+  const run = new RunDir(resolve(args.resultsDir), "driver-bench", "bench", { ...args });
+  run.manifest.versions = {
+    ...run.manifest.versions,
+    undici: packageVersion("undici"),
+    autocannon: packageVersion("autocannon"),
+    ...(wrk ? { wrk } : {}),
+  };
+  const work = mkdtempSync(join(tmpdir(), "actor-bench-driver-"));
+  const port = await freePort();
+  const serverText = await startServer(args, run, work, port);
+  run.manifest.settings.bench = benchSettings(serverText, wrk);
+  run.save();
+  const out = await measureRounds(args, run, `http://127.0.0.1:${port}`, wrk, work);
+  await stopAll();
+  rmSync(work, { recursive: true, force: true });
+  const figures = benchFigures(run, args.rounds, wrk, out);
   run.manifest.settings.benchFigures = figures;
-  run.manifest.settings.wrkRuns = wrkFigures;
-  run.manifest.settings.clientCpuUsPerRequest = cpuUs;
+  run.manifest.settings.wrkRuns = out.wrkFigures;
+  run.manifest.settings.clientCpuUsPerRequest = out.cpuUs;
   run.finish("complete");
   console.log(
     `driver benchmark, ${run.manifest.machine.cpus} x ${run.manifest.machine.cpuModel}, server: ${serverText}; each tool's median of ${args.rounds} rounds; each ratio the median of the rounds' own ratios (the tools run interleaved in a round)\n`,
