@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WORKER_UPLOAD } from "../workloads/sides/cloudflare/upload";
 import { summarizeRun } from "../analysis/stats/summary";
 import { CLOUDFLARE_PROFILE } from "../workloads/sides/cloudflare/profile";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
@@ -96,6 +96,25 @@ describe("the Worker", () => {
     const woke = ok(await client.call("read", { name }, 1));
     expect(woke.reply).toMatchObject({ cold: true, value: 128 });
   }, 60_000);
+});
+
+describe("a reset (the settle before a group)", () => {
+  it("drops live DOs at once: their files close, their next call is a fresh instance, their rows stay; it needs the token", async () => {
+    const openFiles = () => readdirSync(`/proc/${worker.process.pid}/fd`).length;
+    const before = openFiles();
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push(ok(await client.call("write", { name: `reset-${Date.now()}-${i}` })).id);
+    const live = openFiles();
+    expect(live - before).toBeGreaterThanOrEqual(40); // each live SQLite DO holds files open
+    for (const id of ids) expect(await client.reset(id)).toEqual({ ok: true });
+    expect(openFiles()).toBeLessThanOrEqual(before + 2);
+    for (const id of ids) expect(ok(await client.call("read", { id }, 1)).reply).toMatchObject({ cold: true, value: 128 });
+    const res = await request(`${worker.url}/reset?id=${ids[0]}`, { method: "POST" });
+    expect(res.statusCode).toBe(401);
+    await res.body.text();
+    expect(ok(await client.call("ping", { id: ids[0] })).reply.cold).toBe(false);
+    expect(await client.reset("not-an-id")).toMatchObject({ ok: false, error: expect.stringMatching(/^HTTP 400/) });
+  });
 });
 
 describe("persistence", () => {

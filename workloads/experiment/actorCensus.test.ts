@@ -36,4 +36,18 @@ describe("ActorCensus", () => {
     c.called("a", 20);
     expect(c.toSettle(30)).toEqual(["a", "b"]);
   });
+  it("an actor left idle for a wake is never released, only waited out, until it is called again", () => {
+    const c = new ActorCensus(10_000);
+    c.called("a", 0);
+    c.called("b", 1_000);
+    c.leftIdle(["b", "never-called"]);
+    expect(c.toRelease(2_000)).toEqual(["a"]);
+    // Still awake in the count until its idle passes the eviction time.
+    expect(c.count(2_000)).toEqual({ existing: 2, awake: 2 });
+    c.confirmedAsleep(["a"], 2_000);
+    expect(c.awake(2_000)).toEqual({ ids: ["b"], lastCall: 1_000 });
+    // Its wake calls it: from then on it may be released like any other.
+    c.called("b", 12_000);
+    expect(c.toRelease(12_001)).toEqual(["b"]);
+  });
 });

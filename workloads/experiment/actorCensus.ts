@@ -16,6 +16,8 @@ export class ActorCensus {
   private readonly asleepAt = new Map<string, number>();
   /** Told to sleep and never confirmed: counted awake, not waited for again until the next call to them. */
   private readonly unconfirmed = new Set<string>();
+  /** Left to go to sleep by idle for a wake (a sleep on a runtime that sleeps by idle alone): never released, only waited out. */
+  private readonly idling = new Set<string>();
   /** `evictAfterMs`: where the runtime puts an actor to sleep by idle alone (profile.sleepsByIdleOnly), how long that takes; null where sleep is confirmed. */
   constructor(
     readonly evictAfterMs: number | null,
@@ -26,6 +28,15 @@ export class ActorCensus {
   called(id: string, at = this.clock()): void {
     this.lastCall.set(id, at);
     this.unconfirmed.delete(id);
+    this.idling.delete(id);
+  }
+  /** Actors a wake leaves idle until the runtime's own eviction: a settle waits for them and never releases them. */
+  leftIdle(ids: readonly string[]): void {
+    for (const id of ids) if (this.lastCall.has(id)) this.idling.add(id);
+  }
+  /** The awake actors a settle may drop at once (release): all but those left idle for a wake. */
+  toRelease(now = this.clock()): string[] {
+    return this.awake(now).ids.filter((id) => !this.idling.has(id));
   }
   /** Actors a sleep did not confirm: they stay awake in the count, and settling skips them from now on. */
   notConfirmed(ids: readonly string[]): void {

@@ -26,6 +26,8 @@ export interface AdapterProperties {
   create: string;
   /** How an actor is put to sleep before a wake. */
   sleep: string;
+  /** How a group reaches its start state: how the awake actors of earlier groups are let go before it. */
+  settle: string;
   /** What the actor without storage is. */
   plainActor: string;
   /** When the store actor's table is created. */
@@ -83,6 +85,12 @@ export interface SideAdapter {
    * actors to sleep: those left count as failures, said so.
    */
   sleep(actorIds: string[], progress?: Progress, deadlineMs?: number): Promise<SleepOutcome>;
+  /**
+   * Drops the actors' instances at once where the runtime has a call for it (the next call to each is a fresh
+   * instance, its storage kept). A side that sleeps by idle alone lets earlier groups' actors go this way before a
+   * group instead of waiting out its eviction; a wake never uses it: it still waits the runtime's own way.
+   */
+  release?(actorIds: string[]): Promise<SleepOutcome>;
   /** True where nothing puts an actor to sleep but idle time (wakeIdleMs of it): the profile's sleepsByIdleOnly. */
   readonly sleepsByIdleOnly?: boolean;
   /** Stages only this side has, run after the group's shared stages. */

@@ -25,8 +25,9 @@ export function trackActors(adapter: SideAdapter, census: ActorCensus, runtime?:
     async sleep(ids, progress, deadlineMs) {
       const asked = adapter.sleep(ids, progress, deadlineMs);
       const out = runtime ? await Promise.race([asked, runtime.lost.then((loss) => Promise.reject(new RuntimeLost(loss)))]) : await asked;
-      // A runtime that sleeps by idle alone confirms nothing: its census counts idle time instead.
-      if (!adapter.sleepsByIdleOnly) {
+      // A runtime that sleeps by idle alone confirms nothing: its census counts idle time instead, and never releases these.
+      if (adapter.sleepsByIdleOnly) census.leftIdle(out.asleep);
+      else {
         census.confirmedAsleep(out.asleep);
         // One the runtime did not confirm stays awake in the count, and is not waited for again.
         const asleep = new Set(out.asleep);
@@ -48,24 +49,43 @@ export function censusFor(adapter: SideAdapter, now: () => number = Date.now): A
 
 /**
  * Brings the side to the start state before a group: awake actors are told to
- * sleep and confirmed, or, where the runtime sleeps by idle alone, the group
- * waits until the last call to any of them is wakeIdleMs old. The wait keeps
- * the CPU lock: no other group may wake actors meanwhile.
+ * sleep and confirmed, or, where the runtime sleeps by idle alone, dropped at
+ * once where its adapter can (release), the rest waited out until the last
+ * call to any of them is wakeIdleMs old. A wait keeps the CPU lock: no other
+ * group may wake actors meanwhile.
  */
 export async function settleBeforeGroup(ctx: PlanContext, group: Group): Promise<GroupStart | undefined> {
   const settled = await settleAll(ctx, group);
   return settled && { group, ...settled };
 }
 
-/** Puts every awake actor of the run on this side to sleep (see settleBeforeGroup); `what` names the step. */
-export async function settleAll(ctx: PlanContext, what: string): Promise<Omit<GroupStart, "group"> | undefined> {
+/**
+ * Puts every awake actor of the run on this side to sleep (see settleBeforeGroup); `what` names the step. `byIdle`:
+ * a side that sleeps by idle alone waits it out instead of releasing them, where the settle is the idle before a wake.
+ */
+export async function settleAll(
+  ctx: PlanContext,
+  what: string,
+  o: { byIdle?: boolean } = {},
+): Promise<Omit<GroupStart, "group"> | undefined> {
   const census = ctx.census;
   if (!census) return undefined;
   const { adapter } = ctx;
   const before = census.count();
   const t0 = census.clock();
   let sleepFailures = 0;
-  const awake = census.awake();
+  let awake = census.awake();
+  const releasable = adapter.sleepsByIdleOnly && adapter.release && !o.byIdle ? census.toRelease() : [];
+  if (releasable.length > 0) {
+    const out = await adapter.release!(releasable);
+    census.confirmedAsleep(out.asleep);
+    sleepFailures = out.failures.length;
+    if (out.failures.length > 0)
+      ctx.progress.note(
+        `${adapter.side} ${what}: ${out.failures.length} earlier actors did not reset (${out.failures[0]}); waited out instead`,
+      );
+    awake = census.awake();
+  }
   if (awake.ids.length > 0) {
     if (adapter.sleepsByIdleOnly) {
       const ms = Math.max(0, awake.lastCall + adapter.wakeIdleMs - census.clock());

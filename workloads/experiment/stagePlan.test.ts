@@ -62,7 +62,10 @@ const counts: SampleCounts = {
 
 /** A runtime's actors: an actor asleep (or evicted) answers its next call from a fresh instance. */
 class FakeRuntime {
-  actors = new Map<string, { served: number; asleep: boolean }>();
+  actors = new Map<string, { served: number; asleep: boolean; reset?: boolean }>();
+  /** Actors a reset dropped (the DO's release), in order; and those a call then found dropped by a reset rather than asleep. */
+  resets: string[] = [];
+  wokenFromReset: string[] = [];
   /** What each call did, keys without the run's prefix: "<op> <key|id|unique> [name]". */
   log: string[] = [];
   failKeys = new Set<string>();
@@ -73,14 +76,20 @@ class FakeRuntime {
   serve(id: string, op: string, via: string) {
     this.log.push(`${op} ${via}`);
     const a = this.actors.get(id) ?? { served: 0, asleep: false };
-    if (a.asleep) Object.assign(a, { served: 0, asleep: false });
+    if (a.reset) this.wokenFromReset.push(id);
+    if (a.asleep) Object.assign(a, { served: 0, asleep: false, reset: false });
     this.actors.set(id, a);
     const cold = a.served === 0;
     a.served += 1;
     return cold;
   }
   evictAll() {
+    // An instance a reset dropped stays dropped by it: the eviction finds nothing live.
     if (this.evicts) for (const a of this.actors.values()) a.asleep = true;
+  }
+  reset(id: string) {
+    this.resets.push(id);
+    Object.assign(this.actors.get(id)!, { asleep: true, reset: true });
   }
 }
 
@@ -131,6 +140,10 @@ function fakeWorker(rt: FakeRuntime): WorkerClient {
     },
     async noop() {
       return { ok: true, ms: 1, clientMs: 1, reply: { cold: false, actorMs: null, sqlMs: null } };
+    },
+    async reset(id: string) {
+      rt.reset(id);
+      return { ok: true };
     },
   } as unknown as WorkerClient;
 }
@@ -288,10 +301,12 @@ describe("the state each group starts from", () => {
       // Within a group the stages follow each other: the second create stage sees the first one's actors.
       expect(starts.get("create.read")!.atStage.existing, side).toBe(counts.createPing);
     }
-    // Rivet and the floor confirm sleep; the DO side waits out idle eviction instead, holding the CPU lock.
+    // Rivet and the floor confirm sleep; the DO side resets the earlier groups' DOs, and waits out idle eviction,
+    // holding the CPU lock, only where the settle is a wake's idle (the scaling group's wakes).
     expect(sides.rivet.holds).toEqual([]);
     expect(sides.floor.holds).toEqual([]);
-    expect(sides.cloudflare.holds.length).toBeGreaterThan(0);
+    expect(sides.cloudflare.rt.resets.length).toBeGreaterThan(0);
+    expect(sides.cloudflare.holds).toHaveLength(2); // one per scaling level
     for (const ms of sides.cloudflare.holds) expect(ms).toBeLessThanOrEqual(10_000);
   });
 });
@@ -318,6 +333,44 @@ describe("start states with groups overlapping (a wake group idles while the nex
     for (const st of Object.values(s.run.manifest.stages)) {
       expect((st.notes?.startState as GroupStart | undefined)?.group, st.metric).toBe(catalogEntry(st.metric).group);
     }
+  });
+});
+
+describe("the DO side's settle (release: its reset) with groups overlapping", () => {
+  it("resets what earlier groups left live, never a set left idle for its wake, and waits only for that set", async () => {
+    const s = sideOf("cloudflare");
+    const lock = new CpuLock(async () => undefined);
+    // The wake's idle lets the next groups run first; the eviction that ends it comes after them.
+    let pending: Array<() => void> = [];
+    const ctx: PlanContext = {
+      ...s.ctx,
+      idle: (ms) =>
+        lock.idle(ms, async () => {
+          await new Promise<void>((r) => pending.push(r));
+          s.rt.evictAll();
+        }),
+    };
+    const run = runOverlapped(
+      GROUPS.filter((g) => g !== "scale" && g !== "idle"),
+      (g) => runGroup(g, ctx),
+      lock,
+      OVERLAPPING_GROUPS,
+      LAST_GROUPS,
+    );
+    const release = setInterval(() => {
+      for (const r of pending.splice(0)) r();
+    }, 5);
+    await run.finally(() => clearInterval(release));
+    pending = [];
+    expect(s.rt.resets.length).toBeGreaterThan(0);
+    // A wake set's DOs were woken from their eviction, never from a reset.
+    expect(s.rt.wokenFromReset.filter((id) => id.startsWith("a-wake."))).toEqual([]);
+    const wake = samples(s.run, "cloudflare", "wake.ping");
+    expect(wake.length).toBe(counts.wake);
+    expect(wake.every((x) => x.ok && x.cold)).toBe(true);
+    // The warm group waited (holding the lock) only for the wake set, still idle when it started.
+    const warm = s.run.manifest.stages["cloudflare.warm.ping"].notes?.startState as GroupStart;
+    expect(warm.atStart.awake).toBe(0);
   });
 });
 

@@ -27,7 +27,10 @@ async function idleGroup(ctx: PlanContext): Promise<void> {
       now,
       prepare: async (idleMs) => {
         const metric = idleMetric(idleMs);
-        sets.set(idleMs, await prepareActors(ctx, metric, stageSize(ctx, metric), (i) => fresh(ctx, metric, i, "plain"), "ping"));
+        const set = await prepareActors(ctx, metric, stageSize(ctx, metric), (i) => fresh(ctx, metric, i, "plain"), "ping");
+        // Their idle is what is measured: a settle meanwhile never releases them.
+        ctx.census?.leftIdle(set.ids);
+        sets.set(idleMs, set);
       },
       waitUntil: (at, idleMs) =>
         waitWithProgress(

@@ -47,7 +47,8 @@ async function scaleGroup(ctx: PlanContext): Promise<void> {
       tolerate: true,
     });
     ended ??= set.ended && `wake set: ${set.ended}`;
-    const settled = await settleAll(ctx, `scale e${level}`);
+    // byIdle: on a side that sleeps by idle alone this settle is the wake's idle, so it is waited out, never released.
+    const settled = await settleAll(ctx, `scale e${level}`, { byIdle: true });
     // Where sleep is only idle time, settling was the idle (wakeIdleMs since the last call); elsewhere the wake idle follows the confirmed sleep.
     if (!adapter.sleepsByIdleOnly)
       await waitWithProgress(ctx.progress, `${adapter.side} scale e${level}: every actor asleep, idle`, adapter.wakeIdleMs, (ms) =>

@@ -10,6 +10,8 @@ export const CLOUDFLARE_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openMo
   clock: "the Worker's Date.now() around the awaited DO call (the reference's); the driver's own round trip is kept as clientMs",
   create: "one Worker invocation calling a DO by a new name (idFromName); the first call is the sample",
   sleep: "no sleep call exists: the DO is left idle past the runtime's eviction, and its cold flag proves it was evicted",
+  settle:
+    "the DOs earlier groups left live are dropped at once with DurableObjectState.abort() (the Worker's /reset; the next call to each is a fresh instance, its storage kept); one that does not reset is waited out past the runtime's eviction",
   plainActor: "the one SQLite-backed DO class; ping touches no SQL",
   storeSchema: "CREATE TABLE IF NOT EXISTS on an instance's first SQL call",
   inActor: "none (a Worker's clocks do not advance during CPU work); Cloudflare's analytics give the in-DO wall time on a cloud stack",
@@ -64,6 +66,13 @@ export function cloudflareAdapter(
         : r;
     },
     sleep: async (ids) => ({ asleep: ids, failures: [] }),
+    async release(ids) {
+      const out = await Promise.all(ids.map(async (id) => ({ id, r: await client.reset(id) })));
+      return {
+        asleep: out.filter((x) => x.r.ok).map((x) => x.id),
+        failures: out.flatMap((x) => (x.r.ok ? [] : [`${x.id}: ${x.r.error}`])),
+      };
+    },
     sleepsByIdleOnly: CLOUDFLARE_PROFILE.sleepsByIdleOnly,
     sideOnly: { create: (ctx) => createUnique(ctx, client), warm: (ctx) => noopBaseline(ctx, client) },
   };

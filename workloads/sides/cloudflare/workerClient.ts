@@ -86,6 +86,15 @@ export class WorkerClient {
     return { ok: true, ms: r.ms, clientMs: r.ms, reply: { cold: false, actorMs: null, sqlMs: null } };
   }
 
+  /** Drops a DO's instance (the Worker's /reset: DurableObjectState.abort); true once the Worker says it reset. Not timed, never retried. */
+  async reset(id: string): Promise<{ ok: true } | { ok: false; error: string }> {
+    const path = `/reset?id=${encodeURIComponent(id)}`;
+    const r = await timedRequest(this.calls, { method: "POST", path, headers: this.headers }, this.timeoutMs);
+    if (!r.ok) return { ok: false, error: r.error };
+    if (r.status !== 200 || !/"reset":true/.test(r.body)) return { ok: false, error: `HTTP ${r.status}: ${r.body.slice(0, 300)}` };
+    return { ok: true };
+  }
+
   /** `abort`: end the calls still in flight too (their runtime is gone) instead of waiting for them. */
   close(abort = false): Promise<void> {
     return this.calls.close(abort);

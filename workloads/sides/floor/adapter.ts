@@ -14,6 +14,7 @@ export const FLOOR_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRa
   create: "the first request for a new key opens (creates) that key's SQLite file; that request is the sample",
   sleep:
     "a sleep call closes the key's database handle before it answers (nothing to confirm); a handle idle past the actor sleep timeout is closed too",
+  settle: "the sleep call on every handle earlier groups left open",
   plainActor: "a SQLite file with no table, opened and closed like the store's",
   storeSchema: "CREATE TABLE IF NOT EXISTS each time the file is opened",
   inActor: "handler interval (actorMs) and SQL interval around the better-sqlite3 call (sqlMs)",

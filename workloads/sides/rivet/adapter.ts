@@ -18,6 +18,7 @@ export const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRa
   create: "getOrCreate of a new key through the gateway; the first request is the sample",
   sleep:
     "explicit c.sleep() on each actor still awake (one idle past RivetKit's sleep timeout is asleep already), then the Engine's actor API is polled until every one reports sleep_ts",
+  settle: "the sleep call on every actor earlier groups left awake, confirmed by the Engine as before a wake",
   plainActor: "an actor class with no database",
   storeSchema: "CREATE TABLE IF NOT EXISTS in the database's onMigrate, when an instance opens its database",
   inActor: "handler interval (actorMs) and SQL interval around db.execute (sqlMs)",

@@ -103,6 +103,15 @@ export class BenchObject extends DurableObject<Env> {
     return this.reply("scan", { rows, bytes });
   }
 
+  /**
+   * Drops this instance at once (DurableObjectState.abort): the next call
+   * gets a new one, as after an eviction. Lets a run start a group with the
+   * previous groups' DOs gone without waiting out the runtime's eviction.
+   */
+  reset(): void {
+    this.ctx.abort("reset by actor-bench before its next group");
+  }
+
   /** Fill the table up to `count` rows in one transaction (setup, not a sample). */
   seed(count: number): Answer {
     this.ctx.storage.transactionSync(() => {
@@ -141,6 +150,18 @@ function targetId(env: Env, url: URL): DurableObjectId | string {
   return "give ?name=<key>, ?id=<hex id> or ?unique=1";
 }
 
+/** /reset?id=<hex id>: the object drops its instance; the call ends with the abort's error, which is the expected outcome. */
+async function resetObject(env: Env, url: URL): Promise<Response> {
+  const id = targetId(env, url);
+  if (typeof id === "string") return json(400, { error: id });
+  try {
+    await env.BENCH.get(id).reset();
+  } catch (err) {
+    return json(200, { reset: true, said: (err as Error).message });
+  }
+  return json(500, { error: "the object did not reset: its call returned" });
+}
+
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const url = new URL(request.url);
@@ -148,10 +169,11 @@ export default {
     if (!env.BENCH_TOKEN) return json(500, { error: "BENCH_TOKEN is not configured on this Worker" });
     if (!authorized(request, env.BENCH_TOKEN)) return json(401, { error: "missing or wrong bearer token" });
 
+    if (url.pathname === "/reset") return resetObject(env, url);
     const m = /^\/do\/([a-z]+)$/.exec(url.pathname);
     const op = m?.[1] as Op | undefined;
     if (!op || !OPS.includes(op))
-      return json(404, { error: `unknown route ${url.pathname}; routes: /noop, ${OPS.map((o) => `/do/${o}`).join(", ")}` });
+      return json(404, { error: `unknown route ${url.pathname}; routes: /noop, /reset, ${OPS.map((o) => `/do/${o}`).join(", ")}` });
     const id = targetId(env, url);
     if (typeof id === "string") return json(400, { error: id });
     const arg = Number(url.searchParams.get("arg") ?? "0");
