@@ -12,7 +12,7 @@ export const CLOUDFLARE_PROFILE: SideProfile = {
   route: "through the Worker (which then calls the DO) on the Durable Object side",
   runtimeProcess: "workerd",
   sleep:
-    "on the Durable Object side, which has no sleep call, the group waits (holding the machine) until the last call to any of them is older than the idle eviction",
+    "on the Durable Object side, which has no sleep call, each live DO is reset at once (DurableObjectState.abort(): its next call is a fresh instance), and only for those a wake left idle, whose idle is measured, the group waits (holding the machine) until the last call to any of them is older than the idle eviction",
   about: "SQLite-backed Durable Objects called through a Worker.",
   platform: { name: "Cloudflare", actor: "DO", actors: "Durable Objects", front: "Worker" },
   pricing: [
