@@ -8,7 +8,7 @@ import { verifyRunDir } from "./verify";
 import { summarizeRun } from "../stats/summary";
 import { fixture } from "../../test/fixtures";
 import { generateReport } from "../report/report";
-import { partialRun } from "../report/sections/runNotes";
+import { partialRun } from "../report/notesModel";
 import { compressRawFiles, readListed, stageSamples } from "./runDirContract";
 import { CHECKPOINT_MS, RunDir } from "../../workloads/experiment/runDir";
 

@@ -6,10 +6,19 @@ import { readListed, stageSamples, stageKey } from "../contract/runDirContract";
 import { orderedStages, runSamples, summarizeRun, type RunSamples, type RunSummary } from "../stats/summary";
 import { sideBookOf } from "../contract/sideProfile";
 import { runModel, type RunModel } from "./model";
+import { runNotes, type RunNotes } from "./notesModel";
 import { ANALYTICS_FILE, platformBlocks, readAnalyticsLines, type PlatformBlock } from "../stats/platformTimes";
 import { DEFAULT_PRICES, priceTableProblem, type PriceTable } from "../contract/prices";
 
-export type Loaded = { m: ManifestLike; samples: RunSamples; summary: RunSummary; platform: PlatformBlock[]; model: RunModel };
+/** A loaded run: its verified manifest (for the charts and the site), and what the report renders: samples, summary, the run model and its notes. */
+export type Loaded = {
+  m: ManifestLike;
+  samples: RunSamples;
+  summary: RunSummary;
+  platform: PlatformBlock[];
+  model: RunModel;
+  notes: RunNotes;
+};
 
 /** The price table a report uses: the one given, else the one the run recorded (`npm start -- --prices FILE`), else the repository's. */
 export function pricesOf(m: ManifestLike, given?: PriceTable): PriceTable {
@@ -36,7 +45,7 @@ export function loadRun(dir: string, given?: PriceTable): Loaded {
   const platform = Object.keys(m.files)
     .filter((f) => ANALYTICS_FILE.test(f))
     .flatMap((f) => platformBlocks(readAnalyticsLines(readListed(dir, f).toString("utf8"), f)));
-  return { m, samples, summary, platform, model: runModel(m, summary, samples, prices) };
+  return { m, samples, summary, platform, model: runModel(m, summary, samples, prices), notes: runNotes(m) };
 }
 
 export function readManifest(dir: string): ManifestLike {

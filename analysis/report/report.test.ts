@@ -4,7 +4,9 @@ import { existsSync, readdirSync, readFileSync, writeFileSync, appendFileSync, r
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fixture, makeHostile, tree, type S } from "../../test/fixtures";
-import { caveats, differencesMarkdown, startStateMarkdown } from "./sections/runNotes";
+import { caveats, differencesOf, startStateRows } from "./notesModel";
+import { renderDifferences, renderStartStates } from "./sections/runNotes";
+import { sideBookOf } from "../contract/sideProfile";
 import { controlCostMarkdown, headlineMarkdown, readmeHeadlineMarkdown, sameClockMarkdown } from "./sections/headline";
 import { generateReport } from "./report";
 import { tableSides } from "./model";
@@ -591,7 +593,7 @@ describe("what each group started from", () => {
         "cloudflare.warm.ping": stage("cloudflare", "warm.ping", { group: "warm", before: "lots" }),
       },
     } as never;
-    const md = startStateMarkdown(m);
+    const md = renderStartStates(startStateRows(m), sideBookOf(m));
     expect(md).toMatch(/^## What each group started from/);
     const rows = md.split("\n").filter((l) => /^\| (Rivet|Floor|Durable)/.test(l));
     expect(rows).toEqual([
@@ -599,7 +601,7 @@ describe("what each group started from", () => {
       "| Rivet Actor | burst | 900 | 12 | 0 | 1.5 | 0 |",
       "| Floor (Node http + SQLite file) | warm | 40 | 40 | 0 | 1.5 | 0 |",
     ]);
-    expect(startStateMarkdown({ stages: {} } as never)).toBe("");
+    expect(renderStartStates(startStateRows({ stages: {} } as never), sideBookOf({ stages: {} } as never))).toBe("");
   });
 });
 
@@ -619,7 +621,7 @@ describe("how the sides differ", () => {
         cloudflare: { client: "the driver's own HTTP/1.1 client; at most 256 connections", adapter: { clock: "Worker Date.now()" } },
       },
     };
-    const md = differencesMarkdown(m as never);
+    const md = renderDifferences(differencesOf(m as never), sideBookOf(m as never));
     const lines = md.split("\n").filter((l) => l.startsWith("|"));
     expect(lines[2]).toBe(
       "| timed calls' client | the driver's own HTTP/1.1 client; at most 256 connections | the driver's own HTTP/1.1 client; at most 256 connections |",
@@ -627,7 +629,8 @@ describe("how the sides differ", () => {
     expect(lines[3]).toContain("| clock | client rtt | Worker Date.now() |");
   });
   it("has no client row for a run whose manifest names none (runs made before the client was recorded per side)", () => {
-    const md = differencesMarkdown({ settings: { rivet: { adapter: { clock: "c" } } } } as never);
+    const m = { settings: { rivet: { adapter: { clock: "c" } } } } as never;
+    const md = renderDifferences(differencesOf(m), sideBookOf(m));
     expect(md).not.toContain("timed calls' client");
   });
 });

@@ -2,7 +2,7 @@ import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunSummary } from "../stats/summary";
 import { chartsNote } from "./prose";
-import { codeSpan, escapeMd, table } from "./format";
+import { escapeMd, table } from "./format";
 import { renderCharts } from "./charts";
 import type { PriceTable } from "../contract/prices";
 
@@ -10,15 +10,13 @@ import { renderCapacity, renderCostLoad, renderIdle, renderScale } from "./secti
 import { chartCreates, renderControlCost, renderHeadline, renderReadme, renderSameClock } from "./sections/headline";
 import { type Loaded, loadRun } from "./load";
 import {
-  calibrationMarkdown,
-  caveats,
-  codeLine,
-  differencesMarkdown,
   json,
-  partialRun,
   placementLine,
   platformTable,
-  startStateMarkdown,
+  renderCalibration,
+  renderDifferences,
+  renderHead,
+  renderStartStates,
 } from "./sections/runNotes";
 import { summaryJson } from "./summaryJson";
 import { fullTables, intervalNote, intervalTable, renderCost, renderCpu, renderMemory, renderRows } from "./sections/tables";
@@ -31,20 +29,18 @@ export interface Report {
   readmeHeadline: string;
 }
 
+/** The report's Markdown: every section rendered from the run model and its notes, in order. */
 export function reportMarkdown(l: Loaded, charts: string[]): string {
-  const m = l.m;
-  const mach = m.machine as { cpus?: number; cpuModel?: string; memory?: number; os?: string };
-  const machineLine = `${escapeMd(mach.cpus ?? "?")} x ${escapeMd(mach.cpuModel ?? "?")}, ${mach.memory ? (Number(mach.memory) / 2 ** 30).toFixed(1) : "?"} GiB, ${escapeMd(mach.os ?? "?")}`;
+  const n = l.notes;
   const parts = [
-    `# actor-bench run ${escapeMd(m.runId)} (${escapeMd(m.stack)})`,
-    `Started ${escapeMd(m.startedAt)}, finished ${m.finishedAt === null ? "(not finished)" : escapeMd(m.finishedAt)}, preset ${codeSpan(m.preset)}, status ${codeSpan(m.status ?? "unknown")}. Machine: ${machineLine}. ${codeLine(m)} Generated from \`raw/\` and \`stages/\` by \`npm run report\`; every number below comes from those hashed files.`,
-    partialRun(m).length ? `**Partial run.** ${partialRun(m)[0]} The caveats below list what ended early.` : "",
+    renderHead(n.head),
+    n.partial.length ? `**Partial run.** ${n.partial[0]} The caveats below list what ended early.` : "",
     placementLine(l.samples, l.platform),
     `## Headline\n\n${renderHeadline(l.model.headline, l.model.sides)}`,
     charts.length
       ? `## Charts\n\n${charts.map((c) => `![${c}](charts/${c}.png)`).join("\n\n")}\n\n${chartsNote(chartCreates(l.model.sides))}`
       : "",
-    `## Full tables\n\nFor creates, wakes and bursts only samples whose cold flag proves a fresh instance count (n); the others are \`notCold\`. ${intervalNote(m, l.summary.rows)}\n\n${fullTables(l)}`,
+    `## Full tables\n\nFor creates, wakes and bursts only samples whose cold flag proves a fresh instance count (n); the others are \`notCold\`. ${intervalNote(n.repetitions, l.summary.rows)}\n\n${fullTables(l)}`,
     renderSameClock(l.model.sameClock, l.model.sides),
     renderControlCost(l.model.controlCost, l.model.sides),
     renderCost(l.model.cost, l.model.sides),
@@ -66,18 +62,16 @@ export function reportMarkdown(l: Loaded, charts: string[]): string {
     renderCapacity(l.model.capacity, l.model.sides),
     renderScale(l.model.scale, l.summary),
     renderMemory(l.model.memory, l.model.sides),
-    startStateMarkdown(m),
-    differencesMarkdown(m),
-    `## Caveats\n\n${caveats(m)
-      .map((c) => `- ${c}`)
-      .join("\n")}`,
+    renderStartStates(n.startStates, n.sides),
+    renderDifferences(n.differences, n.sides),
+    `## Caveats\n\n${n.caveats.map((c) => `- ${c}`).join("\n")}`,
     `## Versions\n\n${table(
       ["component", "version"],
-      Object.entries(m.versions).map(([k, v]) => [escapeMd(k), escapeMd(v)]),
+      n.versions.map(([k, v]) => [escapeMd(k), escapeMd(v)]),
     )}`,
-    `## Machine\n\n${json(m.machine)}${calibrationMarkdown(m)}`,
-    `## Config\n\n${json(m.config)}`,
-    m.settings ? `## Settings\n\n${json(m.settings)}` : "",
+    `## Machine\n\n${json(n.machine)}${renderCalibration(n.calibration)}`,
+    `## Config\n\n${json(n.config)}`,
+    n.settings ? `## Settings\n\n${json(n.settings)}` : "",
   ];
   return `${parts.filter(Boolean).join("\n\n")}\n`;
 }

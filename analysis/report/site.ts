@@ -12,7 +12,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { Marked } from "marked";
-import { caveats } from "./sections/runNotes";
+import { caveats } from "./notesModel";
 import { loadRun, type Loaded } from "./load";
 import { renderCapacity, renderIdle, renderCostLoad, renderScale } from "./sections/groups";
 import { renderControlCost, renderHeadline, renderReadme, renderSameClock } from "./sections/headline";

@@ -1,6 +1,5 @@
 /** The full tables: every row with its intervals, the open model, CPU, cost, memory and storage rows. */
-import type { ManifestLike } from "../../contract/verify";
-import { orderedStages, statsOf, type SummaryRow } from "../../stats/summary";
+import { statsOf, type SummaryRow } from "../../stats/summary";
 import { CLIENT_TICK_MS } from "../../contract/catalog";
 import { costNote, CPU_NOTE, MEMORY_NOTE, ROWS_NOTE, ONE_REPETITION_NOTE, repetitionsNote } from "../prose";
 import type { SideBook } from "../../contract/sideProfile";
@@ -11,30 +10,26 @@ import { DRIVER_PROCESS, type CpuPerOp } from "../../stats/cpuPerOp";
 import type { MemoryPerActor } from "../../stats/memory";
 
 import type { Loaded } from "../load";
+import type { RunNotes } from "../notesModel";
 
 export const cv = (x: number | null) => (x === null ? "-" : `${(x * 100).toFixed(1)}%`);
 export const LEVEL_TEXT = { between: "between repetitions", within: "within a run", none: "none (all equal)" } as const;
 
-/** How many repetitions the run made, for the interval's label: with one, it covers only the noise within that run. */
-export function repetitionCount(m: ManifestLike): number {
-  return Array.isArray(m.repetitions) ? m.repetitions.length : 1;
-}
-
 /** What the full tables' intervals cover, and which level of variance dominates, in words. */
-export function intervalNote(m: ManifestLike, rows: readonly SummaryRow[]): string {
-  const k = repetitionCount(m);
+export function intervalNote(reps: RunNotes["repetitions"], rows: readonly SummaryRow[]): string {
+  const k = reps.count;
   if (k < 2) {
     return ONE_REPETITION_NOTE;
   }
   const judged = rows.filter((r) => r.repetitions.dominant !== null);
   const between = judged.filter((r) => r.repetitions.dominant === "between").length;
-  const orders = (m.repetitions ?? []).map((r) => r.order.map((x) => escapeMd(x)).join(", ")).join("; ");
+  const orders = reps.orders.map((o) => o.map((x) => escapeMd(x)).join(", ")).join("; ");
   return repetitionsNote(k, orders, between, judged.length);
 }
 
 export function fullTables(l: Loaded): string {
   const out: string[] = [];
-  for (const side of [...new Set(orderedStages(l.m).map((st) => st.side))]) {
+  for (const side of [...new Set(l.notes.stages.map((st) => st.side))]) {
     const rows: string[][] = [];
     const sideRows = l.summary.rows.filter((x) => x.side === side);
     const client = sideRows.some((r) => r.clientRepetitions);
@@ -71,7 +66,7 @@ export const geoOrNaN = (xs: readonly number[]) => (xs.length > 0 && xs.every((x
 
 export function intervalTable(l: Loaded, side: string, field: "actorMs" | "sqlMs", title: string): string {
   const rows: string[][] = [];
-  for (const { metric } of orderedStages(l.m).filter((s) => s.side === side)) {
+  for (const { metric } of l.notes.stages.filter((s) => s.side === side)) {
     const stats = statsOf(l.samples, side, metric)!;
     const p = stats.interval(field);
     if (!p) continue;
