@@ -374,6 +374,20 @@ describe("the DO side's settle (release: its reset) with groups overlapping", ()
   });
 });
 
+describe("the DO side's settle by waiting (--cf-settle wait)", () => {
+  it("resets nothing and waits out the eviction before a group instead", async () => {
+    const rt = new FakeRuntime();
+    const adapter = cloudflareAdapter(fakeWorker(rt), { wakeIdleMs: 10_000, evictionMs: 10_000, eviction: "fake", settle: "wait" });
+    expect(adapter.release).toBeUndefined();
+    expect(adapter.properties.settle).toMatch(/^the group waits, holding the CPU lock/);
+    const s = sideOf("cloudflare");
+    const ctx: PlanContext = { ...s.ctx, adapter: trackActors(adapter, s.ctx.census!) };
+    for (const g of ["create", "warm"] as const) await runGroup(g, ctx);
+    expect(rt.resets).toEqual([]);
+    expect(s.holds).toEqual([10_000]);
+  });
+});
+
 describe("the stage plan on both sides", () => {
   it("makes the same calls, in the same order, with the same counts, for every group", async () => {
     const sides = { rivet: sideOf("rivet"), cloudflare: sideOf("cloudflare"), floor: sideOf("floor") };

@@ -1,5 +1,5 @@
 /** The Durable Object side of the stage plan: one Worker invocation per call, timed by the Worker. */
-import type { ActorRef, AdapterProperties, Op, PlanContext, SideAdapter, SideOutcome } from "../../experiment/adapter";
+import type { ActorRef, AdapterProperties, Op, PlanContext, SideAdapter, SideOutcome, SleepOutcome } from "../../experiment/adapter";
 import { PREPARE_PACE } from "../../experiment/prepare";
 import { measureStage } from "../../experiment/stageKit";
 import type { DoTarget, WorkerClient } from "./workerClient";
@@ -19,6 +19,16 @@ export const CLOUDFLARE_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openMo
   throughput: THROUGHPUT_TEXT[CLOUDFLARE_PROFILE.throughputMethod].text,
 };
 
+/** The settle of --cf-settle wait, the way of runs before the reset. */
+const SETTLE_BY_WAITING =
+  "the group waits, holding the CPU lock, until the last call to any DO earlier groups left live is older than the wake idle (past the runtime's eviction)";
+
+/** Resets the DOs (the Worker's /reset): those it dropped, and each one it could not with why. */
+async function resetAll(client: WorkerClient, ids: string[]): Promise<SleepOutcome> {
+  const out = await Promise.all(ids.map(async (id) => ({ id, r: await client.reset(id) })));
+  return { asleep: out.filter((x) => x.r.ok).map((x) => x.id), failures: out.flatMap((x) => (x.r.ok ? [] : [`${x.id}: ${x.r.error}`])) };
+}
+
 const target = (ref: ActorRef): DoTarget => ("id" in ref ? { id: ref.id } : { name: ref.key });
 
 async function createUnique(ctx: PlanContext, client: WorkerClient): Promise<void> {
@@ -32,7 +42,15 @@ async function noopBaseline(ctx: PlanContext, client: WorkerClient): Promise<voi
 /** `wakeIdleMs` must exceed the runtime's eviction (local workerd: about 10 s; Cloudflare: minutes). */
 export function cloudflareAdapter(
   client: WorkerClient,
-  o: { wakeIdleMs: number; evictionMs: number; eviction: string; runtimeLog?: SideAdapter["runtimeLog"]; maxLiveActors?: number },
+  o: {
+    wakeIdleMs: number;
+    evictionMs: number;
+    eviction: string;
+    runtimeLog?: SideAdapter["runtimeLog"];
+    maxLiveActors?: number;
+    /** wait: no release; every settle waits out the eviction. */
+    settle?: "reset" | "wait";
+  },
 ): SideAdapter {
   return {
     side: CLOUDFLARE_PROFILE.id,
@@ -48,6 +66,7 @@ export function cloudflareAdapter(
       wakeIdle: `${o.wakeIdleMs} ms after the last call (longer than the runtime's eviction)`,
       openModelRates: `${CLOUDFLARE_PROFILE.openRates.join(", ")} creates per second`,
       idleSleep: `${o.eviction}; a wake after more than ${o.evictionMs} ms idle must prove a fresh instance`,
+      ...(o.settle === "wait" ? { settle: SETTLE_BY_WAITING } : {}),
     },
     wakeIdleMs: o.wakeIdleMs,
     idleSleepMs: o.evictionMs,
@@ -66,13 +85,7 @@ export function cloudflareAdapter(
         : r;
     },
     sleep: async (ids) => ({ asleep: ids, failures: [] }),
-    async release(ids) {
-      const out = await Promise.all(ids.map(async (id) => ({ id, r: await client.reset(id) })));
-      return {
-        asleep: out.filter((x) => x.r.ok).map((x) => x.id),
-        failures: out.flatMap((x) => (x.r.ok ? [] : [`${x.id}: ${x.r.error}`])),
-      };
-    },
+    ...(o.settle === "wait" ? {} : { release: (ids: string[]) => resetAll(client, ids) }),
     sleepsByIdleOnly: CLOUDFLARE_PROFILE.sleepsByIdleOnly,
     sideOnly: { create: (ctx) => createUnique(ctx, client), warm: (ctx) => noopBaseline(ctx, client) },
   };

@@ -1,5 +1,5 @@
 /** The Durable Object side's own settings, with their flags and stack keys, and what it refuses. */
-import { DAY_MS, whole, type OptionSpec } from "../options";
+import { DAY_MS, oneOf, whole, type OptionSpec } from "../options";
 import { hardOpenFileLimit, openFileProblem } from "./openFiles";
 import type { SampleCounts, Group } from "../../../analysis/contract/catalog";
 
@@ -13,9 +13,11 @@ export interface CloudflareSettings {
   cfWakeIdleMs: number;
   /** Local workerd's open-file limit; absent: raised to the hard limit (set lower only to see a machine limit named). */
   workerdOpenFiles?: number;
+  /** How a group lets earlier groups' live DOs go: reset them at once (abort), or wait out the runtime's eviction. */
+  settle: "reset" | "wait";
 }
 
-export const CLOUDFLARE_DEFAULTS: CloudflareSettings = { cfWakeIdleMs: 12_000 };
+export const CLOUDFLARE_DEFAULTS: CloudflareSettings = { cfWakeIdleMs: 12_000, settle: "reset" };
 
 export const CLOUDFLARE_OPTIONS: readonly OptionSpec<Partial<CloudflareSettings>>[] = [
   {
@@ -33,6 +35,13 @@ export const CLOUDFLARE_OPTIONS: readonly OptionSpec<Partial<CloudflareSettings>
     default: "the hard limit",
     help: "local workerd's open-file limit; a run whose DOs cannot fit under it is refused before it starts",
     ...whole(1, 1_048_576, "open files", (p, n) => (p.workerdOpenFiles = n)),
+  },
+  {
+    flag: "--cf-settle",
+    value: "reset|wait",
+    default: CLOUDFLARE_DEFAULTS.settle,
+    help: "before each group, reset the DOs earlier groups left live (DurableObjectState.abort()), or wait out their eviction as runs before 2026-12-06 did; a wake's own idle set is always waited out",
+    ...oneOf(["reset", "wait"] as const, "reset or wait", (p, v) => (p.settle = v)),
   },
 ];
 

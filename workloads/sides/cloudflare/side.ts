@@ -107,6 +107,7 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget, CloudflareSettings
         eviction: (target.runtime ?? LOCAL_WORKERD).eviction,
         ...(target.logFile ? { runtimeLog: { name: "workerd", file: target.logFile } } : {}),
         ...(target.limits ? { maxLiveActors: target.limits.liveDos } : {}),
+        settle: cfg.own.settle,
       }),
       cpuPids: () => ({ ...(target.workerdPid !== undefined ? { workerd: target.workerdPid } : {}), driver: process.pid }),
       ...watchOf(target.processes),
