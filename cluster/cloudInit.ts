@@ -39,7 +39,7 @@ export const SERVICE_USERS = { engine: "rivet", nats: "nats", app: "rivetkit" } 
  * a read-only system but for `writable`, private /tmp and devices, no kernel
  * or control-group changes, no capabilities, the system-service syscall set.
  */
-export function hardening(writable: string[]): string {
+function hardening(writable: string[]): string {
   return [
     "NoNewPrivileges=yes",
     "ProtectSystem=strict",
@@ -120,7 +120,7 @@ function cloudConfig(packages: string[], files: WrittenFile[], runcmd: string[][
  * The local twin starts its Engines under the same policy (localCluster.ts).
  */
 export const ENGINE_RESTART: RestartPolicy = { restartSec: 2, preventExitStatus: [3] };
-export const NATS_RESTART: RestartPolicy = { restartSec: 2, preventExitStatus: [] };
+const NATS_RESTART: RestartPolicy = { restartSec: 2, preventExitStatus: [] };
 
 export function engineVmFiles(
   plan: ClusterPlan,
@@ -273,7 +273,7 @@ export const APP_UNIT_COMMANDS = ["enable --now rivetkit-app", "restart rivetkit
  * else: sudo uses the last rule that matches, so "!ALL" takes back what the
  * image granted, and the command list after it gives back only the deploy's.
  */
-export function renderRunnerSudoers(adminUser: string): string {
+function renderRunnerSudoers(adminUser: string): string {
   return `# actor-bench: ${adminUser} may manage the app's unit as root, nothing else.\n${adminUser} ALL=(ALL:ALL) !ALL\n${adminUser} ALL=(root) NOPASSWD: ${APP_UNIT_COMMANDS.join(", ")}\n`;
 }
 
@@ -282,7 +282,7 @@ export function renderRunnerSudoers(adminUser: string): string {
  * kept, which ssh_keys provides (so none is generated): the stack's key is
  * the only one sshd can present.
  */
-export function hostKeyConfig(hostKey: HostKey): Record<string, unknown> {
+function hostKeyConfig(hostKey: HostKey): Record<string, unknown> {
   if (!hostKey.publicKey.startsWith("ssh-ed25519 "))
     throw new Error(
       `the runner's host key must be an ed25519 public key in authorized_keys form, got ${JSON.stringify(hostKey.publicKey.slice(0, 20))}`,

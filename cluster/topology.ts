@@ -8,7 +8,7 @@ import { ClusterConfigError } from "./clusterConfigError";
 import { ENGINE_CAPS, runtimeSection, type EnginePorts, type EngineSettings } from "./engineConfig";
 
 /** 2.3.x: several Engines share one Postgres and talk through NATS. */
-export type Topology = "postgres-nats";
+type Topology = "postgres-nats";
 
 export function topologyFor(engineVersion: string): Topology {
   const major = Number(engineVersion.split(".")[0]);
@@ -19,7 +19,7 @@ export function topologyFor(engineVersion: string): Topology {
   );
 }
 
-export interface ClusterNode {
+interface ClusterNode {
   name: string;
   /** Address the node's Engine and NATS member listen on. */
   host: string;
@@ -79,7 +79,7 @@ export interface ClusterCredentials {
 export const NATS_USERS = { client: "rivet", route: "route" } as const;
 
 /** Credentials go into JSON, NATS config and route URLs unquoted: letters and digits only, 32 to 128 of them. */
-export function checkCredentials(c: ClusterCredentials): ClusterCredentials {
+function checkCredentials(c: ClusterCredentials): ClusterCredentials {
   for (const [k, v] of Object.entries(c)) {
     if (typeof v !== "string" || !/^[A-Za-z0-9]{32,128}$/.test(v))
       throw new ClusterConfigError(`cluster credential ${k} must be 32 to 128 letters and digits`);
@@ -171,7 +171,7 @@ export function renderNatsConfig(plan: ClusterPlan, index: number, creds: Cluste
   ].join("\n");
 }
 
-export interface TcpFrontend {
+interface TcpFrontend {
   name: string;
   bind: string;
   port: number;

@@ -68,9 +68,9 @@ function addressBits(addr: string): { value: bigint; bits: 32 | 128 } | null {
 }
 
 /** The narrowest prefix (widest network) allowed without sshSourceWide. */
-export const SSH_WIDEST_PREFIX = { 32: 24, 128: 56 } as const;
+const SSH_WIDEST_PREFIX = { 32: 24, 128: 56 } as const;
 /** Wider than this is refused even with sshSourceWide: a /1 or /7 is no operator's network. */
-export const SSH_WIDE_FLOOR = { 32: 16, 128: 32 } as const;
+const SSH_WIDE_FLOOR = { 32: 16, 128: 32 } as const;
 
 /**
  * SSH source: one address or a network in canonical form (an integer prefix,

@@ -4,7 +4,7 @@ import { delegatingProvider, withOutputs } from "./delegatingProvider";
 import type { RunSummaryOut } from "./benchmarkRun";
 import type { PriceTable } from "../analysis/contract/prices";
 
-export interface BenchmarkReportArgs {
+interface BenchmarkReportArgs {
   stack: pulumi.Input<string>;
   /** Absolute; the merged run directory is results/<stack>/<runId>/ under it. */
   resultsRoot: pulumi.Input<string>;

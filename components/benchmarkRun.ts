@@ -3,7 +3,7 @@ import { delegatingProvider, withOutputs } from "./delegatingProvider";
 import type { DaemonHandle } from "../workloads/run/daemons";
 
 /** What every run measures, local or remote: one side's stage group with the stack's run flags. */
-export interface GroupRunArgs {
+interface GroupRunArgs {
   stack: pulumi.Input<string>;
   /** A runtime of the side registry. */
   side: pulumi.Input<string>;
@@ -16,7 +16,7 @@ export interface GroupRunArgs {
   blobRoot: pulumi.Input<string>;
 }
 
-export interface BenchmarkRunArgs extends GroupRunArgs {
+interface BenchmarkRunArgs extends GroupRunArgs {
   /** The stack's running side (LocalSide's daemon): the run reads its target from what the daemon recorded. */
   daemon: pulumi.Input<DaemonHandle>;
   /** The secrets the stack made for the side (LocalSide's secrets), a secret input; each joins the target under its name. */

@@ -14,7 +14,7 @@ export type RunnerConnection = types.input.remote.ConnectionArgs & { hostKey: pu
 
 export const DIAL = { dialErrorLimit: 60, perDialTimeout: 20 } as const;
 
-export interface RemoteGroupRunArgs {
+interface RemoteGroupRunArgs {
   stack: string;
   /** Which tasks the run takes, e.g. "rivet.create" or "cloudflare.wake+rivet.create+rivet.wake" (passRunName). */
   part: string;

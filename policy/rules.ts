@@ -46,7 +46,7 @@ export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const known = (v: unknown): boolean => v !== undefined && v !== UNKNOWN;
 
 /** The stack a URN belongs to: urn:pulumi:<stack>::<project>::<type>::<name>. */
-export function stackOf(urn: string): string {
+function stackOf(urn: string): string {
   return urn.split("::")[0].split(":").at(-1) ?? "";
 }
 

@@ -10,7 +10,7 @@ import { costsFromRun, newestCosts, passSchedule } from "../workloads/run/passSc
 const USAGE = "usage: npm run schedule -- <stack> [--from <runDir>]   (the stack's Pulumi.<stack>.yaml, in this folder)";
 
 /** The actor-bench keys of a stack file, as the strings Pulumi holds; secrets are neither needed nor read. */
-export function stackFileConfig(path: string): RawStackConfig {
+function stackFileConfig(path: string): RawStackConfig {
   let doc: { config?: Record<string, unknown> };
   try {
     doc = (parse(readFileSync(path, "utf8")) ?? {}) as { config?: Record<string, unknown> };

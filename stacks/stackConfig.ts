@@ -21,9 +21,9 @@ export { validateSshSource, type AzureConfig, type StackConfig, type Target } fr
  * rules as `npm start`'s flags, so a stack and a laptop run mean the same
  * thing; the rest describe where the runtimes run.
  */
-export const RUN_KEYS = STACK_RUN_OPTIONS.map((o) => o.key);
+const RUN_KEYS = STACK_RUN_OPTIONS.map((o) => o.key);
 
-export const CLOUD_KEYS = [
+const CLOUD_KEYS = [
   "region",
   "resourceGroup",
   "zones",
@@ -52,7 +52,7 @@ export const INTEGER_KEYS: readonly StackKey[] = [
 ];
 export const BOOLEAN_KEYS: readonly StackKey[] = ["overlapIdle", "sshSourceWide"];
 
-export const TARGETS = ["local", "azure"] as const;
+const TARGETS = ["local", "azure"] as const;
 
 export const DEFAULTS = {
   target: "local",
@@ -70,7 +70,7 @@ export const DEFAULTS = {
 } as const satisfies RawStackConfig;
 
 /** What the validator needs to know besides the raw values. */
-export interface StackFacts {
+interface StackFacts {
   /** The Engine version installed from npm (@rivetkit/engine-cli): the only one a local stack can run. */
   installedEngineVersion: string;
   /** Whether the stack has the secret actor-bench:cloudflareApiToken (its value is never read here). */

@@ -52,7 +52,7 @@ export function stepAllowance(n: number, o: CapacityObjective, failed = 0): { fa
 }
 
 /** One step's outcome against the objective. */
-export interface StepVerdict {
+interface StepVerdict {
   held: boolean;
   /** What missed, in words (empty when held). */
   why: string;
@@ -107,7 +107,7 @@ export function stepWatch(planned: number, o: CapacityObjective, mustBeCold: boo
 }
 
 /** The knee a set of steps shows: the highest rate held below the lowest missed. */
-export interface Knee {
+interface Knee {
   /** Highest rate held below the lowest missed; null when every step missed. */
   held: number | null;
   /** Lowest rate missed; null when every step held. */

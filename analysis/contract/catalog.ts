@@ -48,7 +48,7 @@ export const CLIENT_TICK_MS = 0.000001;
  *   prove it, which the idle ladder's table checks: analysis/stats/idle.ts).
  * baseline: no actor is called (client to Worker).
  */
-export type MetricKind = "cold" | "warm" | "idle" | "baseline";
+type MetricKind = "cold" | "warm" | "idle" | "baseline";
 
 /** Sample count names; a preset gives each side its own count for each. */
 export const COUNT_KEYS = [
@@ -69,7 +69,7 @@ export const COUNT_KEYS = [
   "capacitySeconds",
   "idleWake",
 ] as const;
-export type CountKey = (typeof COUNT_KEYS)[number];
+type CountKey = (typeof COUNT_KEYS)[number];
 export type SampleCounts = Record<CountKey, number>;
 
 export interface MetricEntry {
@@ -109,7 +109,7 @@ export const BURST_CONCURRENCY = [1, 8, 32, 128] as const;
  * many more actors (asleep) exist. Which levels a run takes is its preset's
  * (PRESET_SCALE_LEVELS); these are every level any preset takes.
  */
-export const SCALE_LEVELS = [0, 100, 1000, 2000, 4000, 8000, 16000] as const;
+const SCALE_LEVELS = [0, 100, 1000, 2000, 4000, 8000, 16000] as const;
 /** The scaling group's burst concurrency (one level of the burst group's). */
 export const SCALE_BURST_CONCURRENCY = 32;
 /** Most requests an open-model stage has outstanding; past that, sends are late and the lateness counts. */
@@ -233,12 +233,12 @@ export const CATALOG: readonly MetricEntry[] = [
 const BY_ID = new Map<string, MetricEntry>(CATALOG.map((e) => [e.id, e]));
 
 /** An open-model stage at `rate` creates a second; each side's profile says which rates it takes. */
-export function openModelEntry(rate: number): MetricEntry {
+function openModelEntry(rate: number): MetricEntry {
   return { id: `open.r${rate}`, group: "burst", kind: "cold", count: "openSeconds", throughput: { mode: "open", ratePerSecond: rate } };
 }
 const OPEN_ID = /^open\.r([1-9]\d{0,5})$/;
 /** A capacity step at `rate` of `op`: which steps a run takes, its search decides (analysis/contract/capacity.ts). */
-export function capacityEntry(op: CapacityOp, rate: number): MetricEntry {
+function capacityEntry(op: CapacityOp, rate: number): MetricEntry {
   return {
     id: `capacity.${op}.r${rate}`,
     group: "capacity",
@@ -443,7 +443,7 @@ export const PRESET_SCALE_LEVELS: Record<PresetName, readonly number[]> = {
   full: [0, 1000, 2000, 4000, 8000, 16000],
 };
 /** Groups only large and full run by default: the idle ladder (minutes of waiting), capacity and scaling (they load the runtime far past the headline's stages). */
-export const LONG_GROUPS: readonly Group[] = ["idle", "capacity", "scale"];
+const LONG_GROUPS: readonly Group[] = ["idle", "capacity", "scale"];
 /** The groups a preset runs when --groups is not given. */
 export function defaultGroups(preset: PresetName): Group[] {
   return GROUPS.filter((g) => !LONG_GROUPS.includes(g) || preset === "large" || preset === "full");

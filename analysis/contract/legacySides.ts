@@ -4,7 +4,7 @@
  * committed runs up to 2026-12-05) reads them from here. A run made since
  * reads its own; nothing new is added here.
  */
-import type { SideProfile } from "./sideProfile";
+import type { SideProfile } from "./sideProfileShape";
 
 const CLIENT_TICK = 0.000001;
 

@@ -4,14 +4,14 @@
  * such while the run runs, in the stage's record and in the report, so a
  * local artifact never passes for the runtime's behaviour.
  */
-export const MACHINE_LIMITS = [
+const MACHINE_LIMITS = [
   // workerd cannot open a DO's SQLite file once it is out of descriptors; Node and undici say EMFILE.
   { kind: "open files", pattern: /EMFILE|ENFILE|Too many open files|SQLITE_CANTOPEN|unable to open database file/ },
   { kind: "memory", pattern: /SQLITE_NOMEM|out of memory|ENOMEM|Cannot allocate memory|std::bad_alloc/i },
   { kind: "ports", pattern: /EADDRNOTAVAIL|EADDRINUSE/ },
 ] as const;
 
-export type MachineLimit = (typeof MACHINE_LIMITS)[number]["kind"];
+type MachineLimit = (typeof MACHINE_LIMITS)[number]["kind"];
 
 /** The machine limit a failure's text names, or null. */
 export function machineLimitOf(text: string): MachineLimit | null {

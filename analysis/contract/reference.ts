@@ -1,30 +1,19 @@
 /**
  * The reference benchmark this project reimplements, as it published itself:
- * what it ran and its headline, per metric of this project's catalog. Typed
+ * its headline, per metric of this project's catalog (what it ran is in docs/reference.md). Typed
  * in once from its published tables; the reference table of docs/reference.md
  * is generated from this and a committed run, and a test holds the two together.
  */
 
-export interface ReferenceFigure {
+interface ReferenceFigure {
   p50: number;
   p90: number;
   p99: number;
   n: number;
 }
 
-export const REFERENCE = {
-  rivet:
-    "the public release rivetdev/engine:3.0.0-preview.2 and rivetkit@3.0.0-preview.2 on three Azure Standard_L8as_v5 VMs (8 vCPU AMD EPYC 9V45, local NVMe) in eastus2 zones 1, 2 and 4, one Engine each, the driver and RivetKit node on a Standard_D16as_v7 in zone 1 (Node 24.10.0); samples of 2026-10-28",
-  cloudflare:
-    "one Worker and one SQLite-backed Durable Object class deployed to Cloudflare, driven from the same Azure region (Worker in IAD, DOs in IAD and EWR); samples of 2026-10-27",
-  clocks:
-    "Rivet: the driver's round trip through the Engine gateway; Durable Object: the Worker's Date.now() around the awaited DO call, whole milliseconds",
-  counts: "1,000 to 2,000 samples a Rivet row, 200 to 300 a Durable Object row, one run per condition",
-} as const;
-
 const f = (p50: number, p90: number, p99: number, n: number): ReferenceFigure => ({ p50, p90, p99, n });
 
-/** The reference's headline rows, by this project's metric id; a side it did not measure is absent. */
 /** The sides the reference measured, in its order, with the words its table heads use. */
 export const REFERENCE_SIDES: ReadonlyArray<{ side: "rivet" | "cloudflare"; name: string }> = [
   { side: "rivet", name: "Rivet" },

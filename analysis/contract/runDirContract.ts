@@ -155,7 +155,7 @@ export function listedNameProblem(name: string): string | null {
  * machine: a known side and a catalog metric that side measures, or the
  * analytics file of a known group.
  */
-export function benchmarkFileProblem(name: string, sides: SideBook): string | null {
+function benchmarkFileProblem(name: string, sides: SideBook): string | null {
   const analytics = /^raw\/cloudflare\.analytics\.([a-z]+)\.jsonl$/.exec(name);
   if (analytics) return (GROUPS as readonly string[]).includes(analytics[1]) ? null : `"${analytics[1]}" is not a stage group`;
   const m = /^(?:raw\/([a-z]+)\.(.+)\.jsonl|stages\/([a-z]+)\.(.+)\.json)$/.exec(name);
@@ -195,7 +195,7 @@ export function fileDigest(path: string): FileDigest {
 const optNumber = (x: unknown) => x === undefined || x === null || (typeof x === "number" && Number.isFinite(x));
 
 /** Why a parsed line is not a sample, or null when it is one. */
-export function sampleProblem(s: unknown): string | null {
+function sampleProblem(s: unknown): string | null {
   if (typeof s !== "object" || s === null || Array.isArray(s)) return "not a JSON object";
   const x = s as Record<string, unknown>;
   if (typeof x.ok !== "boolean") return '"ok" must be true or false';

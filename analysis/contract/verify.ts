@@ -22,7 +22,7 @@ import {
 export { RunDirError, type ManifestLike, type StageRecord } from "./runDirContract";
 
 /** A listed path must be a plain relative path inside the run directory: no "..", no absolute path, no backslash. */
-export function plainRelativePath(p: string): boolean {
+function plainRelativePath(p: string): boolean {
   return typeof p === "string" && p.length > 0 && !isAbsolute(p) && !p.includes("\\") && normalize(p) === p && !p.split("/").includes("..");
 }
 

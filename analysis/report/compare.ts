@@ -11,7 +11,7 @@ export { abOf, comparisonWarnings, interleaved, machineDifferences, type AbSetti
 import type { RepSpread } from "../stats/repetitions";
 
 /** The key of a stage's second clock (a side's own, where it is not the driver's), shown and never tested. */
-export const ownClockKey = (key: string) => `${key} (own clock)`;
+const ownClockKey = (key: string) => `${key} (own clock)`;
 
 const asStats = (r: { n: number }, s: RepSpread, tick: number, clock: string, descriptive = false): StageStats => ({
   n: r.n,
@@ -49,7 +49,7 @@ export function runStats(dir: string): ComparedRun {
 }
 
 /** How many rows of each verdict a comparison has, per quantile. */
-export function verdictCounts(rows: readonly CompareRow[], q: CompareRow["q"]) {
+function verdictCounts(rows: readonly CompareRow[], q: CompareRow["q"]) {
   const of = rows.filter((r) => r.q === q);
   const n = (v: CompareRow["verdict"]) => of.filter((r) => r.verdict === v).length;
   return {
@@ -102,7 +102,7 @@ function howCompared(paired: boolean): string {
 }
 
 /** A verified run's capacity curves, from its raw samples. */
-export function runCapacity(dir: string, m: ManifestLike): CapacityCurve[] {
+function runCapacity(dir: string, m: ManifestLike): CapacityCurve[] {
   return capacityCurves(Object.values(m.stages), (st) => stageSamples(dir, m, st), sideBookOf(m).order);
 }
 

@@ -98,7 +98,7 @@ export function intervalsOverlap(a: KneeInterval, b: KneeInterval): boolean | nu
   return a.lo <= b.hi && b.lo <= a.hi;
 }
 
-export interface CapacityRow {
+interface CapacityRow {
   key: string;
   a: KneeInterval | null;
   b: KneeInterval | null;

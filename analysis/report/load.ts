@@ -21,7 +21,7 @@ export type Loaded = {
 };
 
 /** The price table a report uses: the one given, else the one the run recorded (`npm start -- --prices FILE`), else the repository's. */
-export function pricesOf(m: ManifestLike, given?: PriceTable): PriceTable {
+function pricesOf(m: ManifestLike, given?: PriceTable): PriceTable {
   if (given) return given;
   const recorded = (m.config as { prices?: unknown }).prices;
   if (recorded === undefined) return DEFAULT_PRICES;

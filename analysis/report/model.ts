@@ -31,7 +31,7 @@ export interface StageCell {
   flagged: boolean;
 }
 
-export type HeadlineRow =
+type HeadlineRow =
   | { kind: "stage"; label: string; cells: Array<StageCell | null> }
   /** An interval the actor itself reports, on the sides whose actor reports it. */
   | { kind: "inActor"; label: string; cells: Array<Percentiles | null> };
@@ -96,7 +96,7 @@ export interface RowsModel {
 }
 
 /** One priced cell: a side's operation under one of its ways of pricing, or why it is not priced. */
-export interface CostCell {
+interface CostCell {
   side: string;
   pricing: string;
   usdPerMillion: number | null;
@@ -295,7 +295,7 @@ export function cpuModel(s: RunSummary): CpuModel | null {
   return rows.length ? { sides, rows } : null;
 }
 
-export function rowsModel(s: RunSummary): RowsModel | null {
+function rowsModel(s: RunSummary): RowsModel | null {
   const sides = tableSides(s.sides, new Set(s.rows.map((r) => r.side))).filter((side) =>
     s.rows.some((r) => r.side === side && r.rowsPerOp),
   );
@@ -358,7 +358,7 @@ export function costModel(s: RunSummary, prices: PriceTable = DEFAULT_PRICES): C
 }
 
 /** Which headline metric each capacity operation's cost is read from. */
-export const CAPACITY_METRIC: Record<CapacityOp, string> = { warm: "warm.ping", create: "create.ping", write: "sqlite.write" };
+const CAPACITY_METRIC: Record<CapacityOp, string> = { warm: "warm.ping", create: "create.ping", write: "sqlite.write" };
 
 /** Loads per decade the machine curves are drawn at. */
 const POINTS_PER_DECADE = 4;

@@ -16,7 +16,7 @@ import { ANALYTICS_FILE } from "../stats/platformTimes";
 import { CALIBRATION_MEASURES, calibrationMedian, readCalibration, type CalibrationMeasure } from "../stats/calibration";
 
 /** How many repetitions the run made, for the interval's label: with one, it covers only the noise within that run. */
-export function repetitionCount(m: ManifestLike): number {
+function repetitionCount(m: ManifestLike): number {
   return Array.isArray(m.repetitions) ? m.repetitions.length : 1;
 }
 
@@ -77,7 +77,7 @@ export interface RunNotes {
   calibration: CalibrationRow[] | null;
 }
 
-export interface StartNote {
+interface StartNote {
   group: string;
   before: { existing: number; awake: number };
   atStart: { existing: number; awake: number };
@@ -141,7 +141,7 @@ export function differencesOf(m: ManifestLike): Differences | null {
 }
 
 /** The machine's calibration at the run's start, each measure's median and range over its rounds; null for a run made before calibrations. */
-export function calibrationRows(m: ManifestLike): CalibrationRow[] | null {
+function calibrationRows(m: ManifestLike): CalibrationRow[] | null {
   const c = readCalibration(m.calibration);
   if (!c) return null;
   return (Object.entries(CALIBRATION_MEASURES) as Array<[CalibrationMeasure, string]>).map(([measure, what]) => {
@@ -190,12 +190,12 @@ export function runNotes(m: ManifestLike): RunNotes {
 }
 
 /** Every stage's part in every repetition, with the stage's side and metric: where the notes are. */
-export function stageParts(m: ManifestLike): Array<RepStage & Pick<StageRecord, "side" | "metric">> {
+function stageParts(m: ManifestLike): Array<RepStage & Pick<StageRecord, "side" | "metric">> {
   return Object.values(m.stages).flatMap((st) => stageReps(st).map((r) => ({ ...r, side: st.side, metric: st.metric })));
 }
 
 /** "<side> wake.ping" or, in a run of several repetitions, "<side> wake.ping (repetition 2)". */
-export const partName = (m: ManifestLike, p: { side: string; metric: string; rep: number }) =>
+const partName = (m: ManifestLike, p: { side: string; metric: string; rep: number }) =>
   `${p.side} ${p.metric}${repetitionCount(m) > 1 ? ` (repetition ${p.rep + 1})` : ""}`;
 
 /**
@@ -294,7 +294,7 @@ export function caveats(m: ManifestLike): string[] {
  * (settings.<side>.caveats) beside one line for a local run; for a run made
  * before the sides recorded them, the report's words of that time.
  */
-export function sideCaveats(m: ManifestLike): string[] {
+function sideCaveats(m: ManifestLike): string[] {
   const book = sideBookOf(m);
   const measured = new Set(Object.values(m.stages).map((s) => s.side));
   const recorded = book.order
@@ -308,7 +308,7 @@ export function sideCaveats(m: ManifestLike): string[] {
 }
 
 /** A run that asked for the quickack loopback and measured on the host's: its round trips carry delayed ACKs. */
-export function loopbackCaveat(m: ManifestLike): string[] {
+function loopbackCaveat(m: ManifestLike): string[] {
   const why = (m.config as { loopbackFallback?: unknown } | undefined)?.loopbackFallback;
   if (typeof why !== "string") return [];
   return [
@@ -317,7 +317,7 @@ export function loopbackCaveat(m: ManifestLike): string[] {
 }
 
 /** A planted delay per side, first among the caveats: the figures include it. */
-export function plantedCaveats(m: ManifestLike): string[] {
+function plantedCaveats(m: ManifestLike): string[] {
   const out: string[] = [];
   const book = sideBookOf(m);
   for (const [side, st] of Object.entries(m.settings ?? {})) {

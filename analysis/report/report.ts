@@ -30,7 +30,7 @@ export interface Report {
 }
 
 /** The report's Markdown: every section rendered from the run model and its notes, in order. */
-export function reportMarkdown(l: Loaded, charts: string[]): string {
+function reportMarkdown(l: Loaded, charts: string[]): string {
   const n = l.notes;
   const parts = [
     renderHead(n.head),

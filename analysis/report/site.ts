@@ -25,7 +25,7 @@ import { escapeHtml } from "./html";
 import type { ComparedRun, ManifestLike as ComparedManifest } from "./comparison";
 
 /** A run the site shows: what the index lists about it and where its page is. */
-export interface SiteRun {
+interface SiteRun {
   stack: string;
   runId: string;
   startedAt: string;
@@ -44,7 +44,7 @@ export interface SiteRun {
 }
 
 /** A run directory that did not verify: listed with the reason, never shown. */
-export interface RefusedRun {
+interface RefusedRun {
   /** Relative to the project (results/<stack>/<runId>). */
   dir: string;
   reason: string;
@@ -156,7 +156,7 @@ const CHART_SCRIPTS = ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "
  * one clock, throughput, and every chart drawn in the page (`charts`: the
  * report's specs of this run).
  */
-export function runPage(l: Loaded, r: SiteRun, charts: readonly ChartSpec[]): string {
+function runPage(l: Loaded, r: SiteRun, charts: readonly ChartSpec[]): string {
   const specs = charts.map(withTooltips);
   const chart = (name: string) => (specs.some((c) => c.name === name) ? chartDiv(name) : "");
   const others = specs.filter((c) => c.name !== "headline" && c.name !== "same-clock");
@@ -205,7 +205,7 @@ export function runPage(l: Loaded, r: SiteRun, charts: readonly ChartSpec[]): st
 }
 
 /** What leads the index: the newest complete run with headline rows. */
-export interface IndexLead {
+interface IndexLead {
   run: SiteRun;
   /** The README's headline table of that run: its one-clock rows. */
   headline: string;
@@ -214,10 +214,10 @@ export interface IndexLead {
 }
 
 /** Charts the index shows from the newest complete run that has each: the curves (wake against idle length, cost as actors accumulate). */
-export const INDEX_CURVES = ["idle", "scale"] as const;
+const INDEX_CURVES = ["idle", "scale"] as const;
 
 /** One curve on the index: its chart and the run it comes from. */
-export interface IndexCurve {
+interface IndexCurve {
   run: SiteRun;
   chart: ChartSpec;
 }
@@ -260,10 +260,10 @@ export function indexPage(
 }
 
 /** A site run as the comparison page takes it: the comparison's inputs (comparison.ts), with a label. */
-export type ComparePageRun = SiteRun & ComparedRun;
+type ComparePageRun = SiteRun & ComparedRun;
 
 /** What of a manifest a comparison reads, and nothing else (stages and files stay out of the page). */
-export const comparedManifest = (m: ComparedManifest): ComparedManifest => ({
+const comparedManifest = (m: ComparedManifest): ComparedManifest => ({
   runId: m.runId,
   startedAt: m.startedAt,
   preset: m.preset,

@@ -8,7 +8,7 @@ import type { CapacityCurve } from "../stats/capacity";
 import { missedColdProofs, type IdleStep } from "../stats/idle";
 
 /** An idle ladder step in summary.json. */
-export const idleSummary = (s: IdleStep) => ({
+const idleSummary = (s: IdleStep) => ({
   side: s.side,
   idleMs: s.idleMs,
   n: s.n,
@@ -26,7 +26,7 @@ export const idleSummary = (s: IdleStep) => ({
 });
 
 /** A capacity curve in summary.json: the rate held per repetition, the range, the objective, and every step. */
-export const capacitySummary = (c: CapacityCurve) => ({
+const capacitySummary = (c: CapacityCurve) => ({
   side: c.side,
   op: c.op,
   objective: c.objective,

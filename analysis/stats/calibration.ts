@@ -47,7 +47,7 @@ export const calibrationMedian = (rounds: readonly number[]) =>
   );
 
 /** How far apart two medians must be, besides their rounds not overlapping, to count as another machine. */
-export const CALIBRATION_TOLERANCE = 0.1;
+const CALIBRATION_TOLERANCE = 0.1;
 
 /**
  * The measures on which two runs' machines differ beyond their own noise:

@@ -12,7 +12,7 @@ import { mean, nearestRank } from "./percentiles";
 import { sampleVariance, type KneeInterval } from "./repetitions";
 import { tCritical } from "./studentT";
 
-export interface CapacityStep {
+interface CapacityStep {
   rep: number;
   ratePerSecond: number;
   /** Arrivals the step planned (rate x seconds, or fewer where a machine limit capped them) and those it sent. */

@@ -48,7 +48,7 @@ export const FALSE_DISCOVERY_RATE = 0.05;
 /** The power the "detectable" column is stated at. */
 export const POWER = 0.8;
 /** A row that could not detect a change this large (either way) says so in words. */
-export const TOO_SPREAD = 3;
+const TOO_SPREAD = 3;
 
 export type Verdict = "different" | "not detected" | "cannot tell" | "descriptive";
 

@@ -6,7 +6,7 @@
  * u the smallest with P(B <= u - 1) >= 1 - alpha/2. When n is too small for a
  * bound, that bound is null (the data cannot support it).
  */
-export interface RankInterval {
+interface RankInterval {
   /** 1-based ranks, or null where n is too small. */
   lowerRank: number | null;
   upperRank: number | null;

@@ -26,7 +26,7 @@ export interface AnalyticsLine {
 }
 
 /** One group of a block's response: one colo. Wall times in ms (the API's µs / 1000). */
-export interface PlatformGroup {
+interface PlatformGroup {
   colo: string;
   requests: number;
   errors: number;

@@ -84,7 +84,7 @@ export function linearInterval(values: readonly number[], tick: number): RepInte
 export const geometricMean = (xs: readonly number[]) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
 
 /** Which level the variance of a quantile sits at: between repetitions, within a run's samples, or neither (all equal). */
-export type DominantLevel = "between" | "within" | "none";
+type DominantLevel = "between" | "within" | "none";
 
 export interface RepSpread {
   /** Repetitions with counted samples. */

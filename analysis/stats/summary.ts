@@ -49,7 +49,7 @@ export interface SummaryRow {
 }
 
 /** The samples a metric's statistics are taken over: successful ones, and for a cold metric only proven-cold ones. */
-export function countedSamples(samples: readonly RawSample[], coldMetric: boolean): RawSample[] {
+function countedSamples(samples: readonly RawSample[], coldMetric: boolean): RawSample[] {
   return samples.filter((s) => s.ok && (!coldMetric || s.cold === true));
 }
 
@@ -62,7 +62,7 @@ const ascending = (xs: number[]) => xs.sort((a, b) => a - b);
  * percentiles and, on demand, those of an interval the actor reports. Kept
  * per samples array, so each view that asks gets the same object.
  */
-export interface StageStatistics {
+interface StageStatistics {
   side: string;
   metric: string;
   /** The samples the statistics are over (countedSamples). */

@@ -29,7 +29,7 @@ import { COMPATIBILITY_DATE } from "../../workloads/sides/cloudflare/compatibili
 import { CLOUD_DO_EVICTION_MS } from "../../workloads/sides/cloudflare/side";
 
 /** How long the DO analytics are asked for after a Cloudflare run while invocations are still arriving, and how often. */
-export const ANALYTICS_WAIT = { waitMs: 15 * 60_000, pollMs: 60_000 };
+const ANALYTICS_WAIT = { waitMs: 15 * 60_000, pollMs: 60_000 };
 
 const CLOUDFLARE_RUNTIME = {
   runtime: "Cloudflare Workers on workers.dev, SQLite-backed Durable Object (new_sqlite_classes), placed by Cloudflare",
@@ -42,7 +42,7 @@ const CLOUDFLARE_RUNTIME = {
 /** The stack's Azure settings, validated (stacks/stackConfig.ts). */
 type AzureTarget = NonNullable<StackConfig["azure"]>;
 
-export interface AzureBenchmarkArgs {
+interface AzureBenchmarkArgs {
   config: StackConfig;
   projectDir: string;
   /** config actor-bench:cloudflareApiToken (a secret); needed when the Cloudflare side runs. */

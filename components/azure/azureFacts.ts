@@ -5,7 +5,7 @@
  * the resources the program actually declares. Pure, no Pulumi.
  */
 
-export interface Fact<T> {
+interface Fact<T> {
   value: T;
   source: string;
   /** When the source was read. */
@@ -81,7 +81,7 @@ export const LOCAL_NVME_SIZE: Fact<RegExp> = {
 };
 
 /** Marketplace images known to be Generation 2 and tagged NVMe-capable (check: `az vm image show --urn <urn> --query features`). */
-export const NVME_IMAGES: Fact<ReadonlyArray<{ publisher: string; offer: string; sku: string }>> = {
+const NVME_IMAGES: Fact<ReadonlyArray<{ publisher: string; offer: string; sku: string }>> = {
   value: [{ publisher: "Debian", offer: "debian-12", sku: "12-gen2" }],
   source: "https://learn.microsoft.com/azure/virtual-machines/enable-nvme-interface",
   read: "2026-12-06",

@@ -7,14 +7,14 @@ import { delegatingProvider, withOutputs } from "../delegatingProvider";
 import { BLOB_ROLES, NO_SHARED_KEY } from "./azureFacts";
 import { ACCESS_LIFE, RESULT_GRANTS, ROLE_PROPAGATION, STORAGE_TOKEN_AUDIENCE } from "../../workloads/runner/resultAccess";
 
-export interface ColdStoreArgs {
+interface ColdStoreArgs {
   /** The stack: the account's name is built from it (names.ts). */
   stack: string;
   resourceGroupName: pulumi.Input<string>;
   location: string;
 }
 
-export interface ResultAccessArgs {
+interface ResultAccessArgs {
   containerUrl: pulumi.Input<string>;
   accountName: pulumi.Input<string>;
   /** An Entra token for Azure Storage of the identity `pulumi up` runs as (a secret): it asks for the delegation key. */
@@ -42,7 +42,7 @@ export class ResultAccess extends pulumi.dynamic.Resource {
   }
 }
 
-export const COLD_STORE_SETTINGS = {
+const COLD_STORE_SETTINGS = {
   kind: "StorageV2",
   sku: { name: "Standard_LRS" },
   accessTier: "Hot",

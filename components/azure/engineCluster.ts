@@ -37,7 +37,7 @@ export const POSTGRES_SETTINGS = {
 } as const;
 
 /** What an Engine VM says about itself in plain tags: its role and the URLs its config gives for its datacenter. */
-export function engineVmTags(node: Parameters<typeof nodeUrls>[0]): Record<string, string> {
+function engineVmTags(node: Parameters<typeof nodeUrls>[0]): Record<string, string> {
   const urls = nodeUrls(node);
   return { "actor-bench-role": "engine", "actor-bench-public-url": urls.public_url, "actor-bench-peer-url": urls.peer_url };
 }

@@ -6,7 +6,7 @@ import { NVME_ONLY_SIZE } from "./azureFacts";
 export const VM_IMAGE = { publisher: "Debian", offer: "debian-12", sku: "12-gen2", version: "latest" } as const;
 export const ADMIN_USER = "bench";
 
-export interface LinuxVmArgs {
+interface LinuxVmArgs {
   resourceGroupName: pulumi.Input<string>;
   location: string;
   zone: string;

@@ -5,7 +5,7 @@ import { CLOUD_NETWORK, CLOUD_PORTS } from "../../cluster/topology";
 import { securityRules } from "./networkRules";
 import { fixedNames } from "./names";
 
-export interface BenchNetworkArgs {
+interface BenchNetworkArgs {
   /** The stack: fixed names inside the resource group carry it (names.ts). */
   stack: string;
   location: string;

@@ -10,7 +10,7 @@ import { parseProbe, type ProbeResult, type RunnerCredentials } from "../../work
 import { DIAL, type RunnerConnection } from "../remoteRunner";
 import { ADMIN_USER, linuxVm } from "./linuxVm";
 
-export interface RunnerVmArgs {
+interface RunnerVmArgs {
   stack: string;
   resourceGroupName: pulumi.Input<string>;
   location: string;

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { delegatingProvider, withOutputs } from "../delegatingProvider";
 
-export interface DoAnalyticsArgs {
+interface DoAnalyticsArgs {
   stack: pulumi.Input<string>;
   /** The Cloudflare run the analytics are for: its blob and sha256. */
   forRunDir: pulumi.Input<string>;

@@ -6,7 +6,7 @@ import { DO_BINDING, DO_CLASS, TOKEN_BINDING, WORKER_UPLOAD } from "../../worklo
 
 export { DO_BINDING, DO_CLASS, TOKEN_BINDING };
 /** The one migration (workloads/sides/cloudflare/upload.ts): it creates the SQLite-backed class. */
-export const MIGRATION = WORKER_UPLOAD.migrations;
+const MIGRATION = WORKER_UPLOAD.migrations;
 
 /**
  * The script's name carries the bundle's digest. A changed Worker is a new
@@ -47,7 +47,7 @@ export function workerScriptInputs(
   };
 }
 
-export interface CloudflareWorkerArgs {
+interface CloudflareWorkerArgs {
   stack: string;
   accountId: string;
   /** The account's API token: a secret (config actor-bench:cloudflareApiToken). */

@@ -7,7 +7,7 @@ import { passReport, type BenchmarkReport } from "../benchmarkReport";
 import { SIDE_REGISTRY, sideOf, type SideRegistry } from "../../workloads/sides/registry";
 import { localPassOrder } from "../../workloads/experiment/passPlan";
 
-export interface LocalBenchmarkArgs {
+interface LocalBenchmarkArgs {
   config: StackConfig;
   /** Absolute project directory: state under .actor-bench/<stack>/, results under results/. */
   projectDir: string;

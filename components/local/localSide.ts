@@ -3,7 +3,7 @@ import type { DaemonHandle } from "../../workloads/run/daemons";
 import type { Loopback } from "../../workloads/host/netns";
 import { delegatingProvider, withOutputs } from "../delegatingProvider";
 
-export interface LocalSideArgs {
+interface LocalSideArgs {
   stack: pulumi.Input<string>;
   /** A runtime of the side registry whose package can run as a stack's daemon (its daemonTarget). */
   side: pulumi.Input<string>;

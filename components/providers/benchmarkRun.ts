@@ -17,7 +17,7 @@ import { privateDir } from "../../workloads/host/privateDir";
 const INPUT_KEYS = ["stack", "side", "group", "runArgs", "trigger", "blobRoot", "daemon"];
 
 /** The part of a run's inputs every run shares, local or remote: which stack, side, group, flags and blob root. */
-export function checkGroupSelection(news: Props, failures: CheckFailure[]): void {
+function checkGroupSelection(news: Props, failures: CheckFailure[]): void {
   requireString(news, "stack", failures);
   requireString(news, "blobRoot", failures, /^\//);
   if (!(RUNTIMES as readonly string[]).includes(news.side as string))
@@ -37,7 +37,7 @@ export function checkGroupSelection(news: Props, failures: CheckFailure[]): void
 }
 
 /** The flags a group run is made with: the stack's run keys, then its side and group. */
-export function groupRunArgs(inputs: Props): string[] {
+function groupRunArgs(inputs: Props): string[] {
   return [...(inputs.runArgs as string[]), "--side", inputs.side as string, "--groups", inputs.group as string];
 }
 

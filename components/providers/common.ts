@@ -14,7 +14,7 @@ export interface CheckFailure {
 export type Props = Record<string, unknown>;
 
 /** The input keys whose values differ between two property bags (deep, by JSON). */
-export function changedKeys(olds: Props, news: Props, keys: readonly string[]): string[] {
+function changedKeys(olds: Props, news: Props, keys: readonly string[]): string[] {
   return keys.filter((k) => JSON.stringify(olds[k] ?? null) !== JSON.stringify(news[k] ?? null));
 }
 

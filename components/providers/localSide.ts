@@ -9,8 +9,7 @@ import type { DaemonOptions } from "../../workloads/run/daemon";
 const INPUT_KEYS = ["stack", "side", "stateDir", "loopback", "own", "actorSleepTimeoutMs"];
 
 /** The registry's sides a stack can run: runtimes whose package gives a daemon target. */
-export const stackSides = (registry: SideRegistry = SIDE_REGISTRY) =>
-  registry.filter((d) => d.profile.role === "runtime" && d.daemonTarget);
+const stackSides = (registry: SideRegistry = SIDE_REGISTRY) => registry.filter((d) => d.profile.role === "runtime" && d.daemonTarget);
 
 export async function check(_olds: Props, news: Props, registry: SideRegistry = SIDE_REGISTRY) {
   const failures: CheckFailure[] = [];

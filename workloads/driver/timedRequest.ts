@@ -18,7 +18,7 @@ export type TimedResponse =
 export type TimedRequestOpts = Http1Request;
 
 /** The error text of a failed request: a timeout says so with its limit, others give their code and message. */
-export function describeRequestError(err: unknown, timeoutMs: number): string {
+function describeRequestError(err: unknown, timeoutMs: number): string {
   const e = err as Error & { code?: string };
   const name = e.name === "TimeoutError" ? `timeout after ${timeoutMs} ms` : (e.code ?? e.name);
   return `${name}: ${e.message}`;

@@ -7,7 +7,7 @@
  * preparations and wakes already timed, so a slow runtime nests less.
  */
 
-export interface LadderSteps {
+interface LadderSteps {
   /** Prepares the actors of the step of `idleMs`; its idle starts when this resolves. */
   prepare(idleMs: number): Promise<void>;
   /** Waits until `at` (ms on `now`'s clock); other work may run meanwhile. */
@@ -20,7 +20,7 @@ export interface LadderSteps {
 /** Slack a nested step must leave before the wake of the step around it. */
 export const LADDER_MARGIN_MS = 2_000;
 /** Before any wake is timed, a wake set is taken to cost this many times its preparation (prepared several at a time, woken one at a time). */
-export const FIRST_WAKE_FACTOR = 8;
+const FIRST_WAKE_FACTOR = 8;
 
 /** Runs the ladder (see above); returns what happened in order, e.g. ["prepare 5m", "prepare 2m", ..., "wake 2m", "wake 5m"]. */
 export async function runLadder(lengths: readonly number[], steps: LadderSteps, label: (ms: number) => string = String): Promise<string[]> {

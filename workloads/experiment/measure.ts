@@ -63,7 +63,7 @@ export function stageDeadline(deadlineMs: number | undefined, what: string, now:
  * flight (they fail within milliseconds once its sockets are closed); a call
  * that outlasts it is not written.
  */
-export const LOSS_GRACE_MS = 2000;
+const LOSS_GRACE_MS = 2000;
 
 /** Waits for a stage's calls; if the runtime is lost first, for LOSS_GRACE_MS more at most. Returns the loss, if any. */
 async function doneOrLost(work: Promise<unknown>, runtime: RuntimeWatch | undefined): Promise<RuntimeLoss | undefined> {
@@ -99,7 +99,7 @@ export function idleFor(ctx: MeasureContext, ms: number): Promise<void> {
  * on a create or wake it must be true for the sample to count, elsewhere a true
  * is a restart inside the series. A failure has no actor's word: null.
  */
-export function toSample(seq: number, at: number, r: Outcome): Sample {
+function toSample(seq: number, at: number, r: Outcome): Sample {
   // Built field by field, not with spreads: this runs once per request on the driver's hot path.
   let s: Sample;
   if (!r.ok) {
@@ -118,7 +118,7 @@ export function toSample(seq: number, at: number, r: Outcome): Sample {
   return s;
 }
 
-export interface MeasureOpts {
+interface MeasureOpts {
   ctx: MeasureContext;
   side: string;
   metric: string;
@@ -216,7 +216,7 @@ export function must<T extends Outcome>(r: T, what: string): Extract<T, { ok: tr
 }
 
 /** An open-model stage's options: a closed-loop stage's, with an arrival rate and a bound on requests outstanding in place of a concurrency. */
-export interface MeasureOpenOpts extends Omit<MeasureOpts, "concurrency"> {
+interface MeasureOpenOpts extends Omit<MeasureOpts, "concurrency"> {
   ratePerSecond: number;
   maxInFlight: number;
   /** Sees each sample as it is written; a reason returned stops the arrivals (those in flight are still awaited and written), and goes into the stage's notes. */

@@ -123,7 +123,7 @@ export function callCostsOf(
 }
 
 /** What the estimate of a pass needs besides the call costs. */
-export interface EstimateInputs {
+interface EstimateInputs {
   counts: Record<Side, SampleCounts>;
   scaleLevels: readonly number[];
   idleMs: Record<Side, number>;
@@ -179,7 +179,7 @@ export function estimateTask(t: Task, inputs: EstimateInputs, costs: CallCosts):
   return { beforeIdleMs: prepMs + shape.heldIdleMs + measureMs + shape.timedMs, idleMs: 0, afterIdleMs: 0, unknown };
 }
 
-export interface TaskSpan {
+interface TaskSpan {
   task: Task;
   startMs: number;
   endMs: number;
@@ -187,7 +187,7 @@ export interface TaskSpan {
   idle?: { fromMs: number; toMs: number };
 }
 
-export interface RunSchedule {
+interface RunSchedule {
   run: PassRun;
   startMs: number;
   endMs: number;

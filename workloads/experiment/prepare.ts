@@ -31,7 +31,7 @@ const PACE_RECOUNT_MS = 250;
  * the runtime evicts by idle alone, an actor counts as awake for the whole
  * wake idle after its last call, longer than the runtime keeps it.
  */
-export function livePacer(
+function livePacer(
   census: ActorCensus,
   limit: number,
   wait: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),

@@ -5,7 +5,7 @@
  * log, Pulumi's output) a start line, then a line per running step at least
  * every PROGRESS_EVERY_MS (done / total, rate, time left), then an end line.
  */
-export interface Step {
+interface Step {
   tick(done: number, errors?: number): void;
   /** A sample stage ends: its line names attempts, errors and wall time. */
   end(attempts: number, errors: number, wallMs: number): void;
@@ -19,7 +19,7 @@ export interface Progress {
   note(text: string): void;
 }
 
-export const PROGRESS_EVERY_MS = 10_000;
+const PROGRESS_EVERY_MS = 10_000;
 
 /** The same progress with every step and note named `prefix` first: which repetition a line belongs to. */
 export function prefixed(progress: Progress, prefix: string): Progress {

@@ -37,7 +37,7 @@ export interface Manifest extends ManifestLike {
   tasksDone?: string[];
 }
 
-export function machineInfo(): Record<string, unknown> {
+function machineInfo(): Record<string, unknown> {
   const c = cpus();
   return {
     cpus: c.length,
@@ -65,7 +65,7 @@ export function writeAtomic(path: string, text: string): void {
  * progress and the manifest can still be written, "failed", with every sample
  * before it under its hash.
  */
-export const RESERVE_BYTES = 4 << 20;
+const RESERVE_BYTES = 4 << 20;
 export const RESERVE_FILE = ".space-reserve";
 
 /** How often the manifest is saved during a stage, its samples so far hashed: what a killed driver leaves verifiable. */

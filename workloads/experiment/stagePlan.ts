@@ -22,7 +22,7 @@ import { wake } from "./groups/wake";
 import { warm } from "./groups/warm";
 
 /** Every group's one declaration. */
-export const GROUP_UNITS: Readonly<Record<Group, GroupUnit>> = { create, wake, warm, sqlite, seqwrite, idle, burst, capacity, scale };
+const GROUP_UNITS: Readonly<Record<Group, GroupUnit>> = { create, wake, warm, sqlite, seqwrite, idle, burst, capacity, scale };
 
 /** Runs one group on the context's side: the shared stages, then the side's own. */
 export async function runGroup(group: Group, ctx: PlanContext): Promise<void> {

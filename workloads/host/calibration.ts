@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Calibration } from "../../analysis/stats/calibration";
 
 /** Rounds of each measure: enough to see a round's noise, few enough to cost the run about two seconds. */
-export const CALIBRATION_ROUNDS = 9;
+const CALIBRATION_ROUNDS = 9;
 const CPU_ITERATIONS = 20_000_000;
 const FSYNCS_PER_ROUND = 20;
 const ROUND_TRIPS_PER_ROUND = 300;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 
 /** utime + stime of a process in ms from /proc/<pid>/stat (Linux); null where it cannot be read. */
-export function processCpuMs(pid: number | undefined, ticksPerSecond = 100): number | null {
+function processCpuMs(pid: number | undefined, ticksPerSecond = 100): number | null {
   if (pid === undefined) return null;
   try {
     return parseProcStatCpuMs(readFileSync(`/proc/${pid}/stat`, "utf8"), ticksPerSecond);
@@ -48,13 +48,13 @@ export function cpuSnapshot(pids: Record<string, number | undefined>): () => Rec
 }
 
 /** Pure: VmRSS of a /proc/<pid>/status text, in kB, or null where it has none. */
-export function parseStatusRssKb(status: string): number | null {
+function parseStatusRssKb(status: string): number | null {
   const m = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
   return m ? Number(m[1]) : null;
 }
 
 /** A process's resident set in kB from /proc/<pid>/status (Linux); null where it cannot be read. */
-export function processRssKb(pid: number | undefined): number | null {
+function processRssKb(pid: number | undefined): number | null {
   if (pid === undefined) return null;
   try {
     return parseStatusRssKb(readFileSync(`/proc/${pid}/status`, "utf8"));

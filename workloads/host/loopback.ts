@@ -7,7 +7,7 @@ export function loopbackQuickack(routeTable: string): boolean {
 }
 
 /** Network facts that change local latency, for the manifest. */
-export function loopbackSettings(): { quickack: boolean | null; routeLine: string | null } {
+function loopbackSettings(): { quickack: boolean | null; routeLine: string | null } {
   try {
     const out = execFileSync("ip", ["route", "show", "table", "local"], { encoding: "utf8", timeout: 5000 });
     const line = out.split("\n").find((l) => l.startsWith("local 127.0.0.1 ")) ?? null;

@@ -16,7 +16,7 @@ export interface Managed {
   stop(graceMs?: number): Promise<void>;
 }
 
-export interface SpawnOptions {
+interface SpawnOptions {
   name: string;
   command: string;
   args: string[];

@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 
 /** CPU time counters of /proc/stat's first line, in clock ticks. */
-export type CpuTicks = number[];
+type CpuTicks = number[];
 
 export function readCpuTicks(text: string = readFileSync("/proc/stat", "utf8")): CpuTicks | null {
   const line = text.split("\n").find((l) => l.startsWith("cpu "));
@@ -24,7 +24,7 @@ export function idleShare(before: CpuTicks, after: CpuTicks): number | null {
   return total > 0 ? ((d[3] ?? 0) + (d[4] ?? 0)) / total : null;
 }
 
-export interface QuietOutcome {
+interface QuietOutcome {
   /** How long `sync` took. */
   syncMs: number;
   /** How long the run waited for a quiet window (not counting the sync). */
@@ -35,7 +35,7 @@ export interface QuietOutcome {
   quiet: boolean;
 }
 
-export const QUIET = { idleShare: 0.9, windowMs: 500, maxWaitMs: 15_000 } as const;
+const QUIET = { idleShare: 0.9, windowMs: 500, maxWaitMs: 15_000 } as const;
 
 /** Brings the machine to rest before a side starts (see the file's comment). `read` and `sleep` are replaceable for tests. */
 export async function quietMachine(

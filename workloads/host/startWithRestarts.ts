@@ -7,7 +7,7 @@ import { logTail } from "./waitFor";
 import type { Managed } from "./processes";
 import type { RestartPolicy } from "../../cluster/restartPolicy";
 
-export interface StartedWithRestarts {
+interface StartedWithRestarts {
   process: Managed;
   /** Failed starts before the one that came up, with how each ended. */
   restarts: Array<{ code: number | null; signal: string | null }>;

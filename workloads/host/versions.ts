@@ -26,7 +26,7 @@ export function packageVersion(name: string): string {
   }
 }
 
-export interface CodeProvenance {
+interface CodeProvenance {
   commit: string | null;
   dirty: boolean | null;
   /** Where the facts came from: the git checkout, or the file a bundle carries. */

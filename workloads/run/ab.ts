@@ -9,19 +9,19 @@ import { generateReport } from "../../analysis/report/report";
 import type { RunDir } from "../experiment/runDir";
 
 /** The options of `npm run ab`, each with its bounds and default. */
-export const AB_OPTIONS = {
+const AB_OPTIONS = {
   "--minutes": { min: 1, max: 240, default: 15, unit: "minutes" },
   "--pairs": { min: 2, max: 200, default: undefined, unit: "pairs" },
 } as const;
 
-export const AB_USAGE = `usage: npm run ab -- --a "<run flags>" --b "<run flags>" [--side S] [--groups LIST] [--minutes M] [--pairs N] [--results-dir DIR] [--quiet]
+const AB_USAGE = `usage: npm run ab -- --a "<run flags>" --b "<run flags>" [--side S] [--groups LIST] [--minutes M] [--pairs N] [--results-dir DIR] [--quiet]
        npm run ab -- --recompare results/<stack>/ab-<runId>   (a session compared again by the code as it is now)
   Runs repetitions of A and B alternately (A B B A, A B B A, ...), each on fresh runtimes, for up to M minutes (${AB_OPTIONS["--minutes"].default} by default,
   ${AB_OPTIONS["--minutes"].min} to ${AB_OPTIONS["--minutes"].max}) or N pairs (${AB_OPTIONS["--pairs"].min} to ${AB_OPTIONS["--pairs"].max}), then compares them pair by pair.
   --side and --groups (and any other run flag given outside --a and --b) apply to both arms; an arm's own flags may not set
   --side, --groups, --repeat, --results-dir or --quiet.`;
 
-export interface AbConfig {
+interface AbConfig {
   a: RunConfig;
   b: RunConfig;
   /** The arms' own flags, as given. */
@@ -111,7 +111,7 @@ export function anotherBlock(o: {
   return o.elapsedMs + o.slowestBlockMs <= o.budgetMs;
 }
 
-export interface AbOutcome {
+interface AbOutcome {
   a: RunOutcome;
   b: RunOutcome;
   /** The folder holding the comparison (comparison.md, comparison.json). */
@@ -214,7 +214,7 @@ interface Session {
 }
 
 /** Writes a session's comparison.md and comparison.json into `comparisonDir` (the arms' paths relative to it); the Markdown. */
-export function writeComparison(comparisonDir: string, s: Session): string {
+function writeComparison(comparisonDir: string, s: Session): string {
   mkdirSync(comparisonDir, { recursive: true });
   const rel = (d: string) => relative(comparisonDir, d);
   const { markdown, rows } = comparisonMarkdown(rel(s.a), rel(s.b), runStats(s.a), runStats(s.b));

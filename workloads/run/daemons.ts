@@ -6,7 +6,7 @@ import { logTail } from "../host/waitFor";
 import { privateDir } from "../host/privateDir";
 
 /** The side whose runtime a daemon holds. */
-export type DaemonKind = string;
+type DaemonKind = string;
 
 /** What identifies a running daemon across processes: its pid and the kernel's start time for that pid. */
 export interface DaemonHandle {
@@ -22,7 +22,7 @@ export interface DaemonHandle {
   ready: Record<string, unknown>;
 }
 
-export class DaemonError extends Error {}
+class DaemonError extends Error {}
 
 /** State (R, S, Z, ...) and start time (field 22) of a process from /proc/<pid>/stat, or null when there is none. */
 function procStat(pid: number): { state: string; startTime: string } | null {
@@ -53,13 +53,13 @@ export function daemonAlive(h: Pick<DaemonHandle, "pid" | "startTime">): boolean
   return st !== null && st.startTime === h.startTime && st.state !== "Z";
 }
 
-export function daemonEntryPath(): string {
+function daemonEntryPath(): string {
   const p = join(__dirname, "daemon.js");
   if (!existsSync(p)) throw new DaemonError(`${p} is missing: run \`npm run build\` first.`);
   return p;
 }
 
-export interface StartDaemonOptions {
+interface StartDaemonOptions {
   kind: DaemonKind;
   /** Emptied and created: the runtime's data and logs live here. */
   stateDir: string;

@@ -32,7 +32,7 @@ export interface GroupRunRequest {
   targets: SideTargets;
 }
 
-export interface GroupRunResult {
+interface GroupRunResult {
   runId: string;
   runDir: string;
   /** sha256 of the finished manifest.json, which pins every raw file's own sha256. */

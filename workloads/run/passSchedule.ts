@@ -15,7 +15,7 @@ import {
 } from "../experiment/passPlan";
 
 /** Where a schedule's per-request costs come from: verified run directories. */
-export interface CostSource {
+interface CostSource {
   costs: CallCosts;
   runDirs: string[];
 }

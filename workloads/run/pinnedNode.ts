@@ -14,7 +14,7 @@ import { request } from "undici";
 import { nodeRelease, REFERENCE_NODE_VERSION, type RegistryTarball } from "../../cluster/nodeRelease";
 import { ClusterConfigError } from "../../cluster/clusterConfigError";
 
-export class PinnedNodeError extends Error {}
+class PinnedNodeError extends Error {}
 
 /** Splits `--node <version>` off the suite's own flags. */
 export function pinnedNodeArgs(argv: string[]): { version: string; rest: string[] } {

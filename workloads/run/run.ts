@@ -144,10 +144,10 @@ async function measureTasks(
 }
 
 /** The start of a run's failure when its results disk filled: nothing more is measured. */
-export const DISK_FULL = "the results disk ran out of space";
+const DISK_FULL = "the results disk ran out of space";
 
 /** What the manifest says about a run whose order mixes the sides. */
-export const ORDER_NOTE =
+const ORDER_NOTE =
   "one lock for both sides: one group measures at a time; only an idle wait before a wake lets the next groups (of either side) run, so no two stages ever overlap";
 
 /**
@@ -234,7 +234,7 @@ async function runLocalSides(
 }
 
 /** The versions every run records, whichever side it measures: the driver's; each side adds its own. */
-export function driverVersions(): Record<string, string> {
+function driverVersions(): Record<string, string> {
   return { undici: packageVersion("undici") };
 }
 

@@ -28,7 +28,7 @@ export { HelpRequested, UsageError, wholeNumber, type Side };
  * far past any stage of a runtime that keeps answering, so it ends only a
  * stage whose runtime has stopped keeping up.
  */
-export const STAGE_DEADLINE_MS = 600_000;
+const STAGE_DEADLINE_MS = 600_000;
 
 export interface RunConfig {
   stack: string;
@@ -109,13 +109,13 @@ const defaultOf = (k: keyof typeof RUN_DEFAULTS) => {
  * holds them all, and the parser, the usage text, the stack's keys and the
  * docs' flag table all come from it.
  */
-export type RunOption = OptionSpec<Parsed>;
+type RunOption = OptionSpec<Parsed>;
 
 /** The most samples --samples may ask of one count: twenty times the largest the full preset takes. */
-export const MAX_SAMPLES = 100_000;
+const MAX_SAMPLES = 100_000;
 
 /** `createPing=100,warm=500`: sample counts that override the preset's. */
-export function parseSampleCounts(v: string, name = "--samples"): Partial<SampleCounts> {
+function parseSampleCounts(v: string, name = "--samples"): Partial<SampleCounts> {
   const known: readonly string[] = COUNT_KEYS;
   const out: Partial<SampleCounts> = {};
   for (const item of v
@@ -142,11 +142,7 @@ const PLANT_MAX_US = 1_000_000;
  * operation only), comma-separated: the microseconds each named side's
  * handler waits before it replies.
  */
-export function parsePlantDelays(
-  v: string,
-  name = "--plant-delay-us",
-  registry: SideRegistry = SIDE_REGISTRY,
-): Partial<Record<Side, Plant>> {
+function parsePlantDelays(v: string, name = "--plant-delay-us", registry: SideRegistry = SIDE_REGISTRY): Partial<Record<Side, Plant>> {
   const ids = registry.map((d) => d.profile.id);
   const out: Partial<Record<Side, Record<string, number>>> = {};
   for (const item of v
@@ -398,7 +394,7 @@ export function flagsMarkdown(options: readonly RunOption[] = RUN_OPTIONS): stri
 }
 
 /** The run config from parsed options: the preset's counts, groups, repetitions and levels where none was given; each side's settings over its defaults. */
-export function runConfigOf(p: Parsed, registry: SideRegistry = SIDE_REGISTRY): RunConfig {
+function runConfigOf(p: Parsed, registry: SideRegistry = SIDE_REGISTRY): RunConfig {
   const { side, samples, own, ...given } = p;
   const preset = given.preset ?? RUN_DEFAULTS.preset;
   const ids = registry.map((d) => d.profile.id);

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync,
 import { dirname, join, relative, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 
-export const BUNDLE_ENTRIES = ["package.json", "package-lock.json", "dist"] as const;
+const BUNDLE_ENTRIES = ["package.json", "package-lock.json", "dist"] as const;
 
 function walk(dir: string): string[] {
   return readdirSync(dir)
@@ -68,7 +68,7 @@ export function writeBundleArchive(projectDir: string, outFile: string): string 
 }
 
 /** The compiled entry points the runner VM executes: the driver's runner and the RivetKit app. */
-export const RUNNER_ENTRIES = ["dist/workloads/runner/runner.js", "dist/workloads/sides/rivet/app.js"] as const;
+const RUNNER_ENTRIES = ["dist/workloads/runner/runner.js", "dist/workloads/sides/rivet/app.js"] as const;
 
 /** The project files `entry` loads: itself and every relative require, followed through the compiled tree. */
 export function requireClosure(projectDir: string, entries: readonly string[] = RUNNER_ENTRIES): string[] {

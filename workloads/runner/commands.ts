@@ -104,7 +104,7 @@ export const RUN_LOCK = { lock: "run.lock", session: "run.session", pid: "run.pi
 export const PARTS_DIR = "parts";
 
 /** How long a second run waits for the first to let go after it was told to stop. */
-export const STOP_WAIT_S = 60;
+const STOP_WAIT_S = 60;
 
 /** timeout(1)'s exit code when the time limit ended the run. */
 export const TIME_LIMIT_EXIT = 124;

@@ -40,7 +40,7 @@ export interface RunnerCredentials {
 }
 
 /** The request a group run is made with: the stdin request with the credentials put in. */
-export function withCredentials(req: RemoteRunRequest, creds: RunnerCredentials): { request: GroupRunRequest; container: BlobContainer } {
+function withCredentials(req: RemoteRunRequest, creds: RunnerCredentials): { request: GroupRunRequest; container: BlobContainer } {
   if (typeof creds.uploadSas !== "string" || !creds.uploadSas)
     throw new Error(`${CREDENTIALS_FILE} has no uploadSas: the stack's credentials step did not run`);
   const request = structuredClone(req.request);

@@ -17,7 +17,7 @@ import type { ActorRef, SideOutcome } from "../experiment/adapter";
 import { ACTOR_CLASSES, type ActorClass, type Op } from "../../analysis/contract/operations";
 
 /** What a server reads from a request: the actor, the op and its arguments; or why not, with its status. */
-export type ActorCall = { ok: true; ref: ActorRef; op: string; args: unknown[] } | { ok: false; status: number; error: string };
+type ActorCall = { ok: true; ref: ActorRef; op: string; args: unknown[] } | { ok: false; status: number; error: string };
 
 const ROUTE = /^\/actor\/([a-z]+)$/;
 
@@ -44,10 +44,10 @@ export function readActorCall(method: string | undefined, url: string | undefine
 export const actorAnswer = (id: string, reply: ActorReply): string => JSON.stringify({ id, reply });
 
 /** One timed call: `ms` is client send to full reply, from process.hrtime.bigint(). */
-export type ActorCallResult = { ok: true; ms: number; actorId: string; reply: ActorReply } | { ok: false; ms: number; error: string };
+type ActorCallResult = { ok: true; ms: number; actorId: string; reply: ActorReply } | { ok: false; ms: number; error: string };
 
 /** Pure: a response as a call's result; anything but a 200 with an actor's reply is a failure. */
-export function toActorResult(r: TimedResponse): ActorCallResult {
+function toActorResult(r: TimedResponse): ActorCallResult {
   if (!r.ok) return r;
   if (r.status !== 200) return { ok: false, ms: r.ms, error: `HTTP ${r.status}: ${r.body.slice(0, 300)}` };
   let parsed: { id?: unknown; reply?: ActorReply };

@@ -4,7 +4,6 @@
  * adapter, launcher, runtime) and one line here; nothing above this folder
  * names a side (docs/adding-a-side.md).
  */
-import { bookOf, type SideBook } from "../../analysis/contract/sideProfile";
 import type { AnySide } from "./side";
 import { rivetSide } from "./rivet/side";
 import { cloudflareSide } from "./cloudflare/side";
@@ -20,9 +19,6 @@ export function sideOf(registry: SideRegistry, id: string): AnySide {
   if (!d) throw new Error(`"${id}" is not a side (${registry.map((x) => x.profile.id).join(", ")})`);
   return d;
 }
-
-/** The registry's profiles as a book, in its order. */
-export const registryBook = (registry: SideRegistry): SideBook => bookOf(registry.map((d) => d.profile));
 
 /** The ids of the runtimes (not floors): what `--side both` and a stack measure. */
 export const runtimeIds = (registry: SideRegistry): string[] =>

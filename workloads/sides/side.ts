@@ -54,7 +54,7 @@ export interface OpenSide {
 }
 
 /** A runtime started on this machine, as a target, the processes it is made of (watched for an exit no one asked for), and how to stop it. */
-export interface Launched<T> {
+interface Launched<T> {
   target: T;
   processes: WatchedProcess[];
   stop(): Promise<void>;
@@ -92,7 +92,7 @@ export interface SideDescriptor<T, S = unknown> {
 }
 
 /** What a local stack's daemon records of a runtime it launched. */
-export interface DaemonTarget {
+interface DaemonTarget {
   target: Record<string, unknown>;
   secrets: Record<string, string>;
   endpoint: string;

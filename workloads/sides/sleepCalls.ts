@@ -10,7 +10,7 @@ import type { Progress } from "../experiment/progress";
 export const SLEEP_CONCURRENCY = 8;
 
 /** One sleep call's result, as any side's client gives it. */
-export type SleepCall = (id: string) => Promise<{ ok: true; reply: { value: unknown } } | { ok: false; error: string }>;
+type SleepCall = (id: string) => Promise<{ ok: true; reply: { value: unknown } } | { ok: false; error: string }>;
 
 /**
  * Sends `sleep` to each actor, SLEEP_CONCURRENCY at a time: which answered,

@@ -76,7 +76,7 @@ export function engineLogKinds(text: string, levels: readonly string[] = ["warn"
 }
 
 /** The printed report of a reproduction. */
-export interface ReproReport {
+interface ReproReport {
   title: string;
   versions: string[];
   commands: string[];

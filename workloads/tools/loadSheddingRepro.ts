@@ -60,7 +60,7 @@ async function burst(settings: EngineSettings, creates: number, concurrency: num
   };
 }
 
-export function reproTable(rows: readonly BurstFigures[]): string {
+function reproTable(rows: readonly BurstFigures[]): string {
   const head = "load shedding  concurrency  creates  ok/s    p50 ms    p99 ms    failures";
   return [
     head,

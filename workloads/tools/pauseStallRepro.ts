@@ -12,7 +12,7 @@ import { GatewayClient } from "../sides/rivet/gateway";
 import { engineLogKinds, failureKind, freshEngine, logMark, logSince, renderRepro, runRepro, versionLines } from "./engineRepro";
 
 /** One call after the Engine was continued: when, and what came back. */
-export interface Probe {
+interface Probe {
   /** Seconds after SIGCONT the call was sent. */
   at: number;
   ok: boolean;

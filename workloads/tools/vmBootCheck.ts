@@ -38,7 +38,7 @@ import { BUNDLE_FILE, installCommand, READY_COMMAND } from "../runner/commands";
 import { packageVersion } from "../host/versions";
 
 /** The Debian 12 base both images start from: what Azure's image has that cloud-init and the boot need. */
-export const BASE_PACKAGES = ["cloud-init", "openssh-server", "sudo", "ca-certificates", "curl", "python3", "locales"];
+const BASE_PACKAGES = ["cloud-init", "openssh-server", "sudo", "ca-certificates", "curl", "python3", "locales"];
 /** What debootstrap itself installs; the rest goes in with apt, which resolves virtual packages (cloud-init's python3 ones) where debootstrap does not. */
 const BOOTSTRAP_PACKAGES = ["systemd", "systemd-sysv", "dbus"];
 const MIRROR = "http://deb.debian.org/debian";

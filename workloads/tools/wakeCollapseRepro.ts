@@ -32,7 +32,7 @@ import {
 } from "./engineRepro";
 
 /** RivetKit's sleep timeout for the repro's actors, and the wait after the last create before the wakes. */
-export const REPRO_SLEEP = { timeoutMs: 5_000, waitMs: 20_000, createConcurrency: 16, requestTimeoutMs: 30_000 } as const;
+const REPRO_SLEEP = { timeoutMs: 5_000, waitMs: 20_000, createConcurrency: 16, requestTimeoutMs: 30_000 } as const;
 
 /**
  * How a population is put to sleep: by RivetKit's own timer, by a sleep call
@@ -40,10 +40,10 @@ export const REPRO_SLEEP = { timeoutMs: 5_000, waitMs: 20_000, createConcurrency
  * the creates, the sleep calls and the Engine API polling of the Rivet
  * adapter's sleepAndConfirm, its own code), to see whether that part matters.
  */
-export type SleepMode = "timeout" | "explicit" | "harness";
+type SleepMode = "timeout" | "explicit" | "harness";
 const MODES: readonly SleepMode[] = ["timeout", "explicit", "harness"];
 
-export interface Population {
+interface Population {
   mode: SleepMode;
   actors: number;
   created: number;

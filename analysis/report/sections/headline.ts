@@ -48,14 +48,14 @@ export function renderReadme(model: ReadmeModel, book: SideBook): string {
 }
 
 /** Each side's note on its own-clock column, where its own clock is not the driver's. */
-export const ownClocks = (book: SideBook) =>
+const ownClocks = (book: SideBook) =>
   book.order
     .map((x) => book.get(x))
     .filter((p) => !p.msIsClientClock)
     .map((p) => `; ${p.ownClockNote ?? `the ${p.ownColumn} column is the ${p.name} on its own clock (${p.clock})`}`)
     .join("");
 /** A row whose failures exceed FLAG_FAILURE_SHARE of its attempts carries FLAG beside its error count. */
-export const FLAG = "⚠";
+const FLAG = "⚠";
 /** n, then errors and samples whose cold flag contradicts the stage: not cold on a create or wake, a restart elsewhere. */
 export const counts = (c: StageCell | null) =>
   c ? [String(c.n), `${c.errors}${c.flagged ? ` ${FLAG}` : ""} / ${c.wrongCold}`] : ["-", "-"];
@@ -145,7 +145,7 @@ export function chartCreates(book: SideBook): string[] {
 }
 
 /** Open-model rows: creates sent at a constant rate, latency from each one's intended send time. */
-export function renderOpenModel(open: readonly OpenModelRow[], book: SideBook): string {
+function renderOpenModel(open: readonly OpenModelRow[], book: SideBook): string {
   if (open.length === 0) return "";
   const rows = open.map((r) => [
     book.get(r.side).name,

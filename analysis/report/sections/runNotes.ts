@@ -11,7 +11,7 @@ import type { RunSamples } from "../../stats/summary";
 import type { CalibrationRow, Differences, RunHead, StartStateRow } from "../notesModel";
 
 /** "A, B, and C": each side's way of putting its actors to sleep: the first runtime, the floors, the other runtimes. */
-export function sleepWords(book: SideBook): string {
+function sleepWords(book: SideBook): string {
   const [first, ...rest] = [...runtimesOf(book).slice(0, 1), ...controlsOf(book), ...runtimesOf(book).slice(1)].map(
     (x) => book.get(x).sleep,
   );
@@ -32,7 +32,7 @@ export function platformTable(blocks: readonly PlatformBlock[], book: SideBook):
     .join("\n\n");
 }
 
-export function sidePlatformTable(blocks: readonly PlatformBlock[], w: SideProfile["platform"]): string {
+function sidePlatformTable(blocks: readonly PlatformBlock[], w: SideProfile["platform"]): string {
   if (!w || blocks.length === 0) return "";
   const rows: string[][] = [];
   for (const b of blocks) {
@@ -117,7 +117,7 @@ export function renderHead(h: RunHead): string {
 }
 
 /** Which code made the run. */
-export function codeLine(c: RunHead["code"]): string {
+function codeLine(c: RunHead["code"]): string {
   if (!c.commit) return `Code: commit not recorded${c.source !== null ? ` (${escapeMd(c.source)})` : ""}.`;
   const commit = /^[0-9a-f]{7,64}$/.test(c.commit) ? `\`${c.commit.slice(0, 12)}\`` : escapeMd(c.commit);
   return `Code: commit ${commit}${c.dirty ? " with uncommitted changes" : ""} (${escapeMd(c.source)}).`;

@@ -13,7 +13,7 @@ import type { Loaded } from "../load";
 import type { RunNotes } from "../notesModel";
 
 export const cv = (x: number | null) => (x === null ? "-" : `${(x * 100).toFixed(1)}%`);
-export const LEVEL_TEXT = { between: "between repetitions", within: "within a run", none: "none (all equal)" } as const;
+const LEVEL_TEXT = { between: "between repetitions", within: "within a run", none: "none (all equal)" } as const;
 
 /** What the full tables' intervals cover, and which level of variance dominates, in words. */
 export function intervalNote(reps: RunNotes["repetitions"], rows: readonly SummaryRow[]): string {
@@ -62,7 +62,7 @@ export function fullTables(l: Loaded): string {
 }
 
 /** The geometric mean of values above 0, else NaN (printed "-"). */
-export const geoOrNaN = (xs: readonly number[]) => (xs.length > 0 && xs.every((x) => x > 0) ? geometricMean(xs) : Number.NaN);
+const geoOrNaN = (xs: readonly number[]) => (xs.length > 0 && xs.every((x) => x > 0) ? geometricMean(xs) : Number.NaN);
 
 export function intervalTable(l: Loaded, side: string, field: "actorMs" | "sqlMs", title: string): string {
   const rows: string[][] = [];

@@ -84,7 +84,7 @@ async function capacityGroup(ctx: PlanContext): Promise<void> {
 }
 
 /** The most time a capacity search takes on one side, its steps at full length (a plan's estimate; most searches end sooner). */
-export function capacityBoundMs(counts: SampleCounts): number {
+function capacityBoundMs(counts: SampleCounts): number {
   return CAPACITY_OPS.reduce((t, op) => t + maxSteps(searchBounds(op)) * (counts.capacitySeconds * 1000 + CAPACITY.restMs), 0);
 }
 

@@ -6,7 +6,7 @@ import type { DoTarget, WorkerClient } from "./workerClient";
 import { THROUGHPUT_TEXT } from "../../../analysis/contract/catalog";
 import { CLOUDFLARE_PROFILE } from "./profile";
 
-export const CLOUDFLARE_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace" | "idleSleep"> = {
+const CLOUDFLARE_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace" | "idleSleep"> = {
   clock: "the Worker's Date.now() around the awaited DO call (the reference's); the driver's own round trip is kept as clientMs",
   create: "one Worker invocation calling a DO by a new name (idFromName); the first call is the sample",
   sleep: "no sleep call exists: the DO is left idle past the runtime's eviction, and its cold flag proves it was evicted",

@@ -15,20 +15,20 @@ import { blockGroups, type AnalyticsLine, type PlatformBlock } from "../../../an
 const DATASET = "durableObjectsInvocationsAdaptiveGroups";
 
 export { DATASET };
-export const GRAPHQL_ENDPOINT = "https://api.cloudflare.com/client/v4/graphql";
+const GRAPHQL_ENDPOINT = "https://api.cloudflare.com/client/v4/graphql";
 /** What the report needs, by part of a group. Wall times must be stated in microseconds. */
-export const NEEDED = {
+const NEEDED = {
   sum: ["requests", "errors", "wallTime"],
   quantiles: ["wallTimeP50", "wallTimeP90", "wallTimeP99"],
   dimensions: ["colo"],
 } as const;
 /** The filter fields the data query uses. */
-export const NEEDED_FILTER = ["scriptName", "datetime_geq", "datetime_leq"] as const;
+const NEEDED_FILTER = ["scriptName", "datetime_geq", "datetime_leq"] as const;
 const MICROSECOND_FIELDS = ["wallTime", "wallTimeP50", "wallTimeP90", "wallTimeP99"];
 /** Colos a block can have; a full page means the answer may be cut. */
 const GROUP_LIMIT = 1000;
 
-export class AnalyticsError extends Error {}
+class AnalyticsError extends Error {}
 
 export interface AnalyticsSource {
   endpoint?: string;
@@ -133,7 +133,7 @@ async function typeOf(
  * sum, quantiles and dimensions types; throws naming every needed field that
  * is missing, or a wall-time field whose description does not state microseconds.
  */
-export async function checkSchema(src: AnalyticsSource): Promise<void> {
+async function checkSchema(src: AnalyticsSource): Promise<void> {
   const account = (await typeOf(src, "account", "schema-account")).fields ?? [];
   const dataset = account.find((f) => f.name === DATASET);
   if (!dataset) throw new AnalyticsError(`the analytics schema has no ${DATASET} on an account: the dataset may have been renamed`);
@@ -174,7 +174,7 @@ const DATA_QUERY = `query($account: String!, $script: String!, $from: Time!, $to
     } } } }`;
 
 /** One block's invocations, one group per colo, aggregated by Cloudflare over the block's window. */
-export async function queryBlock(src: AnalyticsSource, block: Block): Promise<PlatformBlock> {
+async function queryBlock(src: AnalyticsSource, block: Block): Promise<PlatformBlock> {
   const data = await post(
     src,
     "block",

@@ -7,7 +7,7 @@ import { blobDigest, RunDir } from "../../experiment/runDir";
 import { GROUPS } from "../../../analysis/contract/catalog";
 import { blocksOf, collectAnalytics, type AnalyticsSource, type CollectOpts } from "./analytics";
 
-export interface AnalyticsRunRequest {
+interface AnalyticsRunRequest {
   /** The Cloudflare run directory the analytics are for, and the digest it was stored with. */
   runDir: string;
   sha256: string;
@@ -18,7 +18,7 @@ export interface AnalyticsRunRequest {
   collect: CollectOpts;
 }
 
-export interface AnalyticsRunResult {
+interface AnalyticsRunResult {
   runId: string;
   runDir: string;
   sha256: string;

@@ -13,7 +13,7 @@ import { hardOpenFileLimit, liveDoLimit } from "./openFiles";
 import type { WatchedProcess } from "../../host/runtimeWatch";
 import { plantText, type Plant } from "../plantSpec";
 
-export interface LocalWorkerOptions {
+interface LocalWorkerOptions {
   /** Directory for the DO SQLite files and the workerd wrapper (created). */
   workDir: string;
   port?: number;
@@ -75,7 +75,7 @@ function workerdWrapper(dir: string, openFiles: number): { wrapper: string; pidF
 }
 
 /** Pure: a shell's wait status as an exit code or a signal (128 + its number). */
-export function waitStatus(text: string): { code: number | null; signal: string | null } {
+function waitStatus(text: string): { code: number | null; signal: string | null } {
   const n = Number(text.trim());
   if (!Number.isInteger(n) || n < 0) return { code: null, signal: null };
   if (n > 128) {

@@ -9,9 +9,9 @@ import { execFileSync } from "node:child_process";
 import { sampleCount, sideEntries, type Group, type SampleCounts } from "../../../analysis/contract/catalog";
 import { CLOUDFLARE_PROFILE } from "./profile";
 
-export const FILES_PER_LIVE_DO = 3;
+const FILES_PER_LIVE_DO = 3;
 /** Descriptors kept for workerd itself and its sockets (the driver opens up to 256 connections to it). */
-export const OPEN_FILE_RESERVE = 1024;
+const OPEN_FILE_RESERVE = 1024;
 /** Live DOs kept under the number at which local workerd answers SQLITE_NOMEM (docs/faults.md), with a margin. */
 export const LIVE_DO_CEILING = 3000;
 

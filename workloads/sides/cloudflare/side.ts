@@ -10,7 +10,7 @@ import { CLOUDFLARE_PROFILE } from "./profile";
 import { CLOUDFLARE_DEFAULTS, CLOUDFLARE_OPTIONS, cloudflarePreflight, type CloudflareSettings } from "./settings";
 
 /** A running Worker + DO the Cloudflare stages measure against. */
-export interface CloudflareTarget {
+interface CloudflareTarget {
   url: string;
   token: string;
   versions: Record<string, string>;

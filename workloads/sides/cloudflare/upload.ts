@@ -7,7 +7,7 @@
  */
 import { COMPATIBILITY_DATE } from "./compatibility";
 
-export interface UploadBinding {
+interface UploadBinding {
   name: string;
   type: "durable_object_namespace" | "secret_text";
   className?: string;

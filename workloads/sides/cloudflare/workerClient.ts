@@ -8,7 +8,7 @@ export type { DoOp };
 export type DoTarget = { name: string } | { id: string } | { unique: true };
 
 /** Pure: the Worker route for an op on a target. */
-export function workerPath(op: DoOp, target: DoTarget, arg?: number): string {
+function workerPath(op: DoOp, target: DoTarget, arg?: number): string {
   const q =
     "name" in target ? `name=${encodeURIComponent(target.name)}` : "id" in target ? `id=${encodeURIComponent(target.id)}` : "unique=1";
   return `/do/${op}?${q}${arg === undefined ? "" : `&arg=${arg}`}`;

@@ -8,7 +8,7 @@ import { sendSleepCalls } from "../sleepCalls";
 import type { ActorProtocolClient } from "../actorProtocol";
 import { FLOOR_PRAGMAS } from "./pragmas";
 
-export const FLOOR_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace" | "idleSleep"> = {
+const FLOOR_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace" | "idleSleep"> = {
   clock:
     "the driver's round trip to the floor server (process.hrtime.bigint(), from the request's write on its connection to the full reply), the same HTTP/1.1 client as every side's",
   create: "the first request for a new key opens (creates) that key's SQLite file; that request is the sample",
@@ -51,7 +51,7 @@ export async function closeHandles(
 }
 
 /** How often the floor server closes idle handles, ms (server.ts: at most every second). */
-export const FLOOR_IDLE_CHECK_MS = 1_000;
+const FLOOR_IDLE_CHECK_MS = 1_000;
 
 export function floorAdapter(client: ActorProtocolClient, o: { wakeIdleMs: number; idleCloseMs: number }): SideAdapter {
   return {

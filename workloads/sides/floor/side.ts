@@ -9,7 +9,7 @@ import { FLOOR_PROFILE } from "./profile";
 import { hasPlant, type Plant } from "../plantSpec";
 
 /** A running floor server. */
-export interface FloorTarget {
+interface FloorTarget {
   url: string;
   serverPid?: number;
   idleCloseMs: number;

@@ -12,7 +12,7 @@ import type { Progress } from "../../experiment/progress";
 /** The Engine's GET /actors accepts at most 32 actor_ids per request. */
 export const ACTORS_PER_QUERY = 32;
 
-export const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace" | "idleSleep"> = {
+const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace" | "idleSleep"> = {
   clock:
     "the driver's round trip through the Engine gateway (process.hrtime.bigint(), from the request's write on its connection to the full reply)",
   create: "getOrCreate of a new key through the gateway; the first request is the sample",
@@ -26,7 +26,7 @@ export const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRa
   throughput: THROUGHPUT_TEXT[RIVET_PROFILE.throughputMethod].text,
 };
 
-export interface RivetAdapterOptions {
+interface RivetAdapterOptions {
   /** How long slept actors stay idle after the Engine confirms them asleep. */
   wakeIdleMs: number;
   /** Upper bound on waiting for the Engine to report actors asleep. */

@@ -20,7 +20,7 @@ export interface EngineBinary {
 /** Where fetched Engine releases are kept between runs. */
 export const engineCacheDir = () => join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "actor-bench", "engine");
 
-export function sha256File(path: string): Promise<string> {
+function sha256File(path: string): Promise<string> {
   return new Promise((ok, fail) => {
     const h = createHash("sha256");
     createReadStream(path)

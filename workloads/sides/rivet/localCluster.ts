@@ -31,7 +31,7 @@ const HOST = "127.0.0.1";
  * each Engine and its NATS member on its own, the load balancer on another,
  * so the load balancer can tell a backend's connection from a client's.
  */
-export const TWIN_ADDRESSES = { engines: ["127.0.1.11", "127.0.1.12", "127.0.1.13"], loadBalancer: "127.0.1.100" } as const;
+const TWIN_ADDRESSES = { engines: ["127.0.1.11", "127.0.1.12", "127.0.1.13"], loadBalancer: "127.0.1.100" } as const;
 
 export interface LocalCluster extends LocalRivet {
   plan: ClusterPlan;
@@ -51,7 +51,7 @@ export interface LocalCluster extends LocalRivet {
   killEngine(index: number): Promise<void>;
 }
 
-export interface LocalClusterOptions {
+interface LocalClusterOptions {
   workDir: string;
   settings: EngineSettings;
   actorSleepTimeoutMs?: number;

@@ -31,7 +31,7 @@ function asPostgres(argv: string[]): string[] {
   return process.getuid?.() === 0 ? ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--", ...argv] : argv;
 }
 
-export interface LocalPostgres {
+interface LocalPostgres {
   process: Managed;
   port: number;
   /** postgresql://postgres:<password>@<host>:<port>/rivet (the database is made). */

@@ -8,7 +8,7 @@ import { waitUntil } from "../../host/waitFor";
 import { engineEnv, renderEngineConfig, type EnginePorts, type EngineSettings } from "../../../cluster/engineConfig";
 import { hasPlant, plantText, type Plant } from "../plantSpec";
 
-export interface LocalRivetOptions {
+interface LocalRivetOptions {
   /** Directory for the engine's data, config and both logs (created). */
   workDir: string;
   settings: EngineSettings;
@@ -44,7 +44,7 @@ export interface LocalRivet {
   stop(): Promise<void>;
 }
 
-export const APP_READY_LINE = "actor-bench app: registered with the engine";
+const APP_READY_LINE = "actor-bench app: registered with the engine";
 
 /** Path of the engine binary shipped in the npm package for this platform, or a clear error. */
 export function engineBinaryPath(): string {
@@ -64,7 +64,7 @@ export function engineBinaryPath(): string {
 }
 
 /** The compiled app: beside this file when running from dist/, else the build output of `npm run build`. */
-export function appEntryPath(): string {
+function appEntryPath(): string {
   const candidates = [join(__dirname, "app.js"), join(__dirname, "..", "..", "..", "dist", "workloads", "sides", "rivet", "app.js")];
   const found = candidates.find((p) => existsSync(p));
   if (!found) throw new Error(`The RivetKit app is not built (looked for ${candidates.join(", ")}): run \`npm run build\` first.`);

@@ -13,7 +13,7 @@ import { RIVET_DEFAULTS, RIVET_OPTIONS, rivetCheck, type RivetSettings } from ".
 import { hasPlant, type Plant } from "../plantSpec";
 
 /** A running Engine + app the Rivet stages measure against, however it was started. */
-export interface RivetTarget {
+interface RivetTarget {
   gatewayUrl: string;
   /** The Engine's admin token, where its API requires one; never written. */
   adminToken?: string;

@@ -9,7 +9,7 @@ export interface Figure {
   rounds: { driver: number[]; undici: number[]; autocannon: number[]; wrk: number[] | null };
 }
 
-export type BenchTool = "driver" | "autocannon" | "undici" | "wrk";
+type BenchTool = "driver" | "autocannon" | "undici" | "wrk";
 /**
  * The order the tools run in round `round` (from 1): the driver and autocannon
  * next to each other, so the pair the target compares is taken closest in
@@ -41,7 +41,7 @@ export function pairedRatio(tool: readonly number[], ref: readonly number[] | nu
 }
 
 /** What a wrk cell says when wrk did not run: why, never a bare "-". */
-export const WRK_MISSING = "not installed";
+const WRK_MISSING = "not installed";
 
 export function benchTable(figures: readonly Figure[], wrkMissing = WRK_MISSING): string {
   const rows = [["figure", "driver", "undici alone", "autocannon", "wrk", "driver/autocannon", "undici/autocannon", "driver/wrk"]];

@@ -29,7 +29,7 @@ import { NOOP_REPLY } from "./noopServer";
 import { benchTable, toolOrder, type Figure } from "./benchFigures";
 import { AUTOCANNON_CLOCK, autocannonRun, UNDICI_CLOCK, undiciRun } from "./referenceRuns";
 
-export const RATE_LEVELS = [8, 32, 128] as const;
+const RATE_LEVELS = [8, 32, 128] as const;
 
 /** The request every tool sends: the driver's own action call to actor id "noop". */
 const NOOP: Target = { kind: "id", actorId: "noop" };

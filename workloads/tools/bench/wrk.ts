@@ -12,7 +12,7 @@ export interface WrkResult {
 }
 
 /** wrk's `done` hook: one JSON line with the figures we compare (latency in µs, duration in µs). */
-export const WRK_SCRIPT = `
+const WRK_SCRIPT = `
 wrk.method = "POST"
 wrk.body = '{"args":[]}'
 wrk.headers["content-type"] = "application/json"

@@ -9,7 +9,7 @@ import { WORKLOAD } from "../../../../analysis/contract/catalog";
 import { OPS, ROW_VALUE, SQL, type Op } from "../../../../analysis/contract/operations";
 import { durableObjectPlantMs, plantUsFor, readPlant, type Plant } from "../../plantSpec";
 
-export interface Env {
+interface Env {
   BENCH: DurableObjectNamespace<BenchObject>;
   /** Secret binding: every route but /noop requires `Authorization: Bearer <BENCH_TOKEN>`. */
   BENCH_TOKEN?: string;
