@@ -49,7 +49,7 @@ export const costNote = (asOf: string, billedGb: number, utilisation: number) =>
 
 /** Heading the memory per actor. */
 export const MEMORY_NOTE =
-  "Kilobytes of resident memory (VmRSS of the side's own processes, read before and after each stage) per actor, from the scaling group's first repetition. Per sleeping actor: the growth between the lowest and the highest level's wakes (each begun with every actor of the run asleep) over the actors made between them. Per live actor: the growth across the highest level's burst over the creates that stayed awake at its end. Resident memory includes what allocators keep after use, so these are upper bounds of what an actor needs, on this machine.";
+  "Kilobytes of resident memory (VmRSS of the side's own processes, read before and after each stage) per actor, from the scaling group's first repetition. Per sleeping actor: the growth between the lowest and the highest level's wakes (each begun with every actor of the run asleep) over the actors made between them. Per live actor: the growth across the highest level's burst over the creates that stayed awake at its end. Resident memory includes what allocators keep after use, so these are upper bounds of what an actor needs, on this machine; and where earlier groups had already raised a process's resident set (the last column: the run's actors and the side's resident set as the lowest level's wakes began), the next actors reuse what its allocator kept and the growth comes out lower than on a fresh runtime: compare sleeping figures only between runs that started their scaling group alike.";
 
 /** The first caveat of a local run. */
 export const LOCAL_RUN_CAVEAT =

@@ -50,7 +50,15 @@ describe("memory per actor", () => {
       },
     } as unknown as ManifestLike;
     expect(memoryPerActor(m)).toEqual([
-      { side: "x", processes: ["engine", "app"], sleepingKb: 1600 / 1000, sleepingActors: 1000, liveKb: 320 / 64, liveActors: 64 },
+      {
+        side: "x",
+        processes: ["engine", "app"],
+        sleepingKb: 1600 / 1000,
+        sleepingActors: 1000,
+        liveKb: 320 / 64,
+        liveActors: 64,
+        atLowest: { existing: 40, ownRssKb: 150_000 },
+      },
     ]);
   });
   it("says nothing it did not measure: one level gives no sleeping figure; a process one stage could not read is left out", () => {
@@ -61,7 +69,15 @@ describe("memory per actor", () => {
       },
     } as unknown as ManifestLike;
     expect(memoryPerActor(m)).toEqual([
-      { side: "x", processes: ["server"], sleepingKb: null, sleepingActors: 0, liveKb: 1, liveActors: 32 },
+      {
+        side: "x",
+        processes: ["server"],
+        sleepingKb: null,
+        sleepingActors: 0,
+        liveKb: 1,
+        liveActors: 32,
+        atLowest: { existing: 40, ownRssKb: 10 },
+      },
     ]);
     expect(memoryPerActor({ stages: {} } as unknown as ManifestLike)).toEqual([]);
   });

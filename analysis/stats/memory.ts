@@ -24,6 +24,12 @@ export interface MemoryPerActor {
   /** kB per live actor, or null where the highest level's burst recorded none. */
   liveKb: number | null;
   liveActors: number;
+  /**
+   * Where the sleeping figure starts: the run's actors on this side and its own processes' resident set as the lowest
+   * level's wakes began. A process whose resident set an earlier group already raised (the capacity group, say) reuses
+   * what its allocator kept for the next actors, so its growth, and the figure, come out lower than on a fresh runtime.
+   */
+  atLowest: { existing: number | null; ownRssKb: number };
 }
 
 type Rss = Record<string, { start: number; end: number } | null>;
@@ -63,7 +69,15 @@ export function memoryPerActor(m: ManifestLike): MemoryPerActor[] {
     const b = first(burst);
     const liveActors = b ? b.attempts - b.errors : 0;
     const liveKb = liveActors > 0 && rBurst ? (own(rBurst, names, "end") - own(rBurst, names, "start")) / liveActors : null;
-    out.push({ side, processes: names, sleepingKb, sleepingActors, liveKb, liveActors });
+    out.push({
+      side,
+      processes: names,
+      sleepingKb,
+      sleepingActors,
+      liveKb,
+      liveActors,
+      atLowest: { existing: eLo, ownRssKb: own(rLo, names, "start") },
+    });
   }
   return out;
 }

@@ -141,8 +141,10 @@ export function renderMemory(rows: readonly MemoryPerActor[], book: SideBook): s
     String(r.sleepingActors),
     kb(r.liveKb),
     String(r.liveActors),
+    `${r.atLowest.existing ?? "?"} actors, ${(r.atLowest.ownRssKb / 1024).toFixed(0)} MB`,
   ]);
-  return `## Memory per actor\n\n${MEMORY_NOTE}\n\n${table(["side", "processes", "kB per sleeping actor", "actors", "kB per live actor", "actors"], lines)}`;
+  const head = ["side", "processes", "kB per sleeping actor", "actors", "kB per live actor", "actors", "at the lowest level's wakes"];
+  return `## Memory per actor\n\n${MEMORY_NOTE}\n\n${table(head, lines)}`;
 }
 
 /** Rows read and written per successful operation, on the sides that count them. */
