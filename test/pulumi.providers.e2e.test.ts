@@ -14,6 +14,7 @@ import { startProviderHost, urnOf, type Props, type ProviderHost } from "./provi
 import { alive, descendants } from "./processTree";
 import { verifyRunDir } from "../analysis/contract/verify";
 import { netnsAvailable } from "../workloads/host/netns";
+import { UNKNOWN_INPUT } from "../components/providers/common";
 
 const T = (name: string) => `pulumi-nodejs:dynamic/actor-bench:${name}`;
 const loopback = netnsAvailable().ok ? "quickack" : "host";
@@ -74,6 +75,21 @@ describe("dynamic providers in the real provider host", () => {
       withProvider("BenchmarkRun", { stack: "t", side: "rivet", group: "nap", runArgs: ["--preset", "huge"], blobRoot: "/x", daemon: {} }),
     );
     expect(run.failures.map((f) => f.property).sort()).toEqual(["daemon", "group", "runArgs"]);
+    // A preview, before the stack's LocalSide exists: its daemon is not known yet, and the check lets it through.
+    const preview = await host.check(
+      urnOf(T("BenchmarkRun"), "p"),
+      {},
+      withProvider("BenchmarkRun", {
+        stack: "t",
+        side: "rivet",
+        group: "warm",
+        runArgs: [],
+        trigger: null,
+        blobRoot: "/x",
+        daemon: UNKNOWN_INPUT,
+      }),
+    );
+    expect(preview.failures).toEqual([]);
   });
 
   it("the Engine and the Worker start, runs of both sides measure against them, the report merges them; Delete stops and removes everything", async () => {

@@ -7,7 +7,7 @@ import { runtimeIds, SIDE_REGISTRY } from "../../workloads/sides/registry";
 const RUNTIMES = runtimeIds(SIDE_REGISTRY);
 import { blobDigest, runGroupInChild, type GroupRunRequest } from "../../workloads/run/groupRun";
 import type { DaemonHandle } from "../../workloads/run/daemons";
-import { replaceDiff, requireString, type CheckFailure, type Props } from "./common";
+import { replaceDiff, requireString, UNKNOWN_INPUT, type CheckFailure, type Props } from "./common";
 import { privateDir } from "../../workloads/host/privateDir";
 
 /**
@@ -44,8 +44,9 @@ function groupRunArgs(inputs: Props): string[] {
 export async function check(_olds: Props, news: Props) {
   const failures: CheckFailure[] = [];
   checkGroupSelection(news, failures);
-  const d = news.daemon as Props | undefined;
-  if (!d || typeof d !== "object" || typeof d.pid !== "number" || d.kind !== news.side)
+  const d = news.daemon as Props | string | undefined;
+  const known = d !== UNKNOWN_INPUT;
+  if (known && (!d || typeof d !== "object" || typeof d.pid !== "number" || d.kind !== news.side))
     failures.push({ property: "daemon", reason: "daemon must be the running side's daemon (the stack's LocalSide for this side)" });
   return { inputs: news, failures };
 }

@@ -13,6 +13,12 @@ export interface CheckFailure {
 
 export type Props = Record<string, unknown>;
 
+/**
+ * What a preview passes for an input not known yet (another resource's output): the Pulumi SDK's
+ * rpc.unknownValue (sdk/nodejs/runtime/rpc.ts). A check lets it through; the real value is checked on `up`.
+ */
+export const UNKNOWN_INPUT = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
 /** The input keys whose values differ between two property bags (deep, by JSON). */
 function changedKeys(olds: Props, news: Props, keys: readonly string[]): string[] {
   return keys.filter((k) => JSON.stringify(olds[k] ?? null) !== JSON.stringify(news[k] ?? null));
