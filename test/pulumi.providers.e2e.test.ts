@@ -38,57 +38,60 @@ describe("dynamic providers in the real provider host", () => {
   });
 
   const withProvider = (type: string, p: Props) => ({ ...p, __provider: providers[type] });
+  /** Check of a new resource of `type` (named `name`) with these inputs, through the host. */
+  const checkNew = (type: string, name: string, p: Props) => host.check(urnOf(T(type), name), {}, withProvider(type, p));
 
   it("Check refuses bad inputs with the property and the reason", async () => {
-    const bad = await host.check(
-      urnOf(T("LocalSide"), "e"),
-      {},
-      withProvider("LocalSide", { stack: "t", side: "rivet", stateDir: "relative", loopback: "fast", own: {}, actorSleepTimeoutMs: 0 }),
-    );
+    const bad = await checkNew("LocalSide", "e", {
+      stack: "t",
+      side: "rivet",
+      stateDir: "relative",
+      loopback: "fast",
+      own: {},
+      actorSleepTimeoutMs: 0,
+    });
     expect(bad.failures.map((f) => f.property).sort()).toEqual(["actorSleepTimeoutMs", "loopback", "stateDir"]);
     // A control side cannot run in a stack; a side's own check speaks through the provider's.
-    const floor = await host.check(
-      urnOf(T("LocalSide"), "f"),
-      {},
-      withProvider("LocalSide", { stack: "t", side: "floor", stateDir: "/x", loopback: "host", own: {}, actorSleepTimeoutMs: 1 }),
-    );
+    const floor = await checkNew("LocalSide", "f", {
+      stack: "t",
+      side: "floor",
+      stateDir: "/x",
+      loopback: "host",
+      own: {},
+      actorSleepTimeoutMs: 1,
+    });
     expect(floor.failures).toEqual([
       { property: "side", reason: 'side must be a runtime a stack can run (rivet, cloudflare), got "floor"' },
     ]);
-    const cluster = await host.check(
-      urnOf(T("LocalSide"), "c"),
-      {},
-      withProvider("LocalSide", {
-        stack: "t",
-        side: "rivet",
-        stateDir: "/x",
-        loopback: "quickack",
-        own: { engineTopology: "cluster" },
-        actorSleepTimeoutMs: 1,
-      }),
-    );
+    const cluster = await checkNew("LocalSide", "c", {
+      stack: "t",
+      side: "rivet",
+      stateDir: "/x",
+      loopback: "quickack",
+      own: { engineTopology: "cluster" },
+      actorSleepTimeoutMs: 1,
+    });
     expect(cluster.failures.map((f) => f.property)).toEqual(["own"]);
     expect(cluster.failures[0].reason).toMatch(/^--engine-topology cluster needs --loopback host/);
-    const run = await host.check(
-      urnOf(T("BenchmarkRun"), "r"),
-      {},
-      withProvider("BenchmarkRun", { stack: "t", side: "rivet", group: "nap", runArgs: ["--preset", "huge"], blobRoot: "/x", daemon: {} }),
-    );
+    const run = await checkNew("BenchmarkRun", "r", {
+      stack: "t",
+      side: "rivet",
+      group: "nap",
+      runArgs: ["--preset", "huge"],
+      blobRoot: "/x",
+      daemon: {},
+    });
     expect(run.failures.map((f) => f.property).sort()).toEqual(["daemon", "group", "runArgs"]);
     // A preview, before the stack's LocalSide exists: its daemon is not known yet, and the check lets it through.
-    const preview = await host.check(
-      urnOf(T("BenchmarkRun"), "p"),
-      {},
-      withProvider("BenchmarkRun", {
-        stack: "t",
-        side: "rivet",
-        group: "warm",
-        runArgs: [],
-        trigger: null,
-        blobRoot: "/x",
-        daemon: UNKNOWN_INPUT,
-      }),
-    );
+    const preview = await checkNew("BenchmarkRun", "p", {
+      stack: "t",
+      side: "rivet",
+      group: "warm",
+      runArgs: [],
+      trigger: null,
+      blobRoot: "/x",
+      daemon: UNKNOWN_INPUT,
+    });
     expect(preview.failures).toEqual([]);
   });
 

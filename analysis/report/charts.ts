@@ -91,6 +91,16 @@ const DASH_LEGEND = {
 /** Percentile lines told apart by their dash. */
 const PERCENTILE_DASH = { field: "percentile", type: "nominal", title: null, legend: DASH_LEGEND } as const;
 
+/** A quantitative log-scale position over a fixed domain, its ticks 1, 2 and 5 per decade. */
+const logPosition = (field: string, domain: [number, number], title: string) =>
+  ({
+    field,
+    type: "quantitative",
+    scale: { type: "log", domain },
+    axis: { values: logTicks(...domain) },
+    title,
+  }) as const;
+
 /** Log-scale axis values 1, 2, 5 per decade over these rates, SI-formatted and thinned where labels would touch. */
 const rateAxis = (rates: readonly number[], title?: string) => ({
   values: logTicks(Math.min(...rates), Math.max(...rates)),
@@ -235,13 +245,7 @@ const sameClockChart: ChartBuilder = ({ m, samples, summary, SIDE_COLOUR, SIDE_O
         encoding: {
           x: { field: "metric", type: "nominal", title: null, sort: null, axis: { labelAngle: -30 } },
           xOffset: SIDE_ORDER,
-          y: {
-            field: "ms",
-            type: "quantitative",
-            scale: { type: "log", domain: sameDomain },
-            axis: { values: logTicks(...sameDomain) },
-            title: "client round trip, ms (p50, log scale)",
-          },
+          y: logPosition("ms", sameDomain, "client round trip, ms (p50, log scale)"),
         },
         // A bar on a log scale needs a stated foot: the domain's lower end, the power of ten below the fastest row.
         layer: [{ mark: { type: "bar" }, encoding: { y2: { datum: sameDomain[0] }, color: SIDE_COLOUR } }, INTERVAL_RULES, BAR_LABELS],
@@ -390,13 +394,7 @@ const cdfCharts: ChartBuilder = ({ m, samples, SIDE_COLOUR }) =>
           data: { values: data },
           mark: { type: "line", interpolate: "step-after" },
           encoding: {
-            x: {
-              field: "ms",
-              type: "quantitative",
-              scale: { type: "log", domain },
-              axis: { values: logTicks(...domain) },
-              title: "ms (log scale)",
-            },
+            x: logPosition("ms", domain, "ms (log scale)"),
             y: { field: "fraction", type: "quantitative", title: "fraction of samples", scale: { domain: [0, 1] } },
             color: SIDE_COLOUR,
             strokeDash: { field: "metric", type: "nominal", title: null, legend: DASH_LEGEND },
@@ -423,13 +421,7 @@ const histCharts: ChartBuilder = ({ m, samples, SIDE_COLOUR }) =>
           data: { values: data },
           mark: { type: "rect" },
           encoding: {
-            x: {
-              field: "from",
-              type: "quantitative",
-              scale: { type: "log", domain },
-              axis: { values: logTicks(...domain) },
-              title: "ms (log scale)",
-            },
+            x: logPosition("from", domain, "ms (log scale)"),
             x2: { field: "to" },
             y: { field: "count", type: "quantitative", title: "samples", stack: null },
             color: SIDE_COLOUR,

@@ -65,7 +65,8 @@ export function memoryPerActor(m: ManifestLike): MemoryPerActor[] {
     if (names.length === 0) continue;
     const [eLo, eHi] = [existingOf(lo), existingOf(hi)];
     const sleepingActors = lo !== hi && eLo !== null && eHi !== null ? eHi - eLo : 0;
-    const sleepingKb = sleepingActors > 0 && rHi ? (own(rHi, names, "start") - own(rLo, names, "start")) / sleepingActors : null;
+    const lowKb = own(rLo, names, "start");
+    const sleepingKb = sleepingActors > 0 && rHi ? (own(rHi, names, "start") - lowKb) / sleepingActors : null;
     const b = first(burst);
     const liveActors = b ? b.attempts - b.errors : 0;
     const liveKb = liveActors > 0 && rBurst ? (own(rBurst, names, "end") - own(rBurst, names, "start")) / liveActors : null;
@@ -76,7 +77,7 @@ export function memoryPerActor(m: ManifestLike): MemoryPerActor[] {
       sleepingActors,
       liveKb,
       liveActors,
-      atLowest: { existing: eLo, ownRssKb: own(rLo, names, "start") },
+      atLowest: { existing: eLo, ownRssKb: lowKb },
     });
   }
   return out;

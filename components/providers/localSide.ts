@@ -3,6 +3,7 @@ import { startDaemon, type DaemonHandle } from "../../workloads/run/daemons";
 import { daemonSettings, readDaemon, removeDaemon, replaceDiff, requireString, type CheckFailure, type Props } from "./common";
 import { LOOPBACKS, type Loopback } from "../../workloads/host/netns";
 import { SIDE_REGISTRY, type SideRegistry } from "../../workloads/sides/registry";
+import type { AnySide } from "../../workloads/sides/side";
 import type { DaemonOptions } from "../../workloads/run/daemon";
 
 /** Inputs of a LocalSide: which side, where its data lives and how it is set up. Any change replaces it. */
@@ -10,6 +11,10 @@ const INPUT_KEYS = ["stack", "side", "stateDir", "loopback", "own", "actorSleepT
 
 /** The registry's sides a stack can run: runtimes whose package gives a daemon target. */
 const stackSides = (registry: SideRegistry = SIDE_REGISTRY) => registry.filter((d) => d.profile.role === "runtime" && d.daemonTarget);
+
+/** The run settings the side's daemon launches with: its own settings over its package's defaults. */
+const launchSettings = (side: AnySide, p: Props) =>
+  daemonSettings({ ...side.defaults, ...(p.own as object) }, p.loopback as Loopback, p.actorSleepTimeoutMs as number);
 
 export async function check(_olds: Props, news: Props, registry: SideRegistry = SIDE_REGISTRY) {
   const failures: CheckFailure[] = [];
@@ -30,7 +35,7 @@ export async function check(_olds: Props, news: Props, registry: SideRegistry = 
   } else if (typeof news.own !== "object" || news.own === null) {
     failures.push({ property: "own", reason: `own must be the side's settings (an object), got ${JSON.stringify(news.own)}` });
   } else if (failures.length === 0) {
-    const problem = side.check?.(daemonSettings({ ...side.defaults, ...news.own }, news.loopback as Loopback, ms as number));
+    const problem = side.check?.(launchSettings(side, news));
     if (problem) failures.push({ property: "own", reason: problem });
   }
   return { inputs: news, failures };
@@ -46,10 +51,7 @@ export async function create(inputs: Props) {
   const side = stackSides().find((d) => d.profile.id === inputs.side)!;
   const secrets = Object.fromEntries((side.stackSecrets ?? []).map((name) => [name, randomBytes(24).toString("hex")]));
   const loopback = inputs.loopback as Loopback;
-  const options: DaemonOptions = {
-    settings: daemonSettings({ ...side.defaults, ...(inputs.own as object) }, loopback, inputs.actorSleepTimeoutMs as number),
-    secrets,
-  };
+  const options: DaemonOptions = { settings: launchSettings(side, inputs), secrets };
   const h: DaemonHandle = await startDaemon({ kind: side.profile.id, stateDir: inputs.stateDir as string, loopback, options });
   const r = h.ready as { target: Record<string, unknown>; endpoint: string };
   const outs = { ...inputs, daemon: h, endpoint: r.endpoint, target: r.target, secrets };
