@@ -361,7 +361,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(runs.map(tasksOf)).toEqual(PLANNED.map((p) => p.split("+")));
     expect(runs.map((r) => r.name)).toEqual(PLANNED.map((p) => `eastus2-${p.replace(/[.+]/g, "-")}-run`));
     // A shared run names both targets and its order; a run of one group keeps its --side and --groups.
-    expect(PLANNED[0]).toBe("cloudflare.wake+rivet.create+rivet.wake+rivet.warm");
+    expect(PLANNED[0]).toBe("cloudflare.wake+rivet.create+rivet.wake+rivet.warm+rivet.sqlite");
     expect(requestOf(runs[0]).request).toMatchObject({
       side: "cloudflare",
       tasks: [
@@ -369,6 +369,7 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
         { side: "rivet", group: "create" },
         { side: "rivet", group: "wake" },
         { side: "rivet", group: "warm" },
+        { side: "rivet", group: "sqlite" },
       ],
     });
     expect(requestOf(runs[0]).request.targets.rivet && requestOf(runs[0]).request.targets.cloudflare).toBeTruthy();
@@ -409,11 +410,11 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(analytics).toHaveLength(PLANNED.length);
     for (const a of analytics) expect(report.dependencies).toContain(a.urn);
     const labels = (report.inputs.parts as Array<{ label: string }>).map((p) => p.label);
-    expect(labels.slice(0, 2)).toEqual(["cloudflare wake + rivet create + rivet wake + rivet warm", `${PLANNED[0]} analytics`]);
+    expect(labels.slice(0, 2)).toEqual(["cloudflare wake + rivet create + rivet wake + rivet warm + rivet sqlite", `${PLANNED[0]} analytics`]);
     expect(labels).toHaveLength(2 * PLANNED.length);
     // The planned schedule is a stack output, printed by preview.
     const schedule = await outputValue<string>(programExports.schedule);
-    expect(schedule).toMatch(/^Planned pass: 9 runs on the runner/);
+    expect(schedule).toMatch(/^Planned pass: 11 runs on the runner/);
     expect(schedule).toMatch(/\n1 +cloudflare wake +\S+ +\S+ +\S+ to \S+ +rivet create, rivet wake/);
   });
 

@@ -8,8 +8,16 @@
  * they are within RESOLUTION of each other.
  */
 
+/** The capacity group's operations: warm calls and writes spread over a pool of actors, and creates. */
 export const CAPACITY_OPS = ["warm", "create", "write"] as const;
-export type CapacityOp = (typeof CAPACITY_OPS)[number];
+/** The ceiling group's: warm calls and one-row writes, all to one actor (one object's limit). */
+export const CEILING_OPS = ["warm1", "write1"] as const;
+/** Every searched operation, capacity's then ceiling's. */
+export const SEARCH_OPS = [...CAPACITY_OPS, ...CEILING_OPS] as const;
+export type CapacityOp = (typeof SEARCH_OPS)[number];
+/** The group that searches an operation. */
+export const opGroup = (op: CapacityOp): "capacity" | "ceiling" =>
+  (CEILING_OPS as readonly string[]).includes(op) ? "ceiling" : "capacity";
 
 /** What a step must keep to count as held. Latency is the client's clock from each request's intended send time. */
 export interface CapacityObjective {
@@ -21,7 +29,7 @@ export const CAPACITY = {
   /** The stated objective unless --capacity-p99-ms says otherwise; failures are at most 0.1% of a step's arrivals. */
   objective: { p99Ms: 100, maxFailureShare: 0.001 } satisfies CapacityObjective,
   /** The first rate tried, per second: creates are far dearer than calls to a running actor. */
-  startRate: { warm: 50, create: 5, write: 50 } satisfies Record<CapacityOp, number>,
+  startRate: { warm: 50, create: 5, write: 50, warm1: 50, write1: 50 } satisfies Record<CapacityOp, number>,
   stepFactor: 2,
   /** The search ends when the lowest missed rate is within this factor of the highest held. */
   resolution: 1.2,
@@ -37,9 +45,17 @@ export const CAPACITY = {
   restMs: 1000,
 } as const;
 
+/** How a table names each searched operation. */
+export const OP_WORDS: Record<CapacityOp, string> = {
+  warm: `warm calls, ${CAPACITY.pool} actors`,
+  create: "creates",
+  write: `one-row writes, ${CAPACITY.pool} actors`,
+  warm1: "warm calls, one actor",
+  write1: "one-row writes, one actor",
+};
 /** A step's metric id: `capacity.<op>.r<rate>`. */
 export const capacityMetric = (op: CapacityOp, rate: number) => `capacity.${op}.r${rate}`;
-const CAPACITY_ID = /^capacity\.(warm|create|write)\.r([1-9]\d{0,5})$/;
+const CAPACITY_ID = /^capacity\.(warm1|write1|warm|create|write)\.r([1-9]\d{0,5})$/;
 export function parseCapacityMetric(id: string): { op: CapacityOp; ratePerSecond: number } | undefined {
   const m = CAPACITY_ID.exec(id);
   return m ? { op: m[1] as CapacityOp, ratePerSecond: Number(m[2]) } : undefined;

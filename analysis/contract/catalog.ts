@@ -1,5 +1,5 @@
 import type { SideProfile } from "./sideProfile";
-import { parseCapacityMetric, type CapacityOp } from "./capacity";
+import { opGroup, parseCapacityMetric, type CapacityOp } from "./capacity";
 import { idleMetric, parseIdleMetric } from "./idleLadder";
 
 /**
@@ -28,13 +28,14 @@ export const WORKLOAD = {
 export type Side = string;
 
 /**
- * Suite order. The idle ladder after the groups that measure one fixed idle
+ * Suite order. Writes and reads by value size after the fixed-size ones.
+ * The idle ladder after the groups that measure one fixed idle
  * (its waits let other groups measure). Bursts late: they leave hundreds of awake actors behind
- * (docs/engine-latency.md). Capacity after them: it loads each side past
- * what it holds. Scaling last: it fills the runtime with thousands of
+ * (docs/engine-latency.md). One actor's ceiling, then capacity, after them:
+ * they load each side past what it holds. Scaling last: it fills the runtime with thousands of
  * actors to see what that costs.
  */
-export const GROUPS = ["create", "wake", "warm", "sqlite", "seqwrite", "idle", "burst", "capacity", "scale"] as const;
+export const GROUPS = ["create", "wake", "warm", "sqlite", "seqwrite", "payload", "idle", "burst", "ceiling", "capacity", "scale"] as const;
 export type Group = (typeof GROUPS)[number];
 
 /** The driver's clock steps: process.hrtime, written to the nanosecond (ms with six decimals). */
@@ -68,6 +69,7 @@ export const COUNT_KEYS = [
   "scaleBurst",
   "capacitySeconds",
   "idleWake",
+  "payload",
 ] as const;
 type CountKey = (typeof COUNT_KEYS)[number];
 export type SampleCounts = Record<CountKey, number>;
@@ -100,6 +102,37 @@ export interface MetricEntry {
   capacity?: { op: CapacityOp; ratePerSecond: number };
   /** An idle ladder step: actors left untouched this long, then called once (analysis/contract/idleLadder.ts). */
   idle?: { idleMs: number };
+  /** A payload stage: one-row writes, or point reads, of values this many bytes long, made inside the actor. */
+  payload?: { op: "write" | "read"; bytes: number };
+}
+
+/**
+ * The payload group's value sizes, bytes: every side writes and reads these.
+ * A side whose vendor documents a largest value adds that size as an optional
+ * metric of its profile (PAYLOAD_LIMIT_SIZES), so the limit itself is tried.
+ */
+export const PAYLOAD_SIZES = [1024, 16_384, 131_072, 1_048_576] as const;
+/** Documented largest values a side may add: the Durable Object's 2 MB string, BLOB or row. */
+export const PAYLOAD_LIMIT_SIZES = [2_000_000] as const;
+/** A size in words: 1 KiB, 16 KiB, 1 MiB, 2 MB. */
+export const bytesWords = (b: number) =>
+  b % 1_048_576 === 0 ? `${b / 1_048_576} MiB` : b % 1024 === 0 ? `${b / 1024} KiB` : b % 1e6 === 0 ? `${b / 1e6} MB` : `${b} B`;
+export const payloadMetric = (op: "write" | "read", bytes: number) => `payload.${op}.b${bytes}`;
+
+function payloadEntries(bytes: number, optional: boolean): MetricEntry[] {
+  const words = bytesWords(bytes);
+  return (["write", "read"] as const).map((op) => ({
+    id: payloadMetric(op, bytes),
+    group: "payload",
+    ...(optional ? { optional: true as const } : {}),
+    kind: "warm",
+    count: "payload",
+    payload: { op, bytes },
+    inActor: {
+      label: `${op === "write" ? "One-row write" : "Point read"} of a ${words} value, in the actor (its SQL interval)`,
+      field: "sqlMs",
+    },
+  }));
 }
 
 export const BURST_CONCURRENCY = [1, 8, 32, 128] as const;
@@ -216,6 +249,8 @@ export const CATALOG: readonly MetricEntry[] = [
       throughputLabel: `Burst creates at concurrency ${c}`,
     }),
   ),
+  ...PAYLOAD_SIZES.flatMap((b) => payloadEntries(b, false)),
+  ...PAYLOAD_LIMIT_SIZES.flatMap((b) => payloadEntries(b, true)),
   ...SCALE_LEVELS.flatMap((level): MetricEntry[] => [
     { id: `scale.wake.e${level}`, group: "scale", kind: "cold", count: "scaleWake", scale: { level, op: "wake" } },
     { id: `scale.create.e${level}`, group: "scale", kind: "cold", count: "scaleCreate", scale: { level, op: "create" } },
@@ -241,7 +276,7 @@ const OPEN_ID = /^open\.r([1-9]\d{0,5})$/;
 function capacityEntry(op: CapacityOp, rate: number): MetricEntry {
   return {
     id: `capacity.${op}.r${rate}`,
-    group: "capacity",
+    group: opGroup(op),
     kind: op === "create" ? "cold" : "warm",
     count: "capacitySeconds",
     capacity: { op, ratePerSecond: rate },
@@ -363,6 +398,7 @@ export const PRESETS = {
     scaleBurst: 32,
     capacitySeconds: 1,
     idleWake: 5,
+    payload: 10,
   },
   local: {
     createPing: 40,
@@ -381,6 +417,7 @@ export const PRESETS = {
     scaleBurst: 64,
     capacitySeconds: 2,
     idleWake: 10,
+    payload: 20,
   },
   large: {
     createPing: 300,
@@ -399,6 +436,7 @@ export const PRESETS = {
     scaleBurst: 128,
     capacitySeconds: 3,
     idleWake: 30,
+    payload: 40,
   },
   full: {
     createPing: 1500,
@@ -417,6 +455,7 @@ export const PRESETS = {
     scaleBurst: 256,
     capacitySeconds: 5,
     idleWake: 100,
+    payload: 100,
   },
 } as const satisfies Record<string, SampleCounts>;
 export type PresetName = keyof typeof PRESETS;
@@ -442,8 +481,8 @@ export const PRESET_SCALE_LEVELS: Record<PresetName, readonly number[]> = {
   large: [0, 1000, 4000],
   full: [0, 1000, 2000, 4000, 8000, 16000],
 };
-/** Groups only large and full run by default: the idle ladder (minutes of waiting), capacity and scaling (they load the runtime far past the headline's stages). */
-const LONG_GROUPS: readonly Group[] = ["idle", "capacity", "scale"];
+/** Groups only large and full run by default: writes by value size (megabytes a call), the idle ladder (minutes of waiting), one actor's ceiling, capacity and scaling (they load the runtime far past the headline's stages). */
+const LONG_GROUPS: readonly Group[] = ["payload", "idle", "ceiling", "capacity", "scale"];
 /** The groups a preset runs when --groups is not given. */
 export function defaultGroups(preset: PresetName): Group[] {
   return GROUPS.filter((g) => !LONG_GROUPS.includes(g) || preset === "large" || preset === "full");

@@ -20,7 +20,7 @@ export const SQL = {
   schema: "CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, v TEXT NOT NULL)",
   /** read: a point read by primary key (one argument: the id). */
   read: "SELECT v FROM rows WHERE id = ?",
-  /** write, and each row seed adds: one row of ROW_VALUE. */
+  /** write, and each row seed adds: one row of ROW_VALUE (a write may name another size: rowValue). */
   write: "INSERT INTO rows (v) VALUES (?)",
   /** scan: up to WORKLOAD.scanRows rows in id order, every value materialized. */
   scan: "SELECT id, v FROM rows ORDER BY id LIMIT ?",
@@ -30,3 +30,18 @@ export const SQL = {
 
 /** Every written row's value: WORKLOAD.rowBytes bytes. */
 export const ROW_VALUE = "x".repeat(WORKLOAD.rowBytes);
+
+/** The largest value a write may ask for: past every documented limit tried (the payload group's), so a runaway size is refused by the actor, not allocated. */
+export const MAX_VALUE_BYTES = 8 * 1_048_576;
+
+/**
+ * The value a write inserts, made inside the actor so the request stays small:
+ * ROW_VALUE, or `bytes` bytes where the write names a size (the payload group).
+ * Throws a one-line error on a size that is not a whole number from 1 to MAX_VALUE_BYTES.
+ */
+export function rowValue(bytes?: unknown): string {
+  if (bytes === undefined || bytes === null) return ROW_VALUE;
+  if (typeof bytes !== "number" || !Number.isInteger(bytes) || bytes < 1 || bytes > MAX_VALUE_BYTES)
+    throw new Error(`a write's value size must be a whole number of bytes from 1 to ${MAX_VALUE_BYTES}, got ${JSON.stringify(bytes)}`);
+  return bytes === WORKLOAD.rowBytes ? ROW_VALUE : "x".repeat(bytes);
+}

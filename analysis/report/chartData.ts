@@ -17,6 +17,9 @@ import { nearestRank } from "../stats/percentiles";
 import { bin, extent, ticks } from "d3-array";
 import type { ScaleRow } from "../stats/scale";
 import type { CapacityCurve } from "../stats/capacity";
+import { OP_WORDS } from "../contract/capacity";
+import type { PayloadRow } from "../stats/payload";
+import { bytesWords } from "../contract/catalog";
 import type { IdleStep } from "../stats/idle";
 import type { CostLoadModel } from "./model";
 
@@ -227,7 +230,7 @@ export function capacityChartData(
       .map((st) => ({
         kind: "step" as const,
         sideShort,
-        op: c.op,
+        op: OP_WORDS[c.op],
         series: `${sideShort} repetition ${st.rep + 1}`,
         rate: st.ratePerSecond,
         p99: Math.max(st.p99!, 0.01),
@@ -238,7 +241,7 @@ export function capacityChartData(
     const knee = {
       kind: "knee" as const,
       sideShort,
-      op: c.op,
+      op: OP_WORDS[c.op],
       series: `${sideShort} capacity`,
       rate: c.held.estimate,
       p99: c.objective.p99Ms,
@@ -304,5 +307,30 @@ export function costLoadChartData(
         })),
       ),
     ];
+  });
+}
+
+/** The payload chart's points: each side's p50 client round trip (with its 95% interval over repetitions) against the value size, writes and reads. */
+export function payloadChartData(
+  rows: readonly PayloadRow[],
+  book: SideBook,
+): Array<{ sideShort: string; op: string; series: string; kib: number; size: string; ms: number } & Interval> {
+  return rows.flatMap((r) => {
+    const sideShort = book.get(r.side).short;
+    return (["write", "read"] as const).flatMap((op) => {
+      const c = r[op];
+      if (!c || c.p50 === null) return [];
+      return [
+        {
+          sideShort,
+          op,
+          series: `${sideShort} ${op}`,
+          kib: r.bytes / 1024,
+          size: bytesWords(r.bytes),
+          ms: Math.max(c.p50, 0.01),
+          ...logBounds(c.p50Interval),
+        },
+      ];
+    });
   });
 }

@@ -18,6 +18,7 @@ import type { RunModel } from "./model";
 import {
   barLogDomain,
   capacityChartData,
+  payloadChartData,
   cdfData,
   costLoadChartData,
   headlineData,
@@ -191,7 +192,7 @@ interface ChartInput {
   m: ManifestLike;
   samples: RunSamples;
   summary: RunSummary;
-  model?: Pick<RunModel, "capacity" | "costLoad" | "idle">;
+  model?: Pick<RunModel, "capacity" | "costLoad" | "idle" | "payload">;
   SIDE_COLOUR: ReturnType<typeof sideColour>;
   SIDE_ORDER: ReturnType<typeof sideOrder>;
 }
@@ -377,9 +378,52 @@ const costLoadChart: ChartBuilder = ({ m, summary, model, SIDE_COLOUR }) => {
   ];
 };
 
-/** A latency CDF per stage group (the scaling, capacity and idle groups have charts of their own). */
+/** p50 round trip against the value size, per side, writes and reads. */
+const payloadChart: ChartBuilder = ({ m, summary, model, SIDE_COLOUR }) => {
+  const data = payloadChartData(model?.payload ?? [], summary.sides);
+  if (!data.length) return [];
+  return [
+    {
+      name: "payload",
+      spec: {
+        $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+        title: [
+          `Writes and reads by value size: p50, client round trip (driver hrtime), ${m.stack} run ${m.runId}`,
+          "one row a call, the value made in the actor; rules: 95% interval of the p50 over repetitions",
+        ],
+        width: 480,
+        height: 280,
+        data: { values: data },
+        encoding: {
+          x: {
+            field: "kib",
+            type: "quantitative",
+            scale: { type: "log", domain: extent(data.map((d) => d.kib)) },
+            axis: { values: [...new Set(data.map((d) => d.kib))], labelOverlap: "greedy" },
+            title: "value size, KiB (log scale)",
+          },
+          color: SIDE_COLOUR,
+          strokeDash: { field: "op", type: "nominal", title: null, legend: DASH_LEGEND },
+          detail: { field: "series", type: "nominal" },
+        },
+        layer: [
+          {
+            mark: { type: "line", point: true },
+            encoding: {
+              y: { field: "ms", type: "quantitative", scale: { type: "log" }, title: "p50 ms (log scale)" },
+              tooltip: [{ field: "series" }, { field: "size" }, { field: "ms" }],
+            },
+          },
+          INTERVAL_RULES,
+        ],
+      } as vl.TopLevelSpec,
+    },
+  ];
+};
+
+/** A latency CDF per stage group (the scaling, capacity, ceiling and idle groups have charts of their own). */
 const cdfCharts: ChartBuilder = ({ m, samples, SIDE_COLOUR }) =>
-  GROUPS.filter((g) => g !== "scale" && g !== "capacity" && g !== "idle").flatMap((group) => {
+  GROUPS.filter((g) => g !== "scale" && g !== "capacity" && g !== "ceiling" && g !== "idle").flatMap((group) => {
     const data = cdfData(samples, group);
     if (data.length === 0) return [];
     const domain = logDomain(data.map((d) => d.ms));
@@ -438,6 +482,7 @@ const CHART_BUILDERS: readonly ChartBuilder[] = [
   headlineChart,
   sameClockChart,
   scaleChart,
+  payloadChart,
   idleChart,
   capacityChart,
   costLoadChart,
@@ -453,7 +498,7 @@ export function chartSpecs(
   m: ManifestLike,
   samples: RunSamples,
   summary: RunSummary,
-  model?: Pick<RunModel, "capacity" | "costLoad" | "idle">,
+  model?: Pick<RunModel, "capacity" | "costLoad" | "idle" | "payload">,
 ): ChartSpec[] {
   const input = { m, samples, summary, model, SIDE_COLOUR: sideColour(summary.sides), SIDE_ORDER: sideOrder(summary.sides) };
   return CHART_BUILDERS.flatMap((build) => build(input));
@@ -464,7 +509,7 @@ export async function renderCharts(
   samples: RunSamples,
   summary: RunSummary,
   outDir: string,
-  model?: Pick<RunModel, "capacity" | "costLoad" | "idle">,
+  model?: Pick<RunModel, "capacity" | "costLoad" | "idle" | "payload">,
 ): Promise<string[]> {
   const specs = chartSpecs(m, samples, summary, model);
   for (const { name, spec } of specs) await render(spec, outDir, name);

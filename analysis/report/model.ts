@@ -15,6 +15,8 @@ import type { CpuPerOp } from "../stats/cpuPerOp";
 import { memoryPerActor, type MemoryPerActor } from "../stats/memory";
 import { DEFAULT_PRICES, type Price, type PriceTable } from "../contract/prices";
 import { capacityCurves, type CapacityCurve } from "../stats/capacity";
+import { claimsLedger, type LedgerRow } from "../stats/claims";
+import { payloadRows, type PayloadRow } from "../stats/payload";
 import { idleSteps, type IdleStep } from "../stats/idle";
 import { CAPACITY_OPS, type CapacityOp } from "../contract/capacity";
 import { stageKey } from "../contract/runDirContract";
@@ -157,6 +159,10 @@ export interface RunModel {
   sameClock: SameClockModel | null;
   controlCost: ControlCostModel | null;
   scale: ScaleRow[];
+  /** Writes and reads by value size, per side and size. */
+  payload: PayloadRow[];
+  /** Each vendor and reference claim beside this run's figure, with its verdict. */
+  claims: LedgerRow[];
 }
 
 const rowOf = (s: RunSummary, side: string, metric: string) => s.rows.find((r) => r.side === side && r.metric === metric);
@@ -358,7 +364,7 @@ export function costModel(s: RunSummary, prices: PriceTable = DEFAULT_PRICES): C
 }
 
 /** Which headline metric each capacity operation's cost is read from. */
-const CAPACITY_METRIC: Record<CapacityOp, string> = { warm: "warm.ping", create: "create.ping", write: "sqlite.write" };
+const CAPACITY_METRIC: Record<(typeof CAPACITY_OPS)[number], string> = { warm: "warm.ping", create: "create.ping", write: "sqlite.write" };
 
 /** Loads per decade the machine curves are drawn at. */
 const POINTS_PER_DECADE = 4;
@@ -420,13 +426,14 @@ export function runModel(m: ManifestLike, summary: RunSummary, samples: RunSampl
   const capacity = capacityCurves(Object.values(m.stages), (st) => samples.get(stageKey(st.side, st.metric)) ?? [], summary.sides.order);
   const cost = costModel(summary, prices);
   const vcpus = Number((m.machine as { cpus?: unknown }).cpus);
+  const memory = memoryPerActor(m);
   return {
     sides: summary.sides,
     idle: idleSteps(Object.values(m.stages), (st) => samples.get(stageKey(st.side, st.metric)) ?? [], summary.sides.order),
     capacity,
     costLoad: costLoadModel(cost, summary, capacity, vcpus),
     cost,
-    memory: memoryPerActor(m),
+    memory,
     cpu: cpuModel(summary),
     storageRows: rowsModel(summary),
     headline: headlineModel(summary, samples),
@@ -434,6 +441,8 @@ export function runModel(m: ManifestLike, summary: RunSummary, samples: RunSampl
     sameClock: sameClockModel(samples, summary.sides),
     controlCost: controlCostModel(samples, summary.sides),
     scale: scaleRows(m, summary),
+    payload: payloadRows(summary, samples),
+    claims: claimsLedger({ cloud: m.stack !== "local", summary, samples, capacity, memory }),
   };
 }
 

@@ -99,6 +99,12 @@ export const capacityNote = (p99Ms: number, failurePercent: number, factor: numb
   "A local figure is the whole machine's: runtime, app and driver share its cores, and the control side shows where the driver and the loopback themselves stop.";
 
 /** Heading the curve's steps. */
+/** Heading the ceiling table. */
+export const ceilingNote = (p99Ms: number, failurePercent: number) =>
+  `The highest open-model rate one actor held: the capacity group's search and objective (p99 within ${p99Ms} ms on the client's clock from each call's intended send time, at most ${failurePercent}% of arrivals failed), every call to the same running actor, warm calls to an actor without storage and one-row writes to a store actor. ` +
+  "This is one object's limit, where the capacity group spreads its calls over many; a runtime that runs one actor's calls one at a time shows its per-call cost here. " +
+  "A local figure is the whole machine's (runtime, app and driver share its cores); a vendor's stated per-object limit is for its hosted platform, so the verdicts below say what this machine shows of it, not what the platform does.";
+
 export const CAPACITY_STEPS_NOTE =
   "Every step of every search: arrivals planned and sent, failures (failed calls and creates not proven cold), p50 and p99 of the successes (client ms from the intended send time, nearest rank; over fewer than 100 successes the p99 is their maximum), the verdict, and the CPU per successful call of the side's processes and of the driver. A stopped step sent fewer arrivals than it planned.";
 

@@ -74,7 +74,7 @@ describe("generateReport", () => {
     const dir = sampleRun();
     await generateReport(dir);
     const summary = JSON.parse(readFileSync(join(dir, "report/summary.json"), "utf8"));
-    expect(Object.keys(summary)).toEqual(["rows", "throughput", "cost"]);
+    expect(Object.keys(summary)).toEqual(["rows", "throughput", "cost", "claims"]);
     // Priced where a price applies, with the table's date; a cell that cannot be priced says why.
     expect(summary.cost.asOf).toMatch(/not read by it/);
     expect(

@@ -6,6 +6,8 @@ import { escapeMd, table } from "./format";
 import { renderCharts } from "./charts";
 import type { PriceTable } from "../contract/prices";
 
+import { renderClaims } from "./sections/claims";
+import { renderPayload } from "./sections/payload";
 import { renderCapacity, renderCostLoad, renderIdle, renderScale } from "./sections/groups";
 import { chartCreates, renderControlCost, renderHeadline, renderReadme, renderSameClock } from "./sections/headline";
 import { type Loaded, loadRun } from "./load";
@@ -58,10 +60,12 @@ function reportMarkdown(l: Loaded, charts: string[]): string {
     ]
       .filter(Boolean)
       .join("\n\n"),
+    renderPayload(l.model.payload, l.model.sides, l.model.claims),
     renderIdle(l.model.idle, l.model.sides),
-    renderCapacity(l.model.capacity, l.model.sides),
+    renderCapacity(l.model.capacity, l.model.sides, l.model.claims),
     renderScale(l.model.scale, l.summary),
     renderMemory(l.model.memory, l.model.sides),
+    renderClaims(l.model.claims, l.model.sides),
     renderStartStates(n.startStates, n.sides),
     renderDifferences(n.differences, n.sides),
     `## Caveats\n\n${n.caveats.map((c) => `- ${c}`).join("\n")}`,

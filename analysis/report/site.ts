@@ -14,6 +14,8 @@ import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { Marked } from "marked";
 import { caveats } from "./notesModel";
 import { loadRun, type Loaded } from "./load";
+import { renderClaims } from "./sections/claims";
+import { renderPayload } from "./sections/payload";
 import { renderCapacity, renderIdle, renderCostLoad, renderScale } from "./sections/groups";
 import { renderControlCost, renderHeadline, renderReadme, renderSameClock } from "./sections/headline";
 import { renderCost, renderCpu, renderMemory, renderRows } from "./sections/tables";
@@ -166,10 +168,12 @@ function runPage(l: Loaded, r: SiteRun, charts: readonly ChartSpec[]): string {
     renderCostLoad(l.model.costLoad, l.model.sides),
     renderCpu(l.model.cpu, l.model.sides),
     renderRows(l.model.storageRows, l.model.sides),
+    renderPayload(l.model.payload, l.model.sides, l.model.claims),
     renderIdle(l.model.idle, l.model.sides),
-    renderCapacity(l.model.capacity, l.model.sides),
+    renderCapacity(l.model.capacity, l.model.sides, l.model.claims),
     renderScale(l.model.scale, l.model),
     renderMemory(l.model.memory, l.model.sides),
+    renderClaims(l.model.claims, l.model.sides),
   ]
     .filter(Boolean)
     .join("\n\n");

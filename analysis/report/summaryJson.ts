@@ -1,10 +1,13 @@
 /**
  * summary.json, one more exporter of the run model: every row, the
  * throughputs, and where the run has them the cost cells, memory, capacity
- * curves and idle steps. Computes nothing of its own.
+ * and ceiling curves, idle steps, payload rows and the claims ledger.
+ * Computes nothing of its own.
  */
 import type { Loaded } from "./load";
 import type { CapacityCurve } from "../stats/capacity";
+import { opGroup } from "../contract/capacity";
+import type { LedgerRow } from "../stats/claims";
 import { missedColdProofs, type IdleStep } from "../stats/idle";
 
 /** An idle ladder step in summary.json. */
@@ -28,6 +31,7 @@ const idleSummary = (s: IdleStep) => ({
 /** A capacity curve in summary.json: the rate held per repetition, the range, the objective, and every step. */
 const capacitySummary = (c: CapacityCurve) => ({
   side: c.side,
+  group: opGroup(c.op),
   op: c.op,
   objective: c.objective,
   estimatePerSecond: c.held.estimate,
@@ -49,6 +53,20 @@ const capacitySummary = (c: CapacityCurve) => ({
   })),
 });
 
+/** A claim of the ledger in summary.json: the claim, this run's figure and the verdict. */
+const claimSummary = (r: LedgerRow) => ({
+  id: r.claim.id,
+  side: r.claim.side,
+  words: r.claim.words,
+  who: r.claim.who,
+  source: r.claim.source,
+  date: r.claim.date,
+  states: r.claim.states,
+  figure: r.figure,
+  verdict: r.verdict,
+  ...(r.why ? { why: r.why } : {}),
+});
+
 /** The run's summary.json text. */
 export function summaryJson(l: Loaded): string {
   const memory = l.model.memory.length ? { memory: l.model.memory } : {};
@@ -57,5 +75,19 @@ export function summaryJson(l: Loaded): string {
     : undefined;
   const capacity = l.model.capacity.length ? { capacity: l.model.capacity.map(capacitySummary) } : {};
   const idle = l.model.idle.length ? { idle: l.model.idle.map(idleSummary) } : {};
-  return `${JSON.stringify({ rows: l.summary.rows, throughput: l.summary.throughput, ...(cost ? { cost } : {}), ...memory, ...capacity, ...idle }, null, 2)}\n`;
+  const payload = l.model.payload.length
+    ? { payload: l.model.payload.map((r) => ({ ...r, clock: "client round trip; sqlP50: the actor's SQL interval" })) }
+    : {};
+  const claims = l.model.claims.length ? { claims: l.model.claims.map(claimSummary) } : {};
+  const body = {
+    rows: l.summary.rows,
+    throughput: l.summary.throughput,
+    ...(cost ? { cost } : {}),
+    ...memory,
+    ...capacity,
+    ...idle,
+    ...payload,
+    ...claims,
+  };
+  return `${JSON.stringify(body, null, 2)}\n`;
 }

@@ -4,7 +4,7 @@
  * repetition's knee (kneeOf), per side and operation. Nothing the driver
  * decided is trusted: a step's verdict is taken again from its samples. Pure.
  */
-import { CAPACITY_OPS, kneeOf, parseCapacityMetric, stepVerdict, type CapacityObjective, type CapacityOp } from "../contract/capacity";
+import { SEARCH_OPS, kneeOf, parseCapacityMetric, stepVerdict, type CapacityObjective, type CapacityOp } from "../contract/capacity";
 import { stageReps, type StageRecord } from "../contract/runDirContract";
 import { cpuPerOp } from "./cpuPerOp";
 import type { RawSample } from "./summary";
@@ -109,7 +109,7 @@ export function capacityCurves(
 ): CapacityCurve[] {
   const curves: CapacityCurve[] = [];
   for (const side of sideOrder) {
-    for (const op of CAPACITY_OPS) {
+    for (const op of SEARCH_OPS) {
       const own = stages.filter((st) => st.side === side && parseCapacityMetric(st.metric)?.op === op);
       if (own.length === 0) continue;
       const steps: CapacityStep[] = [];

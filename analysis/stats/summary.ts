@@ -22,7 +22,10 @@ export function runSamples(entries: Iterable<[string, RawSample[]]>, sides: Side
 export const profileIn = (samples: RunSamples, side: string): SideProfile => (samples.sides ?? LEGACY_BOOK).get(side);
 
 /** A sample as the statistics read it. */
-export type RawSample = Pick<Sample, "ok" | "ms" | "cold" | "actorMs" | "sqlMs" | "clientMs" | "colo" | "rep" | "rowsRead" | "rowsWritten">;
+export type RawSample = Pick<
+  Sample,
+  "ok" | "ms" | "cold" | "actorMs" | "sqlMs" | "clientMs" | "colo" | "rep" | "rowsRead" | "rowsWritten" | "error"
+>;
 
 export interface SummaryRow {
   side: string;

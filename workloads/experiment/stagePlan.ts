@@ -12,9 +12,10 @@ import type { PlanContext } from "./adapter";
 import { settleBeforeGroup } from "./stageKit";
 import type { GroupShape, GroupUnit, ShapeInput } from "./groups/unit";
 import { burst } from "./groups/burst";
-import { capacity } from "./groups/capacity";
+import { capacity, ceiling } from "./groups/capacity";
 import { create } from "./groups/create";
 import { idle } from "./groups/idle";
+import { payload } from "./groups/payload";
 import { scale } from "./groups/scale";
 import { seqwrite } from "./groups/seqwrite";
 import { sqlite } from "./groups/sqlite";
@@ -22,7 +23,19 @@ import { wake } from "./groups/wake";
 import { warm } from "./groups/warm";
 
 /** Every group's one declaration. */
-const GROUP_UNITS: Readonly<Record<Group, GroupUnit>> = { create, wake, warm, sqlite, seqwrite, idle, burst, capacity, scale };
+const GROUP_UNITS: Readonly<Record<Group, GroupUnit>> = {
+  create,
+  wake,
+  warm,
+  sqlite,
+  seqwrite,
+  payload,
+  idle,
+  burst,
+  ceiling,
+  capacity,
+  scale,
+};
 
 /** Runs one group on the context's side: the shared stages, then the side's own. */
 export async function runGroup(group: Group, ctx: PlanContext): Promise<void> {

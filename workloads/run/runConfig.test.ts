@@ -28,11 +28,12 @@ describe("parseRunArgs", () => {
     // The idle, scaling and capacity groups are off by default in quick and local, on in large and full (full's ladder and levels go further), and any preset runs them when asked.
     expect(parseRunArgs(["--preset", "quick"]).groups).not.toContain("scale");
     expect(parseRunArgs(["--preset", "quick"]).groups).not.toContain("capacity");
+    expect(parseRunArgs(["--preset", "local"]).groups).not.toContain("ceiling");
     expect(parseRunArgs(["--preset", "large"])).toMatchObject({
       repeat: 3,
       scaleLevels: [0, 1000, 4000],
       idleLadder: [10_000, 30_000, 60_000, 120_000, 300_000],
-      groups: ["create", "wake", "warm", "sqlite", "seqwrite", "idle", "burst", "capacity", "scale"],
+      groups: ["create", "wake", "warm", "sqlite", "seqwrite", "payload", "idle", "burst", "ceiling", "capacity", "scale"],
     });
     expect(parseRunArgs(["--groups", "idle", "--idle-ladder", "2m,10s"])).toMatchObject({
       groups: ["idle"],

@@ -1,13 +1,15 @@
 /** Report sections of the idle, capacity and scaling groups, and cost against load: renderers of the run model. */
 import type { RunSummary } from "../../stats/summary";
 import { SCALE_BURST_CONCURRENCY } from "../../contract/catalog";
-import { capacityNote, CAPACITY_STEPS_NOTE, idleNote, costLoadNote, scaleNote } from "../prose";
+import { capacityNote, ceilingNote, CAPACITY_STEPS_NOTE, idleNote, costLoadNote, scaleNote } from "../prose";
 import type { SideBook } from "../../contract/sideProfile";
 import type { CostLoadModel } from "../model";
 import type { ScaleRow } from "../../stats/scale";
 import type { CapacityCurve } from "../../stats/capacity";
 import { missedColdProofs, type IdleStep } from "../../stats/idle";
-import { CAPACITY } from "../../contract/capacity";
+import { CAPACITY, OP_WORDS, opGroup, type CapacityOp } from "../../contract/capacity";
+import type { LedgerRow } from "../../stats/claims";
+import { claimTable } from "./claims";
 import { escapeMd, ms, rate, rateHeld, table } from "../format";
 
 export const perSecond = (x: number | null, open: string) => (x === null ? open : `${x.toLocaleString("en-US")}/s`);
@@ -37,10 +39,30 @@ ${idleNote("client round trip, the driver's hrtime, on every side")}
 ${table(["side", "idle", "wake p50 ms [95% interval]", "p90 ms", "cold", "errors", "actual idle", "runtime sleeps after"], rows)}`;
 }
 
-/** The capacity group: each side's rate held per operation with its range, and every step of every search. */
-export function renderCapacity(curves: readonly CapacityCurve[], book: SideBook): string {
-  if (curves.length === 0) return "";
-  const o = curves[0].objective;
+/** The capacity and ceiling groups: each side's rate held per operation with its range, and every step of every search; each group a section. */
+export function renderCapacity(curves: readonly CapacityCurve[], book: SideBook, claims: readonly LedgerRow[] = []): string {
+  const pool = curves.filter((c) => opGroup(c.op) === "capacity");
+  const one = curves.filter((c) => opGroup(c.op) === "ceiling");
+  const o = curves[0]?.objective;
+  return [
+    pool.length
+      ? `## Capacity\n\n${capacityNote(o.p99Ms, o.maxFailureShare * 100, CAPACITY.stepFactor, CAPACITY.resolution, CAPACITY.pool)}\n\n${searchTables(pool, book)}`
+      : "",
+    one.length
+      ? `## One actor's ceiling\n\n${ceilingNote(o.p99Ms, o.maxFailureShare * 100)}\n\n${searchTables(one, book)}${renderLimits(claims, book)}`
+      : "",
+  ]
+    .filter(Boolean)
+    .join("\n\n");
+}
+
+/** The claims of a per-object rate beside the side's ceiling (rows of the claims ledger). */
+function renderLimits(claims: readonly LedgerRow[], book: SideBook): string {
+  const limits = claims.filter((c) => c.claim.measure.kind === "held" && opGroup(c.claim.measure.op as CapacityOp) === "ceiling");
+  return limits.length ? `\n\n### Beside the vendors' stated limits\n\n${claimTable(limits, book)}` : "";
+}
+
+function searchTables(curves: readonly CapacityCurve[], book: SideBook): string {
   const ops = [...new Set(curves.map((c) => c.op))];
   const sides = [...new Set(curves.map((c) => c.side))];
   const cell = (c: CapacityCurve | undefined) => {
@@ -51,13 +73,13 @@ export function renderCapacity(curves: readonly CapacityCurve[], book: SideBook)
   };
   const summary = table(
     ["operation", ...sides.map((x) => `${book.get(x).short}: rate held [95% interval]; per repetition (range)`)],
-    ops.map((op) => [op, ...sides.map((x) => cell(curves.find((c) => c.side === x && c.op === op)))]),
+    ops.map((op) => [OP_WORDS[op], ...sides.map((x) => cell(curves.find((c) => c.side === x && c.op === op)))]),
   );
   const fmt = (x: number | null, d = 2) => (x === null ? "-" : x.toFixed(d));
   const steps = curves.flatMap((c) =>
     c.steps.map((st) => [
       book.get(c.side).short,
-      c.op,
+      OP_WORDS[c.op],
       String(st.rep + 1),
       st.ratePerSecond.toLocaleString("en-US"),
       String(st.planned),
@@ -70,20 +92,21 @@ export function renderCapacity(curves: readonly CapacityCurve[], book: SideBook)
       fmt(st.driverCpuMsPerOp, 3),
     ]),
   );
-  return (
-    `## Capacity
-
-${capacityNote(o.p99Ms, o.maxFailureShare * 100, CAPACITY.stepFactor, CAPACITY.resolution, CAPACITY.pool)}
-
-${summary}
-
-` +
-    `### Every step
-
-${CAPACITY_STEPS_NOTE}
-
-${table(["side", "operation", "repetition", "rate", "planned", "sent", "failed", "p50 ms", "p99 ms", "verdict", "CPU ms/op, its processes", "CPU ms/op, driver"], steps)}`
-  );
+  const head = [
+    "side",
+    "operation",
+    "repetition",
+    "rate",
+    "planned",
+    "sent",
+    "failed",
+    "p50 ms",
+    "p99 ms",
+    "verdict",
+    "CPU ms/op, its processes",
+    "CPU ms/op, driver",
+  ];
+  return `${summary}\n\n### Every step\n\n${CAPACITY_STEPS_NOTE}\n\n${table(head, steps)}`;
 }
 
 /** Cost per million operations against sustained load: where a machine priced by CPU becomes cheaper than a price per operation. */

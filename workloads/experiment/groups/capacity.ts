@@ -2,6 +2,7 @@ import { OPEN_MAX_IN_FLIGHT, type SampleCounts } from "../../../analysis/contrac
 import {
   CAPACITY,
   CAPACITY_OPS,
+  CEILING_OPS,
   capacityMetric,
   maxSteps,
   nextRate,
@@ -16,11 +17,12 @@ import { fresh, holdOf, limitWatch, settleAll, setup, stageSize, startState } fr
 import type { PlanContext } from "../adapter";
 import type { GroupUnit } from "./unit";
 
-/** Running actors for a capacity search of warm calls (plain actors) or writes (store actors), each warmed up. */
+/** Running actors for a search of warm calls (plain actors) or writes (store actors), each warmed up: the pool, or one for the ceiling. */
 async function capacityPool(ctx: PlanContext, op: Exclude<CapacityOp, "create">): Promise<string[]> {
-  const actor: ActorClass = op === "warm" ? "plain" : "store";
+  const actor: ActorClass = op === "warm" || op === "warm1" ? "plain" : "store";
+  const size = (CEILING_OPS as readonly string[]).includes(op) ? 1 : CAPACITY.pool;
   const ids: string[] = [];
-  for (let k = 0; k < CAPACITY.pool; k++) {
+  for (let k = 0; k < size; k++) {
     const first = await setup(ctx, `capacity ${op} pool actor ${k}`, () =>
       ctx.adapter.call({ key: `${ctx.keyPrefix}-capacity-${op}-${k}`, actor }, "ping"),
     );
@@ -32,17 +34,19 @@ async function capacityPool(ctx: PlanContext, op: Exclude<CapacityOp, "create">)
 }
 
 /**
- * Capacity: for warm calls, creates and one-row writes, the highest open-model
- * rate the side holds under the objective, found by nextRate's search; every
- * step is a stage of its own (its samples, its CPU), stopped as soon as it has
- * missed. Where a machine limit caps the actors live at once, a create step
- * first lets earlier actors go (settleAll) and never brings more to life than
- * the limit: its arrivals are capped, said in its notes.
+ * A search per operation: the highest open-model rate the side holds under
+ * the objective, found by nextRate's search; every step is a stage of its
+ * own (its samples, its CPU), stopped as soon as it has missed. Capacity
+ * searches warm calls, creates and one-row writes over a pool of actors; the
+ * ceiling, warm calls and writes to one actor. Where a machine limit caps the
+ * actors live at once, a create step first lets earlier actors go (settleAll)
+ * and never brings more to life than the limit: its arrivals are capped, said
+ * in its notes.
  */
-async function capacityGroup(ctx: PlanContext): Promise<void> {
+async function searchGroup(ctx: PlanContext, ops: readonly CapacityOp[]): Promise<void> {
   const { adapter } = ctx;
   const objective = ctx.capacityObjective ?? CAPACITY.objective;
-  for (const op of CAPACITY_OPS) {
+  for (const op of ops) {
     const pool = op === "create" ? [] : await capacityPool(ctx, op);
     const bounds = searchBounds(op);
     const steps: Array<{ rate: number; held: boolean }> = [];
@@ -71,7 +75,7 @@ async function capacityGroup(ctx: PlanContext): Promise<void> {
         call: (i) =>
           op === "create"
             ? adapter.call(fresh(ctx, metric, i, "plain"), "ping")
-            : adapter.call({ id: pool[i % pool.length] }, op === "warm" ? "ping" : "write"),
+            : adapter.call({ id: pool[i % pool.length] }, op === "warm" || op === "warm1" ? "ping" : "write"),
         stopWhen: (x) => (written.push(x), watch(x)),
         ...limits,
       });
@@ -83,9 +87,16 @@ async function capacityGroup(ctx: PlanContext): Promise<void> {
   }
 }
 
-/** The most time a capacity search takes on one side, its steps at full length (a plan's estimate; most searches end sooner). */
-function capacityBoundMs(counts: SampleCounts): number {
-  return CAPACITY_OPS.reduce((t, op) => t + maxSteps(searchBounds(op)) * (counts.capacitySeconds * 1000 + CAPACITY.restMs), 0);
+/** The most time a group's searches take on one side, their steps at full length (a plan's estimate; most searches end sooner). */
+function searchBoundMs(ops: readonly CapacityOp[], counts: SampleCounts): number {
+  return ops.reduce((t, op) => t + maxSteps(searchBounds(op)) * (counts.capacitySeconds * 1000 + CAPACITY.restMs), 0);
 }
 
-export const capacity: GroupUnit = { run: capacityGroup, order: "last", shape: (o) => ({ timedMs: capacityBoundMs(o.counts) }) };
+const searchUnit = (ops: readonly CapacityOp[]): GroupUnit => ({
+  run: (ctx) => searchGroup(ctx, ops),
+  order: "last",
+  shape: (o) => ({ timedMs: searchBoundMs(ops, o.counts) }),
+});
+export const capacity = searchUnit(CAPACITY_OPS);
+/** One object's ceiling: the same search, every call to one actor. */
+export const ceiling = searchUnit(CEILING_OPS);

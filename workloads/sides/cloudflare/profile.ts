@@ -1,3 +1,4 @@
+import { PAYLOAD_LIMIT_SIZES, payloadMetric } from "../../../analysis/contract/catalog";
 import type { SideProfile } from "../../../analysis/contract/sideProfile";
 
 /** SQLite-backed Durable Objects behind a Worker: how every view names them, their clocks (the Worker's and the driver's), their rates. */
@@ -39,5 +40,10 @@ export const CLOUDFLARE_PROFILE: SideProfile = {
   msTick: 1,
   throughputMethod: "littles-law",
   openRates: [50, 100, 200],
-  optionalMetrics: ["create.unique", "baseline.noop"],
+  // Cloudflare documents 2 MB as the largest string, BLOB or row of a SQLite-backed DO: the payload group tries it.
+  optionalMetrics: [
+    "create.unique",
+    "baseline.noop",
+    ...PAYLOAD_LIMIT_SIZES.flatMap((b) => [payloadMetric("write", b), payloadMetric("read", b)]),
+  ],
 };

@@ -91,6 +91,7 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget, CloudflareSettings
       scaleBurst: 256,
       capacitySeconds: 5,
       idleWake: 100,
+      payload: 100,
     },
   },
   options: CLOUDFLARE_OPTIONS,

@@ -21,7 +21,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { WORKLOAD } from "../../../analysis/contract/catalog";
-import { ROW_VALUE, SQL, type ActorClass } from "../../../analysis/contract/operations";
+import { ROW_VALUE, rowValue, SQL, type ActorClass } from "../../../analysis/contract/operations";
 import { FLOOR_PRAGMAS } from "./pragmas";
 import type { ActorReply } from "../actorReply";
 import { actorAnswer, readActorCall } from "../actorProtocol";
@@ -108,7 +108,7 @@ export function runOp(store: FloorStore, a: Actor, op: string, args: unknown[]):
     const row = db.prepare(SQL.read).get(Number(args[0])) as { v: string } | undefined;
     value = row ? String(row.v).length : null;
   } else if (op === "write") {
-    db.prepare(SQL.write).run(ROW_VALUE);
+    db.prepare(SQL.write).run(rowValue(args[0]));
   } else if (op === "scan") {
     const rows = db.prepare(SQL.scan).all(WORKLOAD.scanRows) as Array<{ v: string }>;
     let bytes = 0;

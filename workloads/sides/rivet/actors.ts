@@ -1,7 +1,7 @@
 import { actor, setup } from "rivetkit";
 import { db } from "rivetkit/db";
 import { WORKLOAD } from "../../../analysis/contract/catalog";
-import { ROW_VALUE, SQL } from "../../../analysis/contract/operations";
+import { ROW_VALUE, rowValue, SQL } from "../../../analysis/contract/operations";
 import type { ActorReply } from "../actorReply";
 import { spinUs } from "../plant";
 import { plantUsFor, readPlant } from "../plantSpec";
@@ -68,10 +68,11 @@ export const store = actor({
       const v = result.length > 0 ? String(result[0].v) : null;
       return finish(s, ms, v === null ? null : v.length);
     },
-    /** One autocommit INSERT; execute resolves after the commit is durable. */
-    write: async (c): Promise<ActorReply> => {
+    /** One autocommit INSERT of a 128 B value, or of `bytes` made here; execute resolves after the commit is durable. */
+    write: async (c, bytes?: number): Promise<ActorReply> => {
       const s = begin(c.vars, "write");
-      const { ms } = await timed(() => c.db.execute(SQL.write, ROW_VALUE));
+      const value = rowValue(bytes);
+      const { ms } = await timed(() => c.db.execute(SQL.write, value));
       return finish(s, ms);
     },
     /** Scan of up to WORKLOAD.scanRows rows, every value materialized. */

@@ -6,7 +6,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { WORKLOAD } from "../../../../analysis/contract/catalog";
-import { OPS, ROW_VALUE, SQL, type Op } from "../../../../analysis/contract/operations";
+import { OPS, ROW_VALUE, rowValue, SQL, type Op } from "../../../../analysis/contract/operations";
 import { durableObjectPlantMs, plantUsFor, readPlant, type Plant } from "../../plantSpec";
 
 interface Env {
@@ -87,9 +87,9 @@ export class BenchObject extends DurableObject<Env> {
     return this.reply("read", rows.length > 0 ? String(rows[0].v).length : null);
   }
 
-  /** One INSERT of a 128 B row. The reply is held by the output gate until the write is durable. */
-  write(): Answer {
-    this.exec(SQL.write, ROW_VALUE);
+  /** One INSERT of a 128 B row, or of `bytes` made here. The reply is held by the output gate until the write is durable. */
+  write(bytes?: number): Answer {
+    this.exec(SQL.write, rowValue(bytes));
     return this.reply("write");
   }
 
@@ -176,13 +176,14 @@ export default {
       return json(404, { error: `unknown route ${url.pathname}; routes: /noop, /reset, ${OPS.map((o) => `/do/${o}`).join(", ")}` });
     const id = targetId(env, url);
     if (typeof id === "string") return json(400, { error: id });
-    const arg = Number(url.searchParams.get("arg") ?? "0");
+    const argText = url.searchParams.get("arg");
+    const arg = argText === null ? undefined : Number(argText);
     const stub = env.BENCH.get(id);
 
     const t0 = Date.now();
     let reply: DoReply;
     try {
-      reply = op === "read" || op === "seed" ? await stub[op](arg) : await stub[op]();
+      reply = op === "read" || op === "seed" ? await stub[op](arg ?? 0) : op === "write" ? await stub.write(arg) : await stub[op]();
     } catch (err) {
       return json(502, { error: `DO call failed: ${(err as Error).message}`, ms: Date.now() - t0 });
     }

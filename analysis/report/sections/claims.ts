@@ -1,0 +1,48 @@
+/** The claims ledger: each vendor and reference claim beside this run's figure, with its verdict. Renders the run model. */
+import { ABOUT_FACTOR } from "../../contract/claims";
+import type { SideBook } from "../../contract/sideProfile";
+import type { ClaimFigure, LedgerRow } from "../../stats/claims";
+import { escapeMd, ms, table } from "../format";
+
+const UNIT = { ms: "ms", "per second": "/s", kB: "kB", bytes: "B" } as const;
+
+function amount(x: number, unit: keyof typeof UNIT): string {
+  const n = unit === "ms" || unit === "kB" ? ms(x) : Math.round(x).toLocaleString("en-US");
+  return unit === "per second" ? `${n}/s` : `${n} ${UNIT[unit]}`;
+}
+
+/** This run's figure in the claim's unit, with its 95% interval or why none. */
+export function figureText(f: ClaimFigure | null, unit: keyof typeof UNIT, accepts: boolean): string {
+  if (!f) return "-";
+  if (accepts) return escapeMd(f.what);
+  const iv = f.lo !== null && f.hi !== null ? ` [${amount(f.lo, unit)}, ${amount(f.hi, unit)}]` : ` (no interval: ${f.none ?? "none"})`;
+  return `${amount(f.value, unit)}${iv}, ${escapeMd(f.what)}`;
+}
+
+const stated = (r: LedgerRow) => `${r.claim.states.relation} ${amount(r.claim.states.value, r.claim.states.unit)}`;
+
+/** The ledger's rows as a table: who said what, where and when, this run's figure, the verdict. */
+export function claimTable(rows: readonly LedgerRow[], book: SideBook): string {
+  return table(
+    ["side", "claim", "who, where, when", "states", "this run [95% interval]", "verdict"],
+    rows.map((r) => [
+      book.get(r.claim.side).short,
+      escapeMd(r.claim.words),
+      escapeMd(`${r.claim.who}; ${r.claim.source}; ${r.claim.date}`),
+      stated(r),
+      figureText(r.figure, r.claim.states.unit, r.claim.measure.kind === "accepts"),
+      `**${r.verdict}**${r.why ? `: ${escapeMd(r.why)}` : ""}`,
+    ]),
+  );
+}
+
+export const LEDGER_NOTE =
+  "What the vendors and the reference state of a quantity this project measures, each beside this run's figure for the same quantity with its 95% interval over repetitions. " +
+  `The verdict is by rule: consistent here where the interval reaches what the claim states ("about X" within a factor of ${ABOUT_FACTOR} of X; "at least X" an upper end of X or more; "at most X" a lower end of X or less), not consistent here where it does not, and not comparable here where the claim is of another release or SDK, of a hosted platform or cloud cluster that a local run is not, or where the run has no figure with an interval for it. ` +
+  "Here is this run's machine and release; a verdict says what this run shows of a claim, not whether the claim is true where it was made. The claims, their words and dates are in analysis/contract/claims.ts.";
+
+/** The whole ledger, a section of the report and of a run's page. */
+export function renderClaims(rows: readonly LedgerRow[], book: SideBook): string {
+  if (rows.length === 0) return "";
+  return `## Vendor and reference claims, checked\n\n${LEDGER_NOTE}\n\n${claimTable(rows, book)}`;
+}
