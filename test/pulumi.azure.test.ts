@@ -410,11 +410,14 @@ describe("index.ts under setMocks: the eastus2 stack (both sides)", () => {
     expect(analytics).toHaveLength(PLANNED.length);
     for (const a of analytics) expect(report.dependencies).toContain(a.urn);
     const labels = (report.inputs.parts as Array<{ label: string }>).map((p) => p.label);
-    expect(labels.slice(0, 2)).toEqual(["cloudflare wake + rivet create + rivet wake + rivet warm + rivet sqlite", `${PLANNED[0]} analytics`]);
+    expect(labels.slice(0, 2)).toEqual([
+      "cloudflare wake + rivet create + rivet wake + rivet warm + rivet sqlite",
+      `${PLANNED[0]} analytics`,
+    ]);
     expect(labels).toHaveLength(2 * PLANNED.length);
     // The planned schedule is a stack output, printed by preview.
     const schedule = await outputValue<string>(programExports.schedule);
-    expect(schedule).toMatch(/^Planned pass: 11 runs on the runner/);
+    expect(schedule).toMatch(/^Planned pass: 12 runs on the runner/);
     expect(schedule).toMatch(/\n1 +cloudflare wake +\S+ +\S+ +\S+ to \S+ +rivet create, rivet wake/);
   });
 

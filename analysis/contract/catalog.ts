@@ -28,14 +28,27 @@ export const WORKLOAD = {
 export type Side = string;
 
 /**
- * Suite order. Writes and reads by value size after the fixed-size ones.
+ * Suite order. Writes and reads by value size after the fixed-size ones, then alarms.
  * The idle ladder after the groups that measure one fixed idle
  * (its waits let other groups measure). Bursts late: they leave hundreds of awake actors behind
  * (docs/engine-latency.md). One actor's ceiling, then capacity, after them:
  * they load each side past what it holds. Scaling last: it fills the runtime with thousands of
  * actors to see what that costs.
  */
-export const GROUPS = ["create", "wake", "warm", "sqlite", "seqwrite", "payload", "idle", "burst", "ceiling", "capacity", "scale"] as const;
+export const GROUPS = [
+  "create",
+  "wake",
+  "warm",
+  "sqlite",
+  "seqwrite",
+  "payload",
+  "alarms",
+  "idle",
+  "burst",
+  "ceiling",
+  "capacity",
+  "scale",
+] as const;
 export type Group = (typeof GROUPS)[number];
 
 /** The driver's clock steps: process.hrtime, written to the nanosecond (ms with six decimals). */
@@ -70,6 +83,7 @@ export const COUNT_KEYS = [
   "capacitySeconds",
   "idleWake",
   "payload",
+  "alarms",
 ] as const;
 type CountKey = (typeof COUNT_KEYS)[number];
 export type SampleCounts = Record<CountKey, number>;
@@ -104,7 +118,18 @@ export interface MetricEntry {
   idle?: { idleMs: number };
   /** A payload stage: one-row writes, or point reads, of values this many bytes long, made inside the actor. */
   payload?: { op: "write" | "read"; bytes: number };
+  /** An alarms stage: alarms set this far ahead, on actors that stay awake or that go to sleep at once. */
+  alarm?: { delayMs: number; asleep: boolean };
 }
+
+/**
+ * The alarms group: each actor sets one alarm (the runtime's own: the DO's
+ * Alarms API, RivetKit's scheduled action, a timer in the floor's server) this
+ * far ahead; an alarm whose handler has not begun `boundMs` after it was due
+ * counts as failed, never fired within the bound.
+ */
+export const ALARM = { delaysMs: [100, 1000, 10_000], boundMs: 5_000 } as const;
+export const alarmMetric = (asleep: boolean, delayMs: number) => `alarm.${asleep ? "asleep" : "awake"}.d${delayMs}`;
 
 /**
  * The payload group's value sizes, bytes: every side writes and reads these.
@@ -250,6 +275,16 @@ export const CATALOG: readonly MetricEntry[] = [
     }),
   ),
   ...PAYLOAD_SIZES.flatMap((b) => payloadEntries(b, false)),
+  ...ALARM.delaysMs.flatMap((delayMs): MetricEntry[] =>
+    [false, true].map((asleep) => ({
+      id: alarmMetric(asleep, delayMs),
+      group: "alarms",
+      // An alarm that has to wake its actor must prove the instance it ran on was fresh.
+      kind: asleep ? "cold" : "warm",
+      count: "alarms",
+      alarm: { delayMs, asleep },
+    })),
+  ),
   ...PAYLOAD_LIMIT_SIZES.flatMap((b) => payloadEntries(b, true)),
   ...SCALE_LEVELS.flatMap((level): MetricEntry[] => [
     { id: `scale.wake.e${level}`, group: "scale", kind: "cold", count: "scaleWake", scale: { level, op: "wake" } },
@@ -399,6 +434,7 @@ export const PRESETS = {
     capacitySeconds: 1,
     idleWake: 5,
     payload: 10,
+    alarms: 5,
   },
   local: {
     createPing: 40,
@@ -418,6 +454,7 @@ export const PRESETS = {
     capacitySeconds: 2,
     idleWake: 10,
     payload: 20,
+    alarms: 10,
   },
   large: {
     createPing: 300,
@@ -437,6 +474,7 @@ export const PRESETS = {
     capacitySeconds: 3,
     idleWake: 30,
     payload: 40,
+    alarms: 20,
   },
   full: {
     createPing: 1500,
@@ -456,6 +494,7 @@ export const PRESETS = {
     capacitySeconds: 5,
     idleWake: 100,
     payload: 100,
+    alarms: 50,
   },
 } as const satisfies Record<string, SampleCounts>;
 export type PresetName = keyof typeof PRESETS;
@@ -481,8 +520,8 @@ export const PRESET_SCALE_LEVELS: Record<PresetName, readonly number[]> = {
   large: [0, 1000, 4000],
   full: [0, 1000, 2000, 4000, 8000, 16000],
 };
-/** Groups only large and full run by default: writes by value size (megabytes a call), the idle ladder (minutes of waiting), one actor's ceiling, capacity and scaling (they load the runtime far past the headline's stages). */
-const LONG_GROUPS: readonly Group[] = ["payload", "idle", "ceiling", "capacity", "scale"];
+/** Groups only large and full run by default: writes by value size (megabytes a call), alarms (seconds of waiting), the idle ladder (minutes of waiting), one actor's ceiling, capacity and scaling (they load the runtime far past the headline's stages). */
+const LONG_GROUPS: readonly Group[] = ["payload", "alarms", "idle", "ceiling", "capacity", "scale"];
 /** The groups a preset runs when --groups is not given. */
 export function defaultGroups(preset: PresetName): Group[] {
   return GROUPS.filter((g) => !LONG_GROUPS.includes(g) || preset === "large" || preset === "full");

@@ -37,6 +37,8 @@ export interface Sample {
   /** SQLite rows the call read and wrote, as the runtime's own SQL cursors counted them (the Durable Object's billed units); absent where the runtime does not count them. */
   rowsRead?: number;
   rowsWritten?: number;
+  /** An alarm's lateness: when its handler began less when it was due, on the actor's own clock (Date.now()), ms. */
+  lateMs?: number | null;
   error?: string;
 }
 
@@ -201,7 +203,7 @@ function sampleProblem(s: unknown): string | null {
   if (typeof x.ok !== "boolean") return '"ok" must be true or false';
   if (typeof x.ms !== "number" || !Number.isFinite(x.ms)) return '"ms" must be a number';
   if (x.cold !== undefined && x.cold !== null && typeof x.cold !== "boolean") return '"cold" must be true, false or null';
-  for (const k of ["actorMs", "sqlMs", "clientMs"]) if (!optNumber(x[k])) return `"${k}" must be a number or null`;
+  for (const k of ["actorMs", "sqlMs", "clientMs", "lateMs"]) if (!optNumber(x[k])) return `"${k}" must be a number or null`;
   if (x.rep !== undefined && !(Number.isInteger(x.rep) && (x.rep as number) >= 0)) return '"rep" must be a whole number from 0';
   if (x.colo !== undefined && (typeof x.colo !== "string" || !/^[A-Z]{3,4}$/.test(x.colo)))
     return '"colo" must be a data center code such as IAD';

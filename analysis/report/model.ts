@@ -16,6 +16,7 @@ import { memoryPerActor, type MemoryPerActor } from "../stats/memory";
 import { DEFAULT_PRICES, type Price, type PriceTable } from "../contract/prices";
 import { capacityCurves, type CapacityCurve } from "../stats/capacity";
 import { claimsLedger, type LedgerRow } from "../stats/claims";
+import { alarmRows, type AlarmRow } from "../stats/alarms";
 import { payloadRows, type PayloadRow } from "../stats/payload";
 import { idleSteps, type IdleStep } from "../stats/idle";
 import { CAPACITY_OPS, type CapacityOp } from "../contract/capacity";
@@ -161,6 +162,8 @@ export interface RunModel {
   scale: ScaleRow[];
   /** Writes and reads by value size, per side and size. */
   payload: PayloadRow[];
+  /** Alarm lateness per side, delay and case. */
+  alarms: AlarmRow[];
   /** Each vendor and reference claim beside this run's figure, with its verdict. */
   claims: LedgerRow[];
 }
@@ -442,6 +445,7 @@ export function runModel(m: ManifestLike, summary: RunSummary, samples: RunSampl
     controlCost: controlCostModel(samples, summary.sides),
     scale: scaleRows(m, summary),
     payload: payloadRows(summary, samples),
+    alarms: alarmRows(summary, samples),
     claims: claimsLedger({ cloud: m.stack !== "local", summary, samples, capacity, memory }),
   };
 }

@@ -16,6 +16,7 @@ import { caveats } from "./notesModel";
 import { loadRun, type Loaded } from "./load";
 import { renderClaims } from "./sections/claims";
 import { renderPayload } from "./sections/payload";
+import { renderAlarms } from "./sections/alarms";
 import { renderCapacity, renderIdle, renderCostLoad, renderScale } from "./sections/groups";
 import { renderControlCost, renderHeadline, renderReadme, renderSameClock } from "./sections/headline";
 import { renderCost, renderCpu, renderMemory, renderRows } from "./sections/tables";
@@ -169,6 +170,7 @@ function runPage(l: Loaded, r: SiteRun, charts: readonly ChartSpec[]): string {
     renderCpu(l.model.cpu, l.model.sides),
     renderRows(l.model.storageRows, l.model.sides),
     renderPayload(l.model.payload, l.model.sides, l.model.claims),
+    renderAlarms(l.model.alarms, l.model.sides, l.model.claims),
     renderIdle(l.model.idle, l.model.sides),
     renderCapacity(l.model.capacity, l.model.sides, l.model.claims),
     renderScale(l.model.scale, l.model),

@@ -78,6 +78,14 @@ export function summaryJson(l: Loaded): string {
   const payload = l.model.payload.length
     ? { payload: l.model.payload.map((r) => ({ ...r, clock: "client round trip; sqlP50: the actor's SQL interval" })) }
     : {};
+  const alarms = l.model.alarms.length
+    ? {
+        alarms: l.model.alarms.map((r) => ({
+          ...r,
+          clock: "lateness: the actor's own Date.now(), from due to the handler's start, whole ms",
+        })),
+      }
+    : {};
   const claims = l.model.claims.length ? { claims: l.model.claims.map(claimSummary) } : {};
   const body = {
     rows: l.summary.rows,

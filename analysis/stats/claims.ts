@@ -15,6 +15,8 @@ import { stageKey } from "../contract/runDirContract";
 import type { CapacityCurve } from "./capacity";
 import type { MemoryPerActor } from "./memory";
 import { groupByRep, repSpread } from "./repetitions";
+import { ALARM_CLOCK_TICK_MS } from "./alarms";
+import { nearestRank } from "./percentiles";
 import { msIsClientClock, statsOf, type RunSamples, type RunSummary } from "./summary";
 
 export type Verdict = "consistent here" | "not consistent here" | "not comparable here";
@@ -44,7 +46,12 @@ export interface LedgerInput {
   memory: readonly MemoryPerActor[];
 }
 
-const CLOCK_WORDS = { own: "on the side's own clock", client: "client round trip", sql: "the actor's SQL interval" } as const;
+const CLOCK_WORDS = {
+  own: "on the side's own clock",
+  client: "client round trip",
+  sql: "the actor's SQL interval",
+  late: "alarm lateness, the actor's clock",
+} as const;
 
 function percentileFigure(m: Extract<ClaimMeasure, { kind: "percentile" }>, side: string, x: LedgerInput): ClaimFigure | null {
   const row = x.summary.rows.find((r) => r.side === side && r.metric === m.metric);

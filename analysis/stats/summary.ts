@@ -24,7 +24,7 @@ export const profileIn = (samples: RunSamples, side: string): SideProfile => (sa
 /** A sample as the statistics read it. */
 export type RawSample = Pick<
   Sample,
-  "ok" | "ms" | "cold" | "actorMs" | "sqlMs" | "clientMs" | "colo" | "rep" | "rowsRead" | "rowsWritten" | "error"
+  "ok" | "ms" | "cold" | "actorMs" | "sqlMs" | "clientMs" | "colo" | "rep" | "rowsRead" | "rowsWritten" | "lateMs" | "error"
 >;
 
 export interface SummaryRow {

@@ -14,7 +14,9 @@ export type Outcome =
       clientMs?: number;
       colo?: string;
       rows?: { read: number; written: number };
-      reply: { cold: boolean; actorMs: number | null; sqlMs: number | null };
+      reply: { cold: boolean; actorMs: number | null; sqlMs: number | null; value?: unknown };
+      /** An alarm's lateness on the actor's own clock (the alarms group), ms. */
+      lateMs?: number;
     }
   | { ok: false; ms: number; clientMs?: number; error: string };
 
@@ -111,6 +113,7 @@ function toSample(seq: number, at: number, r: Outcome): Sample {
   s = { seq, at, ok: true, ms: r.ms, cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs };
   if (r.clientMs !== undefined) s.clientMs = r.clientMs;
   if (r.colo) s.colo = r.colo;
+  if (r.lateMs !== undefined) s.lateMs = r.lateMs;
   if (r.rows) {
     s.rowsRead = r.rows.read;
     s.rowsWritten = r.rows.written;

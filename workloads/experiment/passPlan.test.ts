@@ -28,12 +28,13 @@ describe("planPass", () => {
   it("both runtimes, overlapping: each DO group with an idle wait hosts an ordered share of Rivet's groups; the other DO groups follow alone", () => {
     expect(names(sides("rivet", "cloudflare"), GROUPS, true)).toEqual([
       "cloudflare.wake+rivet.create+rivet.wake+rivet.warm+rivet.sqlite",
-      "cloudflare.sqlite+rivet.seqwrite+rivet.payload+rivet.burst",
+      "cloudflare.sqlite+rivet.seqwrite+rivet.payload+rivet.alarms+rivet.burst",
       "cloudflare.seqwrite+rivet.ceiling+rivet.capacity+rivet.scale",
       "cloudflare.idle+rivet.idle",
       "cloudflare.create",
       "cloudflare.warm",
       "cloudflare.payload",
+      "cloudflare.alarms",
       "cloudflare.burst",
       "cloudflare.ceiling",
       "cloudflare.capacity",

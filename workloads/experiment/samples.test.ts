@@ -19,6 +19,7 @@ describe("sampleLine", () => {
     colo: "FRA",
     rowsRead: 3,
     rowsWritten: 1,
+    lateMs: 2.5,
     error: 'HTTP 500: "quoted" \\ back\nnew line \u0001 é 😀',
   };
 

@@ -19,6 +19,7 @@ export function sampleLine(s: Sample): string {
   if (s.colo !== undefined) line += `,"colo":${JSON.stringify(s.colo)}`;
   if (s.rowsRead !== undefined) line += `,"rowsRead":${num(s.rowsRead)}`;
   if (s.rowsWritten !== undefined) line += `,"rowsWritten":${num(s.rowsWritten)}`;
+  if (s.lateMs !== undefined) line += `,"lateMs":${num(s.lateMs)}`;
   if (s.error !== undefined) line += `,"error":${JSON.stringify(s.error)}`;
   return `${line}}`;
 }

@@ -16,6 +16,7 @@ import { capacity, ceiling } from "./groups/capacity";
 import { create } from "./groups/create";
 import { idle } from "./groups/idle";
 import { payload } from "./groups/payload";
+import { alarms } from "./groups/alarms";
 import { scale } from "./groups/scale";
 import { seqwrite } from "./groups/seqwrite";
 import { sqlite } from "./groups/sqlite";
@@ -30,6 +31,7 @@ const GROUP_UNITS: Readonly<Record<Group, GroupUnit>> = {
   sqlite,
   seqwrite,
   payload,
+  alarms,
   idle,
   burst,
   ceiling,

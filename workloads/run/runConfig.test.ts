@@ -33,7 +33,7 @@ describe("parseRunArgs", () => {
       repeat: 3,
       scaleLevels: [0, 1000, 4000],
       idleLadder: [10_000, 30_000, 60_000, 120_000, 300_000],
-      groups: ["create", "wake", "warm", "sqlite", "seqwrite", "payload", "idle", "burst", "ceiling", "capacity", "scale"],
+      groups: ["create", "wake", "warm", "sqlite", "seqwrite", "payload", "alarms", "idle", "burst", "ceiling", "capacity", "scale"],
     });
     expect(parseRunArgs(["--groups", "idle", "--idle-ladder", "2m,10s"])).toMatchObject({
       groups: ["idle"],
@@ -111,7 +111,7 @@ describe("repetitions, a planted delay and the Engine release", () => {
       rivet: { write: 500, read: 100 },
     });
     expect(() => parseRunArgs(["--plant-delay-us", "rivet:delete=5"])).toThrow(
-      /--plant-delay-us takes side=microseconds or side:operation=microseconds with sides rivet, cloudflare, floor and operations ping, read, write, scan, seed, sleep, got "rivet:delete=5"/,
+      /--plant-delay-us takes side=microseconds or side:operation=microseconds with sides rivet, cloudflare, floor and operations ping, read, write, scan, seed, setAlarm, setAlarmSleep, alarmResult, sleep, got "rivet:delete=5"/,
     );
     expect(() => parseRunArgs(["--plant-delay-us", "lambda=5"])).toThrow(
       /--plant-delay-us takes side=microseconds or side:operation=microseconds with sides rivet, cloudflare, floor .*got "lambda=5"/,

@@ -19,7 +19,7 @@ import { ACTOR_CLASSES, type ActorClass, type Op } from "../../analysis/contract
 /** What a server reads from a request: the actor, the op and its arguments; or why not, with its status. */
 type ActorCall = { ok: true; ref: ActorRef; op: string; args: unknown[] } | { ok: false; status: number; error: string };
 
-const ROUTE = /^\/actor\/([a-z]+)$/;
+const ROUTE = /^\/actor\/([a-zA-Z]+)$/;
 
 /** Pure: a request as an actor call. */
 export function readActorCall(method: string | undefined, url: string | undefined, body: string): ActorCall {
@@ -92,7 +92,12 @@ export class ActorProtocolClient {
   async outcome(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
     const r = await this.call(ref, op, arg === undefined ? [] : [arg]);
     return r.ok
-      ? { ok: true, ms: r.ms, reply: { cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs }, actorId: r.actorId }
+      ? {
+          ok: true,
+          ms: r.ms,
+          reply: { cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs, value: r.reply.value },
+          actorId: r.actorId,
+        }
       : r;
   }
 

@@ -35,7 +35,7 @@ describe("a plant by operation", () => {
     expect(readPlant(undefined)).toEqual({});
     expect(plantWords({ "*": 0, write: 500 })).toBe("500 us in write");
     expect(() => readPlant("delete=5")).toThrow(
-      /a plant is op=microseconds pairs with ops \*, ping, read, write, scan, seed, sleep, got "delete=5"/,
+      /a plant is op=microseconds pairs with ops \*, ping, read, write, scan, seed, setAlarm, setAlarmSleep, alarmResult, sleep, got "delete=5"/,
     );
     expect(() => readPlant("write=-5")).toThrow(/got "write=-5"/);
   });

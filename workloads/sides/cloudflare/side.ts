@@ -92,6 +92,7 @@ export const cloudflareSide: SideDescriptor<CloudflareTarget, CloudflareSettings
       capacitySeconds: 5,
       idleWake: 100,
       payload: 100,
+      alarms: 50,
     },
   },
   options: CLOUDFLARE_OPTIONS,

@@ -21,7 +21,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { WORKLOAD } from "../../../analysis/contract/catalog";
-import { ROW_VALUE, rowValue, SQL, type ActorClass } from "../../../analysis/contract/operations";
+import { alarmDelay, alarmState, ROW_VALUE, rowValue, SQL, type ActorClass } from "../../../analysis/contract/operations";
 import { FLOOR_PRAGMAS } from "./pragmas";
 import type { ActorReply } from "../actorReply";
 import { actorAnswer, readActorCall } from "../actorProtocol";
@@ -89,6 +89,27 @@ export class FloorStore {
   }
 }
 
+/** The floor's alarm: a timer in the server process; when it fires it opens the actor's file if it was closed (a wake) and records the firing. */
+function fireAlarm(store: FloorStore, a: Actor): void {
+  const fired = Date.now();
+  const db = store.open(a);
+  const cold = a.served === 0;
+  a.served += 1;
+  db.exec(SQL.alarmSchema);
+  db.prepare(SQL.alarmFired).run(fired, cold ? 1 : 0);
+}
+
+/** setAlarm and setAlarmSleep: the due time recorded, the timer set; setAlarmSleep then closes the file (the actor sleeps). */
+function setAlarm(store: FloorStore, a: Actor, db: Database.Database, delay: unknown, sleep: boolean): number {
+  const ms = alarmDelay(delay);
+  const due = Date.now() + ms;
+  db.exec(SQL.alarmSchema);
+  db.prepare(SQL.alarmSet).run(due);
+  setTimeout(() => fireAlarm(store, a), ms);
+  if (sleep) setImmediate(() => store.close(a));
+  return due;
+}
+
 /** Runs one op on an actor; throws on an op the actor does not have. */
 export function runOp(store: FloorStore, a: Actor, op: string, args: unknown[]): ActorReply {
   const t0 = performance.now();
@@ -114,6 +135,11 @@ export function runOp(store: FloorStore, a: Actor, op: string, args: unknown[]):
     let bytes = 0;
     for (const r of rows) bytes += String(r.v).length;
     value = { rows: rows.length, bytes };
+  } else if (op === "setAlarm" || op === "setAlarmSleep") {
+    value = setAlarm(store, a, db, args[0], op === "setAlarmSleep");
+  } else if (op === "alarmResult") {
+    db.exec(SQL.alarmSchema);
+    value = alarmState(db.prepare(SQL.alarmGet).get() as { due: number; fired: number | null; cold: number | null } | undefined);
   } else if (op === "seed") {
     const count = Number(args[0]);
     db.transaction(() => {

@@ -1,7 +1,7 @@
 import { actor, setup } from "rivetkit";
 import { db } from "rivetkit/db";
 import { WORKLOAD } from "../../../analysis/contract/catalog";
-import { ROW_VALUE, rowValue, SQL } from "../../../analysis/contract/operations";
+import { alarmDelay, alarmState, ROW_VALUE, rowValue, SQL } from "../../../analysis/contract/operations";
 import type { ActorReply } from "../actorReply";
 import { spinUs } from "../plant";
 import { plantUsFor, readPlant } from "../plantSpec";
@@ -100,6 +100,39 @@ export const store = actor({
       const s = begin(c.vars, "sleep");
       c.sleep();
       return finish(s);
+    },
+    /** Records when the alarm is due and schedules alarmFire that far ahead (RivetKit's scheduled action). */
+    setAlarm: async (c, delayMs: number): Promise<ActorReply> => {
+      const s = begin(c.vars, "setAlarm");
+      const due = Date.now() + alarmDelay(delayMs);
+      await c.db.execute(SQL.alarmSchema);
+      await c.db.execute(SQL.alarmSet, due);
+      await c.schedule.after(delayMs, "alarmFire");
+      return finish(s, null, due);
+    },
+    /** setAlarm, then sleep at once: the scheduled action has to wake a fresh instance. */
+    setAlarmSleep: async (c, delayMs: number): Promise<ActorReply> => {
+      const s = begin(c.vars, "setAlarmSleep");
+      const due = Date.now() + alarmDelay(delayMs);
+      await c.db.execute(SQL.alarmSchema);
+      await c.db.execute(SQL.alarmSet, due);
+      await c.schedule.after(delayMs, "alarmFire");
+      c.sleep();
+      return finish(s, null, due);
+    },
+    /** The scheduled action: when it began, on this instance's clock, and whether the instance was fresh. */
+    alarmFire: async (c): Promise<void> => {
+      const fired = Date.now();
+      const cold = c.vars.served === 0;
+      c.vars.served += 1;
+      await c.db.execute(SQL.alarmSchema);
+      await c.db.execute(SQL.alarmFired, fired, cold ? 1 : 0);
+    },
+    alarmResult: async (c): Promise<ActorReply> => {
+      const s = begin(c.vars, "alarmResult");
+      await c.db.execute(SQL.alarmSchema);
+      const rows = await c.db.execute<{ due: number; fired: number | null; cold: number | null }>(SQL.alarmGet);
+      return finish(s, null, alarmState(rows[0]));
     },
   },
 });

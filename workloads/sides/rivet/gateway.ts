@@ -68,7 +68,12 @@ const targetOf = (ref: ActorRef): Target =>
 export async function gatewayCall(client: GatewayClient, ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
   const r = await client.call(targetOf(ref), op, arg === undefined ? [] : [arg]);
   return r.ok
-    ? { ok: true, ms: r.ms, reply: { cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs }, actorId: r.actorId }
+    ? {
+        ok: true,
+        ms: r.ms,
+        reply: { cold: r.reply.cold, actorMs: r.reply.actorMs, sqlMs: r.reply.sqlMs, value: r.reply.value },
+        actorId: r.actorId,
+      }
     : r;
 }
 

@@ -6,7 +6,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { WORKLOAD } from "../../../../analysis/contract/catalog";
-import { OPS, ROW_VALUE, rowValue, SQL, type Op } from "../../../../analysis/contract/operations";
+import { alarmDelay, alarmState, OPS, ROW_VALUE, rowValue, SQL, type Op } from "../../../../analysis/contract/operations";
 import { durableObjectPlantMs, plantUsFor, readPlant, type Plant } from "../../plantSpec";
 
 interface Env {
@@ -112,6 +112,37 @@ export class BenchObject extends DurableObject<Env> {
     this.ctx.abort("reset by actor-bench before its next group");
   }
 
+  /** Records when the alarm is due and sets the object's alarm (the Alarms API) that far ahead. */
+  async setAlarm(delayMs: number): Promise<DoReply> {
+    const due = Date.now() + alarmDelay(delayMs);
+    this.exec(SQL.alarmSchema);
+    this.exec(SQL.alarmSet, due);
+    await this.ctx.storage.setAlarm(due);
+    return this.reply("setAlarm", due);
+  }
+
+  /** setAlarm, then the instance goes at once (its writes made durable first): the alarm has to start a fresh one. */
+  async setAlarmSleep(delayMs: number): Promise<DoReply> {
+    await this.setAlarm(delayMs);
+    await this.ctx.storage.sync();
+    this.ctx.abort(ALARM_SLEEP);
+    throw new Error("the instance did not go");
+  }
+
+  /** The alarm handler: when it began, on this instance's clock, and whether the instance was fresh (its first work). */
+  async alarm(): Promise<void> {
+    const fired = Date.now();
+    const cold = this.served === 0;
+    this.served += 1;
+    this.exec(SQL.alarmSchema);
+    this.exec(SQL.alarmFired, fired, cold ? 1 : 0);
+  }
+
+  alarmResult(): Answer {
+    this.exec(SQL.alarmSchema);
+    return this.reply("alarmResult", alarmState(this.exec<{ due: number; fired: number | null; cold: number | null }>(SQL.alarmGet)[0]));
+  }
+
   /** Fill the table up to `count` rows in one transaction (setup, not a sample). */
   seed(count: number): Answer {
     this.ctx.storage.transactionSync(() => {
@@ -121,6 +152,9 @@ export class BenchObject extends DurableObject<Env> {
     return this.reply("seed");
   }
 }
+
+/** The reason setAlarmSleep's abort gives: its caller reads it as the expected end of the call. */
+const ALARM_SLEEP = "instance let go by setAlarmSleep: the alarm wakes a fresh one";
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
@@ -170,7 +204,7 @@ export default {
     if (!authorized(request, env.BENCH_TOKEN)) return json(401, { error: "missing or wrong bearer token" });
 
     if (url.pathname === "/reset") return resetObject(env, url);
-    const m = /^\/do\/([a-z]+)$/.exec(url.pathname);
+    const m = /^\/do\/([a-zA-Z]+)$/.exec(url.pathname);
     const op = m?.[1] as Op | undefined;
     if (!op || !OPS.includes(op))
       return json(404, { error: `unknown route ${url.pathname}; routes: /noop, /reset, ${OPS.map((o) => `/do/${o}`).join(", ")}` });
@@ -183,8 +217,18 @@ export default {
     const t0 = Date.now();
     let reply: DoReply;
     try {
-      reply = op === "read" || op === "seed" ? await stub[op](arg ?? 0) : op === "write" ? await stub.write(arg) : await stub[op]();
+      reply =
+        op === "read" || op === "seed"
+          ? await stub[op](arg ?? 0)
+          : op === "write"
+            ? await stub.write(arg)
+            : op === "setAlarm" || op === "setAlarmSleep"
+              ? await stub[op](arg ?? 0)
+              : await stub[op]();
     } catch (err) {
+      // setAlarmSleep ends its instance on purpose; the alarm is set and durable, so that is its answer.
+      if (op === "setAlarmSleep" && (err as Error).message.includes(ALARM_SLEEP))
+        return json(200, { ms: Date.now() - t0, cold: false, value: "asleep", rows: { read: 0, written: 0 }, id: id.toString() });
       return json(502, { error: `DO call failed: ${(err as Error).message}`, ms: Date.now() - t0 });
     }
     const ms = Date.now() - t0;
