@@ -98,6 +98,34 @@ describe("the Worker", () => {
   }, 60_000);
 });
 
+describe("value sizes and alarms on a real DO", () => {
+  it("writes a value of the size named, made in the DO, up to Cloudflare's documented 2 MB, and refuses an outsized one in one line", async () => {
+    const name = `payload-${Date.now()}`;
+    ok(await client.call("write", { name }, 2_000_000));
+    expect(ok(await client.call("read", { name }, 1)).reply.value).toBe(2_000_000);
+    const big = await client.call("write", { name }, 9 * 1_048_576);
+    expect(big.ok).toBe(false);
+    if (!big.ok)
+      expect(big.error).toMatch(/^HTTP 502: .*a write's value size must be a whole number of bytes from 1 to 8388608, got 9437184/);
+  });
+
+  it("an alarm set on a live DO fires on it; one set by setAlarmSleep starts a fresh instance, and says so", async () => {
+    const awake = `alarm-awake-${Date.now()}`;
+    const asleep = `alarm-asleep-${Date.now()}`;
+    ok(await client.call("ping", { name: awake }));
+    ok(await client.call("ping", { name: asleep }));
+    const due = ok(await client.call("setAlarm", { name: awake }, 200)).reply.value as number;
+    expect(ok(await client.call("setAlarmSleep", { name: asleep }, 200)).reply.value).toBe("asleep");
+    await new Promise((r) => setTimeout(r, 1500));
+    const live = ok(await client.call("alarmResult", { name: awake })).reply.value as { due: number; fired: number; cold: boolean };
+    expect(live).toMatchObject({ due, cold: false });
+    expect(live.fired).toBeGreaterThanOrEqual(due);
+    const woke = ok(await client.call("alarmResult", { name: asleep })).reply.value as { due: number; fired: number; cold: boolean };
+    expect(woke.cold).toBe(true);
+    expect(woke.fired).toBeGreaterThanOrEqual(woke.due);
+  });
+});
+
 describe("a reset (the settle before a group)", () => {
   it("drops live DOs at once: their files close, their next call is a fresh instance, their rows stay; it needs the token", async () => {
     const openFiles = () => readdirSync(`/proc/${worker.process.pid}/fd`).length;

@@ -21,12 +21,12 @@ describe("the committed results", () => {
     for (const { dir } of runs) expect(() => verifyRunDir(dir), dir).not.toThrow();
   });
 
-  it("keep raw samples gzip-compressed, so the checkout's results/ stays under 60 MB", () => {
+  it("keep raw samples gzip-compressed, so the checkout's results/ stays under 80 MB", () => {
     for (const { dir } of runs) {
       const plain = readdirSync(join(dir, "raw")).filter((f) => f.endsWith(".jsonl"));
       expect(plain, `${dir}: run npm run compress-results`).toEqual([]);
     }
-    expect(bytesUnder(ROOT)).toBeLessThan(60e6);
+    expect(bytesUnder(ROOT)).toBeLessThan(80e6);
   });
 });
 

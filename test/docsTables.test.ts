@@ -39,6 +39,8 @@ describe("docs/local-runs.md's presets table", () => {
     expect(rowOf("open.r*")).toEqual(cells((c) => String(c.openSeconds)));
     expect(rowOf("scale.wake")).toEqual(cells((c) => `${c.scaleWake} / ${c.scaleCreate} / ${c.scaleBurst}`));
     expect(rowOf("wake.idle.*")).toEqual(cells((c) => String(c.idleWake)));
+    expect(rowOf("payload.write.*")).toEqual(cells((c) => String(c.payload)));
+    expect(rowOf("alarm.*")).toEqual(cells((c) => String(c.alarms)));
     const ladder = (l: readonly number[]) => l.map(idleLabel).join(",");
     expect(rowOf("idle group: ladder").slice(2)).toEqual([
       ladder(IDLE_LADDERS.local),

@@ -118,6 +118,28 @@ describe("the RivetKit actors", () => {
     ok(await client.call(k, "seed", [1000]));
     expect(ok(await client.call(k, "scan")).reply.value).toEqual({ rows: 1000, bytes: 128_000 });
   });
+
+  it("store: a write of a named size stores that many bytes made in the actor; an outsized one fails with the actor's one line", async () => {
+    const k: Target = { kind: "key", actor: "store", key: `payload-${Date.now()}` };
+    ok(await client.call(k, "write", [1_048_576]));
+    expect(ok(await client.call(k, "read", [1])).reply.value).toBe(1_048_576);
+    const big = await client.call(k, "write", [9 * 1_048_576]);
+    expect(big.ok).toBe(false);
+  });
+
+  it("store: a scheduled action fires on a live actor (warm) and wakes one that slept right after setting it (cold)", async () => {
+    const awake: Target = { kind: "key", actor: "store", key: `alarm-awake-${Date.now()}` };
+    const asleep: Target = { kind: "key", actor: "store", key: `alarm-asleep-${Date.now()}` };
+    const due = ok(await client.call(awake, "setAlarm", [200])).reply.value as number;
+    ok(await client.call(asleep, "setAlarmSleep", [200]));
+    await new Promise((r) => setTimeout(r, 2000));
+    const live = ok(await client.call(awake, "alarmResult")).reply.value as { due: number; fired: number; cold: boolean };
+    expect(live).toMatchObject({ due, cold: false });
+    expect(live.fired).toBeGreaterThanOrEqual(due);
+    const woke = ok(await client.call(asleep, "alarmResult")).reply.value as { due: number; fired: number; cold: boolean };
+    expect(woke.cold).toBe(true);
+    expect(woke.fired).toBeGreaterThanOrEqual(woke.due);
+  });
 });
 
 describe("the Rivet driver stages (the stage plan through measureRuntimes)", () => {

@@ -167,7 +167,7 @@ export const BURST_CONCURRENCY = [1, 8, 32, 128] as const;
  * many more actors (asleep) exist. Which levels a run takes is its preset's
  * (PRESET_SCALE_LEVELS); these are every level any preset takes.
  */
-const SCALE_LEVELS = [0, 100, 1000, 2000, 4000, 8000, 16000] as const;
+export const SCALE_LEVELS = [0, 100, 1000, 2000, 4000, 8000, 16000] as const;
 /** The scaling group's burst concurrency (one level of the burst group's). */
 export const SCALE_BURST_CONCURRENCY = 32;
 /** Most requests an open-model stage has outstanding; past that, sends are late and the lateness counts. */

@@ -1,19 +1,19 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { generateReport } from "./report";
 import { RunDirError } from "../contract/verify";
-import { refreshReadme, runLabel } from "./readme";
+import { refreshReadme, replaceClaims, runLabel } from "./readme";
 import { referenceMarkdown, replaceReferenceBlock } from "./referenceTable";
 import { failureLine, wantsHelp } from "../contract/cliError";
 import { readPriceTable } from "../contract/priceFile";
 import type { PriceTable } from "../contract/prices";
 
 const USAGE =
-  "usage: npm run report -- <runDir> [--readme] [--prices FILE]   (runDir: results/<stack>/<runId>; FILE: a price table as JSON, the shape of analysis/contract/prices.ts)";
+  "usage: npm run report -- <runDir> [--readme] [--readme-claims] [--prices FILE]   (runDir: results/<stack>/<runId>; FILE: a price table as JSON, the shape of analysis/contract/prices.ts)";
 
 /** The price table a `--prices FILE` names, checked; or the one the run recorded (`npm start -- --prices`), or the repository's. */
 const pricesFrom = (file: string | undefined): PriceTable | undefined => (file === undefined ? undefined : readPriceTable(file));
 
-/** npm run report -- <runDir> [--readme] [--prices FILE] */
+/** npm run report -- <runDir> [--readme] [--readme-claims] [--prices FILE] */
 async function main(argv: string[]): Promise<number> {
   if (wantsHelp(argv)) {
     console.log(USAGE);
@@ -23,7 +23,7 @@ async function main(argv: string[]): Promise<number> {
   const pricesFile = at >= 0 ? argv[at + 1] : undefined;
   const rest = at >= 0 ? [...argv.slice(0, at), ...argv.slice(at + 2)] : argv;
   const dirs = rest.filter((a) => !a.startsWith("--"));
-  const unknown = rest.filter((a) => a.startsWith("--") && a !== "--readme");
+  const unknown = rest.filter((a) => a.startsWith("--") && a !== "--readme" && a !== "--readme-claims");
   if (dirs.length !== 1 || unknown.length || (at >= 0 && (pricesFile === undefined || pricesFile.startsWith("--")))) {
     console.error(USAGE);
     return 2;
@@ -36,8 +36,10 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   // Checked before the report is written, so a --readme run outside the project folder changes nothing.
-  if (argv.includes("--readme") && !existsSync("README.md")) {
-    console.error(`report: --readme refreshes ./README.md, and there is none in ${process.cwd()}: run it from the project folder`);
+  if ((argv.includes("--readme") || argv.includes("--readme-claims")) && !existsSync("README.md")) {
+    console.error(
+      `report: --readme and --readme-claims refresh ./README.md, and there is none in ${process.cwd()}: run it from the project folder`,
+    );
     return 2;
   }
   const r = await generateReport(dirs[0], prices);
@@ -52,6 +54,10 @@ async function main(argv: string[]): Promise<number> {
       writeFileSync(ref, replaceReferenceBlock(readFileSync(ref, "utf8"), runLabel(dirs[0], "../"), referenceMarkdown(r.summary)));
       console.log(`${ref}: the reference's table refreshed from ${dirs[0]}`);
     }
+  }
+  if (argv.includes("--readme-claims")) {
+    writeFileSync("README.md", replaceClaims(readFileSync("README.md", "utf8"), runLabel(dirs[0]), r.readmeClaims));
+    console.log(`\nREADME.md claims ledger refreshed from ${dirs[0]}`);
   }
   return 0;
 }

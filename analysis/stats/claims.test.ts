@@ -58,7 +58,16 @@ describe("a claim's verdict", () => {
     expect(ledgerRow(hosted, input(curve(900, 800, 1000))).verdict).toBe("not comparable here");
     expect(ledgerRow(hosted, input(curve(900, 800, 1000), true)).verdict).toBe("consistent here");
     expect(ledgerRow(claim(), input(null)).why).toMatch(/no figure/);
-    expect(ledgerRow(claim(), input(curve(900, null, null))).why).toMatch(/^no 95% interval in this run: one repetition/);
+    const about = claim({ states: { value: 900, unit: "per second", relation: "about" } });
+    expect(ledgerRow(about, input(curve(900, null, null))).why).toMatch(/^no 95% interval in this run: one repetition/);
+  });
+
+  it("holds a figure with no interval to a one-sided claim by itself, and says so", () => {
+    expect(ledgerRow(claim(), input(curve(1000, null, null)))).toMatchObject({
+      verdict: "consistent here",
+      why: "judged on the figure itself, which has no 95% interval (one repetition)",
+    });
+    expect(ledgerRow(claim(), input(curve(999, null, null))).verdict).toBe("not consistent here");
   });
 
   it("keeps only the claims of the sides the run measured", () => {

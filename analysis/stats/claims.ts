@@ -4,7 +4,10 @@
  * repetitions, and a verdict by rule. Consistent here: the interval reaches
  * the stated value (about X: within a factor of ABOUT_FACTOR of it; at least
  * X: its upper end is X or more; at most X: its lower end is X or less).
- * Not consistent here: it does not. Not comparable here: the claim is of
+ * Not consistent here: it does not. A figure with no interval (one
+ * repetition, a clock too coarse, a p99 that is each repetition's maximum)
+ * is held to a one-sided claim by itself, and the row says so; to "about X"
+ * it is not comparable. Not comparable here: the claim is of
  * another release or SDK, of a hosted platform or cluster a local run is not,
  * or the run has no figure with an interval for it (the reason is given).
  * Pure.
@@ -63,17 +66,15 @@ function percentileFigure(m: Extract<ClaimMeasure, { kind: "percentile" }>, side
     const spread = msIsClientClock(x.summary.sides.get(side), m.metric) ? row.repetitions : row.clientRepetitions;
     return stats.client && spread ? { value: stats.client[m.q], ...spread.ci[m.q], what } : null;
   }
-  const sql = stats.counted.filter((s) => typeof s.sqlMs === "number");
-  const p = stats.interval("sqlMs");
-  if (!p || sql.length === 0) return null;
-  return {
-    value: p[m.q],
-    ...repSpread(
-      groupByRep(sql, (s) => s.sqlMs!),
-      CLIENT_TICK_MS,
-    ).ci[m.q],
-    what,
-  };
+  const field = m.clock === "sql" ? "sqlMs" : "lateMs";
+  const xs = stats.counted.filter((s) => typeof s[field] === "number");
+  if (xs.length === 0) return null;
+  const spread = repSpread(
+    groupByRep(xs, (s) => s[field]!),
+    m.clock === "sql" ? CLIENT_TICK_MS : ALARM_CLOCK_TICK_MS,
+  );
+  const sorted = xs.map((s) => s[field]!).sort((a, b) => a - b);
+  return { value: nearestRank(sorted, m.q === "p50" ? 50 : 99), ...spread.ci[m.q], what };
 }
 
 /** The run's figure for a claim on its side, or null where the run has none. */
@@ -88,8 +89,15 @@ export function claimFigure(c: Claim, x: LedgerInput): ClaimFigure | null {
   if (m.kind === "memory") {
     const mem = x.memory.find((k) => k.side === c.side);
     const kb = m.state === "asleep" ? mem?.sleepingKb : mem?.liveKb;
-    if (kb === null || kb === undefined) return null;
-    return { value: kb, lo: null, hi: null, none: "one repetition's scaling group: no interval", what: `kB per actor ${m.state}` };
+    const iv = m.state === "asleep" ? mem?.sleepingInterval : mem?.liveInterval;
+    if (kb === null || kb === undefined || !iv) return null;
+    return {
+      value: kb,
+      lo: iv.lo,
+      hi: iv.hi,
+      ...(iv.none ? { none: iv.none } : {}),
+      what: `kB per actor ${m.state}, the scaling group's fit`,
+    };
   }
   if (m.kind === "accepts") {
     const xs = x.samples.get(stageKey(c.side, m.metric));
@@ -122,7 +130,17 @@ export function ledgerRow(c: Claim, x: LedgerInput): LedgerRow {
   if (c.measure.kind === "none") return no(c.measure.why);
   if (c.cloudOnly && !x.cloud) return no(c.cloudOnly);
   if (!figure) return no("this run has no figure for it (its group or side did not run)");
-  if (figure.lo === null || figure.hi === null) return no(`no 95% interval in this run: ${figure.none ?? "none"}`);
+  if (figure.lo === null || figure.hi === null) {
+    // A one-sided claim can still be held to the figure itself; "about" cannot be without a spread.
+    if (c.states.relation === "about") return no(`no 95% interval in this run: ${figure.none ?? "none"}`);
+    const ok = c.states.relation === "at most" ? figure.value <= c.states.value : figure.value >= c.states.value;
+    return {
+      claim: c,
+      figure,
+      verdict: ok ? "consistent here" : "not consistent here",
+      why: `judged on the figure itself, which has no 95% interval (${figure.none ?? "none"})`,
+    };
+  }
   return holds(c, figure)
     ? { claim: c, figure, verdict: "consistent here", why: "" }
     : { claim: c, figure, verdict: "not consistent here", why: "" };

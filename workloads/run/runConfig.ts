@@ -6,6 +6,7 @@ import {
   PRESET_REPEAT,
   PRESET_SCALE_LEVELS,
   PRESETS,
+  SCALE_LEVELS,
   type Group,
   type PresetName,
   type SampleCounts,
@@ -89,7 +90,9 @@ export const RUN_DEFAULTS = {
 } satisfies Partial<RunConfig>;
 
 /** What parsed options set: a part of the run config, the --side word, the count overrides and each side's own settings. */
-type Parsed = Partial<Pick<RunConfig, keyof typeof RUN_DEFAULTS | "repeat" | "groups" | "idleLadder" | "prices" | "plantDelayUs">> & {
+type Parsed = Partial<
+  Pick<RunConfig, keyof typeof RUN_DEFAULTS | "repeat" | "groups" | "idleLadder" | "scaleLevels" | "prices" | "plantDelayUs">
+> & {
   /** --side: a side's id, both (the runtimes) or all. */
   side?: string;
   samples?: Partial<SampleCounts>;
@@ -242,6 +245,20 @@ const SELECT_OPTIONS: readonly RunOption[] = [
     bounds: `1 to ${MAX_SAMPLES} a count`,
     help: "override single counts on every side, e.g. createPing=500,warm=1000",
     read: (v, name, p) => (p.samples = { ...p.samples, ...parseSampleCounts(v, name) }),
+  },
+  {
+    flag: "--scale-levels",
+    value: "LIST",
+    default: "the preset's",
+    bounds: `2 or more of ${SCALE_LEVELS.join(", ")}, ascending`,
+    help: "the scaling group's levels: actors made (asleep) before each level's creates, wakes and burst; memory per actor is fitted over them (docs/cost.md)",
+    read: (v, name, p) => {
+      const levels = v.split(",").map((x) => Number(x.trim()));
+      const known = (SCALE_LEVELS as readonly number[]).includes.bind(SCALE_LEVELS);
+      if (levels.length < 2 || !levels.every((l) => known(l)) || levels.some((l, i) => i > 0 && l <= levels[i - 1]))
+        throw new UsageError(`${name} takes 2 or more of ${SCALE_LEVELS.join(", ")} in ascending order, got "${v}"`);
+      p.scaleLevels = levels;
+    },
   },
   {
     flag: "--idle-ladder",

@@ -12,11 +12,12 @@ function amount(x: number, unit: keyof typeof UNIT): string {
 }
 
 /** This run's figure in the claim's unit, with its 95% interval or why none. */
-export function figureText(f: ClaimFigure | null, unit: keyof typeof UNIT, accepts: boolean): string {
+export function figureText(f: ClaimFigure | null, unit: keyof typeof UNIT, accepts: boolean, full = true): string {
   if (!f) return "-";
-  if (accepts) return escapeMd(f.what);
-  const iv = f.lo !== null && f.hi !== null ? ` [${amount(f.lo, unit)}, ${amount(f.hi, unit)}]` : ` (no interval: ${f.none ?? "none"})`;
-  return `${amount(f.value, unit)}${iv}, ${escapeMd(f.what)}`;
+  if (accepts) return escapeMd(full ? f.what : `${f.lo} of ${f.hi} accepted`);
+  const iv =
+    f.lo !== null && f.hi !== null ? ` [${amount(f.lo, unit)}, ${amount(f.hi, unit)}]` : full ? ` (no interval: ${f.none ?? "none"})` : "";
+  return full ? `${amount(f.value, unit)}${iv}, ${escapeMd(f.what)}` : `${amount(f.value, unit)}${iv}`;
 }
 
 const stated = (r: LedgerRow) => `${r.claim.states.relation} ${amount(r.claim.states.value, r.claim.states.unit)}`;
@@ -38,11 +39,25 @@ export function claimTable(rows: readonly LedgerRow[], book: SideBook): string {
 
 export const LEDGER_NOTE =
   "What the vendors and the reference state of a quantity this project measures, each beside this run's figure for the same quantity with its 95% interval over repetitions. " +
-  `The verdict is by rule: consistent here where the interval reaches what the claim states ("about X" within a factor of ${ABOUT_FACTOR} of X; "at least X" an upper end of X or more; "at most X" a lower end of X or less), not consistent here where it does not, and not comparable here where the claim is of another release or SDK, of a hosted platform or cloud cluster that a local run is not, or where the run has no figure with an interval for it. ` +
+  `The verdict is by rule: consistent here where the interval reaches what the claim states ("about X" within a factor of ${ABOUT_FACTOR} of X; "at least X" an upper end of X or more; "at most X" a lower end of X or less), not consistent here where it does not; a figure with no interval (one repetition, a whole-ms clock near its step, a p99 that is each repetition's maximum) is held to a one-sided claim by itself, and the row says so; and not comparable here where the claim is of another release or SDK, of a hosted platform or cloud cluster that a local run is not, or where the run has no figure for it (or none with an interval for an "about"). ` +
   "Here is this run's machine and release; a verdict says what this run shows of a claim, not whether the claim is true where it was made. The claims, their words and dates are in analysis/contract/claims.ts.";
 
 /** The whole ledger, a section of the report and of a run's page. */
 export function renderClaims(rows: readonly LedgerRow[], book: SideBook): string {
   if (rows.length === 0) return "";
   return `## Vendor and reference claims, checked\n\n${LEDGER_NOTE}\n\n${claimTable(rows, book)}`;
+}
+
+/** The ledger as the README shows it: the claim, its source and date, this run's figure and the verdict (the reasons are in the report). */
+export function claimsReadme(rows: readonly LedgerRow[], book: SideBook): string {
+  return table(
+    ["", "claim", "source, date", "this run [95%]", "verdict"],
+    rows.map((r) => [
+      book.get(r.claim.side).short,
+      escapeMd(r.claim.words),
+      escapeMd(`${r.claim.source}, ${r.claim.date}`),
+      figureText(r.figure, r.claim.states.unit, r.claim.measure.kind === "accepts", false),
+      r.verdict,
+    ]),
+  );
 }

@@ -133,17 +133,27 @@ export function renderCost(model: CostModel | null, book: SideBook): string {
 /** Memory per sleeping and per live actor, per side. */
 export function renderMemory(rows: readonly MemoryPerActor[], book: SideBook): string {
   if (rows.length === 0) return "";
-  const kb = (x: number | null) => (x === null ? "-" : x >= 100 ? x.toFixed(0) : x.toFixed(2));
+  const kb = (x: number | null) => (x === null ? "-" : Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(2));
+  const iv = (i: { lo: number | null; hi: number | null; none?: string }) =>
+    i.lo !== null && i.hi !== null ? ` [${kb(i.lo)}, ${kb(i.hi)}]` : i.none === "one repetition" ? "" : ` (${escapeMd(i.none ?? "")})`;
   const lines = rows.map((r) => [
     book.get(r.side).name,
     escapeMd(r.processes.join(" + ")),
-    kb(r.sleepingKb),
-    String(r.sleepingActors),
-    kb(r.liveKb),
+    r.sleepingKb === null ? "-" : `${kb(r.sleepingKb)}${iv(r.sleepingInterval)}`,
+    `${r.sleepingActors} (${r.levels} levels)`,
+    r.liveKb === null ? "-" : `${kb(r.liveKb)}${iv(r.liveInterval)}`,
     String(r.liveActors),
     `${r.atLowest.existing ?? "?"} actors, ${(r.atLowest.ownRssKb / 1024).toFixed(0)} MB`,
   ]);
-  const head = ["side", "processes", "kB per sleeping actor", "actors", "kB per live actor", "actors", "at the lowest level's wakes"];
+  const head = [
+    "side",
+    "processes",
+    "kB per sleeping actor [95% over repetitions]",
+    "actors",
+    "kB per live actor [95%]",
+    "actors",
+    "at the lowest level's wakes",
+  ];
   return `## Memory per actor\n\n${MEMORY_NOTE}\n\n${table(head, lines)}`;
 }
 

@@ -41,6 +41,35 @@ describe("the floor's store (real SQLite files)", () => {
     store.closeAll();
   });
 
+  it("a write of a named size stores exactly that many bytes made in the server; an outsized one is refused in one line", () => {
+    const store = new FloorStore(dir);
+    const a = store.byKey("k-payload", "store");
+    runOp(store, a, "write", [1_048_576]);
+    expect(runOp(store, a, "read", [1]).value).toBe(1_048_576);
+    expect(() => runOp(store, a, "write", [9 * 1_048_576])).toThrow(
+      /^a write's value size must be a whole number of bytes from 1 to 8388608, got 9437184$/,
+    );
+    store.closeAll();
+  });
+
+  it("an alarm fires on its timer: on the live handle (warm), or on a closed one it reopens (cold), its lateness on the record", async () => {
+    const store = new FloorStore(dir);
+    const awake = store.byKey("k-alarm-awake", "store");
+    const asleep = store.byKey("k-alarm-asleep", "store");
+    const due = runOp(store, awake, "setAlarm", [50]).value as number;
+    runOp(store, asleep, "setAlarmSleep", [50]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(store.state().awake).toBe(1);
+    await new Promise((r) => setTimeout(r, 200));
+    const live = runOp(store, awake, "alarmResult", []).value as { due: number; fired: number; cold: boolean };
+    expect(live.due).toBe(due);
+    expect(live.fired - live.due).toBeGreaterThanOrEqual(0);
+    expect(live.cold).toBe(false);
+    expect(runOp(store, asleep, "alarmResult", []).value).toMatchObject({ cold: true, fired: expect.any(Number) });
+    expect(() => runOp(store, awake, "setAlarm", [0])).toThrow(/^an alarm's delay must be a whole number of ms from 1 to 3600000, got 0$/);
+    store.closeAll();
+  });
+
   it("every file is opened with WAL and synchronous=FULL: a write answers after its commit is fsynced", () => {
     const store = new FloorStore(dir);
     const a = store.byKey("k2", "store");
