@@ -8,6 +8,7 @@ import { RIVET_PROFILE } from "../workloads/sides/rivet/profile";
 import { cloudflareSide } from "../workloads/sides/cloudflare/side";
 import { FLAGS_END, FLAGS_START, flagsMarkdown, parseRunArgs, RUN_OPTIONS, USAGE } from "../workloads/run/runConfig";
 import { referenceMarkdown, REFERENCE_END, REFERENCE_START } from "../analysis/report/referenceTable";
+import { claimsBlock, claimsLabel, CLAIMS_END, CLAIMS_START } from "../analysis/report/readme";
 import { summarizeRun } from "../analysis/stats/summary";
 import { verifyRunDir } from "../analysis/contract/verify";
 
@@ -139,5 +140,27 @@ describe("docs/reference.md's table of the reference beside a committed run", ()
     // The reference's own figures as it published them: Rivet's create 4.90 ms p50, the DO's warm request 11 ms.
     expect(block).toMatch(/\| Actor create, first request answered \(no storage\) \| 4\.90 \/ 7\.59 \| [^|]+ \| 222 \/ 1,028 \|/);
     expect(block).toMatch(/\| Warm request \(no storage\) \| 0\.84 \/ 1\.43 \| [^|]+ \| 11\.00 \/ 20\.00 \|/);
+  });
+});
+
+describe("the README's claims ledger", () => {
+  it("is what the code makes of the committed runs it names: at least ten claims, each with a source, a date and a verdict", () => {
+    const readme = readFileSync(resolve(__dirname, "../README.md"), "utf8");
+    const block = readme.slice(readme.indexOf(CLAIMS_START) + CLAIMS_START.length, readme.indexOf(CLAIMS_END));
+    const label = block.trim().split("\n")[0];
+    const runs = [...label.matchAll(/`(results\/[a-z0-9-]+\/[0-9TZ-]+)`/g)].map((m) => m[1]);
+    expect(runs.length, "the block names its runs").toBeGreaterThan(0);
+    const root = resolve(__dirname, "..");
+    const cwd = process.cwd();
+    process.chdir(root);
+    try {
+      expect(label).toBe(claimsLabel(runs));
+      expect(block).toContain(claimsBlock(runs));
+    } finally {
+      process.chdir(cwd);
+    }
+    const rows = block.split("\n").filter((line) => /\| (consistent here|not consistent here|not comparable here) \|$/.test(line));
+    expect(rows.length).toBeGreaterThanOrEqual(10);
+    for (const row of rows) expect(row, row).toMatch(/\d{4}-\d{2}/);
   });
 });

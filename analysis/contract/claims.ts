@@ -46,11 +46,11 @@ export interface Claim {
 /** "About X" holds when the interval reaches within this factor of X. */
 export const ABOUT_FACTOR = 1.25;
 
-const CF_FAQ = "developers.cloudflare.com/durable-objects/reference/faq/ (How much work can a single Durable Object do?)";
-const CF_LIMITS = "developers.cloudflare.com/durable-objects/platform/limits/ (SQL storage limits)";
+const CF_FAQ = "developers.cloudflare.com/durable-objects/reference/faq/";
+const CF_LIMITS = "developers.cloudflare.com/durable-objects/platform/limits/";
 const RIVET_SITE = "rivet.dev (front page)";
 const RIVET_30 = "rivet.dev, the Rivet 3.0 preview page";
-const REFERENCE = "the reference benchmark's published headline (docs/reference.md)";
+const REFERENCE = "the reference's published headline (docs/reference.md)";
 const FOUND = "undated; found 2026-12-06";
 const LOCAL_DO = "a hosted platform's figure: local workerd runs the same code without the platform's limits and placement";
 const REFERENCE_CLOUD = "the reference ran in a cloud region, client to a cluster; a local run is one machine's loopback";
@@ -62,7 +62,7 @@ export const CLAIMS: readonly Claim[] = [
     words: "An individual Object has a soft limit of 1,000 requests per second.",
     who: "Cloudflare",
     source: CF_FAQ,
-    date: "2025-07 (the FAQ page as consolidated); found 2026-12-06",
+    date: "2025-07; found 2026-12-06",
     states: { value: 1000, unit: "per second", relation: "at least" },
     measure: { kind: "held", op: "warm1" },
   },

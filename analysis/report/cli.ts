@@ -1,19 +1,19 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { generateReport } from "./report";
 import { RunDirError } from "../contract/verify";
-import { refreshReadme, replaceClaims, runLabel } from "./readme";
+import { claimsBlock, claimsLabel, refreshReadme, replaceClaims, runLabel } from "./readme";
 import { referenceMarkdown, replaceReferenceBlock } from "./referenceTable";
 import { failureLine, wantsHelp } from "../contract/cliError";
 import { readPriceTable } from "../contract/priceFile";
 import type { PriceTable } from "../contract/prices";
 
 const USAGE =
-  "usage: npm run report -- <runDir> [--readme] [--readme-claims] [--prices FILE]   (runDir: results/<stack>/<runId>; FILE: a price table as JSON, the shape of analysis/contract/prices.ts)";
+  "usage: npm run report -- <runDir> [--readme] [--readme-claims [<runDir> ...]] [--prices FILE]   (runDir: results/<stack>/<runId>; FILE: a price table as JSON, the shape of analysis/contract/prices.ts)";
 
 /** The price table a `--prices FILE` names, checked; or the one the run recorded (`npm start -- --prices`), or the repository's. */
 const pricesFrom = (file: string | undefined): PriceTable | undefined => (file === undefined ? undefined : readPriceTable(file));
 
-/** npm run report -- <runDir> [--readme] [--readme-claims] [--prices FILE] */
+/** npm run report -- <runDir> [--readme] [--readme-claims [<runDir> ...]] [--prices FILE] */
 async function main(argv: string[]): Promise<number> {
   if (wantsHelp(argv)) {
     console.log(USAGE);
@@ -24,7 +24,12 @@ async function main(argv: string[]): Promise<number> {
   const rest = at >= 0 ? [...argv.slice(0, at), ...argv.slice(at + 2)] : argv;
   const dirs = rest.filter((a) => !a.startsWith("--"));
   const unknown = rest.filter((a) => a.startsWith("--") && a !== "--readme" && a !== "--readme-claims");
-  if (dirs.length !== 1 || unknown.length || (at >= 0 && (pricesFile === undefined || pricesFile.startsWith("--")))) {
+  if (
+    dirs.length < 1 ||
+    (dirs.length > 1 && !argv.includes("--readme-claims")) ||
+    unknown.length ||
+    (at >= 0 && (pricesFile === undefined || pricesFile.startsWith("--")))
+  ) {
     console.error(USAGE);
     return 2;
   }
@@ -56,8 +61,8 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   if (argv.includes("--readme-claims")) {
-    writeFileSync("README.md", replaceClaims(readFileSync("README.md", "utf8"), runLabel(dirs[0]), r.readmeClaims));
-    console.log(`\nREADME.md claims ledger refreshed from ${dirs[0]}`);
+    writeFileSync("README.md", replaceClaims(readFileSync("README.md", "utf8"), claimsLabel(dirs), claimsBlock(dirs)));
+    console.log(`\nREADME.md claims ledger refreshed from ${dirs.join(", ")}`);
   }
   return 0;
 }

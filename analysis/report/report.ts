@@ -6,7 +6,7 @@ import { escapeMd, table } from "./format";
 import { renderCharts } from "./charts";
 import type { PriceTable } from "../contract/prices";
 
-import { claimsReadme, renderClaims } from "./sections/claims";
+import { renderClaims } from "./sections/claims";
 import { renderPayload } from "./sections/payload";
 import { renderAlarms } from "./sections/alarms";
 import { renderCapacity, renderCostLoad, renderIdle, renderScale } from "./sections/groups";
@@ -30,8 +30,6 @@ export interface Report {
   headline: string;
   /** The README's shorter headline (readmeHeadlineMarkdown). */
   readmeHeadline: string;
-  /** The README's claims ledger (claimsReadme). */
-  readmeClaims: string;
 }
 
 /** The report's Markdown: every section rendered from the run model and its notes, in order. */
@@ -112,6 +110,5 @@ export async function generateReport(dir: string, prices?: PriceTable): Promise<
     markdown,
     headline: renderHeadline(l.model.headline, l.model.sides),
     readmeHeadline: renderReadme(l.model.readme, l.model.sides),
-    readmeClaims: claimsReadme(l.model.claims, l.model.sides),
   };
 }

@@ -48,15 +48,26 @@ export function renderClaims(rows: readonly LedgerRow[], book: SideBook): string
   return `## Vendor and reference claims, checked\n\n${LEDGER_NOTE}\n\n${claimTable(rows, book)}`;
 }
 
-/** The ledger as the README shows it: the claim, its source and date, this run's figure and the verdict (the reasons are in the report). */
-export function claimsReadme(rows: readonly LedgerRow[], book: SideBook): string {
+/** Several runs' ledgers as one: each claim's row from the first run that has a figure for it (else the first run's), with that run's id. */
+export function mergeLedgers(runs: ReadonlyArray<{ runId: string; rows: readonly LedgerRow[] }>): Array<LedgerRow & { runId: string }> {
+  const first = runs[0]?.rows ?? [];
+  return first.map((row) => {
+    const found = runs.find((r) => r.rows.some((x) => x.claim.id === row.claim.id && x.figure !== null));
+    const from = found ?? runs[0];
+    return { ...(from.rows.find((x) => x.claim.id === row.claim.id) ?? row), runId: from.runId };
+  });
+}
+
+/** The ledger as the README shows it: the claim, its source and date, the figure and the run it is from, the verdict (the reasons are in that run's report). */
+export function claimsReadme(rows: ReadonlyArray<LedgerRow & { runId: string }>, book: SideBook): string {
   return table(
-    ["", "claim", "source, date", "this run [95%]", "verdict"],
+    ["", "claim", "source, date", "figure [95%]", "run", "verdict"],
     rows.map((r) => [
       book.get(r.claim.side).short,
       escapeMd(r.claim.words),
       escapeMd(`${r.claim.source}, ${r.claim.date}`),
       figureText(r.figure, r.claim.states.unit, r.claim.measure.kind === "accepts", false),
+      r.runId,
       r.verdict,
     ]),
   );
