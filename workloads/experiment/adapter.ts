@@ -46,6 +46,8 @@ export interface AdapterProperties {
   openModelRates: string;
   /** After how much idle the runtime itself sleeps or evicts an actor no one calls (the idle ladder's threshold). */
   idleSleep: string;
+  /** The runtime's own alarm the alarms group sets, and how an actor lets its instance go right after setting one. */
+  alarm: string;
 }
 
 /** Which actors are asleep after a sleep (the rest failed to, each failure said); how many were asleep before it. */

@@ -69,8 +69,5 @@ async function alarmsGroup(ctx: PlanContext): Promise<void> {
 export const alarms: GroupUnit = {
   run: alarmsGroup,
   order: "inline",
-  shape: (_o, _n, stages) => ({
-    prepared: stages.reduce((t, x) => t + x.n, 0),
-    heldIdleMs: ALARM.delaysMs.reduce((t, d) => t + d + ALARM.boundMs, 0),
-  }),
+  shape: () => ({ heldIdleMs: ALARM.delaysMs.reduce((t, d) => t + d + ALARM.boundMs, 0) }),
 };
