@@ -95,6 +95,7 @@ export function summaryJson(l: Loaded): string {
     ...capacity,
     ...idle,
     ...payload,
+    ...alarms,
     ...claims,
   };
   return `${JSON.stringify(body, null, 2)}\n`;
