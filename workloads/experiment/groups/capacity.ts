@@ -6,6 +6,7 @@ import {
   capacityMetric,
   maxSteps,
   nextRate,
+  opGroup,
   searchBounds,
   stepVerdict,
   stepWatch,
@@ -20,7 +21,7 @@ import type { GroupUnit } from "./unit";
 /** Running actors for a search of warm calls (plain actors) or writes (store actors), each warmed up: the pool, or one for the ceiling. */
 async function capacityPool(ctx: PlanContext, op: Exclude<CapacityOp, "create">): Promise<string[]> {
   const actor: ActorClass = op === "warm" || op === "warm1" ? "plain" : "store";
-  const size = (CEILING_OPS as readonly string[]).includes(op) ? 1 : CAPACITY.pool;
+  const size = opGroup(op) === "ceiling" ? 1 : CAPACITY.pool;
   const ids: string[] = [];
   for (let k = 0; k < size; k++) {
     const first = await setup(ctx, `capacity ${op} pool actor ${k}`, () =>

@@ -1,4 +1,4 @@
-import { metricEntry, WORKLOAD } from "../../../analysis/contract/catalog";
+import { metricEntry, payloadMetric, WORKLOAD } from "../../../analysis/contract/catalog";
 import { prng } from "../../../analysis/stats/prng";
 import type { ActorRef, PlanContext } from "../adapter";
 import { measureStage, setup } from "../stageKit";
@@ -34,7 +34,7 @@ async function payloadGroup(ctx: PlanContext): Promise<void> {
       },
       { notes: { valueBytes: bytes, madeInActor: true } },
     );
-    const read = metric.replace(".write.", ".read.");
+    const read = payloadMetric("read", bytes);
     if (written === 0) {
       ctx.progress.note(`${ctx.adapter.side} ${read}: not taken, no write of ${bytes} B succeeded (see ${metric}'s errors)`);
       continue;

@@ -6,7 +6,8 @@ import type { DoTarget, WorkerClient } from "./workerClient";
 import { THROUGHPUT_TEXT } from "../../../analysis/contract/catalog";
 import { CLOUDFLARE_PROFILE } from "./profile";
 
-const CLOUDFLARE_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace" | "idleSleep" | "alarm"> = {
+const CLOUDFLARE_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace" | "idleSleep"> = {
+  alarm: "the Alarms API (ctx.storage.setAlarm, the alarm() handler); asleep: storage.sync(), then DurableObjectState.abort()",
   clock: "the Worker's Date.now() around the awaited DO call (the reference's); the driver's own round trip is kept as clientMs",
   create: "one Worker invocation calling a DO by a new name (idFromName); the first call is the sample",
   sleep: "no sleep call exists: the DO is left idle past the runtime's eviction, and its cold flag proves it was evicted",
@@ -65,7 +66,6 @@ export function cloudflareAdapter(
           : PREPARE_PACE,
       wakeIdle: `${o.wakeIdleMs} ms after the last call (longer than the runtime's eviction)`,
       openModelRates: `${CLOUDFLARE_PROFILE.openRates.join(", ")} creates per second`,
-      alarm: "the Alarms API (ctx.storage.setAlarm, the alarm() handler); asleep: storage.sync(), then DurableObjectState.abort()",
       idleSleep: `${o.eviction}; a wake after more than ${o.evictionMs} ms idle must prove a fresh instance`,
       ...(o.settle === "wait" ? { settle: SETTLE_BY_WAITING } : {}),
     },

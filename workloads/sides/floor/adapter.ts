@@ -8,7 +8,8 @@ import { sendSleepCalls } from "../sleepCalls";
 import type { ActorProtocolClient } from "../actorProtocol";
 import { FLOOR_PRAGMAS } from "./pragmas";
 
-const FLOOR_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace" | "idleSleep" | "alarm"> = {
+const FLOOR_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace" | "idleSleep"> = {
+  alarm: "a setTimeout in the server process that reopens the file if it is closed; asleep: the file is closed right after",
   clock:
     "the driver's round trip to the floor server (process.hrtime.bigint(), from the request's write on its connection to the full reply), the same HTTP/1.1 client as every side's",
   create: "the first request for a new key opens (creates) that key's SQLite file; that request is the sample",
@@ -62,7 +63,6 @@ export function floorAdapter(client: ActorProtocolClient, o: { wakeIdleMs: numbe
       preparationPace: PREPARE_PACE,
       wakeIdle: `${o.wakeIdleMs} ms after every file is closed`,
       openModelRates: `${FLOOR_PROFILE.openRates.join(", ")} creates per second`,
-      alarm: "a setTimeout in the server process that reopens the file if it is closed; asleep: the file is closed right after",
       idleSleep: `the server closes a handle idle longer than ${o.idleCloseMs} ms, checking every ${FLOOR_IDLE_CHECK_MS} ms`,
     },
     wakeIdleMs: o.wakeIdleMs,

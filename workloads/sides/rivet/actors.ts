@@ -36,6 +36,21 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; result: T }
   return { ms: performance.now() - t0, result };
 }
 
+/** What scheduling an alarm needs of a store actor's context. */
+interface AlarmContext {
+  db: { execute: (sql: string, ...args: number[]) => Promise<unknown> };
+  schedule: { after: (ms: number, action: string) => Promise<unknown> };
+}
+
+/** Records when the alarm is due (the actor's clock) and schedules alarmFire that far ahead; returns the due time. */
+async function scheduleAlarm(c: AlarmContext, delayMs: number): Promise<number> {
+  const due = Date.now() + alarmDelay(delayMs);
+  await c.db.execute(SQL.alarmSchema);
+  await c.db.execute(SQL.alarmSet, due);
+  await c.schedule.after(delayMs, "alarmFire");
+  return due;
+}
+
 /** Actor without storage: ping and explicit sleep. */
 export const plain = actor({
   options: { sleepTimeout },
@@ -104,19 +119,12 @@ export const store = actor({
     /** Records when the alarm is due and schedules alarmFire that far ahead (RivetKit's scheduled action). */
     setAlarm: async (c, delayMs: number): Promise<ActorReply> => {
       const s = begin(c.vars, "setAlarm");
-      const due = Date.now() + alarmDelay(delayMs);
-      await c.db.execute(SQL.alarmSchema);
-      await c.db.execute(SQL.alarmSet, due);
-      await c.schedule.after(delayMs, "alarmFire");
-      return finish(s, null, due);
+      return finish(s, null, await scheduleAlarm(c, delayMs));
     },
     /** setAlarm, then sleep at once: the scheduled action has to wake a fresh instance. */
     setAlarmSleep: async (c, delayMs: number): Promise<ActorReply> => {
       const s = begin(c.vars, "setAlarmSleep");
-      const due = Date.now() + alarmDelay(delayMs);
-      await c.db.execute(SQL.alarmSchema);
-      await c.db.execute(SQL.alarmSet, due);
-      await c.schedule.after(delayMs, "alarmFire");
+      const due = await scheduleAlarm(c, delayMs);
       c.sleep();
       return finish(s, null, due);
     },

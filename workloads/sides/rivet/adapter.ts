@@ -12,7 +12,8 @@ import type { Progress } from "../../experiment/progress";
 /** The Engine's GET /actors accepts at most 32 actor_ids per request. */
 export const ACTORS_PER_QUERY = 32;
 
-const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace" | "idleSleep" | "alarm"> = {
+const RIVET_PROPERTIES: Omit<AdapterProperties, "wakeIdle" | "openModelRates" | "preparationPace" | "idleSleep"> = {
+  alarm: "RivetKit's scheduled action (c.schedule.after); asleep: the action calls c.sleep() right after scheduling",
   clock:
     "the driver's round trip through the Engine gateway (process.hrtime.bigint(), from the request's write on its connection to the full reply)",
   create: "getOrCreate of a new key through the gateway; the first request is the sample",
@@ -107,7 +108,6 @@ export function rivetAdapter(client: GatewayClient, o: RivetAdapterOptions): Sid
       preparationPace: PREPARE_PACE,
       wakeIdle: `${o.wakeIdleMs} ms after the Engine reports every actor asleep`,
       openModelRates: `${RIVET_PROFILE.openRates.join(", ")} creates per second`,
-      alarm: "RivetKit's scheduled action (c.schedule.after); asleep: the action calls c.sleep() right after scheduling",
       idleSleep: `RivetKit puts an actor with no call in flight to sleep ${o.actorSleepTimeoutMs} ms after its last one (the actors' sleepTimeout option)`,
     },
     wakeIdleMs: o.wakeIdleMs,
