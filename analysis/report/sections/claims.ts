@@ -6,18 +6,25 @@ import { escapeMd, ms, table } from "../format";
 
 const UNIT = { ms: "ms", "per second": "/s", kB: "kB", bytes: "B" } as const;
 
-function amount(x: number, unit: keyof typeof UNIT): string {
-  const n = unit === "ms" || unit === "kB" ? ms(x) : Math.round(x).toLocaleString("en-US");
-  return unit === "per second" ? `${n}/s` : `${n} ${UNIT[unit]}`;
+const digits = (x: number, unit: keyof typeof UNIT) => (unit === "ms" || unit === "kB" ? ms(x) : Math.round(x).toLocaleString("en-US"));
+/** A number with its unit after it: "2,468/s", "41.42 ms". */
+const withUnit = (n: string, unit: keyof typeof UNIT) => (unit === "per second" ? `${n}/s` : `${n} ${UNIT[unit]}`);
+const amount = (x: number, unit: keyof typeof UNIT) => withUnit(digits(x, unit), unit);
+
+/** This run's figure in the claim's unit, with its 95% interval or why none, and what it is. */
+export function figureText(f: ClaimFigure | null, unit: keyof typeof UNIT, accepts: boolean): string {
+  if (!f) return "-";
+  if (accepts) return escapeMd(f.what);
+  const iv = f.lo !== null && f.hi !== null ? ` [${amount(f.lo, unit)}, ${amount(f.hi, unit)}]` : ` (no interval: ${f.none ?? "none"})`;
+  return `${amount(f.value, unit)}${iv}, ${escapeMd(f.what)}`;
 }
 
-/** This run's figure in the claim's unit, with its 95% interval or why none. */
-export function figureText(f: ClaimFigure | null, unit: keyof typeof UNIT, accepts: boolean, full = true): string {
+/** The figure as the README's narrow column has it: the value, its interval where there is one, the unit once. */
+function briefFigure(f: ClaimFigure | null, unit: keyof typeof UNIT, accepts: boolean): string {
   if (!f) return "-";
-  if (accepts) return escapeMd(full ? f.what : `${f.lo} of ${f.hi} accepted`);
-  const iv =
-    f.lo !== null && f.hi !== null ? ` [${amount(f.lo, unit)}, ${amount(f.hi, unit)}]` : full ? ` (no interval: ${f.none ?? "none"})` : "";
-  return full ? `${amount(f.value, unit)}${iv}, ${escapeMd(f.what)}` : `${amount(f.value, unit)}${iv}`;
+  if (accepts) return `${f.lo} of ${f.hi} accepted`;
+  const iv = f.lo !== null && f.hi !== null ? ` [${digits(f.lo, unit)}, ${digits(f.hi, unit)}]` : "";
+  return withUnit(`${digits(f.value, unit)}${iv}`, unit);
 }
 
 const stated = (r: LedgerRow) => `${r.claim.states.relation} ${amount(r.claim.states.value, r.claim.states.unit)}`;
@@ -65,8 +72,8 @@ export function claimsReadme(rows: ReadonlyArray<LedgerRow & { runId: string }>,
     rows.map((r) => [
       book.get(r.claim.side).short,
       escapeMd(r.claim.words),
-      escapeMd(`${r.claim.source}, ${r.claim.date}`),
-      figureText(r.figure, r.claim.states.unit, r.claim.measure.kind === "accepts", false),
+      escapeMd(`${r.claim.source}, ${r.claim.date.replace(/^undated; /, "")}`),
+      briefFigure(r.figure, r.claim.states.unit, r.claim.measure.kind === "accepts"),
       r.runId,
       r.verdict,
     ]),
