@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { parseJsonLines } from "./jsonLines";
 import { GROUPS, sideMeasures } from "./catalog";
+import { captureOf } from "./hops";
 import { sideBookOf, type SideBook, type SideProfile } from "./sideProfile";
 
 export const MANIFEST_SCHEMA = 1;
@@ -146,10 +147,11 @@ export const RUN_ID = /^\d{8}T\d{4}Z(-\d{1,4})?$/;
  * a path, so no listed name can leave the run directory.
  */
 const LISTED = /^(raw\/[a-z][a-z0-9-]*\.[A-Za-z0-9][A-Za-z0-9.-]*\.jsonl|stages\/[a-z][a-z0-9-]*\.[A-Za-z0-9][A-Za-z0-9.-]*\.json)$/;
+const LISTED_WORDS = "not raw/<side>.<metric>.jsonl, raw/<side>.<metric>.rep<N>.pcap or stages/<side>.<metric>.json";
 
 /** Why `name` may not be listed in a manifest, or null. */
 export function listedNameProblem(name: string): string | null {
-  return LISTED.test(name) ? null : "not raw/<side>.<metric>.jsonl or stages/<side>.<metric>.json";
+  return LISTED.test(name) || captureOf(name) ? null : LISTED_WORDS;
 }
 
 /**
@@ -161,9 +163,10 @@ function benchmarkFileProblem(name: string, sides: SideBook): string | null {
   const analytics = /^raw\/cloudflare\.analytics\.([a-z]+)\.jsonl$/.exec(name);
   if (analytics) return (GROUPS as readonly string[]).includes(analytics[1]) ? null : `"${analytics[1]}" is not a stage group`;
   const m = /^(?:raw\/([a-z]+)\.(.+)\.jsonl|stages\/([a-z]+)\.(.+)\.json)$/.exec(name);
-  if (!m) return "not raw/<side>.<metric>.jsonl or stages/<side>.<metric>.json";
-  const side = m[1] ?? m[3];
-  const metric = m[2] ?? m[4];
+  const capture = captureOf(name);
+  if (!m && !capture) return LISTED_WORDS;
+  const side = capture?.side ?? m![1] ?? m![3];
+  const metric = capture?.metric ?? m![2] ?? m![4];
   if (!sides.order.includes(side)) return `"${side}" is not a side of the run (${sides.order.join(", ")})`;
   if (!sideMeasures(sides.get(side), metric))
     return `"${metric}" is not a metric the ${side} side measures (analysis/contract/catalog.ts and its profile)`;
@@ -279,14 +282,14 @@ export function readListed(dir: string, file: string): Buffer {
 }
 
 /**
- * Compresses an ended run's raw files in place (listed `raw/*.jsonl` present
+ * Compresses an ended run's raw files in place (listed `raw/*.jsonl` and `raw/*.pcap` present
  * plain): each written beside as `.gz` through a temporary name, then the
  * plain file removed. The manifest is not touched. The bytes compressed.
  */
 export function compressRawFiles(dir: string, m: Pick<ManifestLike, "files">): { before: number; after: number } {
   let before = 0;
   let after = 0;
-  for (const file of Object.keys(m.files).filter((f) => f.startsWith("raw/") && f.endsWith(".jsonl"))) {
+  for (const file of Object.keys(m.files).filter((f) => f.startsWith("raw/") && (f.endsWith(".jsonl") || f.endsWith(".pcap")))) {
     const plain = join(dir, file);
     if (!existsSync(plain)) continue;
     const buf = readFileSync(plain);

@@ -16,6 +16,31 @@ export type Pricing =
   | { name: string; kind: "cpu"; vcpuSecond: PriceKey }
   | { name: string; kind: "units"; prices: readonly PriceKey[]; missing: string };
 
+/**
+ * How a packet capture of the loopback finds a call's hops on this side
+ * (analysis/stats/hops.ts): the request the driver sends, the process that
+ * answers it, the inner process it forwards the call to (where it has one),
+ * and the clock the innermost process times its own part with.
+ */
+export interface HopSpec {
+  /** How every timed request begins on the wire ("POST /gateway/"): a packet so beginning, to the driver's port, starts a call. */
+  request: string;
+  /** The process the driver's connection reaches. */
+  front: string;
+  /** Where the front forwards each call to another process over a connection of its own. */
+  inner?: {
+    process: string;
+    /** A response header whose value the front's forwarded message carries (a request id of the front's). */
+    forwardHeader: string;
+    /** A response header whose value the first message to the inner process about this actor carries (its id: the start on a create or wake). */
+    actorHeader: string;
+    /** How the inner process's reply is framed: WebSocket frames a client sends (masked), which carry the response body. */
+    replyFraming: "websocket";
+  };
+  /** The innermost process's own interval around the operation: the sample field it is in, and its name. */
+  own: { field: "actorMs" | "ms"; name: string };
+}
+
 export interface SideProfile {
   /** The side's id: file names (raw/<id>.<metric>.jsonl), flags, config. Lower-case letters only. */
   id: string;
@@ -62,4 +87,6 @@ export interface SideProfile {
   openRates: readonly number[];
   /** The catalog's optional metrics it measures. */
   optionalMetrics: readonly string[];
+  /** Where a packet capture finds its calls' hops; absent where none was declared (runs before 2026-12-07). */
+  hops?: HopSpec;
 }

@@ -45,7 +45,7 @@ export function loadRun(dir: string, given?: PriceTable): Loaded {
   const platform = Object.keys(m.files)
     .filter((f) => ANALYTICS_FILE.test(f))
     .flatMap((f) => platformBlocks(readAnalyticsLines(readListed(dir, f).toString("utf8"), f)));
-  return { m, samples, summary, platform, model: runModel(m, summary, samples, prices), notes: runNotes(m) };
+  return { m, samples, summary, platform, model: runModel(m, summary, samples, prices, (f) => readListed(dir, f)), notes: runNotes(m) };
 }
 
 export function readManifest(dir: string): ManifestLike {

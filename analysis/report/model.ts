@@ -17,6 +17,7 @@ import { DEFAULT_PRICES, type Price, type PriceTable } from "../contract/prices"
 import { capacityCurves, type CapacityCurve } from "../stats/capacity";
 import { claimsLedger, type LedgerRow } from "../stats/claims";
 import { alarmRows, type AlarmRow } from "../stats/alarms";
+import { hopRows, type HopRow } from "../stats/hopRows";
 import { payloadRows, type PayloadRow } from "../stats/payload";
 import { idleSteps, type IdleStep } from "../stats/idle";
 import { CAPACITY_OPS, type CapacityOp } from "../contract/capacity";
@@ -166,6 +167,8 @@ export interface RunModel {
   alarms: AlarmRow[];
   /** Each vendor and reference claim beside this run's figure, with its verdict. */
   claims: LedgerRow[];
+  /** Where each captured stage's calls spend their time, hop by hop (a run made with --capture). */
+  hops: HopRow[];
 }
 
 const rowOf = (s: RunSummary, side: string, metric: string) => s.rows.find((r) => r.side === side && r.metric === metric);
@@ -425,7 +428,14 @@ export function costLoadModel(
 }
 
 /** The whole model of a verified run. */
-export function runModel(m: ManifestLike, summary: RunSummary, samples: RunSamples, prices: PriceTable = DEFAULT_PRICES): RunModel {
+/** `read`: a listed file's verified bytes (a run's captures); without it, no waterfall. */
+export function runModel(
+  m: ManifestLike,
+  summary: RunSummary,
+  samples: RunSamples,
+  prices: PriceTable = DEFAULT_PRICES,
+  read?: (file: string) => Buffer,
+): RunModel {
   const capacity = capacityCurves(Object.values(m.stages), (st) => samples.get(stageKey(st.side, st.metric)) ?? [], summary.sides.order);
   const cost = costModel(summary, prices);
   const vcpus = Number((m.machine as { cpus?: unknown }).cpus);
@@ -447,6 +457,7 @@ export function runModel(m: ManifestLike, summary: RunSummary, samples: RunSampl
     payload: payloadRows(summary, samples),
     alarms: alarmRows(summary, samples),
     claims: claimsLedger({ cloud: m.stack !== "local", summary, samples, capacity, memory }),
+    hops: read ? hopRows(m, (key) => samples.get(key) ?? [], read) : [],
   };
 }
 

@@ -9,6 +9,7 @@ import type { PriceTable } from "../contract/prices";
 import { renderClaims } from "./sections/claims";
 import { renderPayload } from "./sections/payload";
 import { renderAlarms } from "./sections/alarms";
+import { renderHops } from "./sections/hops";
 import { renderCapacity, renderCostLoad, renderIdle, renderScale } from "./sections/groups";
 import { chartCreates, renderControlCost, renderHeadline, renderReadme, renderSameClock } from "./sections/headline";
 import { type Loaded, loadRun } from "./load";
@@ -63,6 +64,7 @@ function reportMarkdown(l: Loaded, charts: string[]): string {
       .join("\n\n"),
     renderPayload(l.model.payload, l.model.sides, l.model.claims),
     renderAlarms(l.model.alarms, l.model.sides, l.model.claims),
+    renderHops(l.model.hops, l.model.sides),
     renderIdle(l.model.idle, l.model.sides),
     renderCapacity(l.model.capacity, l.model.sides, l.model.claims),
     renderScale(l.model.scale, l.summary),

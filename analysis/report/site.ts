@@ -17,6 +17,7 @@ import { loadRun, type Loaded } from "./load";
 import { renderClaims } from "./sections/claims";
 import { renderPayload } from "./sections/payload";
 import { renderAlarms } from "./sections/alarms";
+import { renderHops } from "./sections/hops";
 import { renderCapacity, renderIdle, renderCostLoad, renderScale } from "./sections/groups";
 import { renderControlCost, renderHeadline, renderReadme, renderSameClock } from "./sections/headline";
 import { renderCost, renderCpu, renderMemory, renderRows } from "./sections/tables";
@@ -171,6 +172,7 @@ function runPage(l: Loaded, r: SiteRun, charts: readonly ChartSpec[]): string {
     renderRows(l.model.storageRows, l.model.sides),
     renderPayload(l.model.payload, l.model.sides, l.model.claims),
     renderAlarms(l.model.alarms, l.model.sides, l.model.claims),
+    renderHops(l.model.hops, l.model.sides),
     renderIdle(l.model.idle, l.model.sides),
     renderCapacity(l.model.capacity, l.model.sides, l.model.claims),
     renderScale(l.model.scale, l.model),

@@ -8,6 +8,7 @@ import type { Loaded } from "./load";
 import type { CapacityCurve } from "../stats/capacity";
 import { opGroup } from "../contract/capacity";
 import type { LedgerRow } from "../stats/claims";
+import type { HopRow } from "../stats/hopRows";
 import { missedColdProofs, type IdleStep } from "../stats/idle";
 
 /** An idle ladder step in summary.json. */
@@ -67,6 +68,31 @@ const claimSummary = (r: LedgerRow) => ({
   ...(r.why ? { why: r.why } : {}),
 });
 
+/** A waterfall row: each segment's figures with the clock it is read on, the round trip's, and what was left out. */
+const hopSummary = (r: HopRow) => ({
+  side: r.side,
+  metric: r.metric,
+  reps: r.reps,
+  calls: r.waterfall?.calls ?? [],
+  ...(r.waterfall
+    ? {
+        roundTrip: { clock: "driver hrtime", ...r.waterfall.roundTrip },
+        segments: r.waterfall.segments.map((s) => ({
+          id: s.segment.id,
+          label: s.segment.label,
+          clock: s.segment.clock,
+          atMedian: s.atMedian,
+          p50: s.p50,
+          p90: s.p90,
+        })),
+        sumGap: r.waterfall.sumGap,
+      }
+    : {}),
+  failed: r.failed,
+  noInnerHop: r.noInnerHop,
+  refused: r.refused,
+});
+
 /** The run's summary.json text. */
 export function summaryJson(l: Loaded): string {
   const memory = l.model.memory.length ? { memory: l.model.memory } : {};
@@ -87,6 +113,7 @@ export function summaryJson(l: Loaded): string {
       }
     : {};
   const claims = l.model.claims.length ? { claims: l.model.claims.map(claimSummary) } : {};
+  const hops = l.model.hops.length ? { hops: l.model.hops.map(hopSummary) } : {};
   const body = {
     rows: l.summary.rows,
     throughput: l.summary.throughput,
@@ -97,6 +124,7 @@ export function summaryJson(l: Loaded): string {
     ...payload,
     ...alarms,
     ...claims,
+    ...hops,
   };
   return `${JSON.stringify(body, null, 2)}\n`;
 }

@@ -11,6 +11,7 @@ import type { Group, SampleCounts } from "../../analysis/contract/catalog";
 import type { SideProfile } from "../../analysis/contract/sideProfile";
 import type { CapacityObjective } from "../../analysis/contract/capacity";
 import type { ActorClass, Op } from "../../analysis/contract/operations";
+import type { CaptureNote } from "../../analysis/contract/hops";
 export type { ActorClass, Op };
 /** An actor to call: a new (or known) one by key, or a running one by the id a reply gave. */
 export type ActorRef = { key: string; actor: ActorClass } | { id: string };
@@ -72,6 +73,8 @@ export interface SideAdapter {
   readonly idleSleepMs: number;
   /** One timed call. Never throws, never retries. */
   call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome>;
+  /** Where the timed calls go (their client's origin): a packet capture finds them on the loopback by its port. */
+  readonly origin?: string;
   /** The runtime's own log on this machine, read after each stage for failures that come from a machine limit. */
   runtimeLog?: { name: string; file: string };
   /**
@@ -120,6 +123,14 @@ export interface PlanContext extends MeasureContext {
   hold?: (ms: number) => Promise<void>;
   /** The idle ladder's lengths, ms, ascending (the run's --idle-ladder). */
   idleLadder?: readonly number[];
+  /** Starts a packet capture of a stage (the run's --capture); measureStage calls it for the hop stages. */
+  capture?: (metric: string) => Promise<StageCapture>;
+}
+
+/** A stage's capture once started: its note as the stage begins, and the full note once it is stopped. */
+export interface StageCapture {
+  note: CaptureNote;
+  stop(): Promise<CaptureNote>;
 }
 
 /**

@@ -133,6 +133,8 @@ interface MeasureOpts {
   endNotes?: () => Record<string, unknown> | undefined;
   /** Called with a failed sample's error, off the successful calls' path. */
   onFailure?: (error: string) => void;
+  /** Awaited once the calls are done, before the stage is recorded: notes it adds (a capture's, once stopped). */
+  beforeRecord?: () => Promise<Record<string, unknown>>;
 }
 
 /**
@@ -191,6 +193,7 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile; deadl
   } finally {
     const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
     file.close();
+    const late = (await o.beforeRecord?.()) ?? {};
     ctx.run.recordStage({
       side,
       metric,
@@ -200,7 +203,7 @@ export async function measure(o: MeasureOpts): Promise<{ file: SampleFile; deadl
       wallMs,
       concurrency,
       startedAt,
-      notes: { ...o.notes, ...o.endNotes?.(), cpuMs: cpu(), rssKb: rss(), ...deadline.note(file.lines, n) },
+      notes: { ...o.notes, ...o.endNotes?.(), ...late, cpuMs: cpu(), rssKb: rss(), ...deadline.note(file.lines, n) },
       ...endFields(loss, failed, file.lines),
     });
     step.end(file.lines, file.errors, wallMs);

@@ -112,6 +112,10 @@ export class RunDir {
   private open = new Set<SampleFile>();
   /** The repetition being measured; undefined in a run made without repetitions. */
   private rep: number | undefined;
+  /** The repetition being measured (0 in a run without repetitions). */
+  get repetition(): number {
+    return this.rep ?? 0;
+  }
 
   /**
    * Starts repetition `rep` (the next one): the samples and stage parts
@@ -250,14 +254,14 @@ export class RunDir {
    */
   rehash(): void {
     const files: Manifest["files"] = {};
-    for (const [folder, ext] of [
-      ["raw", ".jsonl"],
-      ["stages", ".json"],
+    for (const [folder, exts] of [
+      ["raw", [".jsonl", ".pcap"]],
+      ["stages", [".json"]],
     ] as const) {
       const names = readdirSync(join(this.dir, folder)).sort();
       for (const name of names) {
-        const listed = name.endsWith(ext + COMPRESSED_SUFFIX) ? name.slice(0, -COMPRESSED_SUFFIX.length) : name;
-        if (!listed.endsWith(ext) || (listed !== name && names.includes(listed))) continue;
+        const listed = name.endsWith(COMPRESSED_SUFFIX) ? name.slice(0, -COMPRESSED_SUFFIX.length) : name;
+        if (!exts.some((ext) => listed.endsWith(ext)) || (listed !== name && names.includes(listed))) continue;
         const path = join(this.dir, folder, name);
         const { size, mtimeNs } = statSync(path, { bigint: true });
         let known = this.digests.get(path);

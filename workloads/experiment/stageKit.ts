@@ -12,6 +12,7 @@ import { idleFor, measure, must, StageSetupError, type Outcome } from "./measure
 import { RuntimeLost, type RuntimeWatch } from "../host/runtimeWatch";
 import { catalogEntry, sampleCount, sideMeasures, type Group } from "../../analysis/contract/catalog";
 import type { ActorClass, ActorRef, GroupStart, Op, PlanContext, SideAdapter, SideOutcome } from "./adapter";
+import { isHopMetric } from "../../analysis/contract/hops";
 
 /** The adapter with every call and confirmed sleep noted in the census; a sleep ends at once if the runtime is lost. */
 export function trackActors(adapter: SideAdapter, census: ActorCensus, runtime?: RuntimeWatch): SideAdapter {
@@ -167,8 +168,8 @@ export function limitWatch(ctx: PlanContext, metric: string) {
   };
 }
 
-/** Measures a catalog metric on the context's side: n, coldness and side from the catalog. */
-export function measureStage(
+/** Measures a catalog metric on the context's side: n, coldness and side from the catalog; a hop stage under the run's capture, captured. */
+export async function measureStage(
   ctx: PlanContext,
   metric: string,
   call: (i: number) => Promise<Outcome>,
@@ -184,16 +185,20 @@ export function measureStage(
   };
   const limits = limitWatch(ctx, metric);
   const endNotes = () => ({ ...o.endNotes?.(), ...limits.endNotes() });
+  const concurrency = o.concurrency ?? 1;
+  // One call at a time only: then the n-th request on the wire is the n-th sample.
+  const cap = ctx.capture && concurrency === 1 && isHopMetric(metric) ? await ctx.capture(metric) : undefined;
   return measure({
     ctx,
     side: ctx.adapter.side,
     metric,
     n: o.n ?? stageSize(ctx, metric),
-    concurrency: o.concurrency ?? 1,
+    concurrency,
     call,
-    notes,
+    notes: cap ? { ...notes, capture: cap.note } : notes,
     onFailure: limits.onFailure,
     endNotes,
+    ...(cap ? { beforeRecord: async () => ({ capture: await cap.stop() }) } : {}),
   });
 }
 

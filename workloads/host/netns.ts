@@ -8,7 +8,7 @@ export const LOOPBACKS = ["quickack", "host"] as const;
 export type Loopback = (typeof LOOPBACKS)[number];
 
 /**
- * Shell run inside `unshare -rn`: bring the namespace's own loopback up,
+ * Shell run inside the run's namespace (unshareFlags): bring the namespace's own loopback up,
  * disable delayed ACKs on its 127.0.0.1 route (the fix measured in
  * docs/engine-latency.md), then exec the command under a parent-death
  * signal so that killing the outer CLI kills the inner one too.
@@ -23,25 +23,33 @@ export function netnsScript(opts: { pdeathsig?: boolean } = {}): string {
 }
 
 /**
- * argv that runs a command inside the network namespace of process `pid` (one
- * made by `unshare -rn`, so its user namespace too). The caller owns both.
+ * The unshare flags of the run's namespace: real root makes a network namespace
+ * alone (its processes stay real root, so a packet capture there can run);
+ * anyone else a user namespace with it, mapped to root inside (`-r`).
  */
-export function nsenterArgv(pid: number, argv: readonly string[]): string[] {
-  return ["nsenter", "-t", String(pid), "-U", "-n", "--preserve-credentials", "--", ...argv];
+export const unshareFlags = (euid: number | undefined = process.geteuid?.()): string[] => (euid === 0 ? ["-n"] : ["-rn"]);
+
+/**
+ * argv that runs a command inside the network namespace of process `pid` (one
+ * made with unshareFlags(): its user namespace too where it has one). The caller owns both.
+ */
+export function nsenterArgv(pid: number, argv: readonly string[], euid: number | undefined = process.geteuid?.()): string[] {
+  return ["nsenter", "-t", String(pid), ...(euid === 0 ? [] : ["-U"]), "-n", "--preserve-credentials", "--", ...argv];
 }
 
 /** Whether this machine lets an unprivileged user namespace with its own network run the script's tools. */
 export function netnsAvailable(): { ok: boolean; reason?: string } {
   if (process.platform !== "linux") return { ok: false, reason: `not Linux (${process.platform})` };
-  const r = spawnSync("unshare", ["-rn", "sh", "-c", netnsScript(), "sh", "true"], { encoding: "utf8", timeout: 10_000 });
+  const r = spawnSync("unshare", [...unshareFlags(), "sh", "-c", netnsScript(), "sh", "true"], { encoding: "utf8", timeout: 10_000 });
   if (r.error) return { ok: false, reason: `unshare: ${r.error.message}` };
-  if (r.status !== 0) return { ok: false, reason: `unshare -rn failed: ${(r.stderr || "").trim() || `exit ${r.status}`}` };
+  if (r.status !== 0)
+    return { ok: false, reason: `unshare ${unshareFlags().join(" ")} failed: ${(r.stderr || "").trim() || `exit ${r.status}`}` };
   return { ok: true };
 }
 
 /** Runs this same CLI inside the namespace, forwarding signals; resolves with its exit code. */
 export function runInNetns(argv: readonly string[]): Promise<number> {
-  const child = spawn("unshare", ["-rn", "sh", "-c", netnsScript(), "sh", process.execPath, ...argv], {
+  const child = spawn("unshare", [...unshareFlags(), "sh", "-c", netnsScript(), "sh", process.execPath, ...argv], {
     stdio: "inherit",
     env: { ...process.env, [NETNS_ENV]: "1" },
   });

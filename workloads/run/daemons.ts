@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { netnsAvailable, netnsScript, nsenterArgv, type Loopback } from "../host/netns";
+import { netnsAvailable, netnsScript, nsenterArgv, unshareFlags, type Loopback } from "../host/netns";
 import { logTail } from "../host/waitFor";
 import { privateDir } from "../host/privateDir";
 
@@ -86,7 +86,7 @@ export async function startDaemon(o: StartDaemonOptions): Promise<DaemonHandle> 
     if (!avail.ok)
       throw new DaemonError(`loopback quickack needs a private network namespace: ${avail.reason}. Set actor-bench:loopback to host.`);
     // No parent-death signal here: the daemon must outlive the provider host that starts it.
-    argv = ["unshare", "-rn", "sh", "-c", netnsScript({ pdeathsig: false }), "sh", ...entry];
+    argv = ["unshare", ...unshareFlags(), "sh", "-c", netnsScript({ pdeathsig: false }), "sh", ...entry];
     netns = true;
   }
   const fd = openSync(log, "a");

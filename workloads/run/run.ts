@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { RunDir } from "../experiment/runDir";
 import { createProgress, prefixed, type Progress } from "../experiment/progress";
-import { sideSettingsOf, type RunConfig } from "./runConfig";
+import { sideSettingsOf, UsageError, type RunConfig } from "./runConfig";
 import type { Group, Side } from "../../analysis/contract/catalog";
 import { packageVersion } from "../host/versions";
 import { onInterrupt } from "../host/processes";
@@ -21,6 +21,8 @@ import { loopbackNote } from "../host/loopback";
 import { RuntimeLost, type RuntimeLoss } from "../host/runtimeWatch";
 import type { OpenSide } from "../sides/side";
 import { SIDE_REGISTRY, sideOf, type SideRegistry } from "../sides/registry";
+import { captureAvailable } from "../host/capture";
+import { loopbackPort, stageCapturer } from "./stageCapture";
 import { CAPACITY } from "../../analysis/contract/capacity";
 
 /** The running runtimes a run measures, by side, whoever started them (each side's package says what its target holds). */
@@ -50,6 +52,11 @@ function planContexts(
     if (!session) throw new Error(`${side}: the run's order names this side but it has no target`);
     const { adapter, cpuPids, runtime } = session;
     const census = censusFor(adapter);
+    const port = cfg.capture ? loopbackPort(adapter.origin) : null;
+    if (cfg.capture && port === null)
+      progress.note(
+        `${side}: --capture: its calls do not go over this machine's loopback (${adapter.origin ?? "no origin"}); not captured`,
+      );
     contexts[side] = {
       adapter: trackActors(adapter, census, runtime),
       census,
@@ -65,6 +72,7 @@ function planContexts(
       stallMs: cfg.stallMs,
       deadlineMs: cfg.stageDeadlineMs,
       ...(runtime ? { runtime } : {}),
+      ...(port !== null ? { capture: stageCapturer(run, side, port) } : {}),
     };
     // Said the moment it happens, whatever the side is doing; the stage in progress stops on its own.
     void runtime?.lost.then((loss) =>
@@ -240,6 +248,10 @@ function driverVersions(): Record<string, string> {
 
 /** A new run directory with the effective config, the driver's versions, the code's commit and the machine's calibration. */
 export async function openRun(resultsRoot: string, cfg: RunConfig): Promise<RunDir> {
+  if (cfg.capture) {
+    const can = captureAvailable();
+    if (!can.ok) throw new UsageError(`--capture: ${can.reason}`);
+  }
   const run = new RunDir(resultsRoot, cfg.stack, cfg.preset, { ...cfg, resultsDir: undefined, quiet: undefined });
   run.manifest.versions = { ...run.manifest.versions, ...driverVersions() };
   run.manifest.calibration = await calibrate();

@@ -68,6 +68,8 @@ export interface RunConfig {
   capacityP99Ms: number;
   /** A price table given for this run's report (--prices FILE), recorded in its manifest; absent: the repository's. */
   prices?: PriceTable;
+  /** Capture the loopback's packets during the hop stages (analysis/contract/hops.ts), for the report's waterfall. */
+  capture: boolean;
   quiet: boolean;
 }
 
@@ -86,6 +88,7 @@ export const RUN_DEFAULTS = {
   loopback: "quickack" as Loopback,
   capacityP99Ms: CAPACITY.objective.p99Ms,
   resultsDir: "results",
+  capture: false,
   quiet: false,
 } satisfies Partial<RunConfig>;
 
@@ -357,6 +360,12 @@ const LIMIT_OPTIONS: readonly RunOption[] = [
       if (v.trim() === "") throw new UsageError(`${name} needs a folder name, got an empty one`);
       p.resultsDir = v;
     },
+  },
+  {
+    flag: "--capture",
+    default: "off",
+    help: "capture the loopback (tcpdump, as root) during the warm, create, wake and SQLite stages, kept compressed with the run, for the report's waterfall of where each call's time goes",
+    ...on((p) => (p.capture = true)),
   },
   { flag: "--quiet", default: "off", help: "nothing printed while the run runs", ...on((p) => (p.quiet = true)) },
 ];

@@ -71,6 +71,7 @@ export function cloudflareAdapter(
     },
     wakeIdleMs: o.wakeIdleMs,
     idleSleepMs: o.evictionMs,
+    origin: client.origin,
     async call(ref: ActorRef, op: Op, arg?: number): Promise<SideOutcome> {
       const r = await client.call(op, target(ref), arg);
       return r.ok

@@ -68,6 +68,7 @@ export function floorAdapter(client: ActorProtocolClient, o: { wakeIdleMs: numbe
     wakeIdleMs: o.wakeIdleMs,
     idleSleepMs: o.idleCloseMs + FLOOR_IDLE_CHECK_MS,
     call: (ref, op, arg) => client.outcome(ref, op, arg),
+    origin: client.origin,
     sleep: (ids, progress, deadlineMs) => closeHandles(client, ids, progress, deadlineMs),
   };
 }

@@ -113,6 +113,7 @@ export function rivetAdapter(client: GatewayClient, o: RivetAdapterOptions): Sid
     wakeIdleMs: o.wakeIdleMs,
     idleSleepMs: o.actorSleepTimeoutMs,
     call: (ref, op, arg) => gatewayCall(client, ref, op, arg),
+    origin: client.origin,
     sleep: (ids, progress, deadlineMs) => sleepAndConfirm(client, ids, o.sleepConfirmTimeoutMs, progress, deadlineMs),
     sideOnly: { warm: warmGetOrCreate },
   };

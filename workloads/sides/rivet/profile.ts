@@ -32,4 +32,10 @@ export const RIVET_PROFILE: SideProfile = {
   throughputMethod: "measured",
   openRates: [5, 10, 20],
   optionalMetrics: ["warm.getOrCreate"],
+  hops: {
+    request: "POST /gateway/",
+    front: "Engine",
+    inner: { process: "RivetKit process", forwardHeader: "x-rivet-ray-id", actorHeader: "x-rivet-actor", replyFraming: "websocket" },
+    own: { field: "actorMs", name: "action handler (RivetKit's performance.now)" },
+  },
 };
