@@ -23,6 +23,8 @@ import { suiteTasks } from "../workloads/experiment/passPlan";
 import { parseRunArgs } from "../workloads/run/runConfig";
 import type { Sample } from "../workloads/experiment/samples";
 import { rawText, TINY_SAMPLES } from "./fixtures";
+import { hopRows } from "../analysis/stats/hopRows";
+import { HOP_METRICS } from "../analysis/contract/hops";
 
 let rivet: LocalRivet;
 let client: GatewayClient;
@@ -147,7 +149,7 @@ describe("the Rivet driver stages (the stage plan through measureRuntimes)", () 
   const failures: string[] = [];
   beforeAll(async () => {
     run = new RunDir(mkdtempSync(join(tmpdir(), "ab-run-")), "local", "test", {});
-    const cfg = parseRunArgs(["--preset", "quick", "--samples", TINY_SAMPLES, "--wake-idle-ms", "500", "--side", "rivet"]);
+    const cfg = parseRunArgs(["--preset", "quick", "--samples", TINY_SAMPLES, "--wake-idle-ms", "500", "--side", "rivet", "--capture"]);
     await measureRuntimes(
       cfg,
       run,
@@ -197,6 +199,26 @@ describe("the Rivet driver stages (the stage plan through measureRuntimes)", () 
     }
   });
 
+  it("cuts every captured call at the Engine's hops: a create's and a wake's start is on the wire, a warm call has none", () => {
+    const rows = hopRows(
+      run.manifest,
+      (key) => samplesOf(run.dir, run.manifest.stages[key].file),
+      (f) => readListed(run.dir, f),
+    );
+    expect(rows.map((r) => r.metric).sort()).toEqual(HOP_METRICS.filter((m) => `rivet.${m}` in run.manifest.stages).sort());
+    for (const r of rows) {
+      expect({ metric: r.metric, refused: r.refused, noInnerHop: r.noInnerHop }).toEqual({ metric: r.metric, refused: [], noInnerHop: 0 });
+      const w = r.waterfall!;
+      expect(w.calls[0], r.metric).toBe(run.manifest.stages[`rivet.${r.metric}`].attempts);
+      const seg = (id: string) => w.segments.find((s) => s.segment.id === id)!.atMedian.mean;
+      // The Engine's part before the forward and RivetKit's after it are each some of every call.
+      expect(seg("frontIn"), r.metric).toBeGreaterThan(0);
+      expect(seg("rest") + seg("own"), r.metric).toBeGreaterThan(0);
+      if (/^(create|wake)\./.test(r.metric)) expect(seg("start"), r.metric).toBeGreaterThan(1);
+      else expect(seg("start"), r.metric).toBe(0);
+    }
+  });
+
   it("creates, wakes and burst creates are proven cold; warm, SQLite and sequential series keep their (false) cold flag", () => {
     for (const [metric, st] of Object.entries(run.manifest.stages)) {
       const samples = samplesOf(run.dir, st.file);
@@ -242,7 +264,10 @@ describe("the Rivet driver stages (the stage plan through measureRuntimes)", () 
 
   it("the manifest's sha256 and line counts match the files, raw samples and stage records alike", () => {
     const m = JSON.parse(readFileSync(join(run.dir, "manifest.json"), "utf8"));
-    expect(Object.keys(m.files).length).toBe(2 * Object.keys(run.manifest.stages).length);
+    // A sample file and a record per stage, and a capture per hop stage (the run is made with --capture).
+    const captures = Object.keys(m.files).filter((f) => f.endsWith(".pcap"));
+    expect(captures.length).toBe(HOP_METRICS.filter((x) => `rivet.${x}` in run.manifest.stages).length);
+    expect(Object.keys(m.files).length - captures.length).toBe(2 * Object.keys(run.manifest.stages).length);
     for (const [file, d] of Object.entries(m.files as Record<string, { sha256: string; lines: number }>)) {
       // A raw file is stored compressed once its run ended; its hash is over the bytes written.
       const buf = readListed(run.dir, file);

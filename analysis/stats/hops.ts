@@ -60,7 +60,7 @@ const roundTrip = (s: HopSample, msIsClientClock: boolean) => (msIsClientClock ?
 const ownOf = (s: HopSample, spec: HopSpec) => (spec.own.field === "ms" ? s.ms : (s.actorMs ?? null));
 
 /** The inner hop's times of one exchange: actor named, call forwarded, reply back; null where one is not on the wire. */
-function innerTimes(packets: readonly TcpPacket[], x: Exchange, inner: NonNullable<HopSpec["inner"]>) {
+export function innerTimes(packets: readonly TcpPacket[], x: Exchange, inner: NonNullable<HopSpec["inner"]>) {
   const ray = x.headers[inner.forwardHeader];
   const actor = x.headers[inner.actorHeader];
   if (!ray || !actor || x.at.resp === null || x.body.length === 0) return null;
@@ -174,8 +174,8 @@ export interface Waterfall {
   sumGap: number;
 }
 
-/** The band of calls around the median round trip whose segments the waterfall shows, as percentile ranks. */
-export const MEDIAN_BAND = { from: 40, to: 60 } as const;
+/** The band of calls around the median round trip whose segments the waterfall shows: this share of the calls (rounded) each side of it. */
+export const MEDIAN_BAND = { eachSide: 0.1 } as const;
 
 /** The capture's clock steps in nanoseconds; the driver's in its own tick. */
 const WIRE_TICK_MS = 1e-6;
@@ -196,13 +196,17 @@ const quantiles = (perRep: number[][], p: number) =>
     ),
   );
 
-/** Pure: the calls of one repetition whose round trip ranks within MEDIAN_BAND (the median call at least). */
+/**
+ * Pure: the calls of one repetition around its median round trip: the
+ * nearest-rank median call and MEDIAN_BAND of the calls (rounded) on each
+ * side of it, so that their mean round trip stays near the median.
+ */
 export function medianCalls(calls: readonly CallCut[]): CallCut[] {
   const sorted = [...calls].sort((a, b) => a.rt - b.rt);
   const n = sorted.length;
-  const from = Math.min(Math.floor((MEDIAN_BAND.from / 100) * n), Math.ceil(n / 2) - 1);
-  const to = Math.max(Math.ceil((MEDIAN_BAND.to / 100) * n), from + 1);
-  return sorted.slice(from, to);
+  const k = Math.ceil(n / 2) - 1;
+  const h = Math.min(k, n - 1 - k, Math.round(MEDIAN_BAND.eachSide * n));
+  return sorted.slice(k - h, k + h + 1);
 }
 
 /** Pure: each segment at the median calls, and its own p50 and p90, per repetition, their means and 95% intervals over repetitions; null with no calls. */

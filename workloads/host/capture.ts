@@ -9,22 +9,32 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { spawnManaged } from "./processes";
 
-/** tcpdump's arguments: the loopback, whole packets, nanosecond stamps, written as captured, TCP only. */
-export function tcpdumpArgv(file: string, euid: number | undefined = process.geteuid?.()): string[] {
-  // As root tcpdump would drop to its own user (which may not write the run directory): it stays root, on lo only.
-  // Immediate mode: each packet is handed over as it comes, not in blocks a stop would leave unread.
+const CAPTURE_BUFFER_KIB = 32_768;
+
+/**
+ * tcpdump's arguments: the loopback, whole packets, nanosecond stamps, the TCP of one port (the driver's: the
+ * connections a runtime's own processes make to it too), handed over as they come and written when it stops.
+ */
+export function tcpdumpArgv(file: string, port: number, euid: number | undefined = process.geteuid?.()): string[] {
   return [
     "-i",
     "lo",
     "-s",
     "0",
-    "-U",
+    // Each packet handed over as it comes, not in blocks a stop would leave unread; the file is written as tcpdump
+    // stops (no flush per packet, which costs it the time to keep up with a fast side).
     "--immediate-mode",
+    // A larger kernel buffer (KiB) than the 2 MiB default: a burst must not overflow it.
+    "-B",
+    String(CAPTURE_BUFFER_KIB),
     "--time-stamp-precision=nano",
+    // As root tcpdump would drop to its own user (which may not write the run directory): it stays root, on lo only.
     ...(euid === 0 ? ["-Z", "root"] : []),
     "-w",
     file,
     "tcp",
+    "port",
+    String(port),
   ];
 }
 
@@ -64,13 +74,13 @@ export interface Capture {
 }
 
 /**
- * Starts tcpdump on the loopback writing `file` (a managed process: it ends
+ * Starts tcpdump on the loopback's `port` writing `file` (a managed process: it ends
  * with the run, whatever stops it); resolves once it says it is listening.
  */
-export async function startCapture(file: string, timeoutMs = 10_000): Promise<Capture> {
+export async function startCapture(file: string, port: number, timeoutMs = 10_000): Promise<Capture> {
   const logFile = join(mkdtempSync(join(tmpdir(), "actor-bench-capture-")), "tcpdump.log");
   const said = () => (existsSync(logFile) ? readFileSync(logFile, "utf8") : "");
-  const tcpdump = spawnManaged({ name: "tcpdump", command: "tcpdump", args: tcpdumpArgv(file), logFile, env: process.env });
+  const tcpdump = spawnManaged({ name: "tcpdump", command: "tcpdump", args: tcpdumpArgv(file, port), logFile, env: process.env });
   let exit: string | null = null;
   void tcpdump.exited.then((e) => (exit = `exit code ${e.code}, signal ${e.signal}`));
   const deadline = Date.now() + timeoutMs;

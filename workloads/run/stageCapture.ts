@@ -28,7 +28,7 @@ export function stageCapturer(run: RunDir, side: string, port: number): (metric:
   return async (metric) => {
     const note: CaptureNote = { file: captureFileName(side, metric, run.repetition), port };
     try {
-      const c = await startCapture(join(run.dir, note.file));
+      const c = await startCapture(join(run.dir, note.file), port);
       return {
         note,
         stop: async () => {

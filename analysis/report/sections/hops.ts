@@ -12,7 +12,7 @@ export const HOPS_NOTE =
   "The n-th request on the driver's connection is the n-th sample (a count that differs, or a pair that disagrees, leaves the repetition out, said below); " +
   "an inner hop is found by what the response carries: the front's request id in the message it forwards, the actor's id in the first message that names it, the response body in the reply the inner process sends back. " +
   "A segment is the time between two packets on the capture's kernel clock, except the driver's (its hrtime round trip less the capture's span of the call) and the side's own interval (its clock, inside the segment that holds it; the rest of that segment is what no hop shows). " +
-  `A call's segments add up to its round trip. The waterfall shows each segment's mean over the median calls (round trip between the ${MEDIAN_BAND.from}th and ${MEDIAN_BAND.to}th percentile) of each repetition, averaged over repetitions; ` +
+  `A call's segments add up to its round trip. The waterfall shows each segment's mean over the median calls of each repetition (the median round trip's call and the ${100 * MEDIAN_BAND.eachSide}% of the calls on each side of it), averaged over repetitions, beside the round trip's own p50; ` +
   "each segment's own p50 and p90 with their 95% interval over repetitions follow.";
 
 /** Sub-millisecond segments need microseconds. */

@@ -17,6 +17,7 @@ import { catalogEntry, metricsOf, GROUPS, WORKLOAD } from "../../../analysis/con
 import { verifyRunDir } from "../../../analysis/contract/verify";
 import { stageReps } from "../../../analysis/contract/runDirContract";
 import type { CompareRow } from "../../../analysis/stats/compareRows";
+import { HOP_METRICS } from "../../../analysis/contract/hops";
 import { generateReport } from "../../../analysis/report/report";
 
 describe("the floor's store (real SQLite files)", () => {
@@ -183,6 +184,7 @@ describe("npm start --side floor: every shared metric through the one stage plan
         groups.join(","),
         "--wake-idle-ms",
         "1000",
+        "--capture",
         "--results-dir",
         root,
       ]),
@@ -229,6 +231,23 @@ describe("npm start --side floor: every shared metric through the one stage plan
       sleepingKb: number | null;
       liveKb: number | null;
     }>;
+    // The hop stages, captured: every call matched to its request on the wire, the server's own interval inside its part.
+    const hops = JSON.parse(readFileSync(join(out.runDir, "report", "summary.json"), "utf8")).hops as Array<{
+      metric: string;
+      calls: number[];
+      refused: string[];
+      sumGap: number;
+      segments: Array<{ id: string; atMedian: { mean: number } }>;
+    }>;
+    expect(hops.map((h) => h.metric).sort()).toEqual([...HOP_METRICS].sort());
+    for (const h of hops) {
+      expect({ metric: h.metric, refused: h.refused }).toEqual({ metric: h.metric, refused: [] });
+      expect(h.calls, h.metric).toEqual([m.stages[`floor.${h.metric}`].attempts]);
+      // With a few calls the median ones' mean strays from the median; from 50 it must hold.
+      if (h.calls[0] >= 50) expect(Math.abs(h.sumGap), h.metric).toBeLessThan(0.05);
+      expect(h.segments.map((s) => s.id)).toEqual(["driver", "request", "own", "rest", "reply"]);
+    }
+    expect(readdirSync(join(out.runDir, "raw"))).toContain("floor.warm.ping.rep0.pcap.gz");
     expect(mem).toHaveLength(1);
     expect(mem[0]).toMatchObject({ side: "floor", processes: ["server"], liveActors: 32 });
     expect(mem[0].sleepingActors).toBe(
