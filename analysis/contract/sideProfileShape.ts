@@ -37,8 +37,8 @@ export interface HopSpec {
     /** How the inner process's reply is framed: WebSocket frames a client sends (masked), which carry the response body. */
     replyFraming: "websocket";
   };
-  /** The innermost process's own interval around the operation: the sample field it is in, and its name. */
-  own: { field: "actorMs" | "ms"; name: string };
+  /** The innermost process's own interval around the operation: the sample field it is in, its name, and a word or two for it. */
+  own: { field: "actorMs" | "ms"; name: string; short?: string };
 }
 
 export interface SideProfile {

@@ -1,19 +1,19 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { generateReport } from "./report";
 import { RunDirError } from "../contract/verify";
-import { claimsBlock, claimsLabel, refreshReadme, replaceClaims, runLabel } from "./readme";
+import { claimsBlock, claimsLabel, hopsBlock, hopsLabel, refreshReadme, replaceClaims, replaceHops, runLabel } from "./readme";
 import { referenceMarkdown, replaceReferenceBlock } from "./referenceTable";
 import { failureLine, wantsHelp } from "../contract/cliError";
 import { readPriceTable } from "../contract/priceFile";
 import type { PriceTable } from "../contract/prices";
 
 const USAGE =
-  "usage: npm run report -- <runDir> [--readme] [--readme-claims [<runDir> ...]] [--prices FILE]   (runDir: results/<stack>/<runId>; FILE: a price table as JSON, the shape of analysis/contract/prices.ts)";
+  "usage: npm run report -- <runDir> [--readme] [--readme-claims [<runDir> ...]] [--readme-hops] [--prices FILE]   (runDir: results/<stack>/<runId>; FILE: a price table as JSON, the shape of analysis/contract/prices.ts)";
 
 /** The price table a `--prices FILE` names, checked; or the one the run recorded (`npm start -- --prices`), or the repository's. */
 const pricesFrom = (file: string | undefined): PriceTable | undefined => (file === undefined ? undefined : readPriceTable(file));
 
-/** npm run report -- <runDir> [--readme] [--readme-claims [<runDir> ...]] [--prices FILE] */
+/** npm run report -- <runDir> [--readme] [--readme-claims [<runDir> ...]] [--readme-hops] [--prices FILE] */
 async function main(argv: string[]): Promise<number> {
   if (wantsHelp(argv)) {
     console.log(USAGE);
@@ -23,7 +23,7 @@ async function main(argv: string[]): Promise<number> {
   const pricesFile = at >= 0 ? argv[at + 1] : undefined;
   const rest = at >= 0 ? [...argv.slice(0, at), ...argv.slice(at + 2)] : argv;
   const dirs = rest.filter((a) => !a.startsWith("--"));
-  const unknown = rest.filter((a) => a.startsWith("--") && a !== "--readme" && a !== "--readme-claims");
+  const unknown = rest.filter((a) => a.startsWith("--") && !["--readme", "--readme-claims", "--readme-hops"].includes(a));
   if (
     dirs.length < 1 ||
     (dirs.length > 1 && !argv.includes("--readme-claims")) ||
@@ -41,9 +41,9 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   // Checked before the report is written, so a --readme run outside the project folder changes nothing.
-  if ((argv.includes("--readme") || argv.includes("--readme-claims")) && !existsSync("README.md")) {
+  if (["--readme", "--readme-claims", "--readme-hops"].some((f) => argv.includes(f)) && !existsSync("README.md")) {
     console.error(
-      `report: --readme and --readme-claims refresh ./README.md, and there is none in ${process.cwd()}: run it from the project folder`,
+      `report: --readme, --readme-claims and --readme-hops refresh ./README.md, and there is none in ${process.cwd()}: run it from the project folder`,
     );
     return 2;
   }
@@ -63,6 +63,10 @@ async function main(argv: string[]): Promise<number> {
   if (argv.includes("--readme-claims")) {
     writeFileSync("README.md", replaceClaims(readFileSync("README.md", "utf8"), claimsLabel(dirs), claimsBlock(dirs)));
     console.log(`\nREADME.md claims ledger refreshed from ${dirs.join(", ")}`);
+  }
+  if (argv.includes("--readme-hops")) {
+    writeFileSync("README.md", replaceHops(readFileSync("README.md", "utf8"), hopsLabel(dirs[0]), hopsBlock(dirs[0])));
+    console.log(`\nREADME.md waterfall refreshed from ${dirs[0]}`);
   }
   return 0;
 }

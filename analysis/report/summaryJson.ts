@@ -86,6 +86,7 @@ const hopSummary = (r: HopRow) => ({
           p90: s.p90,
         })),
         sumGap: r.waterfall.sumGap,
+        p50SumGap: r.waterfall.p50SumGap,
       }
     : {}),
   failed: r.failed,

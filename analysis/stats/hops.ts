@@ -19,6 +19,8 @@ import { exchangesOf, firstCarrying, reverse, wsPayloads, type Exchange, type Fl
 export interface Segment {
   id: string;
   label: string;
+  /** A few words for it, where space is short (the README). */
+  short: string;
   /** The clock it is read on. */
   clock: string;
 }
@@ -28,23 +30,34 @@ const DRIVER = "driver hrtime less the capture's span";
 
 /** The segments of a call on a side, from its hop spec. Their values for one call add up to its round trip. */
 export function segmentsOf(spec: HopSpec): Segment[] {
-  const own = { id: "own", label: `${spec.inner?.process ?? spec.front}: ${spec.own.name}`, clock: "the side's own" };
+  const where = spec.inner?.process ?? spec.front;
+  const own = { id: "own", label: `${where}: ${spec.own.name}`, short: spec.own.short ?? spec.own.name, clock: "the side's own" };
+  const rest = { id: "rest", label: `${where}: the rest of its part, which no hop shows`, short: `${where}, the rest`, clock: WIRE };
   const ends = {
-    driver: { id: "driver", label: "driver: its own stack, both ways", clock: DRIVER },
-    request: { id: "request", label: "request bytes on the wire", clock: WIRE },
-    reply: { id: "reply", label: "response bytes on the wire", clock: WIRE },
+    driver: { id: "driver", label: "driver: its own stack, both ways", short: "driver", clock: DRIVER },
+    request: { id: "request", label: "request bytes on the wire", short: "request bytes", clock: WIRE },
+    reply: { id: "reply", label: "response bytes on the wire", short: "response bytes", clock: WIRE },
   };
-  if (!spec.inner)
-    return [ends.driver, ends.request, own, { id: "rest", label: `${spec.front}: the rest, which no hop shows`, clock: WIRE }, ends.reply];
+  if (!spec.inner) return [ends.driver, ends.request, own, rest, ends.reply];
   const { process } = spec.inner;
   return [
     ends.driver,
     ends.request,
-    { id: "frontIn", label: `${spec.front}: request in to the actor named to the ${process}`, clock: WIRE },
-    { id: "start", label: `${spec.front} and ${process}: actor named to call forwarded (its start, on a create or wake)`, clock: WIRE },
+    {
+      id: "frontIn",
+      label: `${spec.front}: request in to the actor named to the ${process}`,
+      short: `${spec.front} before it names the actor`,
+      clock: WIRE,
+    },
+    {
+      id: "start",
+      label: `${spec.front} and ${process}: actor named to call forwarded (its start, on a create or wake)`,
+      short: "actor start",
+      clock: WIRE,
+    },
     own,
-    { id: "rest", label: `${process}: the rest of its part, which no hop shows`, clock: WIRE },
-    { id: "frontOut", label: `${spec.front}: reply in to response out`, clock: WIRE },
+    rest,
+    { id: "frontOut", label: `${spec.front}: reply in to response out`, short: `${spec.front} reply`, clock: WIRE },
     ends.reply,
   ];
 }
@@ -170,12 +183,14 @@ export interface Waterfall {
   roundTrip: Omit<SegmentRow, "segment">;
   /** Calls cut per repetition. */
   calls: number[];
-  /** The segments at the median calls summed, against the round trip's p50: (sum - p50) / p50. */
+  /** The segments at the median calls summed, against the round trip's p50: (sum - p50) / p50 (within MEDIAN_BAND by construction). */
   sumGap: number;
+  /** Each segment's own p50 summed, against the round trip's p50: how far percentiles are from adding up. */
+  p50SumGap: number;
 }
 
-/** The band of calls around the median round trip whose segments the waterfall shows: this share of the calls (rounded) each side of it. */
-export const MEDIAN_BAND = { eachSide: 0.1 } as const;
+/** The calls whose segments the waterfall shows: those whose round trip is within this share of their repetition's median. */
+export const MEDIAN_BAND = { within: 0.05 } as const;
 
 /** The capture's clock steps in nanoseconds; the driver's in its own tick. */
 const WIRE_TICK_MS = 1e-6;
@@ -197,16 +212,18 @@ const quantiles = (perRep: number[][], p: number) =>
   );
 
 /**
- * Pure: the calls of one repetition around its median round trip: the
- * nearest-rank median call and MEDIAN_BAND of the calls (rounded) on each
- * side of it, so that their mean round trip stays near the median.
+ * Pure: the median calls of one repetition: those whose round trip is within
+ * MEDIAN_BAND of the nearest-rank median (the median call itself at least).
+ * Their segments add up to their round trips, so to the median within that
+ * share; a band by rank would not, where the median sits at a step of the
+ * distribution.
  */
 export function medianCalls(calls: readonly CallCut[]): CallCut[] {
-  const sorted = [...calls].sort((a, b) => a.rt - b.rt);
-  const n = sorted.length;
-  const k = Math.ceil(n / 2) - 1;
-  const h = Math.min(k, n - 1 - k, Math.round(MEDIAN_BAND.eachSide * n));
-  return sorted.slice(k - h, k + h + 1);
+  const med = nearestRank(
+    calls.map((c) => c.rt).sort((a, b) => a - b),
+    50,
+  );
+  return calls.filter((c) => Math.abs(c.rt - med) <= MEDIAN_BAND.within * med);
 }
 
 /** Pure: each segment at the median calls, and its own p50 and p90, per repetition, their means and 95% intervals over repetitions; null with no calls. */
@@ -222,6 +239,12 @@ export function waterfall(segments: readonly Segment[], reps: ReadonlyArray<read
   });
   const rows = segments.map((segment) => ({ segment, ...row((c) => c.values[segment.id] ?? 0) }));
   const roundTrip = row((c) => c.rt);
-  const sum = rows.reduce((s, r) => s + r.atMedian.mean, 0);
-  return { segments: rows, roundTrip, calls: used.map((r) => r.length), sumGap: (sum - roundTrip.p50.mean) / roundTrip.p50.mean };
+  const gap = (f: (r: SegmentRow) => number) => (rows.reduce((s, r) => s + f(r), 0) - roundTrip.p50.mean) / roundTrip.p50.mean;
+  return {
+    segments: rows,
+    roundTrip,
+    calls: used.map((r) => r.length),
+    sumGap: gap((r) => r.atMedian.mean),
+    p50SumGap: gap((r) => r.p50.mean),
+  };
 }

@@ -10,17 +10,23 @@ import { dirname, join } from "node:path";
 import { spawnManaged } from "./processes";
 
 const CAPTURE_BUFFER_KIB = 32_768;
+/**
+ * Bytes kept of each packet: the identifiers a call is followed by (a request's line, a response's headers and
+ * body, the front's forwarded message, the inner process's reply) sit in a packet's first few hundred bytes; the
+ * rest (SQLite pages on their way to the Engine's storage) would make the committed captures five times larger.
+ */
+export const SNAP_BYTES = 1024;
 
 /**
- * tcpdump's arguments: the loopback, whole packets, nanosecond stamps, the TCP of one port (the driver's: the
- * connections a runtime's own processes make to it too), handed over as they come and written when it stops.
+ * tcpdump's arguments: the loopback, each packet's first SNAP_BYTES, nanosecond stamps, the TCP of one port (the
+ * driver's: the connections a runtime's own processes make to it too), handed over as they come and written when it stops.
  */
 export function tcpdumpArgv(file: string, port: number, euid: number | undefined = process.geteuid?.()): string[] {
   return [
     "-i",
     "lo",
     "-s",
-    "0",
+    String(SNAP_BYTES),
     // Each packet handed over as it comes, not in blocks a stop would leave unread; the file is written as tcpdump
     // stops (no flush per packet, which costs it the time to keep up with a fast side).
     "--immediate-mode",

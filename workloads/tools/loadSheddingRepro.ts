@@ -15,6 +15,7 @@ import { forEachBounded } from "../host/bounded";
 import { percentiles } from "../../analysis/stats/summary";
 import { GatewayClient } from "../sides/rivet/gateway";
 import { startLocalRivet } from "../sides/rivet/localRivet";
+import { withHopTrace } from "./hopTrace";
 
 interface BurstFigures {
   loadShedding: boolean;
@@ -24,6 +25,8 @@ interface BurstFigures {
   p50: number;
   p99: number;
   failures: Record<string, number>;
+  /** Which hop holds the time (hopTrace.ts). */
+  hops: string[];
 }
 
 async function burst(settings: EngineSettings, creates: number, concurrency: number): Promise<BurstFigures> {
@@ -33,15 +36,18 @@ async function burst(settings: EngineSettings, creates: number, concurrency: num
   const ms: number[] = [];
   const failures: Record<string, number> = {};
   const t0 = process.hrtime.bigint();
+  let hops: string[] = [];
   try {
-    await forEachBounded(creates, concurrency, async (i) => {
-      const r = await client.call({ kind: "key", actor: "plain", key: `repro-${i}` }, "ping");
-      if (r.ok) ms.push(r.ms);
-      else {
-        const kind = /"code":"(\w+)"/.exec(r.error)?.[1] ?? r.error.split(":")[0];
-        failures[kind] = (failures[kind] ?? 0) + 1;
-      }
-    });
+    ({ hops } = await withHopTrace(rivet.gatewayUrl, () =>
+      forEachBounded(creates, concurrency, async (i) => {
+        const r = await client.call({ kind: "key", actor: "plain", key: `repro-${i}` }, "ping");
+        if (r.ok) ms.push(r.ms);
+        else {
+          const kind = /"code":"(\w+)"/.exec(r.error)?.[1] ?? r.error.split(":")[0];
+          failures[kind] = (failures[kind] ?? 0) + 1;
+        }
+      }),
+    ));
   } finally {
     await client.close();
     await rivet.stop();
@@ -57,6 +63,7 @@ async function burst(settings: EngineSettings, creates: number, concurrency: num
     p50: p.p50,
     p99: p.p99,
     failures,
+    hops,
   };
 }
 
@@ -91,6 +98,8 @@ async function main(argv: string[]): Promise<void> {
     }
   }
   console.log(reproTable(rows));
+  for (const r of rows)
+    console.log(`\nload shedding ${r.loadShedding ? "default" : "off"}, concurrency ${r.concurrency}:\n  ${r.hops.join("\n  ")}`);
 }
 
 if (require.main === module) {

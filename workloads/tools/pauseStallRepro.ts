@@ -10,6 +10,7 @@
 import { cpus } from "node:os";
 import { GatewayClient } from "../sides/rivet/gateway";
 import { engineLogKinds, failureKind, freshEngine, logMark, logSince, renderRepro, runRepro, versionLines } from "./engineRepro";
+import { withHopTrace } from "./hopTrace";
 
 /** One call after the Engine was continued: when, and what came back. */
 interface Probe {
@@ -55,6 +56,7 @@ async function main(argv: string[]): Promise<void> {
   const probes: Probe[] = [];
   let log: ReturnType<typeof engineLogKinds> = [];
   let actorId = "";
+  let hops: string[] = [];
   try {
     const client = new GatewayClient(rivet.gatewayUrl, 5_000, 1);
     const first = await client.call({ kind: "key", actor: "plain", key: "repro-warm" }, "ping");
@@ -70,16 +72,18 @@ async function main(argv: string[]): Promise<void> {
     process.kill(pid, "SIGCONT");
     const t0 = Date.now();
     process.stderr.write(`Engine continued; calling the actor once a second for up to ${watchS} s\n`);
-    while ((Date.now() - t0) / 1000 < watchS) {
-      const at = (Date.now() - t0) / 1000;
-      // A new client (a new connection) for every call: no stale pooled socket can be the cause.
-      const c = new GatewayClient(rivet.gatewayUrl, 5_000, 1);
-      const r = await c.call({ kind: "id", actorId }, "ping");
-      await c.close(true);
-      probes.push(r.ok ? { at, ok: true, cold: r.reply.cold, ms: r.ms } : { at, ok: false, ms: r.ms, error: r.error.slice(0, 200) });
-      if (r.ok) break;
-      await new Promise((res) => setTimeout(res, Math.max(0, 1000 - r.ms)));
-    }
+    ({ hops } = await withHopTrace(rivet.gatewayUrl, async () => {
+      while ((Date.now() - t0) / 1000 < watchS) {
+        const at = (Date.now() - t0) / 1000;
+        // A new client (a new connection) for every call: no stale pooled socket can be the cause.
+        const c = new GatewayClient(rivet.gatewayUrl, 5_000, 1);
+        const r = await c.call({ kind: "id", actorId }, "ping");
+        await c.close(true);
+        probes.push(r.ok ? { at, ok: true, cold: r.reply.cold, ms: r.ms } : { at, ok: false, ms: r.ms, error: r.error.slice(0, 200) });
+        if (r.ok) break;
+        await new Promise((res) => setTimeout(res, Math.max(0, 1000 - r.ms)));
+      }
+    }));
     log = engineLogKinds(logSince(rivet.engineLog, mark));
   } finally {
     await rivet.done();
@@ -110,6 +114,7 @@ async function main(argv: string[]): Promise<void> {
           .filter((p) => !p.ok)
           .slice(0, 3)
           .map((p) => `at ${p.at.toFixed(1)} s: ${p.error}`),
+        ...hops,
       ],
       harness: [
         "one actor and one call at a time: no load from the benchmark",

@@ -30,6 +30,7 @@ import {
   versionLines,
   type LogKind,
 } from "./engineRepro";
+import { withHopTrace } from "./hopTrace";
 
 /** RivetKit's sleep timeout for the repro's actors, and the wait after the last create before the wakes. */
 const REPRO_SLEEP = { timeoutMs: 5_000, waitMs: 20_000, createConcurrency: 16, requestTimeoutMs: 30_000 } as const;
@@ -58,6 +59,8 @@ interface Population {
   p99: number | null;
   failures: Record<string, number>;
   log: LogKind[];
+  /** Which hop holds the wakes' time (hopTrace.ts). */
+  hops: string[];
 }
 
 async function population(mode: SleepMode, actors: number, wakes: number): Promise<Population> {
@@ -104,16 +107,18 @@ async function population(mode: SleepMode, actors: number, wakes: number): Promi
     const ms: number[] = [];
     const failures: Record<string, number> = {};
     let cold = 0;
-    for (const id of pick(wakes)) {
-      const r = await waker.call({ kind: "id", actorId: id }, "ping");
-      if (r.ok) {
-        ms.push(r.ms);
-        if (r.reply.cold) cold++;
-      } else {
-        const kind = failureKind(r.error);
-        failures[kind] = (failures[kind] ?? 0) + 1;
+    const { hops } = await withHopTrace(rivet.gatewayUrl, async () => {
+      for (const id of pick(wakes)) {
+        const r = await waker.call({ kind: "id", actorId: id }, "ping");
+        if (r.ok) {
+          ms.push(r.ms);
+          if (r.reply.cold) cold++;
+        } else {
+          const kind = failureKind(r.error);
+          failures[kind] = (failures[kind] ?? 0) + 1;
+        }
       }
-    }
+    });
     const p = ms.length ? percentiles(ms) : null;
     return {
       mode,
@@ -129,6 +134,7 @@ async function population(mode: SleepMode, actors: number, wakes: number): Promi
       p99: p?.p99 ?? null,
       failures,
       log: engineLogKinds(logSince(rivet.engineLog, mark)),
+      hops,
     };
   } finally {
     await creator.close(true);
@@ -202,7 +208,7 @@ async function main(argv: string[]): Promise<void> {
       ],
       expected:
         "a wake costs about the same whether 100 or thousands of other actors are asleep, and every wake answers (from a fresh instance)",
-      seen: pairs.flatMap((p) => [line(p.a), line(p.b)]),
+      seen: pairs.flatMap((p) => [line(p.a), ...p.a.hops, line(p.b), ...p.b.hops]),
       harness: [
         modes.includes("harness")
           ? "harness sleep uses the benchmark's own sleep and confirmation code, to weigh its share; the other modes poll nothing (the Engine's actor API is asked once, for 32 ids)"

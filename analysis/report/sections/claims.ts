@@ -68,11 +68,10 @@ export function mergeLedgers(runs: ReadonlyArray<{ runId: string; rows: readonly
 /** The ledger as the README shows it: the claim, its source and date, the figure and the run it is from, the verdict (the reasons are in that run's report). */
 export function claimsReadme(rows: ReadonlyArray<LedgerRow & { runId: string }>, book: SideBook): string {
   return table(
-    ["", "claim", "source, date", "figure [95%]", "run", "verdict"],
+    ["", "claim", "figure [95%]", "run", "verdict"],
     rows.map((r) => [
       book.get(r.claim.side).short,
       escapeMd(r.claim.words),
-      escapeMd(`${r.claim.source}, ${r.claim.date.replace(/^undated; /, "")}`),
       briefFigure(r.figure, r.claim.states.unit, r.claim.measure.kind === "accepts"),
       r.runId,
       r.verdict,

@@ -12,7 +12,8 @@ export const HOPS_NOTE =
   "The n-th request on the driver's connection is the n-th sample (a count that differs, or a pair that disagrees, leaves the repetition out, said below); " +
   "an inner hop is found by what the response carries: the front's request id in the message it forwards, the actor's id in the first message that names it, the response body in the reply the inner process sends back. " +
   "A segment is the time between two packets on the capture's kernel clock, except the driver's (its hrtime round trip less the capture's span of the call) and the side's own interval (its clock, inside the segment that holds it; the rest of that segment is what no hop shows). " +
-  `A call's segments add up to its round trip. The waterfall shows each segment's mean over the median calls of each repetition (the median round trip's call and the ${100 * MEDIAN_BAND.eachSide}% of the calls on each side of it), averaged over repetitions, beside the round trip's own p50; ` +
+  `A call's segments add up to its round trip. The waterfall shows each segment's mean over the median calls of each repetition (those whose round trip is within ${100 * MEDIAN_BAND.within}% of its median), averaged over repetitions, so they add up to the round trip's p50 within that; ` +
+  "each segment's own p50s summed need not (a part on a whole-ms clock, a median at a step of the distribution): the table says how far they are. " +
   "each segment's own p50 and p90 with their 95% interval over repetitions follow.";
 
 /** Sub-millisecond segments need microseconds. */
@@ -23,7 +24,7 @@ function sideTables(rows: readonly HopRow[], label: string): string {
   const drawn = rows.filter((r) => r.waterfall);
   if (drawn.length === 0) return "";
   const segs = drawn[0].waterfall!.segments.map((s) => s.segment);
-  const head = ["metric", "round trip p50", ...segs.map((s) => s.id), "sum vs p50", "calls"];
+  const head = ["metric", "round trip p50", ...segs.map((s) => s.id), "sum vs p50", "own p50s summed vs p50", "calls"];
   const body = drawn.map((r) => {
     const w = r.waterfall!;
     return [
@@ -31,6 +32,7 @@ function sideTables(rows: readonly HopRow[], label: string): string {
       ms3(w.roundTrip.p50.mean),
       ...w.segments.map((s) => ms3(s.atMedian.mean)),
       `${pct(w.sumGap)}${Math.abs(w.sumGap) > SUM_TOLERANCE ? " (over 5%)" : ""}`,
+      pct(w.p50SumGap),
       w.calls.join("+"),
     ];
   });

@@ -47,5 +47,9 @@ export const CLOUDFLARE_PROFILE: SideProfile = {
     ...PAYLOAD_LIMIT_SIZES.flatMap((b) => [payloadMetric("write", b), payloadMetric("read", b)]),
   ],
   // Local workerd runs the Worker and its Durable Objects in one process: no inner hop on the wire.
-  hops: { request: "POST /do/", front: "workerd", own: { field: "ms", name: "the Worker's Date.now() around the DO call (whole ms)" } },
+  hops: {
+    request: "POST /do/",
+    front: "workerd",
+    own: { field: "ms", name: "the Worker's Date.now() around the DO call (whole ms)", short: "DO call, Worker's clock" },
+  },
 };

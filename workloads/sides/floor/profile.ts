@@ -25,5 +25,9 @@ export const FLOOR_PROFILE: SideProfile = {
   throughputMethod: "measured",
   openRates: [50, 100, 200],
   optionalMetrics: [],
-  hops: { request: "POST /actor/", front: "floor server", own: { field: "actorMs", name: "operation (the server's performance.now)" } },
+  hops: {
+    request: "POST /actor/",
+    front: "floor server",
+    own: { field: "actorMs", name: "operation (the server's performance.now)", short: "operation" },
+  },
 };

@@ -36,6 +36,6 @@ export const RIVET_PROFILE: SideProfile = {
     request: "POST /gateway/",
     front: "Engine",
     inner: { process: "RivetKit process", forwardHeader: "x-rivet-ray-id", actorHeader: "x-rivet-actor", replyFraming: "websocket" },
-    own: { field: "actorMs", name: "action handler (RivetKit's performance.now)" },
+    own: { field: "actorMs", name: "action handler (RivetKit's performance.now)", short: "handler" },
   },
 };
