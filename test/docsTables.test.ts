@@ -8,7 +8,9 @@ import { RIVET_PROFILE } from "../workloads/sides/rivet/profile";
 import { cloudflareSide } from "../workloads/sides/cloudflare/side";
 import { FLAGS_END, FLAGS_START, flagsMarkdown, parseRunArgs, RUN_OPTIONS, USAGE } from "../workloads/run/runConfig";
 import { referenceMarkdown, REFERENCE_END, REFERENCE_START } from "../analysis/report/referenceTable";
-import { claimsBlock, claimsLabel, CLAIMS_END, CLAIMS_START } from "../analysis/report/readme";
+import { claimsBlock, claimsLabel, CLAIMS_END, CLAIMS_START, hopsBlock, hopsLabel, HOPS_END, HOPS_START } from "../analysis/report/readme";
+import { CLAIMS } from "../analysis/contract/claims";
+import { escapeMd } from "../analysis/report/format";
 import { summarizeRun } from "../analysis/stats/summary";
 import { verifyRunDir } from "../analysis/contract/verify";
 
@@ -144,7 +146,7 @@ describe("docs/reference.md's table of the reference beside a committed run", ()
 });
 
 describe("the README's claims ledger", () => {
-  it("is what the code makes of the committed runs it names: at least ten claims, each with a source, a date and a verdict", () => {
+  it("is what the code makes of the committed runs it names: at least ten claims, each a dated and sourced one of the claims table, with a verdict", () => {
     const readme = readFileSync(resolve(__dirname, "../README.md"), "utf8");
     const block = readme.slice(readme.indexOf(CLAIMS_START) + CLAIMS_START.length, readme.indexOf(CLAIMS_END));
     const label = block.trim().split("\n")[0];
@@ -161,6 +163,31 @@ describe("the README's claims ledger", () => {
     }
     const rows = block.split("\n").filter((line) => /\| (consistent here|not consistent here|not comparable here) \|$/.test(line));
     expect(rows.length).toBeGreaterThanOrEqual(10);
-    for (const row of rows) expect(row, row).toMatch(/\d{4}-\d{2}/);
+    for (const row of rows) {
+      const claim = CLAIMS.find((c) => row.includes(`| ${escapeMd(c.words)} |`));
+      expect(claim, row).toBeDefined();
+      expect(claim!.source.length, row).toBeGreaterThan(5);
+      expect(claim!.date, row).toMatch(/\d{4}-\d{2}/);
+    }
+  });
+});
+
+describe("the README's waterfall", () => {
+  it("is what the code makes of the committed capture run it names: Rivet's warm and create calls, hop by hop", () => {
+    const readme = readFileSync(resolve(__dirname, "../README.md"), "utf8");
+    const block = readme.slice(readme.indexOf(HOPS_START) + HOPS_START.length, readme.indexOf(HOPS_END));
+    const label = block.trim().split("\n")[0];
+    const run = /`(results\/[a-z0-9-]+\/[0-9TZ-]+)`/.exec(label)?.[1];
+    expect(run, "the block names its run").toBeDefined();
+    const cwd = process.cwd();
+    process.chdir(resolve(__dirname, ".."));
+    try {
+      expect(label).toBe(hopsLabel(run!));
+      expect(block).toContain(hopsBlock(run!));
+    } finally {
+      process.chdir(cwd);
+    }
+    expect(block).toMatch(/\*\*Rivet warm\.ping\*\*, [\d.]+ ms p50: .*Engine before it names the actor [\d.]+/);
+    expect(block).toMatch(/\*\*Rivet create\.ping\*\*, [\d.]+ ms p50: .*actor start [\d.]+/);
   });
 });

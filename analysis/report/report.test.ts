@@ -474,6 +474,15 @@ describe("caveats", () => {
     );
     expect(text).toContain('This run is partial: its status is "failed". Why: rivet burst: setup failed; second line');
   });
+  it("say of a run made with --capture which stages ran beside tcpdump; nothing of a run made without", () => {
+    const dir = fixture({ "floor.warm.ping": { samples: [{ ms: 1 }] } });
+    const m = verifyRunDir(dir);
+    expect(caveats(m).join("\n")).not.toContain("--capture");
+    m.stages["floor.warm.ping"].notes = { capture: { file: "raw/floor.warm.ping.rep0.pcap", port: 4000, droppedByKernel: 0 } };
+    expect(caveats(m).join("\n")).toContain(
+      "A run made with --capture: warm.ping were measured with tcpdump capturing the loopback beside them",
+    );
+  });
   it("say first that a run fell back from the quickack loopback, and why; nothing when it did not", () => {
     const dir = fixture({ "floor.warm.ping": { samples: [{ ms: 1 }] } });
     const m = verifyRunDir(dir);

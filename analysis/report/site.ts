@@ -212,7 +212,7 @@ function runPage(l: Loaded, r: SiteRun, charts: readonly ChartSpec[]): string {
   return page(`actor-bench ${r.stack} ${r.runId}`, "../../", body, CHART_SCRIPTS);
 }
 
-/** What leads the index: the newest complete run with headline rows. */
+/** What leads the index: the newest complete run with headline rows, made without --capture. */
 interface IndexLead {
   run: SiteRun;
   /** The README's headline table of that run: its one-clock rows. */
@@ -349,7 +349,9 @@ function writeSite(into: string, resultsRoot: string, projectDir: string, built:
     writeFileSync(join(into, r.page), runPage(l, r, charts));
     runs.push({ ...r, m: l.m, stats: stageStats(l.summary), capacity: l.model.capacity });
     const headline = renderReadme(l.model.readme, l.model.sides);
-    if (r.status === "complete" && l.model.readme.rows.length > 0 && (!lead || r.startedAt > lead.run.startedAt)) {
+    // A run made with --capture never leads: its round trips carry the capture's own cost (docs/hops.md).
+    const captured = l.model.hops.length > 0;
+    if (r.status === "complete" && !captured && l.model.readme.rows.length > 0 && (!lead || r.startedAt > lead.run.startedAt)) {
       lead = { run: r, headline, chart: charts.find((c) => c.name === "same-clock") };
     }
     for (const name of INDEX_CURVES) {

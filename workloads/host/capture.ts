@@ -25,6 +25,8 @@ export function tcpdumpArgv(file: string, port: number, euid: number | undefined
   return [
     "-i",
     "lo",
+    // Not promiscuous: the loopback's own packets are all there are to see.
+    "-p",
     "-s",
     String(SNAP_BYTES),
     // Each packet handed over as it comes, not in blocks a stop would leave unread; the file is written as tcpdump
