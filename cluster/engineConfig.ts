@@ -22,6 +22,8 @@ export interface EngineSettings {
    * local run; on (the Engine's default) on a VM of its own.
    */
   loadShedding: boolean;
+  /** Where the Engine exports its OpenTelemetry traces (every span, over gRPC); undefined: no export. */
+  otelGrpcEndpoint?: string;
 }
 
 /** The settings of a local run's Engines: one machine shared with the driver, the app and workerd. */
@@ -89,5 +91,12 @@ export function engineEnv(parent: NodeJS.ProcessEnv, settings: EngineSettings): 
   }
   if (settings.rustLog === undefined) delete env.RUST_LOG;
   else env.RUST_LOG = settings.rustLog;
+  for (const k of ["RIVET_OTEL_ENABLED", "RIVET_OTEL_GRPC_ENDPOINT", "RIVET_OTEL_SAMPLER_RATIO"]) delete env[k];
+  if (settings.otelGrpcEndpoint) {
+    env.RIVET_OTEL_ENABLED = "1";
+    env.RIVET_OTEL_GRPC_ENDPOINT = settings.otelGrpcEndpoint;
+    // Every span: the waterfall sets a call's own trace beside its segments.
+    env.RIVET_OTEL_SAMPLER_RATIO = "1";
+  }
   return env;
 }

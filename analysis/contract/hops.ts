@@ -1,7 +1,9 @@
 /**
  * The stages a run's packet capture covers (--capture) and where it keeps
- * each repetition's capture: raw/<side>.<metric>.rep<N>.pcap, hashed in the
- * manifest like the samples, stored compressed once the run ends.
+ * each repetition's capture: raw/<side>.<metric>.rep<N>.pcap; and where a run
+ * made with --otel keeps the trace exports a side's runtime sent its collector:
+ * raw/<side>.otlp.rep<N>.grpc. Both are hashed in the manifest like the
+ * samples and stored compressed once the run ends.
  */
 
 /** The stages captured: every operation's one-call-at-a-time series, so each request on the wire is one sample. */
@@ -42,4 +44,12 @@ export interface CaptureNote {
 export function captureNoteOf(notes: Record<string, unknown> | undefined): CaptureNote | null {
   const c = notes?.capture as CaptureNote | undefined;
   return c && typeof c.file === "string" && Number.isInteger(c.port) && captureOf(c.file) ? c : null;
+}
+
+export const otlpFileName = (side: string, rep: number) => `raw/${side}.otlp.rep${rep}.grpc`;
+
+/** A listed trace file's side and repetition, or null where the name is not one. */
+export function otlpOf(name: string): { side: string; rep: number } | null {
+  const m = /^raw\/([a-z]+)\.otlp\.rep(\d{1,4})\.grpc$/.exec(name);
+  return m ? { side: m[1], rep: Number(m[2]) } : null;
 }

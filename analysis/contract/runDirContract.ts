@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { parseJsonLines } from "./jsonLines";
 import { GROUPS, sideMeasures } from "./catalog";
-import { captureOf } from "./hops";
+import { captureOf, otlpOf } from "./hops";
 import { sideBookOf, type SideBook, type SideProfile } from "./sideProfile";
 
 export const MANIFEST_SCHEMA = 1;
@@ -147,11 +147,12 @@ export const RUN_ID = /^\d{8}T\d{4}Z(-\d{1,4})?$/;
  * a path, so no listed name can leave the run directory.
  */
 const LISTED = /^(raw\/[a-z][a-z0-9-]*\.[A-Za-z0-9][A-Za-z0-9.-]*\.jsonl|stages\/[a-z][a-z0-9-]*\.[A-Za-z0-9][A-Za-z0-9.-]*\.json)$/;
-const LISTED_WORDS = "not raw/<side>.<metric>.jsonl, raw/<side>.<metric>.rep<N>.pcap or stages/<side>.<metric>.json";
+const LISTED_WORDS =
+  "not raw/<side>.<metric>.jsonl, raw/<side>.<metric>.rep<N>.pcap, raw/<side>.otlp.rep<N>.grpc or stages/<side>.<metric>.json";
 
 /** Why `name` may not be listed in a manifest, or null. */
 export function listedNameProblem(name: string): string | null {
-  return LISTED.test(name) || captureOf(name) ? null : LISTED_WORDS;
+  return LISTED.test(name) || captureOf(name) || otlpOf(name) ? null : LISTED_WORDS;
 }
 
 /**
@@ -162,6 +163,8 @@ export function listedNameProblem(name: string): string | null {
 function benchmarkFileProblem(name: string, sides: SideBook): string | null {
   const analytics = /^raw\/cloudflare\.analytics\.([a-z]+)\.jsonl$/.exec(name);
   if (analytics) return (GROUPS as readonly string[]).includes(analytics[1]) ? null : `"${analytics[1]}" is not a stage group`;
+  const otlp = otlpOf(name);
+  if (otlp) return sides.order.includes(otlp.side) ? null : `"${otlp.side}" is not a side of the run (${sides.order.join(", ")})`;
   const m = /^(?:raw\/([a-z]+)\.(.+)\.jsonl|stages\/([a-z]+)\.(.+)\.json)$/.exec(name);
   const capture = captureOf(name);
   if (!m && !capture) return LISTED_WORDS;
@@ -289,7 +292,9 @@ export function readListed(dir: string, file: string): Buffer {
 export function compressRawFiles(dir: string, m: Pick<ManifestLike, "files">): { before: number; after: number } {
   let before = 0;
   let after = 0;
-  for (const file of Object.keys(m.files).filter((f) => f.startsWith("raw/") && (f.endsWith(".jsonl") || f.endsWith(".pcap")))) {
+  for (const file of Object.keys(m.files).filter(
+    (f) => f.startsWith("raw/") && [".jsonl", ".pcap", ".grpc"].some((ext) => f.endsWith(ext)),
+  )) {
     const plain = join(dir, file);
     if (!existsSync(plain)) continue;
     const buf = readFileSync(plain);

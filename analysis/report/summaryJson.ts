@@ -92,6 +92,7 @@ const hopSummary = (r: HopRow) => ({
   failed: r.failed,
   noInnerHop: r.noInnerHop,
   refused: r.refused,
+  ...(r.spans ? { spans: { clock: "the runtime's own span timestamps", ...r.spans } } : {}),
 });
 
 /** The run's summary.json text. */

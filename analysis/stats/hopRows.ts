@@ -3,11 +3,13 @@
  * repetitions' capture files and samples, one row per side and metric. Pure
  * given `read` (a listed file's verified bytes).
  */
-import { captureNoteOf } from "../contract/hops";
+import { captureNoteOf, otlpOf } from "../contract/hops";
 import { stageReps, stageKey, type ManifestLike } from "../contract/runDirContract";
 import { sideBookOf } from "../contract/sideProfile";
-import { cutStage, segmentsOf, waterfall, type CallCut, type HopSample, type Waterfall } from "./hops";
-import { PcapError, readPcap } from "./pcap";
+import { cutStage, medianCalls, segmentsOf, waterfall, type CallCut, type HopSample, type Waterfall } from "./hops";
+import { spanIndex, spansOfCalls, type CallSpans, type SpanIndex, type TracedCall } from "./engineSpans";
+import { exportSpans, grpcMessages, OtlpError } from "./otlp";
+import { PcapError, pcapBaseSec, readPcap } from "./pcap";
 
 export interface HopRow {
   side: string;
@@ -23,6 +25,33 @@ export interface HopRow {
   refused: string[];
   /** Packets the kernel dropped during the captures (tcpdump's count), summed. */
   dropped: number;
+  /** The runtime's own spans in the median calls' traces, where the run kept its trace exports (--otel). */
+  spans?: CallSpans;
+}
+
+/** A cut call as a call to find in the runtime's spans: its request id and its time on the wire since the epoch. */
+const tracedCall = (x: CallCut, baseSec: number): TracedCall[] => {
+  if (!x.ray || !x.wire) return [];
+  const ns = (t: number) => BigInt(baseSec) * 1_000_000_000n + BigInt(Math.round(t * 1e6));
+  return [{ id: x.ray, fromNs: ns(x.wire.from), toNs: ns(x.wire.to) }];
+};
+
+/** A side's trace exports of one repetition (--otel), read once: its spans indexed, or why they cannot be read. */
+function tracesReader(m: ManifestLike, read: (file: string) => Buffer) {
+  const cache = new Map<string, ReturnType<typeof spanIndex> | string>();
+  return (side: string, rep: number): ReturnType<typeof spanIndex> | string | null => {
+    const file = Object.keys(m.files).find((f) => otlpOf(f)?.side === side && otlpOf(f)?.rep === rep);
+    if (!file) return null;
+    if (!cache.has(file)) {
+      try {
+        cache.set(file, spanIndex(grpcMessages(read(file)).flatMap(exportSpans)));
+      } catch (err) {
+        if (!(err instanceof OtlpError)) throw err;
+        cache.set(file, `${file}: ${err.message}`);
+      }
+    }
+    return cache.get(file)!;
+  };
 }
 
 /** The waterfall rows of a run's captured stages, in its stage order; none in a run made without --capture. */
@@ -32,6 +61,7 @@ export function hopRows(
   read: (file: string) => Buffer,
 ): HopRow[] {
   const book = sideBookOf(m);
+  const traces = tracesReader(m, read);
   const out: HopRow[] = [];
   for (const st of Object.values(m.stages)) {
     const spec = book.get(st.side).hops;
@@ -51,6 +81,7 @@ export function hopRows(
       dropped: 0,
     };
     const cuts: CallCut[][] = [];
+    const traced: Array<{ index: SpanIndex; calls: TracedCall[] }> = [];
     for (const { rep, note } of parts) {
       const where = `repetition ${rep + 1}`;
       if (note!.error) {
@@ -63,8 +94,11 @@ export function hopRows(
         continue;
       }
       let packets: ReturnType<typeof readPcap>;
+      let baseSec: number | null;
       try {
-        packets = readPcap(read(note!.file));
+        const bytes = read(note!.file);
+        packets = readPcap(bytes);
+        baseSec = pcapBaseSec(bytes);
       } catch (err) {
         if (!(err instanceof PcapError)) throw err;
         row.refused.push(`${where}: ${note!.file}: ${err.message}`);
@@ -84,8 +118,12 @@ export function hopRows(
       row.failed += c.failed;
       row.noInnerHop += c.noInnerHop;
       cuts.push(c.calls);
+      const index = traces(st.side, rep);
+      if (typeof index === "string") row.refused.push(`${where}: its spans: ${index}`);
+      else if (index && baseSec !== null) traced.push({ index, calls: medianCalls(c.calls).flatMap((x) => tracedCall(x, baseSec)) });
     }
     row.waterfall = waterfall(segmentsOf(spec), cuts);
+    if (traced.length) row.spans = spansOfCalls(traced);
     out.push(row);
   }
   return out;

@@ -62,10 +62,13 @@ export function segmentsOf(spec: HopSpec): Segment[] {
   ];
 }
 
-/** One call's segment values (ms, by segment id) and round trip. */
+/** One call's segment values (ms, by segment id) and round trip; where the front named it, its request id (its trace is found by it). */
 export interface CallCut {
   rt: number;
   values: Record<string, number>;
+  ray?: string;
+  /** When its request began and its response ended on the capture's clock, ms. */
+  wire?: { from: number; to: number };
 }
 
 /** The driver's round trip of a sample and the side's own interval, as the hop spec names it. */
@@ -97,6 +100,8 @@ function cut(packets: readonly TcpPacket[], x: Exchange, s: HopSample, spec: Hop
   if (!t) return null;
   return {
     rt,
+    ray: x.headers[spec.inner.forwardHeader],
+    wire: { from: x.reqStart, to: x.respLast! },
     values: {
       ...common,
       frontIn: t.named - x.reqEnd,

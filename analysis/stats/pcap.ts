@@ -77,6 +77,13 @@ function tcpOf(frame: Buffer, linkBytes: number): Omit<TcpPacket, "t"> | null {
   };
 }
 
+/** The whole second, since the epoch, that a pcap file's packet times count from (its first packet's); null with no packet. */
+export function pcapBaseSec(buf: Buffer): number | null {
+  const h = header(buf);
+  if (buf.length < 24 + 16) return null;
+  return h.le ? buf.readUInt32LE(24) : buf.readUInt32BE(24);
+}
+
 /** Every TCP packet of a pcap file, in file order. */
 export function readPcap(buf: Buffer): TcpPacket[] {
   const h = header(buf);

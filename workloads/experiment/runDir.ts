@@ -255,7 +255,7 @@ export class RunDir {
   rehash(): void {
     const files: Manifest["files"] = {};
     for (const [folder, exts] of [
-      ["raw", [".jsonl", ".pcap"]],
+      ["raw", [".jsonl", ".pcap", ".grpc"]],
       ["stages", [".json"]],
     ] as const) {
       const names = readdirSync(join(this.dir, folder)).sort();

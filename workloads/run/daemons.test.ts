@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
+import { nsenterArgv, unshareFlags } from "../host/netns";
 import { daemonAlive, processStartTime, reachArgv } from "./daemons";
 
 describe("daemon identity", () => {
@@ -15,12 +16,14 @@ describe("daemon identity", () => {
     await new Promise((r) => child.once("exit", r));
     expect(daemonAlive({ pid: child.pid!, startTime: st! })).toBe(false);
   });
-  it("reaches a namespaced daemon through nsenter, a host one directly", () => {
+  it("reaches a namespaced daemon through nsenter (into its user namespace too where it has one), a host one directly", () => {
+    // Real root makes the namespace with `unshare -n` alone; anyone else with `-rn`, a user namespace around it.
+    const asRoot = process.geteuid?.() === 0;
     expect(reachArgv({ pid: 42, netns: true }, ["node", "x.js"])).toEqual([
       "nsenter",
       "-t",
       "42",
-      "-U",
+      ...(asRoot ? [] : ["-U"]),
       "-n",
       "--preserve-credentials",
       "--",
@@ -28,5 +31,9 @@ describe("daemon identity", () => {
       "x.js",
     ]);
     expect(reachArgv({ pid: 42, netns: false }, ["node", "x.js"])).toEqual(["node", "x.js"]);
+    expect(nsenterArgv(42, ["true"], 1000)).toContain("-U");
+    expect(nsenterArgv(42, ["true"], 0)).not.toContain("-U");
+    expect(unshareFlags(0)).toEqual(["-n"]);
+    expect(unshareFlags(1000)).toEqual(["-rn"]);
   });
 });

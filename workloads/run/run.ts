@@ -23,6 +23,8 @@ import type { OpenSide } from "../sides/side";
 import { SIDE_REGISTRY, sideOf, type SideRegistry } from "../sides/registry";
 import { captureAvailable } from "../host/capture";
 import { loopbackPort, stageCapturer } from "./stageCapture";
+import { startOtlpCollector } from "../host/otlpCollector";
+import { otlpFileName } from "../../analysis/contract/hops";
 import { CAPACITY } from "../../analysis/contract/capacity";
 
 /** The running runtimes a run measures, by side, whoever started them (each side's package says what its target holds). */
@@ -227,8 +229,24 @@ async function runLocalSides(
   try {
     for (const side of sides) {
       const workDir = mkdtempSync(join(tmpdir(), `actor-bench-${side}-`));
-      const l = await sideOf(registry, side).launch(sideSettingsOf(cfg, side), workDir);
-      launched.push({ side, workDir, stop: l.stop });
+      const otel = cfg.otel ? await startOtlpCollector(join(run.dir, otlpFileName(side, run.repetition))) : undefined;
+      const settings = { ...sideSettingsOf(cfg, side), ...(otel ? { otelEndpoint: otel.endpoint } : {}) };
+      const l = await sideOf(registry, side)
+        .launch(settings, workDir)
+        .catch(async (err: unknown) => {
+          await otel?.stop();
+          throw err;
+        });
+      launched.push({
+        side,
+        workDir,
+        stop: async () => {
+          await l.stop();
+          if (!otel) return;
+          await otel.stop();
+          run.noteRepetition(`otel.${side}`, otel.counts());
+        },
+      });
       targets[side] = l.target;
     }
     await measureRuntimes(cfg, run, progress, failures, targets, suiteTasks(sides, groups), registry);

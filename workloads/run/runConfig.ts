@@ -70,6 +70,8 @@ export interface RunConfig {
   prices?: PriceTable;
   /** Capture the loopback's packets during the hop stages (analysis/contract/hops.ts), for the report's waterfall. */
   capture: boolean;
+  /** Start a trace collector on the loopback for each side's runtime and keep the spans it exports (OpenTelemetry). */
+  otel: boolean;
   quiet: boolean;
 }
 
@@ -89,6 +91,7 @@ export const RUN_DEFAULTS = {
   capacityP99Ms: CAPACITY.objective.p99Ms,
   resultsDir: "results",
   capture: false,
+  otel: false,
   quiet: false,
 } satisfies Partial<RunConfig>;
 
@@ -366,6 +369,12 @@ const LIMIT_OPTIONS: readonly RunOption[] = [
     default: "off",
     help: "capture the loopback (tcpdump, as root) during the warm, create, wake and SQLite stages, kept compressed with the run, for the report's waterfall of where each call's time goes",
     ...on((p) => (p.capture = true)),
+  },
+  {
+    flag: "--otel",
+    default: "off",
+    help: "start an OpenTelemetry collector on the loopback for each side's runtime and keep the trace spans it exports with the run (the Rivet Engine exports them; the report sets them beside --capture's segments)",
+    ...on((p) => (p.otel = true)),
   },
   { flag: "--quiet", default: "off", help: "nothing printed while the run runs", ...on((p) => (p.quiet = true)) },
 ];

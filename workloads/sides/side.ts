@@ -33,6 +33,8 @@ export interface SideRunSettings<S = unknown> {
   scaleLevels: readonly number[];
   /** Its own settings: its options over its defaults. */
   own: S;
+  /** Where its runtime sends its OpenTelemetry traces (a run made with --otel), if it can export them. */
+  otelEndpoint?: string;
 }
 
 /** A side opened over a running target: what the stage plan drives, and what the manifest records about it. */

@@ -45,12 +45,32 @@ function sideTables(rows: readonly HopRow[], label: string): string {
       s.segment.clock,
     ]),
   );
+  const traced = drawn.filter((r) => r.spans?.rows.length);
+  const spans = traced.length
+    ? [
+        `#### ${label}: its runtime's own spans in the median calls' traces`,
+        "Each median call's trace, found by the request id its response carried (the Engine stamps it on its spans), from the trace exports the run's collector kept (--otel); time in spans of each name per traced call, on the runtime's clock (nested spans each count their own, so they do not add up to the segments).",
+        table(
+          ["metric", "traced calls", "span", "ms per call", "spans per call"],
+          traced.flatMap((r) =>
+            r.spans!.rows.map((s, i) => [
+              i === 0 ? r.metric : "",
+              i === 0 ? `${r.spans!.traced} of ${r.spans!.calls}` : "",
+              escapeMd(s.name),
+              ms3(s.msPerCall),
+              s.perCall.toFixed(1),
+            ]),
+          ),
+        ),
+      ]
+    : [];
   return [
     `### ${label}: the median calls' segments, ms`,
     `Columns, in the order a call crosses them: ${segs.map((s) => `${s.id}, ${s.label}`).join("; ")}.`,
     table(head, body),
     `#### ${label}: each segment's own percentiles, ms`,
     table(["metric", "segment", "p50 [95%]", "p90 [95%]", "clock"], detail),
+    ...spans,
   ].join("\n\n");
 }
 

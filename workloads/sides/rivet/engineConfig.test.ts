@@ -93,7 +93,8 @@ describe("parseProcStatCpuMs", () => {
   it("counts a finished child's CPU in this process's children fields", () => {
     const read = () => parseProcStatCpuMs(readFileSync("/proc/self/stat", "utf8"), 100, "children");
     const before = read();
-    spawnSync(process.execPath, ["-e", "const t = Date.now(); while (Date.now() - t < 400);"]);
+    // The child spins until it has used 400 ms of CPU (not of wall time, which a busy machine would not fill with its CPU).
+    spawnSync(process.execPath, ["-e", "const u = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; }; while (u() < 400);"]);
     expect(read() - before).toBeGreaterThanOrEqual(300);
   });
 });

@@ -42,6 +42,7 @@ function engineSettings(cfg: SideRunSettings<RivetSettings>, target: RivetTarget
       RUST_BACKTRACE: e.keepRustBacktrace ? (process.env.RUST_BACKTRACE ?? null) : "removed",
       RUST_LIB_BACKTRACE: e.keepRustBacktrace ? (process.env.RUST_LIB_BACKTRACE ?? null) : "0",
       RUST_LOG: e.rustLog ?? null,
+      RIVET_OTEL_ENABLED: cfg.otelEndpoint ? "1 (every span, to the run's collector on the loopback: --otel)" : null,
     },
     guardTcpNodelay: e.tcpNodelay,
     loadShedding: e.loadShedding
@@ -128,7 +129,7 @@ export const rivetSide: SideDescriptor<RivetTarget, RivetSettings> = {
     const plant = cfg.plant;
     const rivet = await startEngineTopology(cfg.own.engineTopology, {
       workDir,
-      settings: cfg.own.engine,
+      settings: { ...cfg.own.engine, ...(cfg.otelEndpoint ? { otelGrpcEndpoint: cfg.otelEndpoint } : {}) },
       actorSleepTimeoutMs: cfg.actorSleepTimeoutMs,
       plant,
       ...(engineBinary ? { engineBinary: engineBinary.path } : {}),
