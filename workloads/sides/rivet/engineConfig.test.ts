@@ -94,7 +94,10 @@ describe("parseProcStatCpuMs", () => {
     const read = () => parseProcStatCpuMs(readFileSync("/proc/self/stat", "utf8"), 100, "children");
     const before = read();
     // The child spins until it has used 400 ms of CPU (not of wall time, which a busy machine would not fill with its CPU).
-    spawnSync(process.execPath, ["-e", "const u = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; }; while (u() < 400);"]);
+    spawnSync(process.execPath, [
+      "-e",
+      "const u = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; }; while (u() < 400);",
+    ]);
     expect(read() - before).toBeGreaterThanOrEqual(300);
   });
 });
