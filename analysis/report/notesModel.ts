@@ -13,7 +13,7 @@ import { sideBookOf, type SideBook } from "../contract/sideProfile";
 import { codeSpan, escapeMd } from "./format";
 import { legacyCaveats, legacyReleaseLine } from "../contract/legacySides";
 import { ANALYTICS_FILE } from "../stats/platformTimes";
-import { captureNoteOf } from "../contract/hops";
+import { captureNoteOf, otlpOf } from "../contract/hops";
 import { CALIBRATION_MEASURES, calibrationMedian, readCalibration, type CalibrationMeasure } from "../stats/calibration";
 
 /** How many repetitions the run made, for the interval's label: with one, it covers only the noise within that run. */
@@ -258,6 +258,11 @@ export function caveats(m: ManifestLike): string[] {
   if (captured.length)
     out.push(
       `A run made with --capture: ${captured.join(", ")} were measured with tcpdump capturing the loopback beside them, which slows the fastest calls measurably (docs/hops.md, the cost of looking). Their waterfall says where the time goes; their round trips are read from a run made without it.`,
+    );
+  const exporting = [...new Set(Object.keys(m.files).flatMap((f) => otlpOf(f)?.side ?? []))];
+  if (exporting.length)
+    out.push(
+      `A run made with --otel: a trace collector ran on the loopback for ${exporting.join(", ")}, and the Rivet Engine exported every span to it, which costs the Engine time (docs/hops.md, the Engine's own spans). Read round trips from a run made without it.`,
     );
   const ended = parts.filter((s) => typeof (s.notes?.deadline as { outcome?: unknown } | undefined)?.outcome === "string");
   if (ended.length) {

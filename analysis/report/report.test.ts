@@ -482,6 +482,9 @@ describe("caveats", () => {
     expect(caveats(m).join("\n")).toContain(
       "A run made with --capture: warm.ping were measured with tcpdump capturing the loopback beside them",
     );
+    expect(caveats(m).join("\n")).not.toContain("--otel");
+    m.files["raw/floor.otlp.rep0.grpc"] = { sha256: "0".repeat(64), lines: 0 };
+    expect(caveats(m).join("\n")).toContain("A run made with --otel: a trace collector ran on the loopback for floor");
   });
   it("say first that a run fell back from the quickack loopback, and why; nothing when it did not", () => {
     const dir = fixture({ "floor.warm.ping": { samples: [{ ms: 1 }] } });

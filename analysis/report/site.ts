@@ -26,6 +26,7 @@ import { chartSpecs, type ChartSpec } from "./charts";
 import { stageStats } from "./compare";
 import { RunDirError, runDirsUnder } from "../contract/runDirContract";
 import { escapeHtml } from "./html";
+import { otlpOf } from "../contract/hops";
 import type { ComparedRun, ManifestLike as ComparedManifest } from "./comparison";
 
 /** A run the site shows: what the index lists about it and where its page is. */
@@ -349,8 +350,8 @@ function writeSite(into: string, resultsRoot: string, projectDir: string, built:
     writeFileSync(join(into, r.page), runPage(l, r, charts));
     runs.push({ ...r, m: l.m, stats: stageStats(l.summary), capacity: l.model.capacity });
     const headline = renderReadme(l.model.readme, l.model.sides);
-    // A run made with --capture never leads: its round trips carry the capture's own cost (docs/hops.md).
-    const captured = l.model.hops.length > 0;
+    // A run made with --capture or --otel never leads: its round trips carry the cost of looking (docs/hops.md).
+    const captured = l.model.hops.length > 0 || Object.keys(l.m.files).some((f) => otlpOf(f));
     if (r.status === "complete" && !captured && l.model.readme.rows.length > 0 && (!lead || r.startedAt > lead.run.startedAt)) {
       lead = { run: r, headline, chart: charts.find((c) => c.name === "same-clock") };
     }
