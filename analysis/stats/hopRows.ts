@@ -84,8 +84,10 @@ export function hopRows(
     const traced: Array<{ index: SpanIndex; calls: TracedCall[] }> = [];
     for (const { rep, note } of parts) {
       const where = `repetition ${rep + 1}`;
-      if (note!.error) {
-        row.refused.push(`${where}: the capture failed: ${note!.error}`);
+      if (note!.error || !(note!.file in m.files)) {
+        row.refused.push(
+          `${where}: ${note!.error ? `the capture failed: ${note!.error}` : `${note!.file} is not listed with a hash in the manifest`}`,
+        );
         continue;
       }
       row.dropped += note!.droppedByKernel ?? 0;
