@@ -264,6 +264,9 @@ export function stageSamples(dir: string, m: ManifestLike, st: StageRecord): Sam
  */
 export const COMPRESSED_SUFFIX = ".gz";
 
+/** The kinds of file raw/ holds: samples, packet captures (--capture), trace exports (--otel). */
+export const RAW_EXTENSIONS = [".jsonl", ".pcap", ".grpc"] as const;
+
 /** Where a listed file is on disk, plain or compressed; null when neither. */
 export function listedFilePath(dir: string, file: string): { path: string; compressed: boolean } | null {
   const plain = join(dir, file);
@@ -285,16 +288,14 @@ export function readListed(dir: string, file: string): Buffer {
 }
 
 /**
- * Compresses an ended run's raw files in place (listed `raw/*.jsonl` and `raw/*.pcap` present
+ * Compresses an ended run's raw files in place (listed `raw/*` of RAW_EXTENSIONS present
  * plain): each written beside as `.gz` through a temporary name, then the
  * plain file removed. The manifest is not touched. The bytes compressed.
  */
 export function compressRawFiles(dir: string, m: Pick<ManifestLike, "files">): { before: number; after: number } {
   let before = 0;
   let after = 0;
-  for (const file of Object.keys(m.files).filter(
-    (f) => f.startsWith("raw/") && [".jsonl", ".pcap", ".grpc"].some((ext) => f.endsWith(ext)),
-  )) {
+  for (const file of Object.keys(m.files).filter((f) => f.startsWith("raw/") && RAW_EXTENSIONS.some((ext) => f.endsWith(ext)))) {
     const plain = join(dir, file);
     if (!existsSync(plain)) continue;
     const buf = readFileSync(plain);

@@ -1,6 +1,7 @@
 import { loadRun, readManifest } from "./load";
 import { claimsReadme, mergeLedgers } from "./sections/claims";
 import { escapeMd } from "./format";
+import { MEDIAN_BAND } from "../stats/hops";
 import type { ManifestLike } from "../contract/runDirContract";
 
 /** ", code <commit>" for the label, when the manifest names it. */
@@ -79,7 +80,7 @@ export function replaceHops(readme: string, label: string, body: string): string
 /** The hops block's first line: the run, its date, preset and repetitions, and where its full tables are. */
 export function hopsLabel(runDir: string): string {
   const m = readManifest(runDir);
-  return `From run \`${runDir}\` (${escapeMd(String(m.startedAt).slice(0, 10))}, preset ${escapeMd(m.preset)}${repetitionsOf(m)}, \`--capture\`): each segment of the calls within 5% of the median round trip, ms, in the order a call crosses them; every stage and side in [results.md](${runDir}/report/results.md#where-the-time-goes-hop-by-hop).`;
+  return `From run \`${runDir}\` (${escapeMd(String(m.startedAt).slice(0, 10))}, preset ${escapeMd(m.preset)}${repetitionsOf(m)}, \`--capture\`): each segment of the calls within ${100 * MEDIAN_BAND.within}% of the median round trip, ms, in the order a call crosses them; every stage and side in [results.md](${runDir}/report/results.md#where-the-time-goes-hop-by-hop).`;
 }
 
 /** The README's waterfall lines: the warm and create stages of each runtime, segments under 0.01 ms left out. */

@@ -6,14 +6,14 @@
  * segment's percentiles over repetitions. Pure.
  */
 import type { Sample } from "../contract/runDirContract";
-
-/** What a call's cut reads of its sample. */
-export type HopSample = Pick<Sample, "ok" | "ms" | "clientMs" | "actorMs">;
 import type { HopSpec } from "../contract/sideProfileShape";
 import { nearestRank } from "./percentiles";
 import { linearInterval, type RepInterval } from "./repetitions";
 import type { TcpPacket } from "./pcap";
 import { exchangesOf, firstCarrying, reverse, wsPayloads, type Exchange, type Flow } from "./wire";
+
+/** What a call's cut reads of its sample. */
+export type HopSample = Pick<Sample, "ok" | "ms" | "clientMs" | "actorMs">;
 
 /** A segment of a call, in the order the call crosses it. */
 export interface Segment {
@@ -76,7 +76,7 @@ const roundTrip = (s: HopSample, msIsClientClock: boolean) => (msIsClientClock ?
 const ownOf = (s: HopSample, spec: HopSpec) => (spec.own.field === "ms" ? s.ms : (s.actorMs ?? null));
 
 /** The inner hop's times of one exchange: actor named, call forwarded, reply back; null where one is not on the wire. */
-export function innerTimes(packets: readonly TcpPacket[], x: Exchange, inner: NonNullable<HopSpec["inner"]>) {
+function innerTimes(packets: readonly TcpPacket[], x: Exchange, inner: NonNullable<HopSpec["inner"]>) {
   const ray = x.headers[inner.forwardHeader];
   const actor = x.headers[inner.actorHeader];
   if (!ray || !actor || x.at.resp === null || x.body.length === 0) return null;
@@ -90,25 +90,31 @@ export function innerTimes(packets: readonly TcpPacket[], x: Exchange, inner: No
   return { named: packets[named].t, forwarded: p.t, replied: packets[replied].t };
 }
 
+/**
+ * Pure: an answered exchange's parts around its inner hop, ms: the front until it names the actor, the actor's
+ * start until the call is forwarded, the inner process's whole part, the front's reply; null where the inner hop
+ * is not on the wire.
+ */
+export function innerParts(packets: readonly TcpPacket[], x: Exchange, inner: NonNullable<HopSpec["inner"]>) {
+  const t = innerTimes(packets, x, inner);
+  if (!t || x.respFirst === null) return null;
+  return { frontIn: t.named - x.reqEnd, start: t.forwarded - t.named, inner: t.replied - t.forwarded, frontOut: x.respFirst - t.replied };
+}
+
 /** Pure: one matched call cut into its segments; null where its inner hop is not on the wire. */
 function cut(packets: readonly TcpPacket[], x: Exchange, s: HopSample, spec: HopSpec, rt: number): CallCut | null {
   const own = ownOf(s, spec) ?? 0;
   const respFirst = x.respFirst!;
   const common = { driver: rt - (x.respLast! - x.reqStart), request: x.reqEnd - x.reqStart, reply: x.respLast! - respFirst, own };
   if (!spec.inner) return { rt, values: { ...common, rest: respFirst - x.reqEnd - own } };
-  const t = innerTimes(packets, x, spec.inner);
-  if (!t) return null;
+  const parts = innerParts(packets, x, spec.inner);
+  if (!parts) return null;
+  const { inner, ...front } = parts;
   return {
     rt,
     ray: x.headers[spec.inner.forwardHeader],
     wire: { from: x.reqStart, to: x.respLast! },
-    values: {
-      ...common,
-      frontIn: t.named - x.reqEnd,
-      start: t.forwarded - t.named,
-      rest: t.replied - t.forwarded - own,
-      frontOut: respFirst - t.replied,
-    },
+    values: { ...common, ...front, rest: inner - own },
   };
 }
 
@@ -135,14 +141,13 @@ export function cutStage(
 ): StageCut {
   const xs = exchangesOf(packets, port, spec.request);
   // One call at a time: the raw file's order is the calls' order.
-  const ordered = samples;
-  const refuse = (why: string): StageCut => ({ ok: false, why, requests: xs.length, samples: ordered.length });
-  if (xs.length !== ordered.length) return refuse(`${xs.length} requests on the wire for ${ordered.length} samples`);
+  const refuse = (why: string): StageCut => ({ ok: false, why, requests: xs.length, samples: samples.length });
+  if (xs.length !== samples.length) return refuse(`${xs.length} requests on the wire for ${samples.length} samples`);
   const calls: CallCut[] = [];
   let failed = 0;
   let noInnerHop = 0;
   for (let i = 0; i < xs.length; i++) {
-    const s = ordered[i];
+    const s = samples[i];
     const x = xs[i];
     if (!s.ok) {
       failed++;
@@ -171,9 +176,8 @@ export interface OverReps {
 
 /**
  * One segment over repetitions: its own p50 and p90, and its mean over the
- * median calls (those whose round trip ranks between the 40th and 60th
- * percentile): the median calls' segments add up to their round trip, which
- * a sum of each segment's own p50 need not.
+ * median calls (medianCalls): the median calls' segments add up to their
+ * round trip, which a sum of each segment's own p50 need not.
  */
 export interface SegmentRow {
   segment: Segment;

@@ -10,6 +10,7 @@ import {
   digestBytes,
   fileDigest,
   MANIFEST_SCHEMA,
+  RAW_EXTENSIONS,
   readListed,
   rawFileName,
   stageFileName,
@@ -255,7 +256,7 @@ export class RunDir {
   rehash(): void {
     const files: Manifest["files"] = {};
     for (const [folder, exts] of [
-      ["raw", [".jsonl", ".pcap", ".grpc"]],
+      ["raw", RAW_EXTENSIONS],
       ["stages", [".json"]],
     ] as const) {
       const names = readdirSync(join(this.dir, folder)).sort();

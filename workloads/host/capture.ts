@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { spawnManaged } from "./processes";
+import { waitUntil } from "./waitFor";
 
 const CAPTURE_BUFFER_KIB = 32_768;
 /**
@@ -89,20 +90,12 @@ export async function startCapture(file: string, port: number, timeoutMs = 10_00
   const logFile = join(mkdtempSync(join(tmpdir(), "actor-bench-capture-")), "tcpdump.log");
   const said = () => (existsSync(logFile) ? readFileSync(logFile, "utf8") : "");
   const tcpdump = spawnManaged({ name: "tcpdump", command: "tcpdump", args: tcpdumpArgv(file, port), logFile, env: process.env });
-  let exit: string | null = null;
-  void tcpdump.exited.then((e) => (exit = `exit code ${e.code}, signal ${e.signal}`));
-  const deadline = Date.now() + timeoutMs;
-  while (!/listening on lo/.test(said())) {
-    const why = exit
-      ? `tcpdump ended (${exit}) before listening`
-      : Date.now() > deadline
-        ? `tcpdump not listening within ${timeoutMs} ms`
-        : null;
-    if (why) {
-      await tcpdump.stop(0);
-      throw new Error(`packet capture: ${why}: ${said().trim().split("\n").at(-1) ?? ""}`);
-    }
-    await new Promise((r) => setTimeout(r, 20));
+  try {
+    await waitUntil("listening on lo", tcpdump, logFile, timeoutMs, () => /listening on lo/.test(said()), 20);
+  } catch (err) {
+    await tcpdump.stop(0);
+    rmSync(dirname(logFile), { recursive: true, force: true });
+    throw new Error(`packet capture: ${(err as Error).message}`);
   }
   return {
     async stop() {

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { nearestRank } from "../../analysis/stats/percentiles";
-import { innerTimes } from "../../analysis/stats/hops";
+import { innerParts } from "../../analysis/stats/hops";
 import { readPcap, type TcpPacket } from "../../analysis/stats/pcap";
 import { exchangesOf, firstCarrying } from "../../analysis/stats/wire";
 import { captureAvailable, startCapture } from "../host/capture";
@@ -48,16 +48,11 @@ function closedAt(packets: readonly TcpPacket[], from: number, conn: string): nu
 export function traceCalls(packets: readonly TcpPacket[], port: number): CallTrace[] {
   return exchangesOf(packets, port, SPEC.request).map((x): CallTrace => {
     if (x.respFirst !== null && x.complete) {
-      const t = innerTimes(packets, x, INNER);
+      const p = innerParts(packets, x, INNER);
       return {
         answered: true,
         spanMs: x.respLast! - x.reqStart,
-        parts: t && {
-          engineIn: t.named - x.reqEnd,
-          start: t.forwarded - t.named,
-          rivetkit: t.replied - t.forwarded,
-          engineOut: x.respFirst - t.replied,
-        },
+        parts: p && { engineIn: p.frontIn, start: p.start, rivetkit: p.inner, engineOut: p.frontOut },
       };
     }
     const actor = actorOfPath(packets[x.at.req].payload);

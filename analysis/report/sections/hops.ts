@@ -14,7 +14,7 @@ export const HOPS_NOTE =
   "A segment is the time between two packets on the capture's kernel clock, except the driver's (its hrtime round trip less the capture's span of the call) and the side's own interval (its clock, inside the segment that holds it; the rest of that segment is what no hop shows). " +
   `A call's segments add up to its round trip. The waterfall shows each segment's mean over the median calls of each repetition (those whose round trip is within ${100 * MEDIAN_BAND.within}% of its median), averaged over repetitions, so they add up to the round trip's p50 within that; ` +
   "each segment's own p50s summed need not (a part on a whole-ms clock, a median at a step of the distribution): the table says how far they are. " +
-  "each segment's own p50 and p90 with their 95% interval over repetitions follow.";
+  "Each segment's own p50 and p90 with their 95% interval over repetitions follow.";
 
 /** Sub-millisecond segments need microseconds. */
 const ms3 = (x: number) => (Math.abs(x) >= 100 ? Math.round(x).toLocaleString("en-US") : x.toFixed(3));
@@ -31,7 +31,7 @@ function sideTables(rows: readonly HopRow[], label: string): string {
       r.metric,
       ms3(w.roundTrip.p50.mean),
       ...w.segments.map((s) => ms3(s.atMedian.mean)),
-      `${pct(w.sumGap)}${Math.abs(w.sumGap) > SUM_TOLERANCE ? " (over 5%)" : ""}`,
+      `${pct(w.sumGap)}${Math.abs(w.sumGap) > SUM_TOLERANCE ? ` (over ${100 * SUM_TOLERANCE}%)` : ""}`,
       pct(w.p50SumGap),
       w.calls.join("+"),
     ];
