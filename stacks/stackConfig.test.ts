@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { validateStackConfig, validateSshSource, validateZones, type RawStackConfig } from "./stackConfig";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { projectDirOf, validateStackConfig, validateSshSource, validateZones, type RawStackConfig } from "./stackConfig";
 
 const facts = { installedEngineVersion: "2.3.19", hasCloudflareApiToken: true };
 const azure = {
@@ -223,5 +226,29 @@ describe("validateStackConfig: azure stacks", () => {
         hasCloudflareApiToken: false,
       }).cloudflare,
     ).toBeNull();
+  });
+});
+
+describe("projectDirOf: the folder of Pulumi.yaml, never the working directory", () => {
+  it("takes Pulumi's root directory, else the nearest folder above the program holding Pulumi.yaml", () => {
+    const root = mkdtempSync(join(tmpdir(), "project-"));
+    try {
+      mkdirSync(join(root, "dist", "components"), { recursive: true });
+      writeFileSync(join(root, "Pulumi.yaml"), "name: x\n");
+      expect(projectDirOf(root, "/elsewhere")).toBe(root);
+      expect(projectDirOf("", join(root, "dist"))).toBe(root);
+      expect(projectDirOf(join(root, "dist"), join(root, "dist", "components"))).toBe(root);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("without a Pulumi.yaml above the program, one line says so", () => {
+    const root = mkdtempSync(join(tmpdir(), "noproject-"));
+    try {
+      expect(() => projectDirOf("", root)).toThrow(/^no Pulumi.yaml in .* or any folder above it/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { STACK_RUN_OPTIONS, stackRunOptions, UsageError, type RunConfig } from "../workloads/run/runConfig";
 import { runtimeIds, SIDE_REGISTRY } from "../workloads/sides/registry";
 import { PINNED_NODE_VERSIONS, REFERENCE_NODE_VERSION } from "../cluster/nodeRelease";
@@ -267,4 +269,19 @@ function validateCloudflareAccount(raw: RawStackConfig, facts: StackFacts): NonN
     );
   }
   return { accountId: accountId!, workersSubdomain: sub! };
+}
+
+/**
+ * The project folder (the one holding Pulumi.yaml): Pulumi's root directory
+ * when the engine gives one, else the nearest folder at or above the program's
+ * own. Never the working directory: the Node language host runs the program in
+ * the folder of Pulumi.yaml's `main`.
+ */
+export function projectDirOf(rootDirectory: string, programDir: string): string {
+  if (rootDirectory !== "" && existsSync(join(rootDirectory, "Pulumi.yaml"))) return rootDirectory;
+  for (let dir = programDir; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "Pulumi.yaml"))) return dir;
+    if (dirname(dir) === dir)
+      throw new UsageError(`no Pulumi.yaml in ${programDir} or any folder above it: run the program from a copy of the project`);
+  }
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { RunError } from "@pulumi/pulumi";
 import { existsSync, readdirSync } from "node:fs";
 import { isKnown, runProgram, stackConfigFromFiles, outputValue, type Registered } from "./pulumiProgram";
 import { defaultGroups } from "../analysis/contract/catalog";
@@ -58,6 +59,8 @@ describe("index.ts under setMocks: the local stack", () => {
     expect(await outputValue(exports.report)).toBe("# mocked report");
     expect(await outputValue(exports.runDir)).toBe("/mock/run");
     expect(await outputValue(exports.stack)).toBe("local");
+    // Only what a local stack has: no runner address or cloud schedule exported as undefined.
+    expect(Object.keys(exports).sort()).toEqual(["endpoints", "groups", "preset", "report", "runDir", "site", "stack", "summary"]);
   });
 
   it("preview runs nothing and leaves report, runDir, summary and site unknown", async () => {
@@ -106,9 +109,13 @@ describe("index.ts under setMocks: config errors fail before anything is declare
   for (const [what, extra, message] of cases) {
     it(what, async () => {
       const registered: Registered[] = [];
-      await expect(runProgram("local", { ...stackConfigFromFiles("local"), ...extra }, true, [], undefined, registered)).rejects.toThrow(
-        message,
+      const err = await runProgram("local", { ...stackConfigFromFiles("local"), ...extra }, true, [], undefined, registered).then(
+        () => null,
+        (e: unknown) => e,
       );
+      expect(String(err)).toMatch(message);
+      // A RunError: the CLI prints its message as the one line, with no stack trace.
+      expect(RunError.isInstance(err)).toBe(true);
       // A resource declared before the error would reach the monitor within this time.
       await new Promise((r) => setTimeout(r, 300));
       expect(registered).toEqual([]);
