@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { nsenterArgv, unshareFlags } from "../host/netns";
-import { daemonAlive, processStartTime, reachArgv } from "./daemons";
+import { daemonAlive, groupMembers, processStartTime, reachArgv, stopDaemon, type DaemonHandle } from "./daemons";
+
+/** A detached "daemon" (a group leader) whose one child runs `child` in its process group. */
+async function fakeDaemon(child: string): Promise<DaemonHandle> {
+  const leader = spawn("sh", ["-c", `(${child}) & exec sleep 60`], { detached: true, stdio: "ignore" });
+  leader.unref();
+  const pid = leader.pid!;
+  // Until the child has forked, the group holds the leader alone.
+  while (groupMembers(pid).length < 2) await new Promise((r) => setTimeout(r, 20));
+  return { kind: "test", pid, startTime: processStartTime(pid)!, netns: false, stateDir: "", log: "", ready: {} };
+}
 
 describe("daemon identity", () => {
   it("a pid's start time is stable while it lives and gone after", async () => {
@@ -36,4 +46,17 @@ describe("daemon identity", () => {
     expect(unshareFlags(0)).toEqual(["-n"]);
     expect(unshareFlags(1000)).toEqual(["-rn"]);
   });
+  it("a stop returns once every process of the daemon's group has exited, not just the daemon", async () => {
+    // The child outlives SIGTERM by a second, as a runtime's own child does after its wrapper exits.
+    const h = await fakeDaemon(`trap "" TERM; sleep 1; exit 0`);
+    expect(groupMembers(h.pid)).toContain(h.pid);
+    await stopDaemon(h, 2_000);
+    expect(daemonAlive(h)).toBe(false);
+    expect(groupMembers(h.pid)).toEqual([]);
+  });
+  it("a child that ignores SIGTERM is killed after the grace time, and the stop still returns", async () => {
+    const h = await fakeDaemon(`trap "" TERM; sleep 60`);
+    await stopDaemon(h, 1_000);
+    expect(groupMembers(h.pid)).toEqual([]);
+  }, 20_000);
 });

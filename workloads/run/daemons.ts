@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { netnsAvailable, netnsScript, nsenterArgv, unshareFlags, type Loopback } from "../host/netns";
 import { logTail } from "../host/waitFor";
@@ -24,16 +24,27 @@ export interface DaemonHandle {
 
 class DaemonError extends Error {}
 
-/** State (R, S, Z, ...) and start time (field 22) of a process from /proc/<pid>/stat, or null when there is none. */
-function procStat(pid: number): { state: string; startTime: string } | null {
+/** State (R, S, Z, ...), process group (field 5) and start time (field 22) of a process from /proc/<pid>/stat, or null when there is none. */
+function procStat(pid: number): { state: string; pgrp: number; startTime: string } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // The command name (field 2) may hold spaces; fields after it are space-separated.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { state: fields[0], startTime: fields[19] };
+    return { state: fields[0], pgrp: Number(fields[2]), startTime: fields[19] };
   } catch {
     return null;
   }
+}
+
+/** The live (not zombie) processes of a process group: a detached daemon leads its own, and its children stay in it. */
+export function groupMembers(pgid: number): number[] {
+  return readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)
+    .filter((pid) => {
+      const st = procStat(pid);
+      return st !== null && st.pgrp === pgid && st.state !== "Z";
+    });
 }
 
 /** Start time of a process, or null when there is none with that pid. */
@@ -123,8 +134,9 @@ function ownedPids(h: DaemonHandle): number[] {
 
 /**
  * Stops a daemon: SIGTERM, then SIGKILL to its whole process group after the
- * grace time. Resolves once it and the children it reported are gone. A
- * daemon that is already gone is not an error.
+ * grace time. Resolves once it, the children it reported and every process
+ * left in its process group are gone (a runtime's own children exit after
+ * the daemon does). A daemon that is already gone is not an error.
  */
 export async function stopDaemon(h: DaemonHandle, graceMs = 15_000): Promise<void> {
   if (daemonAlive(h)) {
@@ -140,11 +152,24 @@ export async function stopDaemon(h: DaemonHandle, graceMs = 15_000): Promise<voi
     }
   }
   const deadline = Date.now() + 10_000;
-  const alive = () => ownedPids(h).filter((p) => p !== h.pid && running(p));
+  const alive = () => [...new Set([...ownedPids(h).filter((p) => p !== h.pid && running(p)), ...groupMembers(h.pid)])];
+  // Past the grace time, what is left of the group is killed too.
+  const killLeft = setTimeout(() => {
+    for (const p of alive()) safeKill(p);
+  }, 5_000);
   while ((daemonAlive(h) || alive().length > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  clearTimeout(killLeft);
   const left = alive();
   if (daemonAlive(h) || left.length > 0)
     throw new DaemonError(`${h.kind} daemon ${h.pid} left processes running: ${[h.pid, ...left].join(", ")}`);
+}
+
+function safeKill(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // gone already
+  }
 }
 
 /** argv that runs a command where the daemon's endpoints are reachable. */
