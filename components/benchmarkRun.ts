@@ -43,9 +43,11 @@ export class BenchmarkRun extends pulumi.dynamic.Resource {
   declare readonly status: pulumi.Output<"complete" | "failed">;
   declare readonly failures: pulumi.Output<string[]>;
   declare readonly summary: pulumi.Output<RunSummaryOut>;
+  /** Runs of this group an earlier, stopped `up` left unfinished, ended as interrupted when this one began. */
+  declare readonly interrupted: pulumi.Output<Array<{ runId: string; dir: string; startedAt: string; samples: number }>>;
 
   constructor(name: string, args: BenchmarkRunArgs, opts?: pulumi.CustomResourceOptions) {
-    const outputs = ["runId", "blob", "sha256", "status", "failures", "summary"];
+    const outputs = ["runId", "blob", "sha256", "status", "failures", "summary", "interrupted"];
     super(provider, name, withOutputs(args, outputs), opts, "actor-bench", "BenchmarkRun");
   }
 }

@@ -6,6 +6,7 @@ import { BenchmarkRun } from "../benchmarkRun";
 import { passReport, type BenchmarkReport } from "../benchmarkReport";
 import { SIDE_REGISTRY, sideOf, type SideRegistry } from "../../workloads/sides/registry";
 import { localPassOrder } from "../../workloads/experiment/passPlan";
+import { unfinishedRuns } from "../../workloads/experiment/interrupted";
 
 interface LocalBenchmarkArgs {
   config: StackConfig;
@@ -58,6 +59,14 @@ export class LocalBenchmark extends pulumi.ComponentResource {
     const profiles = cfg.run.sides.map((s) => sideOf(registry, s).profile);
     for (const { side, group } of localPassOrder(profiles, cfg.run.groups)) {
       const running = this.sides[side];
+      const blobRoot = join(stateRoot, "blobs", `${side}.${group}`);
+      // Read only: the run's create ends these as interrupted. Pulumi holds the stack's lock, so no writer is live.
+      for (const left of unfinishedRuns(join(blobRoot, cfg.stack)))
+        pulumi.log.warn(
+          `${side} ${group}: run ${left.runId} (${left.dir}) was left unfinished by a stopped \`pulumi up\` with ${left.samples} samples; ` +
+            "this up ends it as interrupted (its samples kept under their hashes) and measures the group again",
+          this,
+        );
       const run = new BenchmarkRun(
         `${name}-${side}-${group}`,
         {
@@ -66,7 +75,7 @@ export class LocalBenchmark extends pulumi.ComponentResource {
           group,
           runArgs: cfg.runArgs,
           trigger: cfg.runTrigger,
-          blobRoot: join(stateRoot, "blobs", `${side}.${group}`),
+          blobRoot,
           daemon: running.daemon,
           secrets: pulumi.secret(running.secrets),
         },

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { parseRunArgs, UsageError } from "../../workloads/run/runConfig";
 import { GROUPS } from "../../analysis/contract/catalog";
 import { runtimeIds, SIDE_REGISTRY } from "../../workloads/sides/registry";
@@ -7,8 +7,9 @@ import { runtimeIds, SIDE_REGISTRY } from "../../workloads/sides/registry";
 const RUNTIMES = runtimeIds(SIDE_REGISTRY);
 import { blobDigest, runGroupInChild, type GroupRunRequest } from "../../workloads/run/groupRun";
 import type { DaemonHandle } from "../../workloads/run/daemons";
-import { replaceDiff, requireString, UNKNOWN_INPUT, type CheckFailure, type Props } from "./common";
+import { pruneEmpty, replaceDiff, requireString, UNKNOWN_INPUT, type CheckFailure, type Props } from "./common";
 import { privateDir } from "../../workloads/host/privateDir";
+import { endInterrupted, unfinishedRuns } from "../../workloads/experiment/interrupted";
 
 /**
  * Inputs whose change re-runs the measurement: what is measured, with which
@@ -62,6 +63,12 @@ export async function create(inputs: Props) {
   const daemon = inputs.daemon as DaemonHandle;
   const blobRoot = inputs.blobRoot as string;
   privateDir(blobRoot);
+  // A run an earlier `up` left unfinished (its provider was killed): ended as interrupted, every sample it took kept
+  // under its hash, and named in this run's outputs. No writer can be live there: Pulumi holds the stack's lock.
+  const interrupted = unfinishedRuns(join(blobRoot, inputs.stack as string)).map((r) => {
+    endInterrupted(r, "the `pulumi up` measuring it was stopped before the run recorded an end");
+    return { runId: r.runId, dir: r.dir, startedAt: r.startedAt, samples: r.samples };
+  });
   // The target as the daemon's side described it, each secret it keeps read from its private state folder, and the
   // secrets the stack made for it (an input of this run): all go to the run over stdin only.
   const r = daemon.ready as { target?: Props; secretFiles?: Record<string, string> };
@@ -91,6 +98,7 @@ export async function create(inputs: Props) {
       status: result.status,
       failures: result.failures,
       summary: result.summary,
+      interrupted,
     },
   };
 }
@@ -102,6 +110,9 @@ export async function read(id: string, props: Props) {
   return { id, props };
 }
 
+/** Delete: the run's blob and the interrupted attempts it closed; the blob root goes too once no run is left in it. */
 export async function remove(_id: string, props: Props) {
-  if (typeof props.blob === "string") rmSync(props.blob, { recursive: true, force: true });
+  const earlier = Array.isArray(props.interrupted) ? (props.interrupted as Array<{ dir?: unknown }>) : [];
+  for (const dir of [props.blob, ...earlier.map((r) => r.dir)]) if (typeof dir === "string") rmSync(dir, { recursive: true, force: true });
+  if (typeof props.blob === "string") pruneEmpty(dirname(props.blob), props.blobRoot);
 }

@@ -2,7 +2,8 @@ import type { SideRunSettings } from "../../workloads/sides/side";
 import type { Loopback } from "../../workloads/host/netns";
 import { RUN_DEFAULTS } from "../../workloads/run/runConfig";
 import { PRESETS } from "../../analysis/contract/catalog";
-import { rmSync } from "node:fs";
+import { readdirSync, rmdirSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
 import { daemonAnswers, stopDaemon, type DaemonHandle } from "../../workloads/run/daemons";
 
 /** Shapes shared by the dynamic providers' implementations (plain code: no Pulumi import). */
@@ -49,6 +50,36 @@ export async function removeDaemon(props: Props): Promise<void> {
   const h = props.daemon as DaemonHandle | undefined;
   if (h) await stopDaemon(h);
   rmSync(props.stateDir as string, { recursive: true, force: true });
+  removeEmptyParents(dirname(props.stateDir as string), 1);
+}
+
+/** Removes `dir` and then its parents, `levels` folders in all, each only while it is empty. */
+function removeEmptyParents(dir: string, levels: number): void {
+  for (let i = 0; i < levels; i++, dir = dirname(dir)) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      return;
+    }
+  }
+}
+
+/**
+ * After a run's delete: once `runs` (the folder its run directories are made
+ * in) holds none, its blob `root` goes, logs and all, and then the stack's
+ * blob folders it leaves empty, so a destroyed stack leaves no file behind.
+ */
+export function pruneEmpty(runs: string, root: unknown): void {
+  if (typeof root !== "string" || !runs.startsWith(`${root}/`)) return;
+  let left: string[] = [];
+  try {
+    left = readdirSync(runs);
+  } catch {
+    // no run folder at all
+  }
+  if (left.length > 0) return;
+  rmSync(root, { recursive: true, force: true });
+  removeEmptyParents(dirname(root), 2);
 }
 
 /**

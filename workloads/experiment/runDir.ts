@@ -246,34 +246,11 @@ export class RunDir {
   }
 
   /** Digests by file, with the size and mtime they were taken at: a file unchanged since is not read again. */
-  private digests = new Map<string, { size: bigint; mtimeNs: bigint; digest: FileDigest }>();
+  private digests: DigestCache = new Map();
 
-  /**
-   * Hashes every raw file and stage record present, so the manifest never lists a stale digest. A raw file stored
-   * compressed (after finish) is listed under its plain name, hashed over its uncompressed bytes; one present both
-   * ways is the plain one.
-   */
+  /** Hashes every raw file and stage record present, so the manifest never lists a stale digest (hashRunFiles). */
   rehash(): void {
-    const files: Manifest["files"] = {};
-    for (const [folder, exts] of [
-      ["raw", RAW_EXTENSIONS],
-      ["stages", [".json"]],
-    ] as const) {
-      const names = readdirSync(join(this.dir, folder)).sort();
-      for (const name of names) {
-        const listed = name.endsWith(COMPRESSED_SUFFIX) ? name.slice(0, -COMPRESSED_SUFFIX.length) : name;
-        if (!exts.some((ext) => listed.endsWith(ext)) || (listed !== name && names.includes(listed))) continue;
-        const path = join(this.dir, folder, name);
-        const { size, mtimeNs } = statSync(path, { bigint: true });
-        let known = this.digests.get(path);
-        if (!known || known.size !== size || known.mtimeNs !== mtimeNs) {
-          known = { size, mtimeNs, digest: listed === name ? fileDigest(path) : digestBytes(readListed(this.dir, `${folder}/${listed}`)) };
-          this.digests.set(path, known);
-        }
-        files[`${folder}/${listed}`] = known.digest;
-      }
-    }
-    this.manifest.files = files;
+    this.manifest.files = hashRunFiles(this.dir, this.digests);
   }
 
   finish(status: "complete" | "failed", failure?: string): void {
@@ -296,6 +273,36 @@ export class RunDir {
   save(): void {
     this.write(join(this.dir, "manifest.json"), `${JSON.stringify(this.manifest, null, 2)}\n`);
   }
+}
+
+type DigestCache = Map<string, { size: bigint; mtimeNs: bigint; digest: FileDigest }>;
+
+/**
+ * The `files` of a run directory's manifest: every raw file and stage record present. A raw file stored
+ * compressed (after finish) is listed under its plain name, hashed over its uncompressed bytes; one present both
+ * ways is the plain one. `cache` keeps digests by size and mtime, so a file unchanged since is not read again.
+ */
+export function hashRunFiles(dir: string, cache: DigestCache = new Map()): Manifest["files"] {
+  const files: Manifest["files"] = {};
+  for (const [folder, exts] of [
+    ["raw", RAW_EXTENSIONS],
+    ["stages", [".json"]],
+  ] as const) {
+    const names = readdirSync(join(dir, folder)).sort();
+    for (const name of names) {
+      const listed = name.endsWith(COMPRESSED_SUFFIX) ? name.slice(0, -COMPRESSED_SUFFIX.length) : name;
+      if (!exts.some((ext) => listed.endsWith(ext)) || (listed !== name && names.includes(listed))) continue;
+      const path = join(dir, folder, name);
+      const { size, mtimeNs } = statSync(path, { bigint: true });
+      let known = cache.get(path);
+      if (!known || known.size !== size || known.mtimeNs !== mtimeNs) {
+        known = { size, mtimeNs, digest: listed === name ? fileDigest(path) : digestBytes(readListed(dir, `${folder}/${listed}`)) };
+        cache.set(path, known);
+      }
+      files[`${folder}/${listed}`] = known.digest;
+    }
+  }
+  return files;
 }
 
 /** The digest of a stored run directory: its manifest's bytes (the manifest lists each raw file's sha256). */
