@@ -34,6 +34,8 @@ export function fixture(
     config?: Record<string, unknown>;
     settings?: Record<string, unknown>;
     repetitions?: number;
+    /** What the manifest says of the machine, over this machine's (a test that needs two machines makes the difference). */
+    machine?: Record<string, unknown>;
   } = {},
 ): string {
   const root = o.root ?? mkdtempSync(join(tmpdir(), "ab-report-"));
@@ -76,6 +78,7 @@ export function fixture(
     if (o.repetitions !== undefined) run.endRepetition();
   }
   if (o.settings) run.manifest.settings = o.settings;
+  if (o.machine) Object.assign(run.manifest.machine, o.machine);
   run.manifest.finishedAt = "2026-12-02T13:06:00.000Z";
   run.manifest.status = "complete";
   run.rehash();

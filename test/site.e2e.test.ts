@@ -30,12 +30,12 @@ let browser: Browser;
 let older: string;
 
 /** A small second run of the same stages in three repetitions, so the comparison has two local runs with intervals over repetitions. */
-function smallRun(resultsRoot: string, at: Date, factor: number): string {
+function smallRun(resultsRoot: string, at: Date, factor: number, machine?: Record<string, unknown>): string {
   const cold = (ms: number, rep: number): S => ({ ms, cold: true, rep });
   const samples = (base: number) => Array.from({ length: 42 }, (_, i) => cold(base * factor + i * 0.5, i % 3));
   return fixture(
     { "rivet.create.ping": { samples: samples(50) }, "cloudflare.create.ping": { samples: samples(5), concurrency: 1 } },
-    { root: resultsRoot, at, repetitions: 3 },
+    { root: resultsRoot, at, repetitions: 3, machine },
   );
 }
 
@@ -45,7 +45,8 @@ beforeAll(async () => {
   const results = join(root, "results");
   mkdirSync(join(results, "local"), { recursive: true });
   cpSync(COMMITTED, join(results, "local", COMMITTED_ID), { recursive: true });
-  older = smallRun(results, new Date(Date.UTC(2026, 10, 30, 9, 0)), 1);
+  // A CPU model no machine has: the compare must warn of it on any machine the test runs on.
+  older = smallRun(results, new Date(Date.UTC(2026, 10, 30, 9, 0)), 1, { cpuModel: "Fixture CPU 0 (no real machine's)" });
   await generateReport(older);
   const tampered = smallRun(results, new Date(Date.UTC(2026, 10, 29, 9, 0)), 2);
   appendFileSync(join(tampered, "raw", "rivet.create.ping.jsonl"), '{"seq":99,"ok":true,"ms":1}\n');
@@ -280,7 +281,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
       expect(verdict).toBe(mdRow[9]);
       expect(verdict).toMatch(/^(real: B\/A in|not detected, B\/A within) \[\d+\.\d\d, \d+\.\d\d\] \(\d+\.\d+% interval\)$/);
       expect(await page.$eval("[data-pairing]", (e) => e.getAttribute("data-pairing"))).toBe("unpaired");
-      // The same warnings as the CLI's, in its order (the machines differ here: the committed run's against this fixture's).
+      // The same warnings as the CLI's, in its order (the machines differ here: the committed run's CPU against the fixture's own).
       const cliWarnings = md
         .split("Warnings:\n")[1]
         .split("\n\n")[0]
