@@ -16,10 +16,15 @@ const SEQUENTIAL = [
   "cluster/**/*.test.ts",
 ];
 /**
- * Files that start real processes but mostly wait (an eviction, a restart, an install) and time
- * nothing: they run beside the pure code, two files at a time, instead of after it.
+ * Files that start real processes but mostly wait (an eviction, a restart, an install, a Pulumi
+ * session) and time nothing: they run beside the pure code, two files at a time, instead of after it.
  */
-const WAITING = ["test/cloudflare.e2e.test.ts", "test/remoteRun.e2e.test.ts", "workloads/sides/rivet/localCluster.e2e.test.ts"];
+const WAITING = [
+  "test/cloudflare.e2e.test.ts",
+  "test/remoteRun.e2e.test.ts",
+  "test/pulumiCli.e2e.test.ts",
+  "workloads/sides/rivet/localCluster.e2e.test.ts",
+];
 const EXCLUDE = ["node_modules/**", "dist/**", "results/**"];
 
 export default defineConfig({
