@@ -13,6 +13,7 @@ const SEQUENTIAL = [
   "workloads/experiment/stagePlan.test.ts",
   "workloads/run/daemons.test.ts",
   "workloads/run/pinnedNode.test.ts",
+  "workloads/sides/plant.test.ts",
   "workloads/tools/**/*.test.ts",
   "cluster/**/*.test.ts",
 ];

@@ -5,7 +5,16 @@ import { msTick, summarizeRun, type RunSummary } from "../stats/summary";
 import { verifyRunDir, type ManifestLike } from "../contract/verify";
 import { CLIENT_TICK_MS } from "../contract/catalog";
 import { ms, rateHeld, table } from "./format";
-import { bracket, FALSE_DISCOVERY_RATE, notInBoth, POWER, verdictText, type CompareRow, type StageStats } from "../stats/compareRows";
+import {
+  bracket,
+  FALSE_DISCOVERY_RATE,
+  notInBoth,
+  POWER,
+  sharingText,
+  verdictText,
+  type CompareRow,
+  type StageStats,
+} from "../stats/compareRows";
 import { capacityRows, comparison, type CapacityHeld, type ComparedRun } from "./comparison";
 export { abOf, comparisonWarnings, interleaved, machineDifferences, type AbSettings } from "./comparison";
 import type { RepSpread } from "../stats/repetitions";
@@ -82,11 +91,12 @@ export function comparisonMarkdown(dirA: string, dirB: string, a: ComparedRun, b
     const n = verdictCounts(rows, q);
     return `${q}${q === "p50" ? " (the primary family)" : ""}: ${n.different} of ${n.rows - n.descriptive} rows a real difference, ${n["not detected"]} not detected, ${n["cannot tell"]} cannot tell`;
   });
+  const sharing = (["p50", "p90", "p99"] as const).map((q) => sharingText(rows, q));
   const only = notInBoth(a.stats, b.stats);
   const markdown =
     `A: ${dirA}\nB: ${dirB}\n${paired ? `Paired: the two arms of one interleaved session (${c.order!.join(" ")})\n` : ""}` +
     (warnings.length ? `\nWarnings:\n${warnings.map((w) => `- ${w}`).join("\n")}\n` : "") +
-    `\n${table(["metric", "q", "A ms", "B ms", "B/A", "B/A 95% interval", `detectable at ${POWER * 100}% power (B/A)`, "repetitions A / B", "verdict"], lines)}\n\n${counts.join("\n")}\n\n${howCompared(paired)}${only.length ? `\n\nNot in both runs: ${only.join(", ")}` : ""}\n`;
+    `\n${table(["metric", "q", "A ms", "B ms", "B/A", "B/A 95% interval", `detectable at ${POWER * 100}% power (B/A)`, "repetitions A / B", "verdict"], lines)}\n\n${counts.join("\n")}\n\nShared between rows:\n${sharing.map((l) => `- ${l}`).join("\n")}\n\n${howCompared(paired)}${only.length ? `\n\nNot in both runs: ${only.join(", ")}` : ""}\n`;
   return { markdown, rows };
 }
 
@@ -94,9 +104,9 @@ export function comparisonMarkdown(dirA: string, dirB: string, a: ComparedRun, b
 function howCompared(paired: boolean): string {
   return (
     `A and B are the geometric means of each run's repetition values, and B/A is their ratio, the quantity tested: a ${paired ? "paired t test on the log differences of repetitions run side by side" : "Welch t test on the logs of the repetitions' values"}, ` +
-    `each row on its own variance, never below the clock's rounding. Each quantile is one family; a row is a real difference only when it passes Benjamini-Hochberg at a ${FALSE_DISCOVERY_RATE * 100}% false discovery rate over its family. ` +
+    `each row's variance never below the clock's rounding and borrowing from its family's rows of a like spread (a nonparametric prior fitted to the other rows, smoothed, and tempered the more the rows' spreads differ; a row the others' prior puts in its outer 1% keeps its own variance alone). Each quantile is one family; a row is a real difference only when it passes Benjamini-Hochberg at a ${FALSE_DISCOVERY_RATE * 100}% false discovery rate over its family. ` +
     `The 95% interval is the row's own; the verdict's interval is at the level that selection used (Benjamini-Yekutieli: 1 - R x ${FALSE_DISCOVERY_RATE} / m for the R rows called real of m tested, 1 - (R + 1) x ${FALSE_DISCOVERY_RATE} / m for the rest), so a row called real excludes 1 and a row not detected holds it. ` +
-    `"Detectable" is the smallest ratio (slower or faster) the row would have been called real at with ${POWER * 100}% power (the noncentral t at the row's degrees of freedom), were it the only row of its family that changed: a row "not detected" may still have changed by less. ` +
+    `"Detectable" is the smallest ratio (slower or faster) the row would have been called real at with ${POWER * 100}% power (under the row's shared spread), were it the only row of its family that changed: a row "not detected" may still have changed by less. ` +
     "Rows on a second clock (a side's own, where it is not the driver's) are shown and not tested: every side is tested on the driver's clock."
   );
 }

@@ -18,6 +18,9 @@ function stage(logs: readonly number[], center: number, o: { n?: number; tick?: 
   };
 }
 
+/** Simulated rows of 9 samples a repetition: their p90 and p99 are each repetition's maximum, untested, so only p50 is computed. */
+const SIM = { n: 9 };
+
 /**
  * Two runs of `rows` rows with k repetitions each, every repetition's log value
  * N(0, sd[i]) around the row's centre; B's centre is `factor(i)` times A's.
@@ -27,8 +30,8 @@ function pair(rnd: () => number, rows: number, k: number, sd: (i: number) => num
   const b: Record<string, StageStats> = {};
   for (let i = 0; i < rows; i++) {
     const draw = () => Array.from({ length: k }, () => sd(i) * normal(rnd));
-    a[`rivet.m${i}`] = stage(draw(), 0.5 * (i + 1));
-    b[`rivet.m${i}`] = stage(draw(), 0.5 * (i + 1) * factor(i));
+    a[`rivet.m${i}`] = stage(draw(), 0.5 * (i + 1), SIM);
+    b[`rivet.m${i}`] = stage(draw(), 0.5 * (i + 1) * factor(i), SIM);
   }
   return { a, b };
 }
@@ -49,10 +52,12 @@ function interleaved(rnd: () => number, rows: number, k: number, sd: (i: number)
     a[`rivet.m${i}`] = stage(
       drift.map((d) => d + own()),
       5 + i,
+      SIM,
     );
     b[`rivet.m${i}`] = stage(
       drift.map((d) => d + own()),
       (5 + i) * factor(i),
+      SIM,
     );
   }
   return { a, b };
@@ -101,15 +106,85 @@ describe("under no change, with rows whose spreads differ 4x (15 rows: 10 at SD 
   }
 });
 
+describe("rows of one spread share it (10 rows at SD 0.15 on the log scale, 3 repetitions a side)", () => {
+  it("under no change a compare calls any row real at most 5% of the time and the 95% intervals cover 93-97% (2,000 compares)", () => {
+    const rnd = prng(1515);
+    const runs = 2000;
+    let anyFlag = 0;
+    let inside = 0;
+    for (let t = 0; t < runs; t++) {
+      const { a, b } = pair(rnd, 10, 3, () => 0.15);
+      const rows = p50Rows(a, b);
+      if (rows.some((r) => r.verdict === "different")) anyFlag++;
+      inside += rows.filter((r) => r.ratioCi!.lo! <= 1 && 1 <= r.ratioCi!.hi!).length;
+    }
+    expect(anyFlag / runs).toBeLessThanOrEqual(0.05 + 2 * 0.0049);
+    expect(inside / (10 * runs)).toBeGreaterThanOrEqual(0.93);
+    expect(inside / (10 * runs)).toBeLessThanOrEqual(0.97);
+  });
+
+  it("a doubling in 2 of the 10 rows is caught in both rows in at least 95% of compares (1,000 compares), where each row alone would miss it", () => {
+    const rnd = prng(2020);
+    const runs = 1000;
+    let both = 0;
+    let shared = 0;
+    for (let t = 0; t < runs; t++) {
+      const { a, b } = pair(
+        rnd,
+        10,
+        3,
+        () => 0.15,
+        (i) => (i < 2 ? 2 : 1),
+      );
+      const rows = p50Rows(a, b);
+      if (rows[0].verdict === "different" && rows[1].verdict === "different") both++;
+      // Each doubled row's interval rests on more than its own 4 degrees of freedom: it borrowed from the others.
+      if (rows[0].df! > 6 && rows[1].df! > 6) shared++;
+    }
+    expect(both / runs).toBeGreaterThanOrEqual(0.95);
+    expect(shared / runs).toBeGreaterThan(0.8);
+  });
+
+  it("a row 8x as spread as nine others is tested on its own variance and named an outlier", () => {
+    const rnd = prng(7);
+    const quiet = Array.from({ length: 9 }, (_, i) => [`rivet.q${i}`, Array.from({ length: 5 }, () => 0.05 * normal(rnd))] as const);
+    const a = Object.fromEntries([...quiet.map(([k, v]) => [k, stage(v, 5)]), ["rivet.loud", stage([0, 0.8, -0.8, 0.5, -0.5], 5)]]);
+    const b = Object.fromEntries([
+      ...quiet.map(([k]) => [
+        k,
+        stage(
+          Array.from({ length: 5 }, () => 0.05 * normal(rnd)),
+          5,
+        ),
+      ]),
+      ["rivet.loud", stage([0.3, -0.6, 0.7, -0.4, 0.1], 5)],
+    ]);
+    const rows = p50Rows(a, b);
+    const loud = rows.find((r) => r.key === "rivet.loud")!;
+    expect(loud.outlier).toBe(true);
+    expect(rows.filter((r) => r.outlier)).toHaveLength(1);
+    expect(loud.prior!.df).toBeGreaterThan(0);
+  });
+});
+
 describe("what a compare can detect", () => {
-  it("a change of the stated detectable size in one row of 15 is called real about 80% of the time (paired, 16 pairs; 2,000 sessions)", () => {
+  it("a change of the stated detectable size in one row of 15 is called real about 80% of the time (paired, 16 pairs; 1,000 sessions)", () => {
     const rnd = prng(88);
     const sd = 0.08;
-    // The ratio a row of this spread states as detectable, were its spread known exactly: 80% power at p <= q / m, df 15.
-    const planted = Math.exp(shiftForPower(15, tCritical(15, 1 - 0.05 / 15), 0.8) * (sd / 4));
-    let caught = 0;
+    const runs = 1000;
+    // What the column states for a row of this spread, read off 200 compares with no change.
     const stated: number[] = [];
-    const runs = 2000;
+    for (let t = 0; t < 200; t++) {
+      const { a, b } = interleaved(rnd, 15, 16, () => sd);
+      stated.push(p50Rows(a, b, true)[0].detectable!);
+    }
+    stated.sort((x, y) => x - y);
+    const planted = stated[100];
+    // Were the spread known exactly: 80% power at p <= q / m. Sharing over 15 rows of one spread comes near it.
+    const known = Math.exp(shiftForPower(1000, tCritical(1000, 1 - 0.05 / 15), 0.8) * (sd / 4));
+    expect(planted).toBeGreaterThan(known);
+    expect(Math.log(planted) / Math.log(known)).toBeLessThan(1.25);
+    let caught = 0;
     for (let t = 0; t < runs; t++) {
       const { a, b } = interleaved(
         rnd,
@@ -118,15 +193,11 @@ describe("what a compare can detect", () => {
         () => sd,
         (i) => (i === 0 ? planted : 1),
       );
-      const [row] = p50Rows(a, b, true);
-      stated.push(row.detectable!);
-      if (row.verdict === "different") caught++;
+      if (p50Rows(a, b, true)[0].verdict === "different") caught++;
     }
-    stated.sort((x, y) => x - y);
-    // The column each compare prints, from its own spread, centres on that ratio.
-    expect(Math.abs(Math.log(stated[runs / 2] / planted))).toBeLessThan(0.1 * Math.log(planted));
-    expect(caught / runs).toBeGreaterThan(0.77);
-    expect(caught / runs).toBeLessThan(0.85);
+    // Monte Carlo SD at 1,000 sessions: 1.3 points.
+    expect(caught / runs).toBeGreaterThan(0.75);
+    expect(caught / runs).toBeLessThan(0.86);
   });
 
   it("pairing removes a drift both arms share: a 10% change in all 5 rows over 10 pairs is caught paired far more often than unpaired (200 sessions)", () => {

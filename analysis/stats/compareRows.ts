@@ -9,19 +9,20 @@
  * repetition values, and the test is a t test on their logarithms: paired
  * when the two runs were measured interleaved (`npm run ab`: repetition i of
  * A beside repetition i of B), else Welch's, each arm's variance its own.
- * Each row's variance is its own (rows' spreads differ too much to borrow
- * across them: docs/repetitions.md), floored at what the clock's rounding
- * alone gives, so identical repetitions never make a certainty. Each quantile
+ * Each row's variance, floored at what the clock's rounding alone gives (so
+ * identical repetitions never make a certainty), borrows from its family's
+ * other rows of a like spread and not from rows of another (sharedSpread.ts:
+ * a smoothed, tempered nonparametric prior; docs/repetitions.md). Each quantile
  * is one family, p50 the primary one: a row is called real only when its
  * p-value passes Benjamini and Hochberg's step-up rule at a 5% false
  * discovery rate over its family. Each row has its 95% interval, and the
  * verdict an interval at the level its selection used (Benjamini and
  * Yekutieli 2005), so a row called real excludes 1 and a row not detected
  * holds it. Every row states the smallest ratio it would detect with 80%
- * power (the noncentral t), so a row not called real says what it could not
+ * power (under its posterior for the spread), so a row not called real says what it could not
  * have missed.
  */
-import { shiftForPower, tCritical, tTwoSidedP } from "./studentT";
+import { mixtureDetectable, mixtureHalfWidth, mixtureP, shareSpreads, type SharedRow } from "./sharedSpread";
 import { geometricMean, isMaximum, MIN_TICKS, QUANTILES, sampleVariance, tickVariance, type Interval, type Quantile } from "./repetitions";
 import { mean } from "./percentiles";
 
@@ -81,6 +82,12 @@ export interface CompareRow {
   p: number | null;
   /** Rows tested in the row's family (its quantile). */
   family: number;
+  /** The degrees of freedom its interval is as wide as a t interval of: its own and what it borrowed from its family. */
+  df?: number;
+  /** A row whose spread its family's other rows do not explain: tested on its own variance alone. */
+  outlier?: boolean;
+  /** Its family's fitted prior for the spread, in limma's terms: degrees of freedom and scale (an SD on the log scale). */
+  prior?: { df: number; scale: number };
   verdict: Verdict;
   /** Why a row is not tested. */
   why?: string;
@@ -105,17 +112,23 @@ function untestable(a: StageStats, b: StageStats, q: Quantile, paired: boolean):
 interface Tested {
   i: number;
   est: number;
-  se: number;
+  /** The estimate's variance per unit of σ² (1/n paired, 1/kA + 1/kB unpaired). */
+  c: number;
+  /** The row's variance estimate on the log scale and its degrees of freedom. */
+  s2: number;
   df: number;
 }
 
-/** One family's t tests, each row on its own variance: paired on the log differences, or Welch on each arm's logs. */
-function testFamily(rows: ReadonlyArray<{ i: number; va: number[]; vb: number[]; tick: number }>, paired: boolean): Tested[] {
+/**
+ * One family's rows as estimates with their spreads: paired on the log differences, or Welch on each arm's logs
+ * (its variance and Satterthwaite's df, so a single row is exactly Welch's t).
+ */
+function estimates(rows: ReadonlyArray<{ i: number; va: number[]; vb: number[]; tick: number }>, paired: boolean): Tested[] {
   return rows.map((r) => {
     if (paired) {
       const d = r.va.map((x, j) => Math.log(r.vb[j]) - Math.log(x));
       const s2 = Math.max(sampleVariance(d), tickVariance(r.va, r.tick) + tickVariance(r.vb, r.tick));
-      return { i: r.i, est: mean(d), se: Math.sqrt(s2 / d.length), df: d.length - 1 };
+      return { i: r.i, est: mean(d), c: 1 / d.length, s2, df: d.length - 1 };
     }
     const arm = (v: number[]) => {
       const logs = v.map(Math.log);
@@ -123,28 +136,16 @@ function testFamily(rows: ReadonlyArray<{ i: number; va: number[]; vb: number[];
     };
     const A = arm(r.va);
     const B = arm(r.vb);
-    // Welch-Satterthwaite: equal to the pooled df when the two variances are equal.
-    const df = (A.e + B.e) ** 2 / (A.e ** 2 / A.df + B.e ** 2 / B.df);
-    return { i: r.i, est: B.mean - A.mean, se: Math.sqrt(A.e + B.e), df };
+    // Equal arms: the pooled df (its size holds whatever the two variances); else Welch-Satterthwaite's.
+    const df = A.df === B.df ? A.df + B.df : (A.e + B.e) ** 2 / (A.e ** 2 / A.df + B.e ** 2 / B.df);
+    const c = 1 / r.va.length + 1 / r.vb.length;
+    return { i: r.i, est: B.mean - A.mean, c, s2: (A.e + B.e) / c, df };
   });
 }
 
-const shifts = new Map<string, number>();
-/** The shift in standard errors a lone row of m is called real at with 80% power; df to 2 decimals (remembered: Welch's df repeat). */
-function detectableShift(df: number, m: number): number {
-  const d = Math.round(df * 100) / 100;
-  const key = `${d}|${m}`;
-  let v = shifts.get(key);
-  if (v === undefined) {
-    v = shiftForPower(d, tCritical(d, 1 - FALSE_DISCOVERY_RATE / m), POWER);
-    shifts.set(key, v);
-  }
-  return v;
-}
-
-/** B / A's interval at `confidence` for a tested row (exp of its log-scale t interval). */
-function ratioInterval(t: Tested, confidence: number): Interval {
-  const half = tCritical(t.df, confidence) * t.se;
+/** B / A's interval at `confidence` for a tested row (exp of its log-scale interval under its shared spread). */
+function ratioInterval(t: Tested, row: SharedRow, confidence: number): Interval {
+  const half = mixtureHalfWidth(t.c, row, confidence);
   return { lo: Math.exp(t.est - half), hi: Math.exp(t.est + half) };
 }
 
@@ -205,28 +206,34 @@ export function compareRows(a: Record<string, StageStats>, b: Record<string, Sta
   }
   for (const q of QS) {
     const family = out.map((r, i) => ({ r, i })).filter(({ r }) => r.q === q && r.verdict === "not detected");
-    const tested = testFamily(
+    const tested = estimates(
       family.map(({ r, i }) => ({ i, va: a[r.key].reps[q], vb: b[r.key].reps[q], tick: Math.max(a[r.key].tick, b[r.key].tick) })),
       paired,
     );
     const m = tested.length;
-    for (const t of tested) {
+    if (m === 0) continue;
+    const shared = shareSpreads(tested);
+    tested.forEach((t, k) => {
+      const row = shared.rows[k];
       // Called real alone in its family, a row needs p <= q / m: the shift found 80% of the time at that level.
-      const reach = detectableShift(t.df, m) * t.se;
+      const reach = mixtureDetectable(t.c, row, FALSE_DISCOVERY_RATE / m, POWER);
       Object.assign(out[t.i], {
-        p: tTwoSidedP(t.est / t.se, t.df),
+        p: mixtureP(t.est, t.c, row),
         ratio: Math.exp(t.est),
-        ratioCi: ratioInterval(t, 0.95),
+        ratioCi: ratioInterval(t, row, 0.95),
         detectable: Math.exp(reach),
         family: m,
+        df: row.effectiveDf,
+        outlier: row.outlier,
+        prior: { df: shared.priorDf, scale: shared.priorScale },
       });
-    }
+    });
     const real = benjaminiHochberg(tested.map((t) => out[t.i].p));
     const R = real.filter(Boolean).length;
     tested.forEach((t, k) => {
       if (real[k]) out[t.i].verdict = "different";
       const level = 1 - ((real[k] ? R : R + 1) * FALSE_DISCOVERY_RATE) / m;
-      out[t.i].verdictCi = { ...ratioInterval(t, level), level };
+      out[t.i].verdictCi = { ...ratioInterval(t, shared.rows[k], level), level };
     });
   }
   return out;
@@ -250,6 +257,22 @@ export function verdictText(r: CompareRow): string {
     default:
       return `cannot tell: ${r.why}`;
   }
+}
+
+/** What a family shared, in words: its fitted prior for the spread and the rows tested on their own variance alone. */
+export function sharingText(rows: readonly CompareRow[], q: Quantile): string {
+  const tested = rows.filter((r) => r.q === q && r.prior);
+  if (tested.length === 0) return `${q}: no row tested`;
+  const { df, scale } = tested[0].prior!;
+  const dfs = tested.map((r) => r.df!).sort((x, y) => x - y);
+  const outliers = tested.filter((r) => r.outlier).map((r) => r.key);
+  return (
+    `${q}: the spread's prior over ${tested.length} rows has ${Number.isFinite(df) ? df.toFixed(1) : "unbounded"} degrees of freedom and scale ${scale.toFixed(3)} (SD of the log); ` +
+    `each row's interval rests on a median ${dfs[Math.floor(dfs.length / 2)].toFixed(1)} degrees of freedom; ` +
+    (outliers.length
+      ? `${outliers.length} outlier${outliers.length > 1 ? "s" : ""}, tested on their own variance: ${outliers.join(", ")}`
+      : "no outlier")
+  );
 }
 
 /** Stages one run has and the other has not. */
