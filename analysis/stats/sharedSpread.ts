@@ -20,6 +20,7 @@
  * normals. With no sharing at all (a flat prior on log σ²) this is exactly
  * Student's t on the row's own d.
  */
+import { logGamma } from "./studentT";
 
 /** How much is shared: fixed by the simulations in compareRows.test.ts (docs/repetitions.md). */
 export const SHARING = {
@@ -61,19 +62,6 @@ export interface SharedFamily {
   /** The prior fitted to all rows, in limma's terms (moments of log σ² under it): degrees of freedom and scale (an SD). */
   priorDf: number;
   priorScale: number;
-}
-
-/** ln Γ(x), x > 0 (Lanczos). */
-function logGamma(x: number): number {
-  const c = [
-    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905,
-    -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
-  ];
-  const z = x - 1;
-  let a = c[0];
-  const t = z + 7.5;
-  for (let i = 1; i < 9; i++) a += c[i] / (z + i);
-  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(a);
 }
 
 /** log density of s² given σ² and d: d s² / σ² is χ²(d). */
