@@ -61,7 +61,8 @@ describe("npm run schedule", () => {
     // overlapIdle is read by the stack's own rule: not true or false is refused, not taken as false.
     writeFileSync(join(dir, "Pulumi.yes.yaml"), `${CLOUD}  actor-bench:overlapIdle: "yes"\n`);
     await expect(main(["yes"], dir)).rejects.toThrow(/^config actor-bench:overlapIdle: "yes" is not allowed; true \(Rivet groups/);
-    await expect(main([], dir)).rejects.toThrow(/^usage: npm run schedule -- <stack>/);
-    await expect(main(["cloud", "--form", "x"], dir)).rejects.toThrow(/^usage/);
+    await expect(main([], dir)).rejects.toThrow(/^missing <stack> \(see --help\); usage: npm run schedule -- <stack>/);
+    await expect(main(["cloud", "--form", "x"], dir)).rejects.toThrow(/^unknown flag --form; it takes --from <runDir>/);
+    await expect(main(["cloud", "x"], dir)).rejects.toThrow(/^usage/);
   });
 });

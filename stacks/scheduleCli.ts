@@ -38,6 +38,9 @@ function stackFileConfig(path: string): RawStackConfig {
 /** Prints a stack's planned cloud pass: its runs in order, their expected times, where idle waits overlap, the total. */
 export async function main(argv: string[], projectDir = process.cwd()): Promise<string> {
   const [stack, ...rest] = argv;
+  const flag = argv.find((a) => a.startsWith("-") && a !== "--from");
+  if (flag) throw new UsageError(`unknown flag ${flag}; it takes --from <runDir> (see --help)`);
+  if (!stack) throw new UsageError(`missing <stack> (see --help); ${USAGE}`);
   if (!stack || stack.startsWith("-") || (rest.length !== 0 && (rest.length !== 2 || rest[0] !== "--from"))) throw new UsageError(USAGE);
   const file = join(projectDir, `Pulumi.${stack}.yaml`);
   if (!existsSync(file)) throw new UsageError(`${file}: no such stack file; name a stack of this project (Pulumi.<stack>.yaml)`);

@@ -9,3 +9,42 @@ export function failureLine(err: unknown): string {
 
 /** Whether a command was asked for its usage (`--help` or `-h` anywhere): then it prints the usage on standard output and exits 0. */
 export const wantsHelp = (argv: readonly string[]): boolean => argv.includes("--help") || argv.includes("-h");
+
+/**
+ * What is wrong with a command's arguments, in one line, or null: the first flag it does not take (by name, with
+ * the usage), or too few or too many positional arguments (saying which is missing).
+ */
+export function argumentProblem(
+  argv: readonly string[],
+  o: { command: string; flags: readonly string[]; positional: readonly string[]; moreAllowed?: boolean },
+): string | null {
+  const unknown = argv.find((a) => a.startsWith("-") && !o.flags.includes(a));
+  if (unknown) return `${o.command}: unknown flag ${unknown}; it takes ${o.flags.length ? o.flags.join(", ") : "no flags"} (see --help)`;
+  const given = argv.filter((a) => !a.startsWith("-"));
+  if (given.length < o.positional.length) return `${o.command}: missing ${o.positional.slice(given.length).join(" and ")} (see --help)`;
+  if (given.length > o.positional.length && !o.moreAllowed)
+    return `${o.command}: takes ${o.positional.length ? o.positional.join(" and ") : "no arguments"}, got ${given.length} (see --help)`;
+  return null;
+}
+
+/**
+ * The guard at the top of a command: `--help` prints its usage and exits 0; a flag it does not take is named in one
+ * line and exits 2. `valued` flags take the next argument as their value (which may itself start with "--").
+ */
+export function guardArguments(
+  argv: readonly string[],
+  o: { command: string; usage: string; flags?: readonly string[]; valued?: readonly string[] },
+): void {
+  if (wantsHelp(argv)) {
+    console.log(o.usage);
+    process.exit(0);
+  }
+  const flags = [...(o.flags ?? []), ...(o.valued ?? [])];
+  for (let i = 0; i < argv.length; i++) {
+    if ((o.valued ?? []).includes(argv[i])) i++;
+    else if (argv[i].startsWith("--") && !flags.includes(argv[i])) {
+      console.error(`${o.command}: unknown flag ${argv[i]}; it takes ${flags.length ? flags.join(", ") : "no flags"} (see --help)`);
+      process.exit(2);
+    }
+  }
+}

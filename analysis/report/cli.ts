@@ -24,6 +24,14 @@ async function main(argv: string[]): Promise<number> {
   const rest = at >= 0 ? [...argv.slice(0, at), ...argv.slice(at + 2)] : argv;
   const dirs = rest.filter((a) => !a.startsWith("--"));
   const unknown = rest.filter((a) => a.startsWith("--") && !["--readme", "--readme-claims", "--readme-hops"].includes(a));
+  if (unknown.length) {
+    console.error(`report: unknown flag ${unknown[0]}; it takes --readme, --readme-claims, --readme-hops, --prices FILE (see --help)`);
+    return 2;
+  }
+  if (dirs.length < 1) {
+    console.error("report: missing <runDir> (see --help)");
+    return 2;
+  }
   if (
     dirs.length < 1 ||
     (dirs.length > 1 && !argv.includes("--readme-claims")) ||

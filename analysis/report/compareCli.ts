@@ -1,6 +1,6 @@
 import { compareRuns } from "./compare";
 import { RunDirError } from "../contract/verify";
-import { failureLine, wantsHelp } from "../contract/cliError";
+import { argumentProblem, failureLine, wantsHelp } from "../contract/cliError";
 
 const USAGE = "usage: npm run compare -- <runDirA> <runDirB>";
 const dirs = process.argv.slice(2);
@@ -8,8 +8,9 @@ if (wantsHelp(dirs)) {
   console.log(USAGE);
   process.exit(0);
 }
-if (dirs.length !== 2) {
-  console.error(USAGE);
+const problem = argumentProblem(dirs, { command: "compare", flags: [], positional: ["<runDirA>", "<runDirB>"] });
+if (problem) {
+  console.error(problem);
   process.exit(2);
 }
 try {

@@ -8,8 +8,13 @@ if (wantsHelp(args)) {
   console.log(USAGE);
   process.exit(0);
 }
-if (args.length !== 0 && args.length !== 2) {
-  console.error(USAGE);
+const flag = args.find((a) => a.startsWith("-"));
+if (flag || (args.length !== 0 && args.length !== 2)) {
+  console.error(
+    flag
+      ? `site: unknown flag ${flag}; it takes none (see --help)`
+      : `site: takes no folders or two (<resultsDir> <siteDir>), got ${args.length} (see --help)`,
+  );
   process.exit(2);
 }
 const [results, out] = args.length ? args.map((a) => resolve(a)) : [resolve("results"), resolve("site")];

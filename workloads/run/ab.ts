@@ -78,6 +78,15 @@ export function parseAbArgs(argv: readonly string[]): AbConfig {
       if (argv[i + 1] !== undefined && !argv[i + 1].startsWith("--")) shared.push(argv[++i]);
     } else throw new UsageError(`unknown argument "${flag}"\n${AB_USAGE}`);
   }
+  // A flag for both arms is npm start's: one it does not know is named before anything else is asked for.
+  if (shared.length > 0) {
+    try {
+      parseRunArgs([...shared, "--repeat", "1", "--results-dir", resultsDir]);
+    } catch (err) {
+      if (err instanceof UsageError) throw new UsageError(err.message.split("\n")[0]);
+      throw err;
+    }
+  }
   if (a === undefined || b === undefined) throw new UsageError(`ab needs both --a and --b (either may be "")\n${AB_USAGE}`);
   const arm = (name: "a" | "b", flags: string) => {
     const own = words(flags);

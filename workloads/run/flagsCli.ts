@@ -5,6 +5,19 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { FLAGS_END, FLAGS_START, flagsMarkdown } from "./runConfig";
+import { argumentProblem, wantsHelp } from "../../analysis/contract/cliError";
+
+const USAGE = "usage: npm run flags   (rewrites the flags table of docs/local-runs.md from the option table; takes no arguments)";
+const argv = process.argv.slice(2);
+if (wantsHelp(argv)) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const problem = argumentProblem(argv, { command: "flags", flags: [], positional: [] });
+if (problem) {
+  console.error(problem);
+  process.exit(2);
+}
 
 const path = "docs/local-runs.md";
 const text = readFileSync(path, "utf8");

@@ -13,6 +13,8 @@ import { join, resolve } from "node:path";
 import { request } from "undici";
 import { nodeRelease, REFERENCE_NODE_VERSION, type RegistryTarball } from "../../cluster/nodeRelease";
 import { ClusterConfigError } from "../../cluster/clusterConfigError";
+import { failureLine, wantsHelp } from "../../analysis/contract/cliError";
+import { parseRunArgs, UsageError } from "./runConfig";
 
 class PinnedNodeError extends Error {}
 
@@ -69,6 +71,22 @@ function npmRegistry(): string {
 
 async function main(): Promise<number> {
   const { version, rest } = pinnedNodeArgs(process.argv.slice(2));
+  if (wantsHelp(rest)) {
+    console.log(
+      `usage: npm run start:pinned -- [--node <version>] [the flags of npm start]   (npm start on Node ${REFERENCE_NODE_VERSION} from the npm registry, integrity checked)`,
+    );
+    return 0;
+  }
+  // The flags are npm start's: refused here in their one line, before any download or notice.
+  try {
+    parseRunArgs(rest);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(err.message.startsWith("usage:") ? err.message : `${failureLine(err)} (npm start -- --help lists the flags)`);
+      return 2;
+    }
+    throw err;
+  }
   const root = resolve(__dirname, "..", "..", "..");
   const node = await pinnedNode(version, join(root, ".actor-bench", "node"), npmRegistry());
   console.error(`actor-bench: running the suite on Node ${version} (${node}); the driver and every Node process a side starts use it`);

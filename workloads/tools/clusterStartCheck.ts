@@ -7,6 +7,7 @@
  *
  *   npm run check:cluster-start -- [times (10)]
  */
+import { guardArguments } from "../../analysis/contract/cliError";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -75,6 +76,11 @@ async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
+  guardArguments(process.argv.slice(2), {
+    command: "check:cluster-start",
+    usage: "usage: npm run check:cluster-start -- [times]   (a whole number from 1 to 100; default 10)",
+    flags: [],
+  });
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {

@@ -4,9 +4,14 @@
  * each run verified before and after against the hashes it was made with. A
  * run still marked running, or one that does not verify, is left as it is.
  */
+import { guardArguments } from "../../analysis/contract/cliError";
 import { compressRawFiles, runDirsUnder } from "../../analysis/contract/runDirContract";
 import { RunDirError, verifyRunDir } from "../../analysis/contract/verify";
 
+guardArguments(process.argv.slice(2), {
+  command: "compress-results",
+  usage: "usage: npm run compress-results [-- <resultsDir>]   (default results/)",
+});
 const root = process.argv[2] ?? "results";
 let before = 0;
 let after = 0;

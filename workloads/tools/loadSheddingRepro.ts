@@ -7,6 +7,7 @@
  *
  * Prints creates per second, p50/p99 and the failures by kind for each.
  */
+import { guardArguments } from "../../analysis/contract/cliError";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -103,6 +104,11 @@ async function main(argv: string[]): Promise<void> {
 }
 
 if (require.main === module) {
+  guardArguments(process.argv.slice(2), {
+    command: "repro:load-shedding",
+    usage: "usage: npm run repro:load-shedding -- [creates N] [concurrency ...]   (whole numbers; default 256 creates at 1, 32 and 128)",
+    flags: [],
+  });
   main(process.argv.slice(2)).then(
     () => process.exit(0),
     (err: unknown) => {

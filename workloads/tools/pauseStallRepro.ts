@@ -7,6 +7,7 @@
  *
  *   npm run repro:pause-stall -- [pause s (20)] [watch s (120)]
  */
+import { guardArguments } from "../../analysis/contract/cliError";
 import { cpus } from "node:os";
 import { GatewayClient } from "../sides/rivet/gateway";
 import { engineLogKinds, failureKind, freshEngine, logMark, logSince, renderRepro, runRepro, versionLines } from "./engineRepro";
@@ -127,4 +128,11 @@ async function main(argv: string[]): Promise<void> {
   );
 }
 
-if (require.main === module) runRepro(() => main(process.argv.slice(2)));
+if (require.main === module) {
+  guardArguments(process.argv.slice(2), {
+    command: "repro:pause-stall",
+    usage: "usage: npm run repro:pause-stall -- [pause seconds] [watch seconds]   (whole numbers; default 20 and 120)",
+    flags: [],
+  });
+  runRepro(() => main(process.argv.slice(2)));
+}

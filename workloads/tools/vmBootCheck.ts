@@ -22,6 +22,7 @@
  * Azure's provisioning makes it; the certificates this machine adds to its own
  * trust (an egress proxy's) are added to the image's.
  */
+import { guardArguments } from "../../analysis/contract/cliError";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -443,6 +444,11 @@ async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
+  guardArguments(process.argv.slice(2), {
+    command: "check:vm",
+    usage: "usage: npm run check:vm -- [engine|runner] [--keep]",
+    flags: ["--keep"],
+  });
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {

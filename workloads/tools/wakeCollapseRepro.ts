@@ -14,6 +14,7 @@
  * state before the wakes), one connection for the wakes. So what remains is
  * the Engine and RivetKit alone.
  */
+import { guardArguments } from "../../analysis/contract/cliError";
 import { cpus } from "node:os";
 import { forEachBounded } from "../host/bounded";
 import { percentiles } from "../../analysis/stats/summary";
@@ -222,4 +223,11 @@ async function main(argv: string[]): Promise<void> {
   );
 }
 
-if (require.main === module) runRepro(() => main(process.argv.slice(2)));
+if (require.main === module) {
+  guardArguments(process.argv.slice(2), {
+    command: "repro:wake-collapse",
+    usage: `usage: npm run repro:wake-collapse -- [large N] [small N, below large] [wakes] [${MODES.join("|")}|both (timeout and explicit)], whole numbers`,
+    flags: [],
+  });
+  runRepro(() => main(process.argv.slice(2)));
+}

@@ -8,6 +8,7 @@
  * request with the ratios driver/reference, and writes a run directory (stack
  * "driver-bench") so `npm run report` and `npm run compare` apply.
  */
+import { guardArguments } from "../../../analysis/contract/cliError";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -45,6 +46,9 @@ interface BenchArgs {
   nodeServer: boolean;
 }
 
+const BENCH_USAGE =
+  "usage: npm run bench:driver -- [--rounds N] [--c1-requests N] [--rate-requests N] [--wrk-seconds N] [--no-wrk] [--node-server] [--results-dir DIR]";
+
 function parseArgs(argv: string[]): BenchArgs {
   const a: BenchArgs = {
     rounds: 9,
@@ -69,10 +73,7 @@ function parseArgs(argv: string[]): BenchArgs {
     else if (f === "--results-dir") a.resultsDir = argv[++i];
     else if (f === "--no-wrk") a.useWrk = false;
     else if (f === "--node-server") a.nodeServer = true;
-    else
-      throw new Error(
-        `unknown argument ${f}; usage: npm run bench:driver -- [--rounds N] [--c1-requests N] [--rate-requests N] [--wrk-seconds N] [--no-wrk] [--node-server] [--results-dir DIR]`,
-      );
+    else throw new Error(`unknown argument ${f}; ${BENCH_USAGE}`);
   }
   return a;
 }
@@ -219,6 +220,12 @@ function benchFigures(run: RunDir, rounds: number, wrk: string | null, out: Roun
 }
 
 async function main(): Promise<void> {
+  guardArguments(process.argv.slice(2), {
+    command: "bench:driver",
+    usage: BENCH_USAGE,
+    flags: ["--no-wrk", "--node-server"],
+    valued: ["--rounds", "--c1-requests", "--rate-requests", "--wrk-seconds", "--results-dir"],
+  });
   const args = parseArgs(process.argv.slice(2));
   const wrk = args.useWrk ? wrkVersion() : null;
   const run = new RunDir(resolve(args.resultsDir), "driver-bench", "bench", { ...args });
