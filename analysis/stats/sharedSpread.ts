@@ -20,7 +20,7 @@
  * normals. With no sharing at all (a flat prior on log σ²) this is exactly
  * Student's t on the row's own d.
  */
-import { logGamma } from "./studentT";
+import { bisect, erfc, logGamma } from "./studentT";
 
 /** How much is shared: fixed by the simulations in compareRows.test.ts (docs/repetitions.md). */
 export const SHARING = {
@@ -70,26 +70,6 @@ function logLikelihood(s2: number, sigma2: number, d: number): number {
   return Math.log(d / sigma2) + (d / 2 - 1) * Math.log(x) - x / 2 - (d / 2) * Math.LN2 - logGamma(d / 2);
 }
 
-/** Complementary error function (Numerical Recipes' Chebyshev fit, relative error under 1.2e-7). */
-function erfc(x: number): number {
-  const z = Math.abs(x);
-  const t = 1 / (1 + 0.5 * z);
-  const r =
-    t *
-    Math.exp(
-      -z * z -
-        1.26551223 +
-        t *
-          (1.00002368 +
-            t *
-              (0.37409196 +
-                t *
-                  (0.09678418 +
-                    t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
-    );
-  return x >= 0 ? r : 2 - r;
-}
-
 const normalize = (w: number[]) => {
   const s = w.reduce((a, b) => a + b, 0);
   return w.map((v) => v / s);
@@ -102,19 +82,17 @@ function posterior(logL: number[], prior: number[], temper: number): number[] {
 }
 
 /**
- * The prior the rows `use` make on the grid: NPMLE weights by EM, then smoothed on log σ². `like[r][g]` is row r's
- * likelihood at grid point g (scaled per row), `kernel[h]` the smoothing kernel around point h, normalised.
+ * The NPMLE weights on the grid of the rows `use`, by EM from `start` (uniform when not given). `like[r][g]` is row
+ * r's likelihood at grid point g (scaled per row).
  */
-function fitPrior(
+function emWeights(
   use: readonly number[],
   like: readonly number[][],
-  kernel: readonly number[][],
-  start?: readonly number[],
+  start: readonly number[],
   iterations: number = SHARING.iterations,
 ): number[] {
-  const G = kernel.length;
-  if (use.length === 0) return new Array<number>(G).fill(1 / G);
-  let pi = start ? [...start] : new Array<number>(G).fill(1 / G);
+  const G = start.length;
+  let pi = [...start];
   const w = new Array<number>(G);
   for (let it = 0; it < iterations; it++) {
     const acc = new Array<number>(G).fill(0);
@@ -125,8 +103,13 @@ function fitPrior(
     }
     pi = acc.map((v) => v / use.length);
   }
-  const out = new Array<number>(G).fill(0);
-  for (let h = 0; h < G; h++) for (let g = 0; g < G; g++) out[g] += pi[h] * kernel[h][g];
+  return pi;
+}
+
+/** Weights smoothed on log σ² by `kernel` (`kernel[h]`: the normalised kernel around grid point h). */
+function smoothed(pi: readonly number[], kernel: readonly number[][]): number[] {
+  const out = new Array<number>(pi.length).fill(0);
+  for (let h = 0; h < pi.length; h++) for (let g = 0; g < pi.length; g++) out[g] += pi[h] * kernel[h][g];
   return normalize(out);
 }
 
@@ -150,26 +133,12 @@ export function mixtureDetectable(c: number, row: SharedRow, level: number, powe
       const sd = Math.sqrt(2 * sigma2 * c);
       return s + row.weights[g] * (0.5 * erfc((h - delta) / sd) + 0.5 * erfc((h + delta) / sd));
     }, 0);
-  let lo = 0;
-  let hi = 2 * h + 60 * Math.sqrt(Math.max(...row.grid) * c);
-  for (let i = 0; i < 50; i++) {
-    const m = (lo + hi) / 2;
-    if (powerAt(m) < power) lo = m;
-    else hi = m;
-  }
-  return (lo + hi) / 2;
+  return bisect(0, 2 * h + 60 * Math.sqrt(Math.max(...row.grid) * c), (d) => powerAt(d) < power, 50);
 }
 
 /** The half-width h with P(|estimate| > h) = 1 - confidence under the row's mixture (c: the estimate's variance per σ²). */
 export function mixtureHalfWidth(c: number, row: SharedRow, confidence: number): number {
-  let lo = 0;
-  let hi = 60 * Math.sqrt(Math.max(...row.grid) * c);
-  for (let i = 0; i < 50; i++) {
-    const m = (lo + hi) / 2;
-    if (mixtureP(m, c, row) > 1 - confidence) lo = m;
-    else hi = m;
-  }
-  return (lo + hi) / 2;
+  return bisect(0, 60 * Math.sqrt(Math.max(...row.grid) * c), (h) => mixtureP(h, c, row) > 1 - confidence, 50);
 }
 
 /** Each row's posterior for σ² under the other rows' prior, and the whole family's prior in limma's terms. */
@@ -187,25 +156,16 @@ export function shareSpreads(rows: readonly RowSpread[]): SharedFamily {
   });
   const kernel = grid.map((_, h) => normalize(grid.map((_g, g) => Math.exp(-0.5 * (((g - h) * step) / SHARING.smoothing) ** 2))));
   const everyRow = rows.map((_, i) => i);
-  const unsmoothed = fitPrior(
-    everyRow,
-    like,
-    kernel.map((_, h) => kernel.map((_g, g) => (g === h ? 1 : 0))),
-  );
-  const all = fitPrior(everyRow, like, kernel);
+  const flat = new Array<number>(G).fill(1 / G);
+  const fitted = emWeights(everyRow, like, flat);
+  const all = smoothed(fitted, kernel);
   const meanLog = all.reduce((s, w, g) => s + w * Math.log(grid[g]), 0);
   const varLog = all.reduce((s, w, g) => s + w * (Math.log(grid[g]) - meanLog) ** 2, 0);
   const temper = 1 / (1 + Math.max(0, varLog - SHARING.smoothing ** 2) / SHARING.commensurate);
-  const flat = new Array<number>(G).fill(1 / G);
   const shared = rows.map((r, i): SharedRow => {
     // Leaving one row out moves the fit little: a few EM steps from the whole family's weights.
-    const prior = fitPrior(
-      everyRow.filter((j) => j !== i),
-      like,
-      kernel,
-      unsmoothed,
-      SHARING.leaveOneOutIterations,
-    );
+    const others = everyRow.filter((j) => j !== i);
+    const prior = others.length === 0 ? flat : smoothed(emWeights(others, like, fitted, SHARING.leaveOneOutIterations), kernel);
     // How far out in the others' predictive for s² the row sits.
     const below = predictiveBelow(r, grid, prior);
     const outlier = rows.length > 1 && Math.min(below, 1 - below) < SHARING.outlierTail / 2;

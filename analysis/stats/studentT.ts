@@ -67,22 +67,16 @@ export function tTwoSidedP(t: number, df: number): number {
 /** The t with P(|T| >= t) = 1 - confidence, by bisection on tTwoSidedP (which falls as t grows). */
 export function tCritical(df: number, confidence = 0.95): number {
   const alpha = 1 - confidence;
-  let lo = 0;
   let hi = 1;
   while (tTwoSidedP(hi, df) > alpha) hi *= 2;
-  for (let i = 0; i < 60; i++) {
-    const mid = (lo + hi) / 2;
-    if (tTwoSidedP(mid, df) > alpha) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
+  return bisect(0, hi, (t) => tTwoSidedP(t, df) > alpha);
 }
 
-/** Φ(x), the standard normal distribution function (erfc by Chebyshev fitting, relative error under 1.2e-7). */
-export function normalCdf(x: number): number {
-  const z = Math.abs(x) / Math.SQRT2;
+/** The complementary error function (Chebyshev fitting, relative error under 1.2e-7 everywhere). */
+export function erfc(x: number): number {
+  const z = Math.abs(x);
   const t = 1 / (1 + 0.5 * z);
-  const erfc =
+  const r =
     t *
     Math.exp(
       -z * z -
@@ -95,7 +89,20 @@ export function normalCdf(x: number): number {
                   (0.09678418 +
                     t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
     );
-  return x >= 0 ? 1 - erfc / 2 : erfc / 2;
+  return x >= 0 ? r : 2 - r;
+}
+
+/** Φ(x), the standard normal distribution function. */
+export const normalCdf = (x: number): number => 0.5 * erfc(-x / Math.SQRT2);
+
+/** The x in [lo, hi] where `below(x)` turns false, by `steps` halvings (below must be true at lo and false at hi). */
+export function bisect(lo: number, hi: number, below: (x: number) => boolean, steps = 60): number {
+  for (let i = 0; i < steps; i++) {
+    const mid = (lo + hi) / 2;
+    if (below(mid)) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
 }
 
 /**
@@ -122,13 +129,7 @@ export function tPower(delta: number, df: number, crit: number): number {
 
 /** The shift, in standard errors, that a two-sided t test at `crit` with `df` degrees of freedom finds with probability `power`. */
 export function shiftForPower(df: number, crit: number, power: number): number {
-  let lo = 0;
   let hi = crit + 10;
   while (tPower(hi, df, crit) < power) hi *= 2;
-  for (let i = 0; i < 60; i++) {
-    const mid = (lo + hi) / 2;
-    if (tPower(mid, df, crit) < power) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
+  return bisect(0, hi, (d) => tPower(d, df, crit) < power);
 }
