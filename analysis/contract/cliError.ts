@@ -10,6 +10,10 @@ export function failureLine(err: unknown): string {
 /** Whether a command was asked for its usage (`--help` or `-h` anywhere): then it prints the usage on standard output and exits 0. */
 export const wantsHelp = (argv: readonly string[]): boolean => argv.includes("--help") || argv.includes("-h");
 
+/** The one line that names a flag a command does not take, and the flags it does. */
+const unknownFlagLine = (command: string, flag: string, flags: readonly string[]) =>
+  `${command}: unknown flag ${flag}; it takes ${flags.length ? flags.join(", ") : "no flags"} (see --help)`;
+
 /**
  * What is wrong with a command's arguments, in one line, or null: the first flag it does not take (by name, with
  * the usage), or too few or too many positional arguments (saying which is missing).
@@ -19,7 +23,7 @@ export function argumentProblem(
   o: { command: string; flags: readonly string[]; positional: readonly string[]; moreAllowed?: boolean },
 ): string | null {
   const unknown = argv.find((a) => a.startsWith("-") && !o.flags.includes(a));
-  if (unknown) return `${o.command}: unknown flag ${unknown}; it takes ${o.flags.length ? o.flags.join(", ") : "no flags"} (see --help)`;
+  if (unknown) return unknownFlagLine(o.command, unknown, o.flags);
   const given = argv.filter((a) => !a.startsWith("-"));
   if (given.length < o.positional.length) return `${o.command}: missing ${o.positional.slice(given.length).join(" and ")} (see --help)`;
   if (given.length > o.positional.length && !o.moreAllowed)
@@ -43,7 +47,7 @@ export function guardArguments(
   for (let i = 0; i < argv.length; i++) {
     if ((o.valued ?? []).includes(argv[i])) i++;
     else if (argv[i].startsWith("--") && !flags.includes(argv[i])) {
-      console.error(`${o.command}: unknown flag ${argv[i]}; it takes ${flags.length ? flags.join(", ") : "no flags"} (see --help)`);
+      console.error(unknownFlagLine(o.command, argv[i], flags));
       process.exit(2);
     }
   }
